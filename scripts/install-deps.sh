@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Installs every Debian 12 package rap needs to build, test and benchmark. Idempotent:
+# packages already present are skipped, and `apt-get update` runs at most once per call.
+set -euo pipefail
+
+PKGS=(
+  # toolchain
+  build-essential cmake ninja-build ccache pkg-config git clang
+  # libraries
+  libcurl4-openssl-dev libssl-dev libzstd-dev libsnappy-dev liblz4-dev zlib1g-dev libbrotli-dev
+  libboost-dev nlohmann-json3-dev libcli11-dev libfmt-dev libpugixml-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+  # real servers for the network tests (loopback only)
+  nginx-light curl
+  swift swift-proxy swift-object swift-container swift-account python3-swift memcached
+  # benchmark plots
+  gnuplot-nox
+  # independent readers for writer verification (npm packages, see tests/npm)
+  nodejs
+)
+# Node.js from a vendor repository bundles npm and conflicts with Debian's npm package.
+if ! command -v npm >/dev/null 2>&1; then PKGS+=(npm); fi
+
+missing=()
+for p in "${PKGS[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+SUDO=""
+if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
+
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "install-deps: installing ${missing[*]}"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+else
+  echo "install-deps: all Debian packages present"
+fi

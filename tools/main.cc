@@ -1,0 +1,40 @@
+// rap: random access Parquet — command-line tool.
+#include <cstdio>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "command.h"
+
+namespace rap::cli {
+namespace {
+std::map<std::string, CommandSetup>& Registry() {
+  static std::map<std::string, CommandSetup> r;
+  return r;
+}
+int g_exit_code = 0;
+}  // namespace
+
+CommandRegistrar::CommandRegistrar(std::string name, CommandSetup setup) { Registry()[std::move(name)] = std::move(setup); }
+
+void FailWithCode(const Status& status, int exit_code) {
+  std::fprintf(stderr, "rap: %s\n", status.ToString().c_str());
+  g_exit_code = exit_code;
+}
+void Fail(const Status& status) { FailWithCode(status, 1); }
+int ExitCode() { return g_exit_code; }
+
+}  // namespace rap::cli
+
+int main(int argc, char** argv) {
+  CLI::App app{"rap — random access Parquet: fast scans and point lookups on a Parquet data lake"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "rap 0.1.0");
+  for (auto& [name, setup] : rap::cli::Registry()) setup(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  return rap::cli::ExitCode();
+}
