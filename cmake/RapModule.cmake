@@ -18,25 +18,21 @@ function(rap_module name)
   add_library(rap::${name} ALIAS rap_${name})
 endfunction()
 
-# rap_module_tests(NAME DEPS ...): one GoogleTest binary per module from tests/NAME/*_test.cc,
-# registered as one CTest test (fixtures that start real servers run once per binary).
+# rap_module_tests(NAME DEPS ...): one GoogleTest executable per tests/NAME/*_test.cc file, each one
+# CTest test named NAME.FILE (so a broken test file only breaks its own target, and fixtures that
+# start real servers run once per executable).
 function(rap_module_tests name)
-  cmake_parse_arguments(T "" "" "DEPS;LABELS;FIXTURES" ${ARGN})
-  file(GLOB srcs CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/tests/${name}/*.cc)
-  if(NOT srcs)
-    return()
-  endif()
-  add_executable(rap_${name}_tests ${srcs})
-  target_include_directories(rap_${name}_tests PRIVATE ${PROJECT_SOURCE_DIR}/tests ${PROJECT_SOURCE_DIR}/src)
-  target_link_libraries(rap_${name}_tests PRIVATE ${T_DEPS} rap_testing GTest::gtest GTest::gmock GTest::gtest_main)
-  add_test(NAME ${name} COMMAND rap_${name}_tests)
-  set_tests_properties(${name} PROPERTIES
-    ENVIRONMENT "RAP_SHARED_DIR=${PROJECT_SOURCE_DIR}/../shared;RAP_SOURCE_DIR=${PROJECT_SOURCE_DIR};RAP_BINARY_DIR=${PROJECT_BINARY_DIR}"
-    TIMEOUT 1200)
-  if(T_LABELS)
-    set_tests_properties(${name} PROPERTIES LABELS "${T_LABELS}")
-  endif()
-  if(T_FIXTURES)
-    set_tests_properties(${name} PROPERTIES FIXTURES_REQUIRED "${T_FIXTURES}")
-  endif()
+  cmake_parse_arguments(T "" "" "DEPS;LABELS" ${ARGN})
+  file(GLOB srcs CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/tests/${name}/*_test.cc)
+  foreach(src ${srcs})
+    get_filename_component(base ${src} NAME_WE)
+    set(target rap_test_${name}_${base})
+    add_executable(${target} ${src})
+    target_include_directories(${target} PRIVATE ${PROJECT_SOURCE_DIR}/tests ${PROJECT_SOURCE_DIR}/src)
+    target_link_libraries(${target} PRIVATE ${T_DEPS} rap_testing GTest::gtest GTest::gmock GTest::gtest_main)
+    add_test(NAME ${name}.${base} COMMAND ${target})
+    set_tests_properties(${name}.${base} PROPERTIES
+      ENVIRONMENT "RAP_SHARED_DIR=${PROJECT_SOURCE_DIR}/../shared;RAP_SOURCE_DIR=${PROJECT_SOURCE_DIR};RAP_BINARY_DIR=${PROJECT_BINARY_DIR}"
+      TIMEOUT 1200 LABELS "${name};${T_LABELS}")
+  endforeach()
 endfunction()
