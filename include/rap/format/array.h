@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "rap/util/buffer.h"
+#include "rap/util/result.h"
 
 namespace rap {
 
@@ -108,7 +109,6 @@ struct RecordBatch {
 
 // Validates buffer sizes, offsets monotonicity and children against the type (used by tests and by
 // the Arrow export). Returns Corrupt naming the first problem.
-class Status;
 Status ValidateArray(const ArrayData& array);
 
 // A zero-copy slice [offset, offset+length) of an array (adjusts `offset`, recounts nulls lazily:
@@ -116,8 +116,6 @@ Status ValidateArray(const ArrayData& array);
 ArrayPtr SliceArray(const ArrayPtr& array, int64_t offset, int64_t length);
 
 // Concatenates arrays of identical type into one (copies).
-class Status;
-template <typename T> class Result;
 Result<ArrayPtr> ConcatArrays(const std::vector<ArrayPtr>& arrays);
 
 // Human-readable value for CLI output ("null" for nulls, JSON-ish for nested values).

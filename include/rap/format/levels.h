@@ -5,6 +5,9 @@
 #include <span>
 #include <string>
 
+#include <vector>
+
+#include "rap/format/metadata.h"
 #include "rap/util/result.h"
 
 namespace rap::parquet {
@@ -58,7 +61,6 @@ class RleBitPackedEncoder {
 // Decodes `num_values` levels of a data page v1 section encoded with `encoding` (RLE: 4-byte
 // little-endian length prefix then hybrid data; BIT_PACKED: MSB-first packing, no prefix).
 // Returns the number of bytes consumed from `data`.
-enum class Encoding : int32_t;
 Result<size_t> DecodeLevelsV1(Encoding encoding, int bit_width, std::span<const uint8_t> data, int64_t num_values,
                               int16_t* out);
 // Data page v2: hybrid data without prefix, exactly `data.size()` bytes.
