@@ -31,8 +31,18 @@ function(rap_module_tests name)
     target_include_directories(${target} PRIVATE ${PROJECT_SOURCE_DIR}/tests ${PROJECT_SOURCE_DIR}/src)
     target_link_libraries(${target} PRIVATE ${T_DEPS} rap_testing GTest::gtest GTest::gmock GTest::gtest_main)
     add_test(NAME ${name}.${base} COMMAND ${target})
+    # Extra labels come from a marker comment in the test file: "// rap-test-labels: network concurrent".
+    #   network     starts real servers (nginx, Swift s3api, rap-netsim) on loopback
+    #   concurrent  exercises threads; also run under ThreadSanitizer
+    file(STRINGS ${src} label_lines REGEX "rap-test-labels:")
+    set(file_labels "")
+    foreach(line ${label_lines})
+      string(REGEX REPLACE ".*rap-test-labels:[ ]*" "" line "${line}")
+      string(REPLACE " " ";" line "${line}")
+      list(APPEND file_labels ${line})
+    endforeach()
     set_tests_properties(${name}.${base} PROPERTIES
       ENVIRONMENT "RAP_SHARED_DIR=${PROJECT_SOURCE_DIR}/../shared;RAP_SOURCE_DIR=${PROJECT_SOURCE_DIR};RAP_BINARY_DIR=${PROJECT_BINARY_DIR}"
-      TIMEOUT 1200 LABELS "${name};${T_LABELS}")
+      TIMEOUT 1200 LABELS "${name};${T_LABELS};${file_labels}")
   endforeach()
 endfunction()

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Installs everything, builds rap and runs every test: a warning-free (-Werror) release build with
+# the full suite (real nginx, OpenStack Swift s3api and the controlled server are started by the
+# tests themselves), then the unit tests again under AddressSanitizer + UBSan, and the concurrent
+# parts under ThreadSanitizer.
+#
+#   scripts/test.sh            everything (what CI runs)
+#   scripts/test.sh fast       release build + suite only
+set -euo pipefail
+cd "$(dirname "$0")/.."
+MODE="${1:-all}"
+JOBS="${JOBS:-$(nproc)}"
+
+bash scripts/install-deps.sh
+if [ -f scripts/install-npm-test-deps.sh ]; then bash scripts/install-npm-test-deps.sh; fi
+
+export CCACHE_DIR="${CCACHE_DIR:-$PWD/.cache/ccache}"
+
+run_suite() {  # dir, cmake args..., then ctest args after --
+  local dir="$1"; shift
+  local cmake_args=() ctest_args=()
+  while [ $# -gt 0 ] && [ "$1" != "--" ]; do cmake_args+=("$1"); shift; done
+  [ $# -gt 0 ] && shift
+  ctest_args=("$@")
+  echo "=== configure $dir ${cmake_args[*]}"
+  cmake -S . -B "$dir" -G Ninja -DRAP_WERROR=ON "${cmake_args[@]}"
+  echo "=== build $dir"
+  ninja -C "$dir" -j "$JOBS"
+  echo "=== test $dir"
+  (cd "$dir" && ctest --output-on-failure -j "$JOBS" "${ctest_args[@]}")
+}
+
+run_suite build/release -DCMAKE_BUILD_TYPE=RelWithDebInfo --
+if [ "$MODE" = "fast" ]; then exit 0; fi
+
+# Sanitizers: unit tests (the real-server tests run in the release suite above).
+export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1"
+export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+run_suite build/asan -DCMAKE_BUILD_TYPE=Debug -DRAP_SANITIZE=address,undefined -DRAP_BUILD_BENCH=OFF -- -LE network
+
+export TSAN_OPTIONS="halt_on_error=1"
+run_suite build/tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRAP_SANITIZE=thread -DRAP_BUILD_BENCH=OFF -- -L concurrent
