@@ -1,0 +1,235 @@
+#include "io/local_store.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <random>
+#include <system_error>
+
+#include "rap/util/clock.h"
+
+namespace rap::io {
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string ErrnoText(int err) { return std::strerror(err); }
+
+Status ErrnoStatus(const std::string& path, const char* what, int err) {
+  std::string msg = path + ": " + what + ": " + ErrnoText(err);
+  if (err == ENOENT || err == ENOTDIR) return Status::NotFound(msg);
+  if (err == EACCES || err == EPERM) return Status::AccessDenied(msg);
+  return Status::IOError(msg);
+}
+
+ObjectInfo InfoFromStat(const std::string& path, const struct stat& st) {
+  ObjectInfo info;
+  info.path = path;
+  info.size = static_cast<uint64_t>(st.st_size);
+  int64_t mtime_ns = static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000LL + st.st_mtim.tv_nsec;
+  info.etag = std::to_string(mtime_ns) + "-" + std::to_string(info.size);
+  info.mtime_ms = mtime_ns / 1000000;
+  return info;
+}
+
+// An open file descriptor, closed on scope exit.
+class Fd {
+ public:
+  explicit Fd(int fd) : fd_(fd) {}
+  ~Fd() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  int get() const { return fd_; }
+
+ private:
+  int fd_;
+};
+
+Result<ObjectInfo> OpenAndStat(const std::string& path, int* fd_out) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return ErrnoStatus(path, "open", errno);
+  struct stat st;
+  if (::fstat(fd, &st) != 0) {
+    int err = errno;
+    ::close(fd);
+    return ErrnoStatus(path, "fstat", err);
+  }
+  if (!S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return Status::InvalidArgument(path + ": not a regular file");
+  }
+  *fd_out = fd;
+  return InfoFromStat(path, st);
+}
+
+// Reads exactly `length` bytes at `offset`; a file shorter than that is an error naming the range.
+Status PreadExact(int fd, const std::string& path, uint64_t offset, uint64_t length, uint8_t* out) {
+  uint64_t done = 0;
+  while (done < length) {
+    size_t chunk = static_cast<size_t>(std::min<uint64_t>(length - done, 1ULL << 30));
+    ssize_t n = ::pread(fd, out + done, chunk, static_cast<off_t>(offset + done));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return ErrnoStatus(path, "pread", errno);
+    }
+    if (n == 0) {
+      return Status::IOError(path + ": unexpected end of file at offset " + std::to_string(offset + done) +
+                             " while reading [" + std::to_string(offset) + ", " + std::to_string(offset + length) +
+                             ")");
+    }
+    done += static_cast<uint64_t>(n);
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+Result<ObjectInfo> LocalStore::Head(const std::string& path) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) return ErrnoStatus(path, "stat", errno);
+  if (!S_ISREG(st.st_mode)) return Status::InvalidArgument(path + ": not a regular file");
+  return InfoFromStat(path, st);
+}
+
+Result<std::vector<Buffer>> LocalStore::ReadRanges(const std::string& path, std::span<const ByteRange> ranges,
+                                                   const ReadOptions& options, ReadStats* stats) {
+  int raw_fd = -1;
+  RAP_ASSIGN_OR_RETURN(ObjectInfo info, OpenAndStat(path, &raw_fd));
+  Fd fd(raw_fd);
+  if (!options.expected_etag.empty() && options.expected_etag != info.etag) {
+    return Status::Changed(path + ": object changed while reading (etag " + info.etag + ", expected " +
+                           options.expected_etag + ")");
+  }
+  std::vector<Buffer> out;
+  out.reserve(ranges.size());
+  ReadStats local;
+  for (const ByteRange& r : ranges) {
+    if (options.cancel && options.cancel->cancelled()) return Status::Cancelled(path + ": read cancelled");
+    if (r.end() < r.offset || r.end() > info.size) {
+      return Status::InvalidArgument(path + ": range " + r.ToString() + " is outside the object of " +
+                                     std::to_string(info.size) + " bytes");
+    }
+    RequestTiming t;
+    t.range = r;
+    t.start_s = NowSeconds();
+    Buffer buf = Buffer::Allocate(r.length);
+    RAP_RETURN_NOT_OK(PreadExact(fd.get(), path, r.offset, r.length, buf.mutable_data()));
+    t.first_byte_s = t.start_s;  // a local read has no separate response latency
+    t.end_s = NowSeconds();
+    t.bytes = r.length;
+    local.requests.push_back(t);
+    out.push_back(std::move(buf));
+  }
+  if (stats) {
+    FinalizeReadStats(&local);
+    *stats = std::move(local);
+  }
+  return out;
+}
+
+Result<std::pair<Buffer, ObjectInfo>> LocalStore::ReadTail(const std::string& path, uint64_t n,
+                                                           const ReadOptions& options, ReadStats* stats) {
+  int raw_fd = -1;
+  RAP_ASSIGN_OR_RETURN(ObjectInfo info, OpenAndStat(path, &raw_fd));
+  Fd fd(raw_fd);
+  if (!options.expected_etag.empty() && options.expected_etag != info.etag) {
+    return Status::Changed(path + ": object changed while reading (etag " + info.etag + ", expected " +
+                           options.expected_etag + ")");
+  }
+  if (options.cancel && options.cancel->cancelled()) return Status::Cancelled(path + ": read cancelled");
+  uint64_t len = std::min(n, info.size);
+  RequestTiming t;
+  t.range = ByteRange{info.size - len, len};
+  t.start_s = NowSeconds();
+  Buffer buf = Buffer::Allocate(len);
+  RAP_RETURN_NOT_OK(PreadExact(fd.get(), path, info.size - len, len, buf.mutable_data()));
+  t.first_byte_s = t.start_s;
+  t.end_s = NowSeconds();
+  t.bytes = len;
+  if (stats) {
+    ReadStats local;
+    local.requests.push_back(t);
+    FinalizeReadStats(&local);
+    *stats = std::move(local);
+  }
+  return std::make_pair(std::move(buf), std::move(info));
+}
+
+Result<std::vector<ObjectInfo>> LocalStore::List(const std::string& prefix) {
+  // A prefix names a directory (everything below it) or a path prefix within its parent directory
+  // ("dir/part-" lists dir/part-0, dir/part-1/x, ...), like an object-store prefix.
+  std::error_code ec;
+  fs::path root;
+  std::string want = prefix;
+  if (!prefix.empty() && fs::is_directory(prefix, ec)) {
+    root = prefix;
+  } else {
+    fs::path p(prefix);
+    root = p.has_parent_path() ? p.parent_path() : fs::path(".");
+    if (!fs::is_directory(root, ec)) return std::vector<ObjectInfo>{};
+  }
+  std::vector<ObjectInfo> out;
+  fs::recursive_directory_iterator it(root, fs::directory_options::skip_permission_denied, ec);
+  if (ec) return ErrnoStatus(root.string(), "list", ec.value());
+  for (; it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    if (ec) return ErrnoStatus(root.string(), "list", ec.value());
+    const fs::directory_entry& e = *it;
+    std::string p = e.path().string();
+    if (root == fs::path(".") && p.rfind("./", 0) == 0 && prefix.rfind("./", 0) != 0) p = p.substr(2);
+    if (p.compare(0, want.size(), want) != 0) continue;
+    struct stat st;
+    if (::stat(p.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
+    out.push_back(InfoFromStat(p, st));
+  }
+  std::sort(out.begin(), out.end(), [](const ObjectInfo& a, const ObjectInfo& b) { return a.path < b.path; });
+  return out;
+}
+
+Status LocalStore::Put(const std::string& path, const Buffer& data) {
+  fs::path target(path);
+  std::error_code ec;
+  if (target.has_parent_path()) {
+    fs::create_directories(target.parent_path(), ec);
+    if (ec) return ErrnoStatus(target.parent_path().string(), "create directories", ec.value());
+  }
+  // Temp file in the same directory, then rename(2): readers see the old file or the whole new one.
+  std::random_device rd;
+  std::string tmp = path + ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(rd());
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0) return ErrnoStatus(tmp, "create", errno);
+  size_t done = 0;
+  while (done < data.size()) {
+    ssize_t n = ::write(fd, data.data() + done, data.size() - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      int err = errno;
+      ::close(fd);
+      ::unlink(tmp.c_str());
+      return ErrnoStatus(tmp, "write", err);
+    }
+    done += static_cast<size_t>(n);
+  }
+  int sync_rc = ::fsync(fd);
+  int sync_err = errno;
+  int close_rc = ::close(fd);
+  if (sync_rc != 0 || close_rc != 0) {
+    int err = sync_rc != 0 ? sync_err : errno;
+    ::unlink(tmp.c_str());
+    return ErrnoStatus(tmp, "fsync/close", err);
+  }
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    int err = errno;
+    ::unlink(tmp.c_str());
+    return ErrnoStatus(path, "rename", err);
+  }
+  return Status::OK();
+}
+
+}  // namespace rap::io

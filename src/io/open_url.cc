@@ -1,0 +1,84 @@
+// URL resolution: picks the ObjectStore for a URL and shares one store per endpoint within the
+// process, so connections and transport estimates are reused across files.
+#include <map>
+#include <memory>
+#include <mutex>
+
+#include "io/local_store.h"
+#include "rap/io/object_store.h"
+
+namespace rap::io {
+
+namespace {
+
+bool StartsWith(const std::string& s, const std::string& p) { return s.compare(0, p.size(), p) == 0; }
+
+int HexValue(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+Result<std::string> PercentDecode(const std::string& url, const std::string& s) {
+  std::string out;
+  out.reserve(s.size());
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '%') {
+      int hi = i + 2 < s.size() ? HexValue(s[i + 1]) : -1;
+      int lo = i + 2 < s.size() ? HexValue(s[i + 2]) : -1;
+      if (hi < 0 || lo < 0) return Status::InvalidArgument(url + ": bad percent escape at position " + std::to_string(i));
+      out.push_back(static_cast<char>(hi * 16 + lo));
+      i += 2;
+    } else {
+      out.push_back(s[i]);
+    }
+  }
+  return out;
+}
+
+// Process-wide registry of stores, keyed by endpoint (plus credentials where they differ).
+class Registry {
+ public:
+  template <typename Make>
+  ObjectStorePtr GetOrCreate(const std::string& key, Make make) {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = stores_.find(key);
+    if (it != stores_.end()) return it->second;
+    ObjectStorePtr s = make();
+    stores_.emplace(key, s);
+    return s;
+  }
+
+ private:
+  std::mutex mu_;
+  std::map<std::string, ObjectStorePtr> stores_;
+};
+
+Registry& GlobalRegistry() {
+  static Registry* r = new Registry();  // never destroyed: stores may be used during static teardown
+  return *r;
+}
+
+}  // namespace
+
+Result<ResolvedUrl> OpenUrl(const std::string& url) {
+  if (url.empty()) return Status::InvalidArgument("empty URL");
+  if (StartsWith(url, "file://")) {
+    std::string rest = url.substr(7);
+    if (StartsWith(rest, "localhost/")) rest = rest.substr(9);
+    if (rest.empty() || rest[0] != '/') {
+      return Status::InvalidArgument(url + ": a file:// URL needs an absolute path (file:///dir/file)");
+    }
+    RAP_ASSIGN_OR_RETURN(std::string path, PercentDecode(url, rest));
+    return ResolvedUrl{GlobalRegistry().GetOrCreate("file", [] { return std::make_shared<LocalStore>(); }), path};
+  }
+  size_t scheme_end = url.find("://");
+  if (scheme_end != std::string::npos && url.find('/') > scheme_end) {
+    return Status::NotSupported(url + ": unsupported URL scheme '" + url.substr(0, scheme_end) +
+                                "' (supported: file://, http://, https://, s3://, plain paths)");
+  }
+  return ResolvedUrl{GlobalRegistry().GetOrCreate("file", [] { return std::make_shared<LocalStore>(); }), url};
+}
+
+}  // namespace rap::io
