@@ -1,0 +1,191 @@
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "rap/format/array.h"
+
+namespace rap {
+namespace {
+
+template <typename T>
+Buffer Values(std::vector<T> v) {
+  return Buffer::Copy(v.data(), v.size() * sizeof(T));
+}
+
+Buffer Bitmap(const std::vector<bool>& bits) {
+  std::vector<uint8_t> b((bits.size() + 7) / 8, 0);
+  for (size_t i = 0; i < bits.size(); ++i) {
+    if (bits[i]) b[i / 8] |= static_cast<uint8_t>(1u << (i % 8));
+  }
+  return Buffer::FromVector(std::move(b));
+}
+
+ArrayPtr Int32Array(std::vector<int32_t> v, std::vector<bool> valid = {}) {
+  auto a = std::make_shared<ArrayData>();
+  a->type = MakeType(TypeId::kInt32);
+  a->length = static_cast<int64_t>(v.size());
+  a->buffers = {valid.empty() ? Buffer() : Bitmap(valid), Values(v)};
+  for (bool b : valid) a->null_count += b ? 0 : 1;
+  return a;
+}
+
+ArrayPtr StringArray(const std::vector<std::string>& v, std::vector<bool> valid = {}) {
+  auto a = std::make_shared<ArrayData>();
+  a->type = MakeType(TypeId::kString);
+  a->length = static_cast<int64_t>(v.size());
+  std::vector<int32_t> offs{0};
+  std::string data;
+  for (const auto& s : v) {
+    data += s;
+    offs.push_back(static_cast<int32_t>(data.size()));
+  }
+  a->buffers = {valid.empty() ? Buffer() : Bitmap(valid), Values(offs), Buffer::FromString(std::move(data))};
+  for (bool b : valid) a->null_count += b ? 0 : 1;
+  return a;
+}
+
+ArrayPtr ListArray(ArrayPtr child, std::vector<int32_t> offs, std::vector<bool> valid = {}) {
+  auto a = std::make_shared<ArrayData>();
+  a->type = MakeList(Field{"item", child->type, true});
+  a->length = static_cast<int64_t>(offs.size()) - 1;
+  a->buffers = {valid.empty() ? Buffer() : Bitmap(valid), Values(offs)};
+  for (bool b : valid) a->null_count += b ? 0 : 1;
+  a->children = {std::move(child)};
+  return a;
+}
+
+TEST(DataType, ToStringAndWidths) {
+  EXPECT_EQ(MakeType(TypeId::kInt64)->ToString(), "int64");
+  EXPECT_EQ(MakeTemporal(TypeId::kTimestamp, TimeUnit::kMicro, "UTC")->ToString(), "timestamp[us, tz=UTC]");
+  EXPECT_EQ(MakeTemporal(TypeId::kTime32, TimeUnit::kMilli)->ToString(), "time32[ms]");
+  EXPECT_EQ(MakeDecimal(10, 2)->ToString(), "decimal128(10, 2)");
+  EXPECT_EQ(MakeList(Field{"item", MakeType(TypeId::kString), true})->ToString(), "list<item: string>");
+  EXPECT_EQ(MakeMap(Field{"key", MakeType(TypeId::kString)}, Field{"value", MakeType(TypeId::kInt32)})->ToString(),
+            "map<string, int32>");
+  EXPECT_EQ(MakeStruct({Field{"a", MakeType(TypeId::kInt32), false}})->ToString(), "struct<a: int32 not null>");
+  EXPECT_EQ(MakeType(TypeId::kBool)->FixedWidth(), 0);
+  EXPECT_EQ(MakeType(TypeId::kFloat16)->FixedWidth(), 2);
+  EXPECT_EQ(MakeDecimal(38, 0)->FixedWidth(), 16);
+  EXPECT_EQ(MakeFixedSizeBinary(7)->FixedWidth(), 7);
+  EXPECT_EQ(MakeType(TypeId::kString)->FixedWidth(), -1);
+  Schema s{{Field{"x", MakeType(TypeId::kInt8)}, Field{"y", MakeType(TypeId::kInt8)}}};
+  EXPECT_EQ(s.FieldIndex("y"), 1);
+  EXPECT_EQ(s.FieldIndex("z"), -1);
+}
+
+TEST(Array, ValidateCatchesProblems) {
+  auto ok = Int32Array({1, 2, 3}, {true, false, true});
+  EXPECT_TRUE(ValidateArray(*ok).ok());
+  auto bad = std::make_shared<ArrayData>(*ok);
+  bad->null_count = 2;
+  EXPECT_TRUE(ValidateArray(*bad).Is(StatusCode::kCorrupt));
+  bad = std::make_shared<ArrayData>(*ok);
+  bad->length = 4;
+  bad->null_count = -1;
+  EXPECT_TRUE(ValidateArray(*bad).Is(StatusCode::kCorrupt));
+
+  auto s = StringArray({"ab", "", "cde"});
+  EXPECT_TRUE(ValidateArray(*s).ok());
+  auto bs = std::make_shared<ArrayData>(*s);
+  bs->buffers[1] = Values(std::vector<int32_t>{0, 2, 1, 5});
+  Status st = ValidateArray(*bs);
+  EXPECT_TRUE(st.Is(StatusCode::kCorrupt));
+  EXPECT_NE(st.message().find("offsets decrease"), std::string::npos) << st.ToString();
+  bs->buffers[1] = Values(std::vector<int32_t>{0, 2, 2, 9});
+  EXPECT_TRUE(ValidateArray(*bs).Is(StatusCode::kCorrupt));
+
+  auto l = ListArray(Int32Array({1, 2, 3}), {0, 2, 3});
+  EXPECT_TRUE(ValidateArray(*l).ok());
+  auto bl = ListArray(Int32Array({1, 2, 3}), {0, 2, 4});
+  EXPECT_TRUE(ValidateArray(*bl).Is(StatusCode::kCorrupt));
+}
+
+TEST(Array, SliceIsZeroCopy) {
+  auto a = Int32Array({1, 2, 3, 4}, {true, false, true, true});
+  auto s = SliceArray(a, 1, 2);
+  EXPECT_EQ(s->length, 2);
+  EXPECT_EQ(s->null_count, -1);
+  EXPECT_EQ(s->buffers[1].data(), a->buffers[1].data());
+  EXPECT_TRUE(s->IsNull(0));
+  EXPECT_EQ(s->values<int32_t>()[1], 3);
+  EXPECT_TRUE(ValidateArray(*s).ok());
+  auto clamped = SliceArray(a, 3, 10);
+  EXPECT_EQ(clamped->length, 1);
+}
+
+TEST(Array, ConcatFixedStringsAndLists) {
+  auto a = Int32Array({1, 2}, {true, false});
+  auto b = SliceArray(Int32Array({7, 8, 9}), 1, 2);
+  auto r = ConcatArrays({a, b});
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  const ArrayData& c = **r;
+  EXPECT_EQ(c.length, 4);
+  EXPECT_EQ(c.null_count, 1);
+  EXPECT_TRUE(ValidateArray(c).ok());
+  EXPECT_EQ(FormatValue(c, 0), "1");
+  EXPECT_EQ(FormatValue(c, 1), "null");
+  EXPECT_EQ(FormatValue(c, 3), "9");
+
+  auto s = ConcatArrays({SliceArray(StringArray({"x", "yy", "zzz"}), 1, 2), StringArray({"w"}, {false})});
+  ASSERT_TRUE(s.ok());
+  EXPECT_TRUE(ValidateArray(**s).ok());
+  EXPECT_EQ(FormatValue(**s, 0), "yy");
+  EXPECT_EQ(FormatValue(**s, 1), "zzz");
+  EXPECT_EQ(FormatValue(**s, 2), "null");
+
+  auto l1 = ListArray(StringArray({"a", "b", "c"}), {0, 1, 3});
+  auto l2 = ListArray(StringArray({"d"}), {0, 0, 1}, {false, true});
+  auto l = ConcatArrays({SliceArray(l1, 1, 1), l2});
+  ASSERT_TRUE(l.ok());
+  EXPECT_TRUE(ValidateArray(**l).ok());
+  EXPECT_EQ((*l)->length, 3);
+  EXPECT_EQ(FormatValue(**l, 0), "[\"b\", \"c\"]");
+  EXPECT_EQ(FormatValue(**l, 1), "null");
+  EXPECT_EQ(FormatValue(**l, 2), "[\"d\"]");
+
+  EXPECT_TRUE(ConcatArrays({a, StringArray({"x"})}).status().Is(StatusCode::kInvalidArgument));
+  EXPECT_FALSE(ConcatArrays({}).ok());
+}
+
+TEST(Array, FormatTemporalDecimalStruct) {
+  auto d = std::make_shared<ArrayData>();
+  d->type = MakeTemporal(TypeId::kDate32, TimeUnit::kSecond);
+  d->length = 2;
+  d->buffers = {Buffer(), Values(std::vector<int32_t>{0, 19000})};
+  EXPECT_EQ(FormatValue(*d, 0), "1970-01-01");
+  EXPECT_EQ(FormatValue(*d, 1), "2022-01-08");
+
+  auto ts = std::make_shared<ArrayData>();
+  ts->type = MakeTemporal(TypeId::kTimestamp, TimeUnit::kMilli, "UTC");
+  ts->length = 2;
+  ts->buffers = {Buffer(), Values(std::vector<int64_t>{1230768000000LL, -1})};
+  EXPECT_EQ(FormatValue(*ts, 0), "2009-01-01 00:00:00.000Z");
+  EXPECT_EQ(FormatValue(*ts, 1), "1969-12-31 23:59:59.999Z");
+
+  auto dec = std::make_shared<ArrayData>();
+  dec->type = MakeDecimal(10, 2);
+  dec->length = 2;
+  std::vector<int64_t> raw{12345, 0, -5, -1};  // two 16-byte LE values
+  dec->buffers = {Buffer(), Values(raw)};
+  EXPECT_EQ(FormatValue(*dec, 0), "123.45");
+  EXPECT_EQ(FormatValue(*dec, 1), "-0.05");
+
+  auto st = std::make_shared<ArrayData>();
+  st->type = MakeStruct({Field{"a", MakeType(TypeId::kInt32)}, Field{"b", MakeType(TypeId::kString)}});
+  st->length = 2;
+  st->buffers = {Buffer()};
+  st->children = {Int32Array({1, 2}), StringArray({"p", "q\"r"})};
+  EXPECT_TRUE(ValidateArray(*st).ok());
+  EXPECT_EQ(FormatValue(*SliceArray(st, 1, 1), 0), "{\"a\": 2, \"b\": \"q\\\"r\"}");
+
+  auto h = std::make_shared<ArrayData>();
+  h->type = MakeType(TypeId::kFloat16);
+  h->length = 3;
+  h->buffers = {Buffer(), Values(std::vector<uint16_t>{0x3c00, 0xc000, 0x7e00})};
+  EXPECT_EQ(FormatValue(*h, 0), "1");
+  EXPECT_EQ(FormatValue(*h, 1), "-2");
+  EXPECT_EQ(FormatValue(*h, 2), "NaN");
+}
+
+}  // namespace
+}  // namespace rap
