@@ -4,6 +4,7 @@
 #include <memory>
 #include <mutex>
 
+#include "io/http_store.h"
 #include "io/local_store.h"
 #include "rap/io/object_store.h"
 
@@ -46,7 +47,7 @@ class Registry {
     auto it = stores_.find(key);
     if (it != stores_.end()) return it->second;
     ObjectStorePtr s = make();
-    stores_.emplace(key, s);
+    if (s) stores_.emplace(key, s);
     return s;
   }
 
@@ -72,6 +73,24 @@ Result<ResolvedUrl> OpenUrl(const std::string& url) {
     }
     RAP_ASSIGN_OR_RETURN(std::string path, PercentDecode(url, rest));
     return ResolvedUrl{GlobalRegistry().GetOrCreate("file", [] { return std::make_shared<LocalStore>(); }), path};
+  }
+  if (StartsWith(url, "http://") || StartsWith(url, "https://")) {
+    size_t authority = url.find("://") + 3;
+    size_t slash = url.find('/', authority);
+    std::string base = url.substr(0, slash);
+    std::string path = slash == std::string::npos ? "/" : url.substr(slash);
+    if (base.size() == authority) return Status::InvalidArgument(url + ": URL without a host");
+    Status made;
+    ObjectStorePtr store = GlobalRegistry().GetOrCreate(base, [&]() -> ObjectStorePtr {
+      auto s = MakeHttpStore(base, HttpOptionsFromEnv());
+      if (!s.ok()) {
+        made = s.status();
+        return nullptr;
+      }
+      return *s;
+    });
+    if (!made.ok()) return made;
+    return ResolvedUrl{store, path};
   }
   size_t scheme_end = url.find("://");
   if (scheme_end != std::string::npos && url.find('/') > scheme_end) {

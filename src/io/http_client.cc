@@ -1,0 +1,526 @@
+#include "io/http_client.h"
+
+#include <algorithm>
+#include <cmath>
+#include <condition_variable>
+#include <cstring>
+#include <deque>
+#include <mutex>
+#include <random>
+
+#include "io/http_util.h"
+#include "rap/util/clock.h"
+
+namespace rap::io {
+
+namespace {
+
+constexpr size_t kMaxErrorBody = 64 * 1024;
+constexpr size_t kMaxPlainBody = 256u << 20;  // listings and other plain GETs
+
+std::string RangeText(const HttpRequest& r) {
+  if (r.kind == HttpRequest::Kind::kRange) return "range " + r.range.ToString();
+  if (r.kind == HttpRequest::Kind::kSuffix) return "the last " + std::to_string(r.suffix) + " bytes";
+  return r.method;
+}
+
+// The verdict on one finished attempt.
+struct Verdict {
+  Status status;        // OK: the attempt produced the response
+  bool retry = false;   // worth another attempt
+  double retry_after_s = -1;
+};
+
+double Jitter(double cap) {
+  thread_local std::mt19937_64 rng{std::random_device{}()};
+  std::uniform_real_distribution<double> d(0.0, cap);
+  return d(rng);
+}
+
+}  // namespace
+
+struct HttpClient::Exchange : CurlEngine::Transfer {
+  Batch* batch = nullptr;
+  size_t index = 0;
+  int attempt = 0;
+  const HttpRequest* req = nullptr;
+  HttpResponse resp;
+  uint64_t capacity = 0;
+  Buffer buf;
+  uint64_t received = 0;
+  bool overflow = false;
+  std::string plain_body;
+  uint64_t put_offset = 0;
+  curl_slist* hdrs = nullptr;
+  char errbuf[CURL_ERROR_SIZE] = {0};
+  CURLcode result = CURLE_OK;
+  double end_s = 0;
+
+  ~Exchange() {
+    if (easy) curl_easy_cleanup(easy);
+    curl_slist_free_all(hdrs);
+  }
+};
+
+struct HttpClient::Batch {
+  std::mutex mu;
+  std::condition_variable cv;
+  std::vector<Exchange*> done;
+};
+
+namespace {
+
+size_t OnHeader(char* data, size_t size, size_t n, void* p) {
+  auto* ex = static_cast<HttpClient::Exchange*>(p);
+  size_t len = size * n;
+  std::string_view line(data, len);
+  while (!line.empty() && (line.back() == '\n' || line.back() == '\r')) line.remove_suffix(1);
+  if (line.substr(0, 5) == "HTTP/") {
+    // A new response (after 100-continue or a redirect) starts with a status line.
+    ex->resp.headers.clear();
+    size_t sp = line.find(' ');
+    ex->resp.status = 0;
+    if (sp != std::string_view::npos) {
+      auto code = ParseUint64(line.substr(sp + 1, 3));
+      if (code) ex->resp.status = static_cast<long>(*code);
+    }
+  } else if (size_t colon = line.find(':'); colon != std::string_view::npos) {
+    std::string_view value = line.substr(colon + 1);
+    while (!value.empty() && (value.front() == ' ' || value.front() == '\t')) value.remove_prefix(1);
+    ex->resp.headers[ToLower(line.substr(0, colon))] = std::string(value);
+  }
+  return len;
+}
+
+size_t OnWrite(char* data, size_t size, size_t n, void* p) {
+  auto* ex = static_cast<HttpClient::Exchange*>(p);
+  size_t len = size * n;
+  if (ex->abort.load(std::memory_order_relaxed)) return 0;
+  if (ex->resp.timing.first_byte_s == 0) ex->resp.timing.first_byte_s = NowSeconds();
+  long st = ex->resp.status;
+  if (st < 200 || st >= 300) {
+    size_t room = kMaxErrorBody - std::min(kMaxErrorBody, ex->resp.error_body.size());
+    ex->resp.error_body.append(data, std::min(room, len));
+    return len;
+  }
+  if (ex->req->kind == HttpRequest::Kind::kPlain) {
+    if (ex->plain_body.size() + len > kMaxPlainBody) {
+      ex->overflow = true;
+      return 0;
+    }
+    ex->plain_body.append(data, len);
+    return len;
+  }
+  if (ex->received + len > ex->capacity) {
+    ex->overflow = true;
+    return 0;
+  }
+  if (ex->buf.size() == 0) ex->buf = Buffer::Allocate(ex->capacity);
+  std::memcpy(ex->buf.mutable_data() + ex->received, data, len);
+  ex->received += len;
+  return len;
+}
+
+size_t OnRead(char* out, size_t size, size_t n, void* p) {
+  auto* ex = static_cast<HttpClient::Exchange*>(p);
+  const Buffer& body = *ex->req->body;
+  size_t len = std::min<size_t>(size * n, body.size() - ex->put_offset);
+  std::memcpy(out, body.data() + ex->put_offset, len);
+  ex->put_offset += len;
+  return len;
+}
+
+bool RetryableCurlCode(CURLcode c) {
+  switch (c) {
+    case CURLE_COULDNT_RESOLVE_HOST:
+    case CURLE_COULDNT_RESOLVE_PROXY:
+    case CURLE_URL_MALFORMAT:
+    case CURLE_UNSUPPORTED_PROTOCOL:
+    case CURLE_PEER_FAILED_VERIFICATION:
+    case CURLE_SSL_CACERT_BADFILE:
+    case CURLE_LOGIN_DENIED:
+    case CURLE_OUT_OF_MEMORY:
+    case CURLE_FAILED_INIT:
+    case CURLE_BAD_FUNCTION_ARGUMENT:
+      return false;
+    default:
+      return true;
+  }
+}
+
+}  // namespace
+
+HttpClient::HttpClient(std::string endpoint, HttpOptions options)
+    : endpoint_(std::move(endpoint)),
+      options_(std::move(options)),
+      engine_(std::make_unique<CurlEngine>(options_.max_endpoint_concurrency)) {
+  map_error_ = &HttpClient::DefaultError;
+}
+
+Status HttpClient::DefaultError(const HttpRequest& req, const HttpResponse& resp) {
+  std::string what = req.object + ": HTTP " + std::to_string(resp.status) + " for " + req.method + " " + RangeText(req);
+  std::string body = resp.error_body.substr(0, 200);
+  if (!body.empty()) what += " (" + body + ")";
+  if (resp.status == 404 || resp.status == 410) return Status::NotFound(req.object + ": not found (HTTP " +
+                                                                        std::to_string(resp.status) + ")");
+  if (resp.status == 401 || resp.status == 403) return Status::AccessDenied(req.object + ": access denied (HTTP " +
+                                                                            std::to_string(resp.status) + ")");
+  if (resp.status == 416) return Status::InvalidArgument(what + ": range not satisfiable");
+  return Status::IOError(what);
+}
+
+Result<CURL*> HttpClient::MakeEasy(Exchange* ex, double remaining_s) {
+  CURL* e = curl_easy_init();
+  if (!e) return Status::Internal("curl_easy_init failed");
+  ex->easy = e;
+  const HttpRequest& req = *ex->req;
+  curl_easy_setopt(e, CURLOPT_URL, req.url.c_str());
+  curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+  curl_easy_setopt(e, CURLOPT_ERRORBUFFER, ex->errbuf);
+  curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, &OnHeader);
+  curl_easy_setopt(e, CURLOPT_HEADERDATA, ex);
+  curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, &OnWrite);
+  curl_easy_setopt(e, CURLOPT_WRITEDATA, ex);
+  curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(options_.connect_timeout_s * 1000));
+  curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, std::max(1L, static_cast<long>(remaining_s * 1000)));
+  curl_easy_setopt(e, CURLOPT_LOW_SPEED_LIMIT, options_.low_speed_bytes_per_s);
+  curl_easy_setopt(e, CURLOPT_LOW_SPEED_TIME, options_.low_speed_time_s);
+  curl_easy_setopt(e, CURLOPT_TCP_KEEPALIVE, 1L);
+  curl_easy_setopt(e, CURLOPT_USERAGENT, options_.user_agent.c_str());
+  curl_easy_setopt(e, CURLOPT_HTTP_VERSION,
+                   options_.http2 ? static_cast<long>(CURL_HTTP_VERSION_2TLS) : static_cast<long>(CURL_HTTP_VERSION_1_1));
+  if (options_.http2) curl_easy_setopt(e, CURLOPT_PIPEWAIT, 1L);
+  if (!options_.verify_tls) {
+    curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, 0L);
+    curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, 0L);
+  }
+  if (req.method == "HEAD") {
+    curl_easy_setopt(e, CURLOPT_NOBODY, 1L);
+  } else if (req.method == "PUT") {
+    if (!req.body) return Status::Internal(req.object + ": PUT without a body");
+    curl_easy_setopt(e, CURLOPT_UPLOAD, 1L);
+    curl_easy_setopt(e, CURLOPT_READFUNCTION, &OnRead);
+    curl_easy_setopt(e, CURLOPT_READDATA, ex);
+    curl_easy_setopt(e, CURLOPT_INFILESIZE_LARGE, static_cast<curl_off_t>(req.body->size()));
+  } else if (req.method != "GET") {
+    curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, req.method.c_str());
+  }
+  if (req.kind == HttpRequest::Kind::kRange) {
+    ex->capacity = req.range.length;
+    ex->hdrs = curl_slist_append(ex->hdrs, ("Range: bytes=" + std::to_string(req.range.offset) + "-" +
+                                            std::to_string(req.range.end() - 1)).c_str());
+  } else if (req.kind == HttpRequest::Kind::kSuffix) {
+    ex->capacity = req.suffix;
+    ex->hdrs = curl_slist_append(ex->hdrs, ("Range: bytes=-" + std::to_string(req.suffix)).c_str());
+  }
+  for (const std::string& h : req.headers) ex->hdrs = curl_slist_append(ex->hdrs, h.c_str());
+  if (prepare_) RAP_RETURN_NOT_OK(prepare_(req, e, &ex->hdrs));
+  curl_easy_setopt(e, CURLOPT_HTTPHEADER, ex->hdrs);
+  return e;
+}
+
+namespace {
+
+Verdict Evaluate(HttpClient::Exchange* ex, const std::string& endpoint, const HttpClient::ErrorFn& map_error) {
+  const HttpRequest& req = *ex->req;
+  HttpResponse& resp = ex->resp;
+  Verdict v;
+  auto corrupt = [&](const std::string& what) {
+    v.status = Status::Corrupt(req.object + ": " + what + " (for " + RangeText(req) + ")");
+    v.retry = true;
+    return v;
+  };
+  if (ex->result == CURLE_WRITE_ERROR && ex->overflow) {
+    if (req.kind == HttpRequest::Kind::kPlain) {
+      v.status = Status::ResourceExhausted(req.object + ": response body exceeds " + std::to_string(kMaxPlainBody) +
+                                           " bytes");
+      return v;
+    }
+    if (resp.status == 200) {
+      v.status = Status::NotSupported(req.object + ": server ignored the Range header (HTTP 200 with " +
+                                      resp.Header("content-length") + " bytes for " + RangeText(req) + ")");
+      return v;
+    }
+    return corrupt("response body longer than the " + std::to_string(ex->capacity) + " bytes requested");
+  }
+  if (ex->result != CURLE_OK) {
+    std::string detail = ex->errbuf[0] ? ex->errbuf : curl_easy_strerror(ex->result);
+    std::string what;
+    switch (ex->result) {
+      case CURLE_COULDNT_RESOLVE_HOST: what = "cannot resolve the host of endpoint " + endpoint; break;
+      case CURLE_COULDNT_CONNECT: what = "cannot connect to endpoint " + endpoint; break;
+      case CURLE_OPERATION_TIMEDOUT: what = "transfer from " + endpoint + " timed out or stalled"; break;
+      default: what = "transfer from " + endpoint + " failed"; break;
+    }
+    v.status = Status::IOError(req.object + ": " + what + " (" + RangeText(req) + "): " + detail);
+    v.retry = RetryableCurlCode(ex->result);
+    return v;
+  }
+  long st = resp.status;
+  resp.etag = NormalizeEtag(resp.Header("etag"));
+  resp.mtime_ms = ParseHttpDateMs(resp.Header("last-modified"));
+  if (st == 429 || st >= 500) {
+    v.status = map_error(req, resp);
+    v.retry = true;
+    if (auto ra = ParseRetryAfter(resp.Header("retry-after"))) v.retry_after_s = *ra;
+    return v;
+  }
+  std::optional<uint64_t> content_length;
+  if (std::string cl = resp.Header("content-length"); !cl.empty()) {
+    content_length = ParseUint64(cl);
+    if (!content_length) return corrupt("malformed Content-Length '" + cl + "'");
+  }
+  if (req.kind == HttpRequest::Kind::kPlain) {
+    if (st >= 200 && st < 300) {
+      resp.body = Buffer::FromString(std::move(ex->plain_body));
+      if (req.method == "HEAD" && content_length) {
+        resp.object_size = *content_length;
+        resp.object_size_known = true;
+      } else if (req.method == "GET" && content_length && *content_length != resp.body.size()) {
+        return corrupt("body has " + std::to_string(resp.body.size()) + " bytes, Content-Length says " +
+                       std::to_string(*content_length));
+      }
+    }
+    return v;  // the caller interprets the status
+  }
+  std::string cr_text = resp.Header("content-range");
+  ContentRange crv;
+  const ContentRange* cr = ParseContentRange(cr_text, &crv) ? &crv : nullptr;
+  if (req.kind == HttpRequest::Kind::kRange) {
+    const ByteRange& r = req.range;
+    if (st == 206) {
+      if (!cr || cr->unsatisfied) return corrupt("missing or malformed Content-Range '" + cr_text + "'");
+      if (cr->first != r.offset || cr->last != r.end() - 1) {
+        return corrupt("Content-Range '" + cr_text + "' does not match the request");
+      }
+      if (ex->received != r.length) {
+        return corrupt("body has " + std::to_string(ex->received) + " bytes, expected " + std::to_string(r.length));
+      }
+      if (cr->total) {
+        resp.object_size = *cr->total;
+        resp.object_size_known = true;
+      }
+    } else if (st == 200) {
+      // A 200 carries the whole object. It answers the request only when the request was the whole
+      // object: offset 0 and exactly Content-Length == length bytes (then the object size is known).
+      // Anything else means the server ignored Range; slicing a full download is not done on purpose.
+      if (r.offset != 0 || !content_length || *content_length != r.length) {
+        v.status = Status::NotSupported(req.object + ": server ignored the Range header (HTTP 200 with " +
+                                        (content_length ? std::to_string(*content_length) : std::string("unknown")) +
+                                        " bytes for " + RangeText(req) + ")");
+        return v;
+      }
+      if (ex->received != r.length) {
+        return corrupt("body has " + std::to_string(ex->received) + " bytes, expected " + std::to_string(r.length));
+      }
+      resp.object_size = r.length;
+      resp.object_size_known = true;
+    } else {
+      v.status = map_error(req, resp);
+      return v;
+    }
+    resp.body = ex->received ? ex->buf.Slice(0, ex->received) : Buffer();
+    return v;
+  }
+  // Suffix range.
+  if (st == 206) {
+    if (!cr || cr->unsatisfied || !cr->total) return corrupt("missing or malformed Content-Range '" + cr_text + "'");
+    uint64_t expect = std::min(req.suffix, *cr->total);
+    if (cr->last != *cr->total - 1 || cr->last - cr->first + 1 != expect) {
+      return corrupt("Content-Range '" + cr_text + "' does not match the request");
+    }
+    if (ex->received != expect) {
+      return corrupt("body has " + std::to_string(ex->received) + " bytes, expected " + std::to_string(expect));
+    }
+    resp.object_size = *cr->total;
+  } else if (st == 200) {
+    // The whole object: fine when it is no longer than the suffix asked for (checked by the write
+    // callback's capacity) and its length is what Content-Length announced.
+    if (content_length && *content_length != ex->received) {
+      return corrupt("body has " + std::to_string(ex->received) + " bytes, Content-Length says " +
+                     std::to_string(*content_length));
+    }
+    resp.object_size = ex->received;
+  } else if (st == 416 && cr && cr->unsatisfied && cr->total && *cr->total == 0) {
+    resp.object_size = 0;  // an empty object has no suffix to return
+  } else {
+    v.status = map_error(req, resp);
+    return v;
+  }
+  resp.object_size_known = true;
+  resp.body = ex->received ? ex->buf.Slice(0, ex->received) : Buffer();
+  return v;
+}
+
+}  // namespace
+
+Result<std::vector<HttpResponse>> HttpClient::Run(std::vector<HttpRequest> requests, const ReadOptions& read,
+                                                  ReadStats* stats) {
+  const size_t n = requests.size();
+  std::vector<HttpResponse> out(n);
+  std::vector<bool> finished(n, false);
+  ReadStats local;
+  const double started = NowSeconds();
+  const double deadline = started + options_.deadline_s;
+  const int max_active = std::max(1, read.max_concurrency);
+  const std::string expected_etag = NormalizeEtag(read.expected_etag);
+  std::string batch_etag = expected_etag;
+
+  struct Due {
+    size_t index;
+    int attempt;
+    double not_before;
+  };
+  std::deque<Due> queue;
+  size_t remaining = 0;
+  for (size_t i = 0; i < n; ++i) {
+    if (requests[i].kind == HttpRequest::Kind::kRange && requests[i].range.length == 0) {
+      finished[i] = true;  // nothing to fetch
+      continue;
+    }
+    queue.push_back({i, 0, 0});
+    ++remaining;
+  }
+  Batch batch;
+  std::vector<std::unique_ptr<Exchange>> inflight;
+  Status failure;
+  std::string last_error;
+  int last_attempts = 0;
+
+  auto on_done = [&batch](CurlEngine::Transfer* t, CURLcode code) {
+    auto* ex = static_cast<Exchange*>(t);
+    ex->result = code;
+    ex->end_s = NowSeconds();
+    std::lock_guard<std::mutex> lock(batch.mu);
+    batch.done.push_back(ex);
+    batch.cv.notify_all();
+  };
+
+  while (remaining > 0 && failure.ok()) {
+    double now = NowSeconds();
+    if (read.cancel && read.cancel->cancelled()) {
+      failure = Status::Cancelled(requests.front().object + ": read cancelled");
+      break;
+    }
+    if (now >= deadline) {
+      failure = Status::Timeout(requests.front().object + ": deadline of " + std::to_string(options_.deadline_s) +
+                                " s exceeded" + (last_error.empty() ? "" : "; last error: " + last_error));
+      break;
+    }
+    // Launch what is due, up to the per-read concurrency.
+    double next_due = deadline;
+    for (auto it = queue.begin(); it != queue.end() && static_cast<int>(inflight.size()) < max_active;) {
+      if (it->not_before > now) {
+        next_due = std::min(next_due, it->not_before);
+        ++it;
+        continue;
+      }
+      auto ex = std::make_unique<Exchange>();
+      ex->batch = &batch;
+      ex->index = it->index;
+      ex->attempt = it->attempt;
+      ex->req = &requests[it->index];
+      ex->on_done = on_done;
+      auto easy = MakeEasy(ex.get(), deadline - now);
+      if (!easy.ok()) {
+        failure = easy.status();
+        break;
+      }
+      engine_->Submit(ex.get());
+      inflight.push_back(std::move(ex));
+      it = queue.erase(it);
+    }
+    if (!failure.ok()) break;
+    for (const Due& d : queue) next_due = std::min(next_due, d.not_before);
+    std::vector<Exchange*> done;
+    {
+      std::unique_lock<std::mutex> lock(batch.mu);
+      double wake = next_due;
+      if (read.cancel) wake = std::min(wake, NowSeconds() + 0.01);
+      auto until = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                      std::chrono::duration<double>(std::max(0.0, wake - NowSeconds())));
+      batch.cv.wait_until(lock, until, [&] { return !batch.done.empty(); });
+      done.swap(batch.done);
+    }
+    for (Exchange* ex : done) {
+      auto it = std::find_if(inflight.begin(), inflight.end(), [&](auto& p) { return p.get() == ex; });
+      std::unique_ptr<Exchange> owned = std::move(*it);
+      inflight.erase(it);
+      if (!failure.ok()) continue;
+      Verdict v = Evaluate(ex, endpoint_, map_error_);
+      if (v.status.ok() && !ex->resp.etag.empty() && requests[ex->index].kind != HttpRequest::Kind::kPlain) {
+        if (batch_etag.empty()) {
+          batch_etag = ex->resp.etag;
+        } else if (batch_etag != ex->resp.etag) {
+          v.status = Status::Changed(ex->req->object + ": object changed while reading (ETag " + ex->resp.etag +
+                                     ", expected " + batch_etag + ")");
+          v.retry = false;
+        }
+      }
+      if (v.status.ok()) {
+        RequestTiming& t = ex->resp.timing;
+        t.start_s = ex->start_s;
+        if (t.first_byte_s == 0) {
+          double st = 0;
+          curl_easy_getinfo(ex->easy, CURLINFO_STARTTRANSFER_TIME, &st);
+          t.first_byte_s = ex->start_s + st;
+        }
+        t.end_s = std::max(ex->end_s, t.first_byte_s);
+        t.bytes = ex->req->kind == HttpRequest::Kind::kPlain ? ex->resp.body.size() : ex->received;
+        t.attempts = ex->attempt + 1;
+        t.range = ex->req->kind == HttpRequest::Kind::kRange ? ex->req->range
+                                                             : ByteRange{ex->resp.object_size - t.bytes, t.bytes};
+        local.requests.push_back(t);
+        out[ex->index] = std::move(ex->resp);
+        finished[ex->index] = true;
+        --remaining;
+        continue;
+      }
+      last_error = v.status.message();
+      last_attempts = ex->attempt + 1;
+      if (!v.retry || ex->attempt + 1 >= options_.max_attempts) {
+        failure = v.retry ? v.status.WithContext("giving up after " + std::to_string(last_attempts) + " attempts")
+                          : v.status;
+        break;
+      }
+      double cap = std::min(options_.max_backoff_s, options_.initial_backoff_s * std::pow(2.0, ex->attempt));
+      double delay = Jitter(cap);
+      if (v.retry_after_s >= 0) {
+        if (v.retry_after_s > options_.max_retry_after_s) {
+          failure = v.status.WithContext("server asked to retry after " + std::to_string(v.retry_after_s) +
+                                         " s, more than the " + std::to_string(options_.max_retry_after_s) +
+                                         " s allowed");
+          break;
+        }
+        delay = std::max(delay, v.retry_after_s);
+      }
+      double when = NowSeconds() + delay;
+      if (when >= deadline) {
+        failure = Status::Timeout(ex->req->object + ": deadline of " + std::to_string(options_.deadline_s) +
+                                  " s reached after " + std::to_string(last_attempts) + " attempts; last error: " +
+                                  last_error);
+        break;
+      }
+      queue.push_back({ex->index, ex->attempt + 1, when});
+    }
+  }
+  // Abort whatever is still running and wait until the engine has let go of it.
+  for (auto& ex : inflight) engine_->Cancel(ex.get());
+  while (!inflight.empty()) {
+    std::unique_lock<std::mutex> lock(batch.mu);
+    batch.cv.wait(lock, [&] { return !batch.done.empty(); });
+    for (Exchange* ex : batch.done) {
+      auto it = std::find_if(inflight.begin(), inflight.end(), [&](auto& p) { return p.get() == ex; });
+      if (it != inflight.end()) inflight.erase(it);
+    }
+    batch.done.clear();
+  }
+  if (!failure.ok()) return failure;
+  if (stats) {
+    FinalizeReadStats(&local);
+    *stats = std::move(local);
+  }
+  return out;
+}
+
+}  // namespace rap::io

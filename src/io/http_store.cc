@@ -1,0 +1,110 @@
+#include "io/http_store.h"
+
+#include <cstdlib>
+
+namespace rap::io {
+
+HttpOptions HttpOptionsFromEnv() {
+  HttpOptions o;
+  auto num = [](const char* name, double* out) {
+    const char* v = std::getenv(name);
+    if (v && *v) {
+      char* end = nullptr;
+      double d = std::strtod(v, &end);
+      if (end && *end == '\0' && d > 0) *out = d;
+    }
+  };
+  double attempts = o.max_attempts, low_time = static_cast<double>(o.low_speed_time_s);
+  num("RAP_HTTP_MAX_ATTEMPTS", &attempts);
+  num("RAP_HTTP_DEADLINE_S", &o.deadline_s);
+  num("RAP_HTTP_CONNECT_TIMEOUT_S", &o.connect_timeout_s);
+  num("RAP_HTTP_LOW_SPEED_TIME_S", &low_time);
+  o.max_attempts = static_cast<int>(attempts);
+  o.low_speed_time_s = static_cast<long>(low_time);
+  if (const char* v = std::getenv("RAP_HTTP_INSECURE"); v && std::string(v) == "1") o.verify_tls = false;
+  return o;
+}
+
+HttpStore::HttpStore(std::string base_url, const HttpOptions& options)
+    : base_url_(std::move(base_url)), client_(base_url_, options) {}
+
+std::string HttpStore::Url(const std::string& path) const {
+  if (!path.empty() && path[0] == '/') return base_url_ + path;
+  return base_url_ + "/" + path;
+}
+
+Result<ObjectInfo> HttpStore::Head(const std::string& path) {
+  HttpRequest req;
+  req.method = "HEAD";
+  req.url = Url(path);
+  req.object = req.url;
+  std::vector<HttpRequest> reqs{req};
+  RAP_ASSIGN_OR_RETURN(auto resps, client_.Run(std::move(reqs), ReadOptions{}, nullptr));
+  const HttpResponse& r = resps[0];
+  if (r.status != 200) return HttpClient::DefaultError(req, r);
+  if (!r.object_size_known) return Status::NotSupported(Url(path) + ": HEAD response has no Content-Length");
+  return ObjectInfo{path, r.object_size, r.etag, r.mtime_ms};
+}
+
+Result<std::vector<Buffer>> HttpStore::ReadRanges(const std::string& path, std::span<const ByteRange> ranges,
+                                                  const ReadOptions& options, ReadStats* stats) {
+  std::vector<HttpRequest> reqs(ranges.size());
+  std::string url = Url(path);
+  for (size_t i = 0; i < ranges.size(); ++i) {
+    reqs[i].url = url;
+    reqs[i].object = url;
+    reqs[i].kind = HttpRequest::Kind::kRange;
+    reqs[i].range = ranges[i];
+  }
+  RAP_ASSIGN_OR_RETURN(auto resps, client_.Run(std::move(reqs), options, stats));
+  std::vector<Buffer> out;
+  out.reserve(resps.size());
+  for (auto& r : resps) out.push_back(std::move(r.body));
+  return out;
+}
+
+Result<std::pair<Buffer, ObjectInfo>> HttpStore::ReadTail(const std::string& path, uint64_t n,
+                                                          const ReadOptions& options, ReadStats* stats) {
+  if (n == 0) {
+    RAP_ASSIGN_OR_RETURN(ObjectInfo info, Head(path));
+    if (stats) *stats = ReadStats{};
+    return std::make_pair(Buffer(), std::move(info));
+  }
+  std::vector<HttpRequest> reqs(1);
+  reqs[0].url = Url(path);
+  reqs[0].object = reqs[0].url;
+  reqs[0].kind = HttpRequest::Kind::kSuffix;
+  reqs[0].suffix = n;
+  RAP_ASSIGN_OR_RETURN(auto resps, client_.Run(std::move(reqs), options, stats));
+  HttpResponse& r = resps[0];
+  ObjectInfo info{path, r.object_size, r.etag, r.mtime_ms};
+  return std::make_pair(std::move(r.body), std::move(info));
+}
+
+Result<std::vector<ObjectInfo>> HttpStore::List(const std::string& prefix) {
+  return Status::NotSupported(Url(prefix) + ": plain HTTP has no listing; use s3:// for an S3-compatible store, "
+                              "or name the files explicitly");
+}
+
+Status HttpStore::Put(const std::string& path, const Buffer&) {
+  return Status::NotSupported(Url(path) + ": the plain HTTP store is read-only (use s3:// or a local path to write)");
+}
+
+Result<ObjectStorePtr> MakeHttpStore(const std::string& base_url, const HttpOptions& options) {
+  if (base_url.rfind("http://", 0) != 0 && base_url.rfind("https://", 0) != 0) {
+    return Status::InvalidArgument(base_url + ": not an http:// or https:// base URL");
+  }
+  size_t authority = base_url.find("://") + 3;
+  if (base_url.find('/', authority) != std::string::npos || authority == base_url.size()) {
+    return Status::InvalidArgument(base_url + ": expected scheme://host[:port] without a path");
+  }
+  EnsureCurlGlobalInit();
+  return ObjectStorePtr(std::make_shared<HttpStore>(base_url, options));
+}
+
+long ConnectionsOpened(const ObjectStore& store) {
+  auto* http = dynamic_cast<const HttpBasedStore*>(&store);
+  return http ? http->client().connections_opened() : -1;
+}
+
+}  // namespace rap::io

@@ -1,0 +1,41 @@
+// Small HTTP helpers of the remote stores: header parsing, Content-Range, Retry-After, URL
+// encoding. Private to src/io.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace rap::io {
+
+struct ContentRange {
+  uint64_t first = 0;
+  uint64_t last = 0;                   // inclusive
+  std::optional<uint64_t> total;       // absent for "*"
+  bool unsatisfied = false;            // "bytes */N" (416)
+};
+
+// Parses "bytes a-b/total", "bytes a-b/*" and "bytes */total". False when malformed.
+bool ParseContentRange(std::string_view value, ContentRange* out);
+
+// Retry-After: delta seconds or an HTTP date. nullopt when absent or malformed.
+std::optional<double> ParseRetryAfter(std::string_view value);
+
+// Last-Modified (HTTP date) to Unix milliseconds; 0 when malformed.
+int64_t ParseHttpDateMs(std::string_view value);
+
+// Parses a decimal uint64 (whole string); nullopt on anything else or overflow.
+std::optional<uint64_t> ParseUint64(std::string_view s);
+
+// AWS-style URI encoding: everything except A-Z a-z 0-9 - _ . ~ (and '/' when keep_slash).
+std::string UriEncode(std::string_view s, bool keep_slash);
+
+// Lowercase ASCII.
+std::string ToLower(std::string_view s);
+
+// Strips surrounding quotes and a weak-validator prefix from an ETag.
+std::string NormalizeEtag(std::string_view etag);
+
+}  // namespace rap::io
