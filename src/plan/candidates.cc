@@ -1,0 +1,50 @@
+#include "rap/plan/candidates.h"
+
+#include <algorithm>
+
+namespace rap::plan {
+
+CandidateSet CandidateSet::Build(const RangeSet& exact, const CandidateConfig& config) {
+  CandidateSet set;
+  const uint64_t n = exact.size();
+  if (n == 0) return set;
+  const uint64_t per_wave = std::max<uint64_t>(config.max_concurrency, 1);
+  const uint64_t exact_bytes = exact.total_bytes();
+  set.candidates_.push_back({n, RequestWaves(n, per_wave), exact_bytes, 0});
+  const uint64_t exact_waves = RequestWaves(n, per_wave);
+  if (exact_waves <= 1) return set;
+
+  // Sort the gaps once: smallest first, equal gaps by offset (gap index order is offset order).
+  std::vector<std::pair<uint64_t, uint32_t>> gaps(n - 1);
+  for (uint64_t i = 0; i + 1 < n; ++i) gaps[i] = {exact.gap_after(i), static_cast<uint32_t>(i)};
+  std::sort(gaps.begin(), gaps.end());
+  set.gap_order_.resize(gaps.size());
+  for (size_t i = 0; i < gaps.size(); ++i) set.gap_order_[i] = gaps[i].second;
+
+  // The bound in floating point because ratio * exact bytes may exceed 2^64. Candidate bytes are exact
+  // integers: a candidate never spans more than [first offset, last end), so the sum cannot overflow.
+  const long double bound = static_cast<long double>(config.max_byte_ratio) * static_cast<long double>(exact_bytes);
+  uint64_t merged = 0;            // gaps merged so far (a prefix of the sorted order)
+  uint64_t bytes = exact_bytes;   // exact bytes + merged gap bytes
+  for (uint64_t waves = exact_waves - 1; waves >= 1; --waves) {
+    const uint64_t requests = waves * per_wave;  // < n because waves < ceil(n / per_wave)
+    const uint64_t need = n - requests;
+    while (merged < need) bytes += gaps[merged++].first;
+    if (static_cast<long double>(bytes) > bound) {
+      // Bytes only grow as waves shrink: every remaining candidate is dropped too.
+      set.dropped_ = waves;
+      break;
+    }
+    set.candidates_.push_back({requests, waves, bytes, need});
+  }
+  return set;
+}
+
+PhysicalPlan CandidateSet::Materialize(const RangeSet& exact, size_t i) const {
+  const Candidate& c = candidates_.at(i);
+  std::vector<uint8_t> merge(exact.empty() ? 0 : exact.size() - 1, 0);
+  for (uint64_t j = 0; j < c.merged_gaps; ++j) merge[gap_order_[j]] = 1;
+  return PhysicalPlan::FromMergedGaps(exact, merge);
+}
+
+}  // namespace rap::plan

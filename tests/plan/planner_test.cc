@@ -1,0 +1,337 @@
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "rap/plan/planner.h"
+#include "rap/util/units.h"
+
+namespace rap::plan {
+namespace {
+
+std::vector<ByteRange> Spaced(uint64_t start, size_t count, uint64_t length, std::vector<uint64_t> gaps) {
+  std::vector<ByteRange> out;
+  uint64_t off = start;
+  for (size_t i = 0; i < count; ++i) {
+    out.push_back({off, length});
+    off += length + gaps[i % gaps.size()];
+  }
+  return out;
+}
+
+RangeSet Normalized(const std::vector<ByteRange>& in) {
+  Result<RangeSet> s = NormalizeRanges(in);
+  EXPECT_TRUE(s.ok());
+  return s.ok() ? *s : RangeSet();
+}
+
+TransportEstimate Trained(double latency_s, double throughput_bps) {
+  TransportEstimate e;
+  e.latency_samples = 3;
+  e.throughput_samples = 3;
+  e.latency_s = latency_s;
+  e.throughput_bps = throughput_bps;
+  return e;
+}
+
+TEST(PlanPolicy, Parses) {
+  EXPECT_EQ(*ParsePlanPolicy("auto"), PlanPolicy::Auto());
+  EXPECT_EQ(*ParsePlanPolicy("EXACT"), PlanPolicy::Exact());
+  EXPECT_EQ(*ParsePlanPolicy("store"), PlanPolicy::Store());
+  EXPECT_EQ(*ParsePlanPolicy("fixed:1MiB"), PlanPolicy::FixedGap(kMiB));
+  EXPECT_EQ(*ParsePlanPolicy("fixed:64KiB"), PlanPolicy::FixedGap(64 * kKiB));
+  EXPECT_EQ(*ParsePlanPolicy("fixed:0"), PlanPolicy::FixedGap(0));
+  for (const char* bad : {"", "fixed", "fixed:", "fixed:abc", "fixed:-1", "merge", "auto "}) {
+    Result<PlanPolicy> p = ParsePlanPolicy(bad);
+    ASSERT_FALSE(p.ok()) << bad;
+    EXPECT_EQ(p.status().code(), StatusCode::kInvalidArgument);
+    EXPECT_NE(p.status().message().find("plan policy"), std::string::npos) << p.status().message();
+  }
+}
+
+TEST(PlanPolicy, ToStringRoundTrips) {
+  for (PlanPolicy p : {PlanPolicy::Auto(), PlanPolicy::Exact(), PlanPolicy::Store(), PlanPolicy::FixedGap(kMiB),
+                       PlanPolicy::FixedGap(64 * kKiB), PlanPolicy::FixedGap(1000), PlanPolicy::FixedGap(0),
+                       PlanPolicy::FixedGap(2 * kGiB)}) {
+    Result<PlanPolicy> back = ParsePlanPolicy(p.ToString());
+    ASSERT_TRUE(back.ok()) << p.ToString();
+    EXPECT_EQ(*back, p) << p.ToString();
+  }
+  EXPECT_EQ(PlanPolicy::FixedGap(kMiB).ToString(), "fixed:1MiB");
+}
+
+TEST(RangePlanner, EstimateIsWavesTimesLatencyPlusBytesOverThroughput) {
+  RangePlanner planner;
+  TransportEstimate e = Trained(0.05, 1e6);
+  EXPECT_DOUBLE_EQ(planner.EstimateSeconds(10, 1'000'000, e), 1 * 0.05 + 1.0);
+  EXPECT_DOUBLE_EQ(planner.EstimateSeconds(11, 500'000, e), 2 * 0.05 + 0.5);
+  EXPECT_TRUE(std::isnan(planner.EstimateSeconds(10, 100, TransportEstimate{})));
+}
+
+TEST(RangePlanner, ColdStartUsesExactRanges) {
+  // Merging would be far cheaper, but the estimator has only 3 latency and 2 throughput samples.
+  RangeSet s = Normalized(Spaced(0, 30, 1000, {10}));
+  TransportEstimate e = Trained(1.0, 1e9);
+  e.throughput_samples = 2;
+  PlanDecision d = RangePlanner().Plan(s, PlanPolicy::Auto(), e);
+  EXPECT_EQ(d.decided_by, DecidedBy::kColdStart);
+  EXPECT_EQ(d.plan.request_count(), 30u);
+  EXPECT_FALSE(std::isnan(d.estimated_s));  // both windows have values, so the record gets an estimate
+  // With 3 + 3 samples the same shape is merged.
+  PlanDecision trained = RangePlanner().Plan(s, PlanPolicy::Auto(), Trained(1.0, 1e9));
+  EXPECT_EQ(trained.decided_by, DecidedBy::kCostMerged);
+  EXPECT_EQ(trained.plan.request_count(), 10u);
+}
+
+TEST(RangePlanner, ColdStartRequestBoundAbove64Requests) {
+  RangePlanner planner;
+  // 64 requests: exact.
+  PlanDecision at = planner.Plan(Normalized(Spaced(0, 64, 1000, {10})), PlanPolicy::Auto(), TransportEstimate{});
+  EXPECT_EQ(at.decided_by, DecidedBy::kColdStart);
+  EXPECT_EQ(at.plan.request_count(), 64u);
+  EXPECT_TRUE(std::isnan(at.estimated_s));
+  // 65 requests, cheap gaps: the candidate with the fewest requests within 4x (one wave).
+  PlanDecision over = planner.Plan(Normalized(Spaced(0, 65, 1000, {10})), PlanPolicy::Auto(), TransportEstimate{});
+  EXPECT_EQ(over.decided_by, DecidedBy::kColdStartRequestBound);
+  EXPECT_EQ(over.plan.request_count(), 10u);
+  // 65 ranges of 100 bytes (6,500 exact, bound 26,000) with gaps of 500 bytes: 60 requests cost +2,500,
+  // 50 +7,500, 40 +12,500, 30 +17,500 (24,000 bytes, kept), 20 +22,500 (29,000, dropped).
+  PlanDecision bounded = planner.Plan(Normalized(Spaced(0, 65, 100, {500})), PlanPolicy::Auto(), TransportEstimate{});
+  EXPECT_EQ(bounded.decided_by, DecidedBy::kColdStartRequestBound);
+  EXPECT_EQ(bounded.plan.request_count(), 30u);
+  EXPECT_EQ(bounded.plan.bytes, 24'000u);
+  EXPECT_EQ(bounded.candidates_dropped, 2u);
+  // 65 requests whose every candidate breaks the bound: exact.
+  PlanDecision far = planner.Plan(Normalized(Spaced(0, 65, 10, {1000})), PlanPolicy::Auto(), TransportEstimate{});
+  EXPECT_EQ(far.decided_by, DecidedBy::kColdStart);
+  EXPECT_EQ(far.plan.request_count(), 65u);
+}
+
+TEST(RangePlanner, LowestEstimateWins) {
+  // 20 ranges of 1,000 bytes, 1,000-byte gaps. Exact: 2 waves, 20,000 bytes; merged: 1 wave, 30,000 bytes.
+  RangeSet s = Normalized(Spaced(0, 20, 1000, {1000}));
+  RangePlanner planner;
+  // Low throughput (1 MB/s, 1 ms): exact 0.002 + 0.02 = 0.022 s; merged 0.001 + 0.03 = 0.031 s: exact.
+  PlanDecision low = planner.Plan(s, PlanPolicy::Auto(), Trained(0.001, 1e6));
+  EXPECT_EQ(low.decided_by, DecidedBy::kCostExact);
+  EXPECT_EQ(low.plan.request_count(), 20u);
+  EXPECT_DOUBLE_EQ(low.estimated_s, 0.022);
+  // High latency (30 ms, 1 MB/s): exact 0.06 + 0.02 = 0.08 s; merged 0.03 + 0.03 = 0.06 s: merged.
+  PlanDecision high = planner.Plan(s, PlanPolicy::Auto(), Trained(0.03, 1e6));
+  EXPECT_EQ(high.decided_by, DecidedBy::kCostMerged);
+  EXPECT_EQ(high.plan.request_count(), 10u);
+  EXPECT_EQ(high.plan.bytes, 30'000u);
+  EXPECT_DOUBLE_EQ(high.estimated_s, 0.06);
+  EXPECT_EQ(high.candidates, 2u);
+}
+
+TEST(RangePlanner, TenPercentMarginPrefersTheSmallerPlan) {
+  RangeSet s = Normalized(Spaced(0, 20, 1000, {1000}));
+  RangePlanner planner;
+  // 12 ms, 1 MB/s: exact 0.024 + 0.02 = 0.044 s; merged 0.012 + 0.03 = 0.042 s. Merged is lower, but exact
+  // is within 10% (0.044 <= 0.0462) and transfers fewer bytes.
+  PlanDecision d = planner.Plan(s, PlanPolicy::Auto(), Trained(0.012, 1e6));
+  EXPECT_EQ(d.decided_by, DecidedBy::kCostExact);
+  EXPECT_EQ(d.plan.request_count(), 20u);
+  // Without the margin, the lower estimate wins.
+  PlannerConfig no_margin;
+  no_margin.stability_margin = 0;
+  EXPECT_EQ(RangePlanner(no_margin).Plan(s, PlanPolicy::Auto(), Trained(0.012, 1e6)).decided_by,
+            DecidedBy::kCostMerged);
+  // 15 ms: exact 0.05 s, merged 0.045 s; limit 0.0495 s excludes exact.
+  EXPECT_EQ(planner.Plan(s, PlanPolicy::Auto(), Trained(0.015, 1e6)).decided_by, DecidedBy::kCostMerged);
+}
+
+TEST(RangePlanner, MarginPicksTheFewestBytesAmongSeveralCandidates) {
+  // 40 ranges of 1,000 bytes with 100-byte gaps: 4 waves, candidates of 30, 20, 10 requests adding
+  // 1,000, 2,000, 3,000 bytes. At 10 ms and 10 MB/s the estimates are 0.0440, 0.0341, 0.0242, 0.0143 s:
+  // only the 10-request candidate is within 10% of the lowest.
+  RangeSet s = Normalized(Spaced(0, 40, 1000, {100}));
+  PlanDecision d = RangePlanner().Plan(s, PlanPolicy::Auto(), Trained(0.01, 1e7));
+  EXPECT_EQ(d.plan.request_count(), 10u);
+  // At 1 ms and 1 MB/s every estimate is 0.044 s (4 x 0.001 + 0.040, 3 x 0.001 + 0.041, ...): all within
+  // 10%, so the fewest bytes (exact) wins.
+  PlanDecision e = RangePlanner().Plan(s, PlanPolicy::Auto(), Trained(0.001, 1e6));
+  EXPECT_EQ(e.plan.request_count(), 40u);
+  EXPECT_EQ(e.decided_by, DecidedBy::kCostExact);
+}
+
+TEST(RangePlanner, FewestRequestsBreaksByteTies) {
+  // 30 touching ranges: every candidate has the same bytes; with zero latency all estimates are equal.
+  RangeSet s = Normalized(Spaced(0, 30, 100, {0}));
+  PlanDecision d = RangePlanner().Plan(s, PlanPolicy::Auto(), Trained(0.0, 1e6));
+  EXPECT_EQ(d.plan.request_count(), 10u);
+  EXPECT_EQ(d.decided_by, DecidedBy::kCostMerged);
+}
+
+TEST(RangePlanner, ForcedPolicies) {
+  RangeSet s = Normalized(Spaced(0, 30, 100, {10, 2000}));
+  RangePlanner planner;
+  TransportEstimate e = Trained(1.0, 1e3);  // would merge everything under auto
+  PlanDecision exact = planner.Plan(s, PlanPolicy::Exact(), e);
+  EXPECT_EQ(exact.decided_by, DecidedBy::kForcedPolicy);
+  EXPECT_EQ(exact.plan.request_count(), 30u);
+  EXPECT_DOUBLE_EQ(exact.estimated_s, 3 * 1.0 + 3000 / 1e3);
+  PlanDecision fixed = planner.Plan(s, PlanPolicy::FixedGap(10), e);
+  EXPECT_EQ(fixed.plan.request_count(), 15u);
+  EXPECT_EQ(fixed.plan.bytes, 3000u + 15 * 10);
+  PlanDecision store = planner.Plan(s, PlanPolicy::Store(), e);
+  EXPECT_TRUE(store.use_store_native);
+  EXPECT_TRUE(store.plan.requests.empty());
+  EXPECT_TRUE(std::isnan(store.estimated_s));
+  EXPECT_EQ(store.exact_requests, 30u);
+}
+
+TEST(RangePlanner, EmptyInput) {
+  PlanDecision d = RangePlanner().Plan(RangeSet(), PlanPolicy::Auto(), TransportEstimate{});
+  EXPECT_TRUE(d.plan.requests.empty());
+  EXPECT_EQ(d.exact_requests, 0u);
+}
+
+// ---- Properties over random range sets ----
+
+struct Scenario {
+  std::vector<ByteRange> input;
+  RangeSet exact;
+};
+
+Scenario RandomScenario(std::mt19937_64& rng) {
+  Scenario sc;
+  const size_t n = std::uniform_int_distribution<size_t>(0, 400)(rng);
+  const uint64_t span = std::uniform_int_distribution<uint64_t>(1000, 50'000'000)(rng);
+  std::uniform_int_distribution<uint64_t> off(0, span);
+  std::uniform_int_distribution<uint64_t> len(0, std::max<uint64_t>(1, span / (n + 1)));
+  for (size_t i = 0; i < n; ++i) {
+    ByteRange r{off(rng), len(rng)};
+    sc.input.push_back(r);
+    const int extra = std::uniform_int_distribution<int>(0, 9)(rng);
+    if (extra == 0) sc.input.push_back(r);                            // duplicate
+    if (extra == 1) sc.input.push_back({r.end(), len(rng)});          // touching
+    if (extra == 2 && r.length > 2) sc.input.push_back({r.offset + 1, r.length});  // overlapping
+  }
+  Result<RangeSet> s = NormalizeRanges(sc.input);
+  EXPECT_TRUE(s.ok());
+  sc.exact = *s;
+  return sc;
+}
+
+// Every exact byte in exactly one request, requests sorted and disjoint, edges on exact ranges, slices right.
+void CheckPlan(const RangeSet& exact, const PhysicalPlan& p) {
+  ASSERT_EQ(p.slices.size(), exact.size());
+  uint64_t bytes = 0;
+  for (size_t i = 0; i < p.requests.size(); ++i) {
+    bytes += p.requests[i].length;
+    ASSERT_GT(p.requests[i].length, 0u);
+    if (i > 0) {
+      ASSERT_LE(p.requests[i - 1].end(), p.requests[i].offset) << "requests overlap";
+    }
+  }
+  ASSERT_EQ(bytes, p.bytes);
+  std::vector<uint32_t> per_request(p.requests.size(), 0);
+  for (size_t i = 0; i < exact.size(); ++i) {
+    const RangeSlice& sl = p.slices[i];
+    ASSERT_LT(sl.request, p.requests.size());
+    const ByteRange& req = p.requests[sl.request];
+    ASSERT_EQ(req.offset + sl.offset, exact[i].offset);
+    ASSERT_TRUE(req.Contains(exact[i]));
+    // No other request touches any byte of this range (requests are disjoint, so checking neighbours suffices).
+    if (sl.request > 0) {
+      ASSERT_LE(p.requests[sl.request - 1].end(), exact[i].offset);
+    }
+    if (sl.request + 1 < p.requests.size()) {
+      ASSERT_GE(p.requests[sl.request + 1].offset, exact[i].end());
+    }
+    ++per_request[sl.request];
+    if (i > 0) {
+      ASSERT_GE(sl.request, p.slices[i - 1].request);
+    }
+  }
+  for (size_t r = 0; r < p.requests.size(); ++r) {
+    ASSERT_GT(per_request[r], 0u) << "request " << r << " carries no exact range";
+  }
+  // Requests begin and end on exact range boundaries.
+  for (const ByteRange& req : p.requests) {
+    auto first = exact.Find({req.offset, 1});
+    ASSERT_TRUE(first.has_value());
+    ASSERT_EQ(exact[*first].offset, req.offset);
+    auto last = exact.Find({req.end() - 1, 1});
+    ASSERT_TRUE(last.has_value());
+    ASSERT_EQ(exact[*last].end(), req.end());
+  }
+}
+
+TEST(PlannerProperties, RandomRangeSets) {
+  std::mt19937_64 rng(20260829);
+  RangePlanner planner;
+  for (int iter = 0; iter < 300; ++iter) {
+    Scenario sc = RandomScenario(rng);
+    // Every input range lies inside one exact range.
+    for (const ByteRange& r : sc.input) {
+      if (r.length > 0) {
+        ASSERT_TRUE(sc.exact.Find(r).has_value()) << r.ToString();
+      }
+    }
+    // Normalisation does not depend on input order.
+    std::vector<ByteRange> shuffled = sc.input;
+    std::shuffle(shuffled.begin(), shuffled.end(), rng);
+    ASSERT_EQ(NormalizeRanges(shuffled)->ranges(), sc.exact.ranges());
+
+    // Candidates: bytes = exact + the k smallest gaps (brute force), and within 4x.
+    CandidateSet set = CandidateSet::Build(sc.exact);
+    std::vector<uint64_t> gaps;
+    for (size_t i = 0; i + 1 < sc.exact.size(); ++i) gaps.push_back(sc.exact.gap_after(i));
+    std::sort(gaps.begin(), gaps.end());
+    for (size_t c = 0; c < set.candidates().size(); ++c) {
+      const Candidate& cand = set.candidates()[c];
+      uint64_t expect = sc.exact.total_bytes();
+      for (uint64_t k = 0; k < cand.merged_gaps; ++k) expect += gaps[k];
+      ASSERT_EQ(cand.bytes, expect);
+      ASSERT_LE(cand.bytes, 4 * sc.exact.total_bytes());
+      ASSERT_EQ(cand.requests + cand.merged_gaps, sc.exact.size());
+      if (c > 0) {
+        ASSERT_EQ(cand.waves + 1, set.candidates()[c - 1].waves);
+      }
+      PhysicalPlan p = set.Materialize(sc.exact, c);
+      ASSERT_NO_FATAL_FAILURE(CheckPlan(sc.exact, p));
+      ASSERT_EQ(p.request_count(), cand.requests);
+      ASSERT_EQ(p.bytes, cand.bytes);
+    }
+
+    const double latency = std::uniform_real_distribution<double>(0, 0.2)(rng);
+    const double throughput = std::uniform_real_distribution<double>(1e5, 1e9)(rng);
+    TransportEstimate trained = Trained(latency, throughput);
+    TransportEstimate cold = trained;
+    cold.throughput_samples = iter % 3;
+    for (const TransportEstimate& e : {trained, cold}) {
+      PlanDecision d = planner.Plan(sc.exact, PlanPolicy::Auto(), e);
+      ASSERT_NO_FATAL_FAILURE(CheckPlan(sc.exact, d.plan));
+      ASSERT_LE(d.plan.bytes, 4 * sc.exact.total_bytes());
+      PlanDecision again = planner.Plan(sc.exact, PlanPolicy::Auto(), e);
+      ASSERT_EQ(again.plan.requests, d.plan.requests);
+      ASSERT_EQ(again.decided_by, d.decided_by);
+      if (e.Trained(3) && !set.candidates().empty()) {
+        // Brute force of the choice rule.
+        double lowest = INFINITY;
+        for (const Candidate& c : set.candidates()) lowest = std::min(lowest, planner.EstimateSeconds(c.requests, c.bytes, e));
+        const Candidate* best = nullptr;
+        for (const Candidate& c : set.candidates()) {
+          if (planner.EstimateSeconds(c.requests, c.bytes, e) > lowest * 1.1) continue;
+          if (!best || c.bytes < best->bytes || (c.bytes == best->bytes && c.requests < best->requests)) best = &c;
+        }
+        ASSERT_EQ(d.plan.request_count(), best->requests);
+        ASSERT_EQ(d.plan.bytes, best->bytes);
+      }
+    }
+    const uint64_t gap = std::uniform_int_distribution<uint64_t>(0, 2 * kMiB)(rng);
+    PlanDecision fixed = planner.Plan(sc.exact, PlanPolicy::FixedGap(gap), trained);
+    ASSERT_NO_FATAL_FAILURE(CheckPlan(sc.exact, fixed.plan));
+    for (size_t i = 0; i + 1 < fixed.plan.requests.size(); ++i) {
+      ASSERT_GT(fixed.plan.requests[i + 1].offset - fixed.plan.requests[i].end(), gap);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace rap::plan
