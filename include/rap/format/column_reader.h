@@ -1,0 +1,80 @@
+// Reading one column chunk from its bytes (pure, no I/O): page headers, CRC, decompression, levels,
+// value decoding and dictionaries, for exactly the selected rows; and the assembly of Arrow arrays
+// (flat, or nested list/struct/map from repetition/definition levels) from the decoded leaves.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "rap/format/array.h"
+#include "rap/format/metadata.h"
+#include "rap/format/schema.h"
+#include "rap/util/buffer.h"
+#include "rap/util/result.h"
+
+namespace rap::parquet {
+
+// Rows [begin, end), relative to the start of the row group.
+struct RowRange {
+  int64_t begin = 0;
+  int64_t end = 0;
+  int64_t size() const { return end - begin; }
+  bool operator==(const RowRange&) const = default;
+};
+
+// Consecutive pages (each: page header + page body) of one column chunk, as read from the file.
+struct PageSpan {
+  Buffer bytes;
+  uint64_t file_offset = 0;  // absolute offset of bytes[0], for error messages
+  int64_t first_row = 0;     // row (within the row group) where the first data page of the span starts
+};
+
+struct ColumnChunkInput {
+  // The dictionary page when it was read separately (header + body); may be empty. A dictionary page
+  // found at the start of a span is used as well.
+  PageSpan dictionary;
+  std::vector<PageSpan> spans;  // in file order
+  int64_t num_rows = 0;         // rows in the row group
+};
+
+struct ColumnReadOptions {
+  bool verify_crc = true;                       // check the page CRC when the header has one
+  int64_t max_page_bytes = int64_t{1} << 30;    // decompressed page size (and level memory) limit
+  std::string file_name;                        // for error messages
+};
+
+// Counters of one column chunk read (for tests and the read statistics).
+struct ColumnChunkStats {
+  int64_t data_pages_read = 0;      // data pages whose levels/values were decoded
+  int64_t data_pages_skipped = 0;   // data pages in the spans that held no selected row
+  int64_t dictionary_pages = 0;
+  int64_t values_decoded = 0;
+  int64_t values_skipped = 0;       // values stepped over with ValueDecoder::Skip
+  std::vector<int64_t> page_first_rows;  // first row of every data page decoded, in order
+};
+
+// The selected rows of one leaf column: levels (only when the max level is > 0) and the dense
+// non-null values, already converted to the leaf's Arrow type (no nulls, no gaps).
+struct LeafColumnData {
+  int64_t num_rows = 0;
+  int64_t num_levels = 0;
+  std::vector<int16_t> def_levels;
+  std::vector<int16_t> rep_levels;
+  ArrayPtr values;
+};
+
+// Reads the selected rows (sorted, disjoint, within [0, num_rows)) of one column chunk. Pages that
+// hold no selected row are not decompressed where their row count is known from the header; values
+// of unselected rows inside a page are skipped with ValueDecoder::Skip.
+Result<LeafColumnData> ReadColumnChunk(const ColumnDescriptor& column, Codec codec, const ColumnChunkInput& input,
+                                       const std::vector<RowRange>& selection, const ColumnReadOptions& options,
+                                       ColumnChunkStats* stats = nullptr);
+
+// Builds the Arrow array of one (possibly pruned) top-level field from its leaves' data.
+// `leaves[c]` is the data of column index c (entries of other columns may be null). `num_rows` is the
+// expected length; a mismatch between the leaves' level structures is Corrupt.
+Result<ArrayPtr> AssembleField(const FieldNode& field, const std::vector<const LeafColumnData*>& leaves,
+                               int64_t num_rows);
+
+}  // namespace rap::parquet
