@@ -1,0 +1,27 @@
+// Filter expressions over columns: the tree (=, !=, <, <=, >, >=, IN, IS [NOT] NULL, AND, OR, NOT),
+// a small SQL-like parser for the CLI, evaluation over RecordBatch columns with SQL NULL semantics,
+// and pruning from min/max/null-count statistics (rows groups, ColumnIndex pages, partition values).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace rap::read {
+
+// ---- Literal parsing (also used for Delta partition values) ----
+// Days since 1970-01-01 for "YYYY-MM-DD" (proleptic Gregorian).
+std::optional<int32_t> ParseDate(std::string_view s);
+// Microseconds since the epoch for "YYYY-MM-DD[( |T)HH:MM[:SS[.f{1,9}]]][Z|+HH:MM|-HH:MM]" (date only =
+// midnight; digits past microseconds must be zero... they are truncated toward negative infinity).
+std::optional<int64_t> ParseTimestampMicros(std::string_view s);
+// An exact decimal ("-12.5", "1E+3", "0.00"): the unscaled value at `scale`; nullopt when it is not a
+// number, needs more than 38 digits, or has non-zero digits beyond `scale`.
+std::optional<__int128> ParseDecimal(std::string_view s, int32_t scale);
+// Exact integer in [INT64_MIN, INT64_MAX].
+std::optional<int64_t> ParseInt64(std::string_view s);
+// A float/double literal (strtod syntax, plus "NaN", "Infinity", "-Infinity").
+std::optional<double> ParseDouble(std::string_view s);
+
+}  // namespace rap::read

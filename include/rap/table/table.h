@@ -1,0 +1,58 @@
+// Table snapshot: the list of live data files of a table, plus what is known about its schema and
+// partitioning. Produced by a directory/prefix listing (file_listing.h) or by replaying a Delta Lake
+// log (delta_log.h); consumed by the Scanner and the index builder. OpenTable() picks the kind.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "rap/format/array.h"
+#include "rap/io/object_store.h"
+#include "rap/util/result.h"
+
+namespace rap::table {
+
+enum class TableKind { kDirectory, kDelta };
+
+// One live data file.
+struct DataFile {
+  std::string path;           // path within the store (table root joined with the relative path)
+  std::string relative_path;  // path relative to the table root, decoded (no %-escapes)
+  uint64_t size = 0;
+  int64_t modification_time_ms = 0;
+  // One entry per TableSnapshot::partition_columns, in that order; nullopt is SQL NULL. The string is
+  // the serialised value (Delta protocol "Partition Value Serialization" / Hive directory value).
+  std::vector<std::optional<std::string>> partition_values;
+  std::optional<int64_t> num_records;  // Delta stats numRecords, when the writer recorded stats
+  std::string stats_json;              // Delta add.stats (raw JSON), empty when absent
+};
+
+struct TableSnapshot {
+  TableKind kind = TableKind::kDirectory;
+  io::ObjectStorePtr store;
+  std::string root;      // table root within the store (no trailing '/')
+  int64_t version = -1;  // Delta: the snapshot version; directory: -1
+  // Logical schema of a full scan (data and partition columns, in table order). Delta: from
+  // metaData.schemaString. Directory tables: null (the schema comes from the files), but
+  // partition_columns are known from the directory names.
+  SchemaPtr schema;
+  // Partition columns with their types (Delta: from the schema; directory: string).
+  std::vector<Field> partition_columns;
+  // Physical (in-file) name per schema field, same order as schema->fields. Equal to the logical
+  // name unless Delta column mapping is on. Empty for directory tables.
+  std::vector<std::string> physical_names;
+  std::vector<DataFile> files;  // deterministic order: sorted by relative_path
+};
+
+struct OpenTableOptions {
+  std::optional<int64_t> version;  // Delta time travel; an error for directory tables
+};
+
+// Opens `url` as a table: a Delta table when `<url>/_delta_log/` holds commits, else a directory
+// (or prefix) of Parquet files. A URL that names one Parquet object is a one-file table.
+Result<TableSnapshot> OpenTable(const std::string& url, const OpenTableOptions& options = {});
+
+}  // namespace rap::table

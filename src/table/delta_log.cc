@@ -1,0 +1,376 @@
+#include "rap/table/delta_log.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "table/delta_actions.h"
+#include "table/delta_checkpoint.h"
+#include "table/path_util.h"
+
+namespace rap::table {
+
+namespace {
+
+constexpr uint64_t kMaxLogFileBytes = 512ull << 20;  // a commit or manifest larger than this is refused
+
+struct CheckpointFiles {
+  int64_t version = -1;
+  enum class Kind { kClassic, kMultiPart, kV2 } kind = Kind::kClassic;
+  std::vector<std::string> paths;  // classic: 1; multi-part: ordered parts; v2: the manifest
+  int parts_expected = 1;
+  bool complete() const { return static_cast<int>(paths.size()) == parts_expected; }
+};
+
+bool AllDigits(std::string_view s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+// Parsed `_delta_log/` listing.
+struct LogListing {
+  std::map<int64_t, std::string> commits;  // version -> store path
+  std::map<int64_t, std::vector<CheckpointFiles>> checkpoints;
+};
+
+Result<LogListing> ListLog(const io::ObjectStorePtr& store, const std::string& log_dir) {
+  RAP_ASSIGN_OR_RETURN(std::vector<io::ObjectInfo> infos, store->List(log_dir + "/"));
+  LogListing out;
+  std::map<std::pair<int64_t, int>, CheckpointFiles> multipart;  // (version, parts) -> files
+  std::map<std::pair<int64_t, int>, std::map<int, std::string>> parts_seen;
+  for (const io::ObjectInfo& info : infos) {
+    std::string name = RelativeTo(log_dir, info.path);
+    if (name.empty() || name.find('/') != std::string::npos) continue;  // _sidecars/, .tmp/, _autostats/
+    if (name.size() < 21 || !AllDigits(name.substr(0, 20)) || name[20] != '.') continue;
+    int64_t version = std::stoll(name.substr(0, 20));
+    std::string rest = name.substr(21);
+    if (rest == "json") {
+      out.commits[version] = info.path;
+    } else if (rest == "checkpoint.parquet") {
+      CheckpointFiles c;
+      c.version = version;
+      c.paths = {info.path};
+      out.checkpoints[version].push_back(c);
+    } else if (rest.rfind("checkpoint.", 0) == 0) {
+      std::string tail = rest.substr(11);  // "0000000001.0000000002.parquet" or "<uuid>.json|parquet"
+      if (tail.size() == 29 && AllDigits(tail.substr(0, 10)) && tail[10] == '.' && AllDigits(tail.substr(11, 10)) &&
+          tail.substr(21) == ".parquet") {
+        int part = std::stoi(tail.substr(0, 10));
+        int parts = std::stoi(tail.substr(11, 10));
+        if (part >= 1 && part <= parts) parts_seen[{version, parts}][part] = info.path;
+      } else if ((tail.size() > 5 && tail.substr(tail.size() - 5) == ".json") ||
+                 (tail.size() > 8 && tail.substr(tail.size() - 8) == ".parquet")) {
+        CheckpointFiles c;
+        c.version = version;
+        c.kind = CheckpointFiles::Kind::kV2;
+        c.paths = {info.path};
+        out.checkpoints[version].push_back(c);
+      }
+    }
+    // .crc checksums, NNN.MMM.compacted.json log compactions and _last_checkpoint are not needed.
+  }
+  for (auto& [key, parts] : parts_seen) {
+    CheckpointFiles c;
+    c.version = key.first;
+    c.kind = CheckpointFiles::Kind::kMultiPart;
+    c.parts_expected = key.second;
+    for (auto& [n, path] : parts) c.paths.push_back(path);
+    out.checkpoints[key.first].push_back(c);
+  }
+  return out;
+}
+
+Result<std::string> ReadWhole(const io::ObjectStorePtr& store, const std::string& path) {
+  RAP_ASSIGN_OR_RETURN(io::ObjectInfo info, store->Head(path));
+  if (info.size > kMaxLogFileBytes) {
+    return Status::ResourceExhausted(path + ": " + std::to_string(info.size) + " bytes is larger than the " +
+                                     std::to_string(kMaxLogFileBytes) + " byte limit for Delta log files");
+  }
+  if (info.size == 0) return std::string();
+  ByteRange r{0, info.size};
+  RAP_ASSIGN_OR_RETURN(std::vector<Buffer> bufs,
+                       store->ReadRanges(path, std::span<const ByteRange>(&r, 1), io::ReadOptions{}, nullptr));
+  if (bufs.size() != 1) return Status::Internal(path + ": store returned " + std::to_string(bufs.size()) + " buffers");
+  return std::string(bufs[0].view());
+}
+
+// `_last_checkpoint`: the version the writer last checkpointed (a hint; the listing is checked too).
+std::optional<int64_t> ReadLastCheckpoint(const io::ObjectStorePtr& store, const std::string& log_dir) {
+  auto text = ReadWhole(store, log_dir + "/_last_checkpoint");
+  if (!text.ok()) return std::nullopt;
+  nlohmann::json j = nlohmann::json::parse(*text, nullptr, false);
+  if (j.is_discarded() || !j.is_object() || !j.contains("version") || !j["version"].is_number_integer()) {
+    return std::nullopt;
+  }
+  return j["version"].get<int64_t>();
+}
+
+class Replay {
+ public:
+  void Apply(DeltaActions& actions, DeltaLogSnapshot* snap) {
+    for (DeltaRemove& r : actions.removes) live_.erase(FileActionKey(Decoded(r.path), r.deletion_vector));
+    for (DeltaAddFile& a : actions.adds) {
+      std::string key = FileActionKey(Decoded(a.path), a.deletion_vector);
+      // An add of a path replaces any earlier add of the same path (e.g. with a new deletion vector,
+      // which comes with a remove of the old pair anyway).
+      live_[key] = std::move(a);
+    }
+    if (actions.protocol) {
+      snap->protocol = std::move(*actions.protocol);
+      have_protocol_ = true;
+    }
+    if (actions.metadata) {
+      snap->metadata = std::move(*actions.metadata);
+      have_metadata_ = true;
+    }
+  }
+  bool have_metadata() const { return have_metadata_; }
+  bool have_protocol() const { return have_protocol_; }
+  std::vector<DeltaAddFile> TakeFiles() {
+    std::vector<DeltaAddFile> out;
+    out.reserve(live_.size());
+    for (auto& [k, a] : live_) out.push_back(std::move(a));
+    std::sort(out.begin(), out.end(), [](const DeltaAddFile& a, const DeltaAddFile& b) { return a.path < b.path; });
+    return out;
+  }
+
+ private:
+  static std::string Decoded(const std::string& p) {
+    auto d = PercentDecode(p, p);
+    return d.ok() ? *d : p;
+  }
+  std::map<std::string, DeltaAddFile> live_;
+  bool have_metadata_ = false;
+  bool have_protocol_ = false;
+};
+
+Status LoadCheckpoint(const io::ObjectStorePtr& store, const std::string& log_dir, const CheckpointFiles& cp,
+                      DeltaLogSnapshot* snap, Replay* replay) {
+  std::vector<std::string> files = cp.paths;
+  if (cp.kind == CheckpointFiles::Kind::kV2) {
+    DeltaActions manifest;
+    const std::string& path = cp.paths[0];
+    if (path.size() > 5 && path.substr(path.size() - 5) == ".json") {
+      RAP_ASSIGN_OR_RETURN(std::string text, ReadWhole(store, path));
+      RAP_RETURN_NOT_OK(ParseJsonActions(path, text, &manifest));
+    } else {
+      RAP_RETURN_NOT_OK(ReadParquetCheckpointActions(store, path, &manifest));
+    }
+    if (!manifest.has_checkpoint_metadata) {
+      return Status::Corrupt(path + ": V2 checkpoint without a checkpointMetadata action");
+    }
+    std::vector<DeltaSidecar> sidecars = std::move(manifest.sidecars);
+    replay->Apply(manifest, snap);
+    for (const DeltaSidecar& s : sidecars) {
+      if (s.path.find("://") != std::string::npos || s.path.find("..") != std::string::npos) {
+        return Status::NotSupported(path + ": sidecar path '" + s.path + "' is not a plain file name in _sidecars/");
+      }
+      RAP_ASSIGN_OR_RETURN(std::string name, PercentDecode(s.path, path));
+      DeltaActions actions;
+      RAP_RETURN_NOT_OK(ReadParquetCheckpointActions(store, log_dir + "/_sidecars/" + name, &actions));
+      replay->Apply(actions, snap);
+    }
+    return Status::OK();
+  }
+  for (const std::string& path : files) {
+    DeltaActions actions;
+    RAP_RETURN_NOT_OK(ReadParquetCheckpointActions(store, path, &actions));
+    replay->Apply(actions, snap);
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+bool IsSupportedReaderFeature(const std::string& feature) {
+  // columnMapping is handled by the table layer (physical names) for top-level columns; the check
+  // below refuses nested physical names and id mode.
+  static const std::set<std::string> kSupported = {"v2Checkpoint", "timestampNtz", "vacuumProtocolCheck",
+                                                    "columnMapping"};
+  return kSupported.count(feature) > 0;
+}
+
+Status CheckReaderSupport(const DeltaProtocol& protocol, const DeltaMetadata& metadata, const std::string& table) {
+  if (protocol.min_reader_version > 3) {
+    return Status::NotSupported(table + ": Delta protocol minReaderVersion " +
+                                std::to_string(protocol.min_reader_version) + " is not supported (rap reads 1 to 3)");
+  }
+  if (protocol.min_reader_version == 3) {
+    for (const std::string& f : protocol.reader_features) {
+      if (!IsSupportedReaderFeature(f)) {
+        return Status::NotSupported(table + ": Delta reader feature '" + f + "' is not supported");
+      }
+    }
+  }
+  auto mode = metadata.configuration.find("delta.columnMapping.mode");
+  if (mode != metadata.configuration.end() && mode->second != "none" && mode->second != "name") {
+    return Status::NotSupported(table + ": Delta reader feature 'columnMapping' in mode '" + mode->second +
+                                "' is not supported (only mode 'name')");
+  }
+  return Status::OK();
+}
+
+Result<bool> IsDeltaTable(const io::ObjectStorePtr& store, const std::string& root) {
+  RAP_ASSIGN_OR_RETURN(LogListing listing, ListLog(store, TrimTrailingSlash(root) + "/_delta_log"));
+  return !listing.commits.empty() || !listing.checkpoints.empty();
+}
+
+Result<DeltaLogSnapshot> ReadDeltaLog(const io::ObjectStorePtr& store, const std::string& root_in,
+                                      const DeltaLogOptions& options) {
+  const std::string root = TrimTrailingSlash(root_in);
+  const std::string log_dir = root + "/_delta_log";
+  RAP_ASSIGN_OR_RETURN(LogListing listing, ListLog(store, log_dir));
+  if (listing.commits.empty() && listing.checkpoints.empty()) {
+    return Status::NotFound(log_dir + ": no Delta commits or checkpoints");
+  }
+  int64_t latest = -1;
+  if (!listing.commits.empty()) latest = listing.commits.rbegin()->first;
+  if (!listing.checkpoints.empty()) latest = std::max(latest, listing.checkpoints.rbegin()->first);
+  int64_t earliest_commit = listing.commits.empty() ? -1 : listing.commits.begin()->first;
+  int64_t target = options.version.value_or(latest);
+  if (target < 0 || target > latest) {
+    return Status::NotFound(root + ": Delta version " + std::to_string(target) + " does not exist (latest is " +
+                            std::to_string(latest) + ")");
+  }
+
+  // The newest complete checkpoint at or below the target; `_last_checkpoint` is preferred when it
+  // names one (it is what writers maintain), the listing is the fallback.
+  const CheckpointFiles* chosen = nullptr;
+  if (options.use_checkpoints) {
+    std::optional<int64_t> hint = ReadLastCheckpoint(store, log_dir);
+    auto pick_at = [&](int64_t v) -> const CheckpointFiles* {
+      auto it = listing.checkpoints.find(v);
+      if (it == listing.checkpoints.end()) return nullptr;
+      for (const CheckpointFiles& c : it->second) {
+        if (c.complete()) return &c;
+      }
+      return nullptr;
+    };
+    if (hint && *hint <= target) chosen = pick_at(*hint);
+    for (auto it = listing.checkpoints.rbegin(); it != listing.checkpoints.rend(); ++it) {
+      if (it->first > target) continue;
+      if (chosen && chosen->version >= it->first) break;
+      if (const CheckpointFiles* c = pick_at(it->first)) {
+        chosen = c;
+        break;
+      }
+    }
+  }
+
+  DeltaLogSnapshot snap;
+  snap.version = target;
+  Replay replay;
+  int64_t next = 0;
+  bool full_history = earliest_commit == 0;
+  for (int64_t v = 0; full_history && v <= target; ++v) full_history = listing.commits.count(v) > 0;
+  if (chosen) {
+    Status st = LoadCheckpoint(store, log_dir, *chosen, &snap, &replay);
+    if (st.ok()) {
+      snap.checkpoint_version = chosen->version;
+      next = chosen->version + 1;
+    } else if (st.Is(StatusCode::kNotSupported) && full_history) {
+      // A checkpoint rap cannot decode is only an optimisation when every commit is still there.
+      snap = DeltaLogSnapshot();
+      snap.version = target;
+      replay = Replay();
+      snap.checkpoint_error = st.message();
+    } else {
+      return st;
+    }
+  } else if (earliest_commit != 0) {
+    return Status::NotFound(root + ": cannot reconstruct Delta version " + std::to_string(target) +
+                            ": commit 0 is gone and no checkpoint at or below it exists");
+  }
+  for (int64_t v = next; v <= target; ++v) {
+    auto it = listing.commits.find(v);
+    if (it == listing.commits.end()) {
+      char name[32];
+      std::snprintf(name, sizeof name, "%020lld.json", static_cast<long long>(v));
+      return Status::Corrupt(log_dir + ": commit " + name + " is missing (needed to reach version " +
+                             std::to_string(target) + ")");
+    }
+    RAP_ASSIGN_OR_RETURN(std::string text, ReadWhole(store, it->second));
+    DeltaActions actions;
+    RAP_RETURN_NOT_OK(ParseJsonActions(it->second, text, &actions));
+    replay.Apply(actions, &snap);
+    ++snap.commits_read;
+  }
+  if (!replay.have_metadata()) return Status::Corrupt(log_dir + ": no metaData action up to version " + std::to_string(target));
+  if (!replay.have_protocol()) return Status::Corrupt(log_dir + ": no protocol action up to version " + std::to_string(target));
+  snap.files = replay.TakeFiles();
+  return snap;
+}
+
+Result<TableSnapshot> OpenDeltaTable(const io::ObjectStorePtr& store, const std::string& root_in,
+                                     const DeltaLogOptions& options) {
+  const std::string root = TrimTrailingSlash(root_in);
+  RAP_ASSIGN_OR_RETURN(DeltaLogSnapshot log, ReadDeltaLog(store, root, options));
+  RAP_RETURN_NOT_OK(CheckReaderSupport(log.protocol, log.metadata, root));
+  ColumnMappingMode mode = ColumnMappingMode::kNone;
+  if (auto it = log.metadata.configuration.find("delta.columnMapping.mode");
+      it != log.metadata.configuration.end() && it->second == "name") {
+    mode = ColumnMappingMode::kName;
+  }
+  RAP_ASSIGN_OR_RETURN(DeltaSchema schema, ParseDeltaSchema(log.metadata.schema_string, mode));
+  if (schema.nested_physical_names) {
+    return Status::NotSupported(root + ": Delta reader feature 'columnMapping' with physical names inside nested "
+                                       "columns is not supported");
+  }
+  TableSnapshot snap;
+  snap.kind = TableKind::kDelta;
+  snap.store = store;
+  snap.root = root;
+  snap.version = log.version;
+  snap.schema = schema.schema;
+  snap.physical_names = schema.physical_names;
+  std::vector<std::string> part_physical;
+  for (const std::string& name : log.metadata.partition_columns) {
+    int idx = schema.schema->FieldIndex(name);
+    if (idx < 0) {
+      return Status::Corrupt(root + ": partition column '" + name + "' is not in the table schema");
+    }
+    snap.partition_columns.push_back(schema.schema->fields[idx]);
+    part_physical.push_back(schema.physical_names[idx]);
+  }
+  for (DeltaAddFile& a : log.files) {
+    if (!a.deletion_vector.empty()) {
+      return Status::NotSupported(root + ": file '" + a.path + "' has a deletion vector (Delta reader feature "
+                                         "'deletionVectors' is not supported)");
+    }
+    DataFile f;
+    if (a.path.find("://") != std::string::npos || (!a.path.empty() && a.path[0] == '/') ||
+        a.path.rfind("file:", 0) == 0) {
+      return Status::NotSupported(root + ": add.path '" + a.path + "' is absolute; only paths relative to the "
+                                         "table root are supported");
+    }
+    RAP_ASSIGN_OR_RETURN(f.relative_path, PercentDecode(a.path, root + ": add.path"));
+    f.path = io::JoinPath(root, f.relative_path);
+    f.size = a.size < 0 ? 0 : static_cast<uint64_t>(a.size);
+    f.modification_time_ms = a.modification_time;
+    f.stats_json = std::move(a.stats);
+    for (size_t i = 0; i < part_physical.size(); ++i) {
+      auto it = a.partition_values.find(part_physical[i]);
+      if (it == a.partition_values.end()) it = a.partition_values.find(snap.partition_columns[i].name);
+      if (it == a.partition_values.end()) {
+        return Status::Corrupt(root + ": add '" + a.path + "' has no partition value for column '" +
+                               snap.partition_columns[i].name + "'");
+      }
+      // The protocol writes an empty string for NULL in some writers; both mean NULL.
+      if (it->second && it->second->empty()) f.partition_values.push_back(std::nullopt);
+      else f.partition_values.push_back(it->second);
+    }
+    if (!f.stats_json.empty()) {
+      nlohmann::json st = nlohmann::json::parse(f.stats_json, nullptr, false);
+      if (!st.is_discarded() && st.is_object() && st.contains("numRecords") && st["numRecords"].is_number_integer()) {
+        f.num_records = st["numRecords"].get<int64_t>();
+      }
+    }
+    snap.files.push_back(std::move(f));
+  }
+  std::sort(snap.files.begin(), snap.files.end(),
+            [](const DataFile& a, const DataFile& b) { return a.relative_path < b.relative_path; });
+  return snap;
+}
+
+}  // namespace rap::table

@@ -1,0 +1,24 @@
+#include "rap/table/table.h"
+
+#include "rap/table/delta_log.h"
+#include "rap/table/file_listing.h"
+#include "table/path_util.h"
+
+namespace rap::table {
+
+Result<TableSnapshot> OpenTable(const std::string& url, const OpenTableOptions& options) {
+  RAP_ASSIGN_OR_RETURN(io::ResolvedUrl resolved, io::OpenUrl(url));
+  std::string root = TrimTrailingSlash(resolved.path);
+  RAP_ASSIGN_OR_RETURN(bool is_delta, IsDeltaTable(resolved.store, root));
+  if (is_delta) {
+    DeltaLogOptions delta;
+    delta.version = options.version;
+    return OpenDeltaTable(resolved.store, root, delta);
+  }
+  if (options.version) {
+    return Status::InvalidArgument(url + ": a version was given but this is not a Delta table (no _delta_log/)");
+  }
+  return ListDirectoryTable(resolved.store, root);
+}
+
+}  // namespace rap::table
