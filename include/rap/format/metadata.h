@@ -50,6 +50,8 @@ struct LogicalType {
   TimeUnit unit = TimeUnit::MILLIS;// TIME, TIMESTAMP
   int8_t bit_width = 0;            // INTEGER
   bool is_signed = true;           // INTEGER
+
+  bool operator==(const LogicalType&) const = default;
 };
 
 struct SchemaElement {
@@ -63,11 +65,15 @@ struct SchemaElement {
   std::optional<int32_t> precision;
   std::optional<int32_t> field_id;
   std::optional<LogicalType> logical_type;
+
+  bool operator==(const SchemaElement&) const = default;
 };
 
 struct KeyValue {
   std::string key;
   std::optional<std::string> value;
+
+  bool operator==(const KeyValue&) const = default;
 };
 
 struct Statistics {
@@ -79,18 +85,24 @@ struct Statistics {
   std::optional<std::string> min_value;
   std::optional<bool> is_max_value_exact;
   std::optional<bool> is_min_value_exact;
+
+  bool operator==(const Statistics&) const = default;
 };
 
 struct PageEncodingStats {
   PageType page_type = PageType::DATA_PAGE;
   Encoding encoding = Encoding::PLAIN;
   int32_t count = 0;
+
+  bool operator==(const PageEncodingStats&) const = default;
 };
 
 struct SizeStatistics {
   std::optional<int64_t> unencoded_byte_array_data_bytes;
   std::vector<int64_t> repetition_level_histogram;
   std::vector<int64_t> definition_level_histogram;
+
+  bool operator==(const SizeStatistics&) const = default;
 };
 
 struct ColumnMetaData {
@@ -110,6 +122,8 @@ struct ColumnMetaData {
   std::optional<int64_t> bloom_filter_offset;
   std::optional<int32_t> bloom_filter_length;
   std::optional<SizeStatistics> size_statistics;
+
+  bool operator==(const ColumnMetaData&) const = default;
 };
 
 struct ColumnChunk {
@@ -122,12 +136,16 @@ struct ColumnChunk {
   std::optional<int32_t> column_index_length;
   bool has_crypto_metadata = false;            // field 8 present: the column is encrypted
   bool has_encrypted_column_metadata = false;  // field 9 present
+
+  bool operator==(const ColumnChunk&) const = default;
 };
 
 struct SortingColumn {
   int32_t column_idx = 0;
   bool descending = false;
   bool nulls_first = false;
+
+  bool operator==(const SortingColumn&) const = default;
 };
 
 struct RowGroup {
@@ -138,6 +156,8 @@ struct RowGroup {
   std::optional<int64_t> file_offset;
   std::optional<int64_t> total_compressed_size;
   std::optional<int16_t> ordinal;
+
+  bool operator==(const RowGroup&) const = default;
 };
 
 struct FileMetaData {
@@ -150,6 +170,8 @@ struct FileMetaData {
   // column_orders: true per leaf when TYPE_ORDER is given (min_value/max_value are valid).
   std::vector<bool> column_orders_type_defined;
   bool has_encryption_algorithm = false;  // plaintext-footer encrypted file
+
+  bool operator==(const FileMetaData&) const = default;
 };
 
 struct DataPageHeader {
@@ -158,12 +180,16 @@ struct DataPageHeader {
   Encoding definition_level_encoding = Encoding::RLE;
   Encoding repetition_level_encoding = Encoding::RLE;
   std::optional<Statistics> statistics;
+
+  bool operator==(const DataPageHeader&) const = default;
 };
 
 struct DictionaryPageHeader {
   int32_t num_values = 0;
   Encoding encoding = Encoding::PLAIN;
   std::optional<bool> is_sorted;
+
+  bool operator==(const DictionaryPageHeader&) const = default;
 };
 
 struct DataPageHeaderV2 {
@@ -175,6 +201,8 @@ struct DataPageHeaderV2 {
   int32_t repetition_levels_byte_length = 0;
   bool is_compressed = true;
   std::optional<Statistics> statistics;
+
+  bool operator==(const DataPageHeaderV2&) const = default;
 };
 
 struct PageHeader {
@@ -186,17 +214,23 @@ struct PageHeader {
   bool has_index_page_header = false;
   std::optional<DictionaryPageHeader> dictionary_page_header;
   std::optional<DataPageHeaderV2> data_page_header_v2;
+
+  bool operator==(const PageHeader&) const = default;
 };
 
 struct PageLocation {
   int64_t offset = 0;
   int32_t compressed_page_size = 0;
   int64_t first_row_index = 0;
+
+  bool operator==(const PageLocation&) const = default;
 };
 
 struct OffsetIndex {
   std::vector<PageLocation> page_locations;
   std::vector<int64_t> unencoded_byte_array_data_bytes;
+
+  bool operator==(const OffsetIndex&) const = default;
 };
 
 struct ColumnIndex {
@@ -207,6 +241,8 @@ struct ColumnIndex {
   std::vector<int64_t> null_counts;
   std::vector<int64_t> repetition_level_histograms;
   std::vector<int64_t> definition_level_histograms;
+
+  bool operator==(const ColumnIndex&) const = default;
 };
 
 const char* TypeName(Type t);
