@@ -4,7 +4,6 @@
 #include <cstdint>
 #include <span>
 #include <string>
-
 #include <vector>
 
 #include "rap/format/metadata.h"
@@ -25,21 +24,29 @@ class RleBitPackedDecoder {
   // Corrupt on malformed runs.
   Result<int64_t> GetBatch(int32_t* out, int64_t n);
   Result<int64_t> GetBatch(int16_t* out, int64_t n);
+  Result<int64_t> GetBatch(uint8_t* out, int64_t n);  // bit widths 0..8 (RLE booleans)
   Result<int64_t> Skip(int64_t n);
   size_t position() const { return pos_; }
 
  private:
-  bool NextRun();
+  template <typename T>
+  Result<int64_t> GetBatchImpl(T* out, int64_t n);
+  // Starts the next run with at least one value; false at the end of the data.
+  Result<bool> NextRun();
+  Status CheckWidth(int max_width) const;
+  Status Truncated(size_t at, const char* what) const;
+
   const uint8_t* data_ = nullptr;
   size_t size_ = 0;
-  size_t pos_ = 0;
+  size_t pos_ = 0;             // end of the current run's bytes
   int bit_width_ = 0;
   int64_t rle_left_ = 0;       // values left in the current RLE run
-  uint64_t rle_value_ = 0;
-  int64_t packed_left_ = 0;    // values left in the current bit-packed run
-  size_t packed_pos_ = 0;      // byte position of the bit-packed values
-  uint64_t packed_bit_ = 0;    // bit offset inside the bit-packed run
-  bool error_ = false;
+  uint32_t rle_value_ = 0;
+  int64_t packed_left_ = 0;    // values left in the current bit-packed run (buffered ones included)
+  size_t packed_pos_ = 0;      // byte position of the next unread group of the bit-packed run
+  uint32_t buffered_[8] = {};  // one unpacked group, partly consumed
+  int buffered_idx_ = 0;
+  int buffered_len_ = 0;
 };
 
 class RleBitPackedEncoder {
@@ -50,12 +57,23 @@ class RleBitPackedEncoder {
   void PutBatch(const int32_t* values, int64_t n);
   // Appends the encoded bytes to out (no length prefix) and resets.
   void Finish(std::string* out);
+  // Bytes Finish() would append now (exact for flushed runs, an upper bound for pending values).
+  size_t EstimatedSize() const;
 
  private:
-  void FlushPending(bool final);
+  void FlushBuffered(bool done);
+  void FlushLiteralRun(bool update_indicator);
+  void FlushRepeatedRun();
+  void Flush();
+
   int bit_width_;
   std::string buf_;
-  std::vector<uint64_t> pending_;  // values not yet emitted
+  uint64_t buffered_[8] = {};     // values not yet emitted (at most one group)
+  int num_buffered_ = 0;
+  uint64_t current_value_ = 0;
+  int64_t repeat_count_ = 0;      // how often current_value_ repeated so far
+  int64_t literal_count_ = 0;     // values in the open literal run
+  int64_t literal_indicator_ = -1;  // position of the open literal run's header byte in buf_
 };
 
 // Decodes `num_values` levels of a data page v1 section encoded with `encoding` (RLE: 4-byte

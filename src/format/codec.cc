@@ -1,0 +1,339 @@
+// Page codecs through their Debian libraries: snappy, zlib, zstd, lz4 (block, frame, Hadoop
+// framing) and brotli. Every decompressor writes into the caller's exactly-sized buffer and never
+// past it; a size mismatch in either direction is Corrupt.
+#include "rap/format/codec.h"
+
+#include <brotli/decode.h>
+#include <brotli/encode.h>
+#include <lz4.h>
+#include <lz4frame.h>
+#include <lz4hc.h>
+#include <snappy.h>
+#include <zlib.h>
+#include <zstd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <string>
+
+namespace rap::parquet {
+
+namespace {
+
+std::string Sizes(std::span<const uint8_t> in, std::span<uint8_t> out) {
+  return std::to_string(in.size()) + " compressed bytes, " + std::to_string(out.size()) + " expected uncompressed";
+}
+
+Status SizeMismatch(const char* codec, size_t got, std::span<const uint8_t> in, std::span<uint8_t> out) {
+  return Status::Corrupt(std::string(codec) + ": data decompresses to " + std::to_string(got) + " bytes (" +
+                         Sizes(in, out) + ")");
+}
+
+bool FitsInt(size_t n) { return n <= static_cast<size_t>(std::numeric_limits<int>::max()); }
+
+Status DecompressSnappy(std::span<const uint8_t> in, std::span<uint8_t> out) {
+  const char* src = reinterpret_cast<const char*>(in.data());
+  size_t len = 0;
+  if (!snappy::GetUncompressedLength(src, in.size(), &len)) {
+    return Status::Corrupt("SNAPPY: bad length header at byte 0 (" + Sizes(in, out) + ")");
+  }
+  if (len != out.size()) return SizeMismatch("SNAPPY", len, in, out);
+  if (len == 0) return Status::OK();
+  if (!snappy::RawUncompress(src, in.size(), reinterpret_cast<char*>(out.data()))) {
+    return Status::Corrupt("SNAPPY: malformed compressed data (" + Sizes(in, out) + ")");
+  }
+  return Status::OK();
+}
+
+// zlib inflate with automatic gzip/zlib header detection; a gzip stream may hold several members
+// back to back (as written by concatenating gzip files), each continues the output.
+Status DecompressGzip(std::span<const uint8_t> in, std::span<uint8_t> out) {
+  z_stream zs{};
+  if (inflateInit2(&zs, 15 + 32) != Z_OK) return Status::Internal("GZIP: inflateInit2 failed");
+  struct Closer {
+    z_stream* z;
+    ~Closer() { inflateEnd(z); }
+  } closer{&zs};
+  size_t in_pos = 0, out_pos = 0;
+  uint8_t overflow = 0;
+  bool ended = false;  // the last member reached its end (trailer checked)
+  while (in_pos < in.size()) {
+    ended = false;
+    zs.next_in = const_cast<Bytef*>(in.data() + in_pos);
+    zs.avail_in = static_cast<uInt>(std::min<size_t>(in.size() - in_pos, std::numeric_limits<uInt>::max()));
+    const bool full = out_pos == out.size();
+    // Once the output is full, inflate into a 1-byte scratch: anything written there is excess.
+    zs.next_out = full ? &overflow : out.data() + out_pos;
+    zs.avail_out = full ? 1 : static_cast<uInt>(std::min<size_t>(out.size() - out_pos, std::numeric_limits<uInt>::max()));
+    const uInt avail_in_before = zs.avail_in, avail_out_before = zs.avail_out;
+    const int rc = inflate(&zs, Z_NO_FLUSH);
+    const size_t consumed = avail_in_before - zs.avail_in, produced = avail_out_before - zs.avail_out;
+    if (full && produced > 0) {
+      return Status::Corrupt("GZIP: data decompresses to more than the expected " + std::to_string(out.size()) +
+                             " bytes (at compressed byte " + std::to_string(in_pos) + ")");
+    }
+    in_pos += consumed;
+    if (!full) out_pos += produced;
+    if (rc == Z_STREAM_END) {
+      ended = true;
+      if (in_pos == in.size()) break;
+      // Another member follows (trailing zero padding, as some writers leave, ends the stream).
+      if (std::all_of(in.begin() + static_cast<std::ptrdiff_t>(in_pos), in.end(), [](uint8_t b) { return b == 0; })) break;
+      if (inflateReset(&zs) != Z_OK) return Status::Internal("GZIP: inflateReset failed");
+      continue;
+    }
+    if (rc == Z_OK) continue;
+    if (rc == Z_BUF_ERROR && consumed == 0 && produced == 0) {
+      return Status::Corrupt("GZIP: compressed data is truncated at byte " + std::to_string(in_pos) + " (" +
+                             Sizes(in, out) + ")");
+    }
+    if (rc == Z_BUF_ERROR) continue;
+    return Status::Corrupt("GZIP: " + std::string(zs.msg ? zs.msg : "malformed data") + " at compressed byte " +
+                           std::to_string(in_pos) + " (" + Sizes(in, out) + ")");
+  }
+  if (!ended) {
+    return Status::Corrupt("GZIP: compressed data ends inside a member at byte " + std::to_string(in_pos) + " (" +
+                           Sizes(in, out) + ")");
+  }
+  if (out_pos != out.size()) return SizeMismatch("GZIP", out_pos, in, out);
+  return Status::OK();
+}
+
+Status DecompressZstd(std::span<const uint8_t> in, std::span<uint8_t> out) {
+  thread_local std::unique_ptr<ZSTD_DCtx, size_t (*)(ZSTD_DCtx*)> ctx(ZSTD_createDCtx(), ZSTD_freeDCtx);
+  if (!ctx) return Status::Internal("ZSTD: cannot create a decompression context");
+  uint8_t dummy = 0;
+  const size_t rc = ZSTD_decompressDCtx(ctx.get(), out.empty() ? &dummy : out.data(), out.size(), in.data(), in.size());
+  if (ZSTD_isError(rc)) {
+    return Status::Corrupt(std::string("ZSTD: ") + ZSTD_getErrorName(rc) + " (" + Sizes(in, out) + ")");
+  }
+  if (rc != out.size()) return SizeMismatch("ZSTD", rc, in, out);
+  return Status::OK();
+}
+
+// Returns the decompressed size of a raw LZ4 block, or -1 when it does not fit `cap` or is malformed.
+int Lz4Block(const uint8_t* in, size_t in_size, uint8_t* out, size_t cap) {
+  if (!FitsInt(in_size) || !FitsInt(cap)) return -1;
+  uint8_t dummy = 0;
+  return LZ4_decompress_safe(reinterpret_cast<const char*>(in), reinterpret_cast<char*>(cap == 0 ? &dummy : out),
+                             static_cast<int>(in_size), static_cast<int>(cap));
+}
+
+Status DecompressLz4Raw(std::span<const uint8_t> in, std::span<uint8_t> out) {
+  const int n = Lz4Block(in.data(), in.size(), out.data(), out.size());
+  if (n < 0) return Status::Corrupt("LZ4_RAW: malformed block or larger than expected (" + Sizes(in, out) + ")");
+  if (static_cast<size_t>(n) != out.size()) return SizeMismatch("LZ4_RAW", static_cast<size_t>(n), in, out);
+  return Status::OK();
+}
+
+uint32_t LoadBE32(const uint8_t* p) {
+  return (uint32_t{p[0]} << 24) | (uint32_t{p[1]} << 16) | (uint32_t{p[2]} << 8) | uint32_t{p[3]};
+}
+
+// Hadoop's Lz4Codec framing: blocks of [4-byte BE uncompressed size][4-byte BE compressed size][raw
+// block]. Returns false (without an error) when the input is not laid out that way.
+bool TryLz4Hadoop(std::span<const uint8_t> in, std::span<uint8_t> out) {
+  size_t in_pos = 0, out_pos = 0;
+  if (in.size() < 8) return false;
+  while (in.size() - in_pos >= 8) {
+    const uint32_t raw = LoadBE32(in.data() + in_pos), comp = LoadBE32(in.data() + in_pos + 4);
+    in_pos += 8;
+    if (comp > in.size() - in_pos || raw > out.size() - out_pos) return false;
+    const int n = Lz4Block(in.data() + in_pos, comp, out.data() + out_pos, out.size() - out_pos);
+    if (n < 0 || static_cast<uint32_t>(n) != raw) return false;
+    in_pos += comp;
+    out_pos += raw;
+  }
+  return in_pos == in.size() && out_pos == out.size();
+}
+
+// The LZ4 frame format (magic 0x184D2204), possibly several frames back to back.
+Status DecompressLz4Frame(std::span<const uint8_t> in, std::span<uint8_t> out) {
+  LZ4F_dctx* dctx = nullptr;
+  if (LZ4F_isError(LZ4F_createDecompressionContext(&dctx, LZ4F_VERSION))) {
+    return Status::Internal("LZ4: cannot create a frame decompression context");
+  }
+  std::unique_ptr<LZ4F_dctx, LZ4F_errorCode_t (*)(LZ4F_dctx*)> guard(dctx, LZ4F_freeDecompressionContext);
+  size_t in_pos = 0, out_pos = 0;
+  uint8_t overflow = 0;
+  while (in_pos < in.size()) {
+    const bool full = out_pos == out.size();
+    size_t dst = full ? 1 : out.size() - out_pos, src = in.size() - in_pos;
+    const size_t rc = LZ4F_decompress(dctx, full ? &overflow : out.data() + out_pos, &dst, in.data() + in_pos, &src,
+                                      nullptr);
+    if (LZ4F_isError(rc)) {
+      return Status::Corrupt(std::string("LZ4: not Hadoop-framed, not a raw block, and not a valid frame: ") +
+                             LZ4F_getErrorName(rc) + " at compressed byte " + std::to_string(in_pos) + " (" +
+                             Sizes(in, out) + ")");
+    }
+    if (full && dst > 0) {
+      return Status::Corrupt("LZ4: frame decompresses to more than the expected " + std::to_string(out.size()) +
+                             " bytes");
+    }
+    if (!full) out_pos += dst;
+    in_pos += src;
+    if (src == 0 && dst == 0 && rc != 0) break;  // no progress: input truncated
+  }
+  if (out_pos != out.size()) return SizeMismatch("LZ4 (frame)", out_pos, in, out);
+  return Status::OK();
+}
+
+Status DecompressLz4(std::span<const uint8_t> in, std::span<uint8_t> out) {
+  if (TryLz4Hadoop(in, out)) return Status::OK();
+  const int n = Lz4Block(in.data(), in.size(), out.data(), out.size());
+  if (n >= 0 && static_cast<size_t>(n) == out.size()) return Status::OK();
+  if (in.size() >= 4 && in[0] == 0x04 && in[1] == 0x22 && in[2] == 0x4d && in[3] == 0x18) {
+    return DecompressLz4Frame(in, out);
+  }
+  return Status::Corrupt("LZ4: data is neither Hadoop-framed, a raw LZ4 block nor an LZ4 frame of the expected size (" +
+                         Sizes(in, out) + ")");
+}
+
+Status DecompressBrotli(std::span<const uint8_t> in, std::span<uint8_t> out) {
+  uint8_t dummy = 0;
+  size_t decoded = out.size();
+  const BrotliDecoderResult r =
+      BrotliDecoderDecompress(in.size(), in.data(), &decoded, out.empty() ? &dummy : out.data());
+  if (r != BROTLI_DECODER_RESULT_SUCCESS) {
+    return Status::Corrupt("BROTLI: malformed, truncated or larger than expected (" + Sizes(in, out) + ")");
+  }
+  if (decoded != out.size()) return SizeMismatch("BROTLI", decoded, in, out);
+  return Status::OK();
+}
+
+}  // namespace
+
+bool IsCodecSupported(Codec codec) {
+  switch (codec) {
+    case Codec::UNCOMPRESSED:
+    case Codec::SNAPPY:
+    case Codec::GZIP:
+    case Codec::BROTLI:
+    case Codec::LZ4:
+    case Codec::ZSTD:
+    case Codec::LZ4_RAW:
+      return true;
+    case Codec::LZO:
+      return false;
+  }
+  return false;
+}
+
+Status Decompress(Codec codec, std::span<const uint8_t> in, std::span<uint8_t> out) {
+  switch (codec) {
+    case Codec::UNCOMPRESSED:
+      if (in.size() != out.size()) return SizeMismatch("UNCOMPRESSED", in.size(), in, out);
+      if (!in.empty()) std::memcpy(out.data(), in.data(), in.size());
+      return Status::OK();
+    case Codec::SNAPPY:
+      return DecompressSnappy(in, out);
+    case Codec::GZIP:
+      return DecompressGzip(in, out);
+    case Codec::ZSTD:
+      return DecompressZstd(in, out);
+    case Codec::LZ4_RAW:
+      return DecompressLz4Raw(in, out);
+    case Codec::LZ4:
+      return DecompressLz4(in, out);
+    case Codec::BROTLI:
+      return DecompressBrotli(in, out);
+    case Codec::LZO:
+      return Status::NotSupported("the LZO codec is not supported");
+  }
+  return Status::Corrupt("unknown compression codec " + std::to_string(static_cast<int>(codec)));
+}
+
+Status Compress(Codec codec, int level, std::span<const uint8_t> in, std::string* out) {
+  const size_t base = out->size();
+  switch (codec) {
+    case Codec::UNCOMPRESSED:
+      out->append(reinterpret_cast<const char*>(in.data()), in.size());
+      return Status::OK();
+    case Codec::SNAPPY: {
+      out->resize(base + snappy::MaxCompressedLength(in.size()));
+      size_t n = 0;
+      snappy::RawCompress(reinterpret_cast<const char*>(in.data()), in.size(), out->data() + base, &n);
+      out->resize(base + n);
+      return Status::OK();
+    }
+    case Codec::GZIP: {
+      if (level < 0 || level > 9) return Status::InvalidArgument("GZIP level " + std::to_string(level) + " is not 0 (default) or 1..9");
+      z_stream zs{};
+      if (deflateInit2(&zs, level == 0 ? Z_DEFAULT_COMPRESSION : level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) !=
+          Z_OK) {
+        return Status::Internal("GZIP: deflateInit2 failed");
+      }
+      const uLong bound = deflateBound(&zs, static_cast<uLong>(in.size()));
+      out->resize(base + bound);
+      zs.next_in = const_cast<Bytef*>(in.data());
+      zs.avail_in = static_cast<uInt>(in.size());
+      zs.next_out = reinterpret_cast<Bytef*>(out->data() + base);
+      zs.avail_out = static_cast<uInt>(bound);
+      const int rc = deflate(&zs, Z_FINISH);
+      const size_t n = zs.total_out;
+      deflateEnd(&zs);
+      if (rc != Z_STREAM_END) {
+        out->resize(base);
+        return Status::Internal("GZIP: deflate did not finish (" + std::to_string(rc) + ")");
+      }
+      out->resize(base + n);
+      return Status::OK();
+    }
+    case Codec::ZSTD: {
+      if (level < 0 || level > ZSTD_maxCLevel()) {
+        return Status::InvalidArgument("ZSTD level " + std::to_string(level) + " is not 0 (default) or 1.." +
+                                       std::to_string(ZSTD_maxCLevel()));
+      }
+      out->resize(base + ZSTD_compressBound(in.size()));
+      const size_t n = ZSTD_compress(out->data() + base, out->size() - base, in.data(), in.size(),
+                                     level == 0 ? ZSTD_CLEVEL_DEFAULT : level);
+      if (ZSTD_isError(n)) {
+        out->resize(base);
+        return Status::Internal(std::string("ZSTD: ") + ZSTD_getErrorName(n));
+      }
+      out->resize(base + n);
+      return Status::OK();
+    }
+    case Codec::LZ4_RAW: {
+      if (!FitsInt(in.size())) return Status::InvalidArgument("LZ4_RAW: input of " + std::to_string(in.size()) +
+                                                              " bytes exceeds the 2 GiB block limit");
+      const int bound = LZ4_compressBound(static_cast<int>(in.size()));
+      out->resize(base + static_cast<size_t>(bound));
+      const char* src = reinterpret_cast<const char*>(in.data());
+      const int n = level > 0 ? LZ4_compress_HC(src, out->data() + base, static_cast<int>(in.size()), bound, level)
+                              : LZ4_compress_default(src, out->data() + base, static_cast<int>(in.size()), bound);
+      if (n <= 0) {
+        out->resize(base);
+        return Status::Internal("LZ4_RAW: compression failed");
+      }
+      out->resize(base + static_cast<size_t>(n));
+      return Status::OK();
+    }
+    case Codec::BROTLI: {
+      if (level < 0 || level > BROTLI_MAX_QUALITY) {
+        return Status::InvalidArgument("BROTLI level " + std::to_string(level) + " is not in 0..11");
+      }
+      // 0 selects quality 8, as parquet-cpp does: the library default (11) is very slow.
+      const int quality = level == 0 ? 8 : level;
+      size_t n = BrotliEncoderMaxCompressedSize(in.size());
+      if (n == 0) n = in.size() + (in.size() >> 2) + 1024;
+      out->resize(base + n);
+      if (!BrotliEncoderCompress(quality, BROTLI_DEFAULT_WINDOW, BROTLI_MODE_GENERIC, in.size(), in.data(), &n,
+                                 reinterpret_cast<uint8_t*>(out->data() + base))) {
+        out->resize(base);
+        return Status::Internal("BROTLI: compression failed");
+      }
+      out->resize(base + n);
+      return Status::OK();
+    }
+    case Codec::LZ4:
+      return Status::NotSupported("writing LZ4 with Hadoop framing is not supported (use LZ4_RAW)");
+    case Codec::LZO:
+      return Status::NotSupported("the LZO codec is not supported");
+  }
+  return Status::InvalidArgument("unknown compression codec " + std::to_string(static_cast<int>(codec)));
+}
+
+}  // namespace rap::parquet

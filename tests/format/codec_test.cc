@@ -1,0 +1,162 @@
+// Codecs: round trips for every writable codec, gzip with concatenated members, the three LZ4
+// layouts the LZ4 codec accepts, size mismatches, truncated and corrupt input.
+#include <gtest/gtest.h>
+#include <lz4.h>
+#include <lz4frame.h>
+
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "rap/format/codec.h"
+
+namespace rap::parquet {
+namespace {
+
+std::vector<uint8_t> TestData(size_t n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::vector<uint8_t> v(n);
+  // Compressible: runs of a few symbols with random noise.
+  for (size_t i = 0; i < n; ++i) v[i] = (rng() % 4 == 0) ? static_cast<uint8_t>(rng()) : static_cast<uint8_t>(i / 37 % 5);
+  return v;
+}
+
+std::span<const uint8_t> AsSpan(const std::string& s) {
+  return {reinterpret_cast<const uint8_t*>(s.data()), s.size()};
+}
+
+const Codec kWritable[] = {Codec::UNCOMPRESSED, Codec::SNAPPY, Codec::GZIP, Codec::ZSTD, Codec::LZ4_RAW, Codec::BROTLI};
+
+TEST(Codec, RoundTrip) {
+  for (Codec c : kWritable) {
+    for (size_t n : {size_t{0}, size_t{1}, size_t{100}, size_t{65536}, size_t{300001}}) {
+      for (int level : {0, 1}) {
+        const std::vector<uint8_t> in = TestData(n, static_cast<uint32_t>(n));
+        std::string comp = "prefix";
+        ASSERT_TRUE(Compress(c, level, in, &comp).ok()) << CodecName(c);
+        ASSERT_EQ(comp.substr(0, 6), "prefix");
+        std::vector<uint8_t> out(n);
+        Status st = Decompress(c, AsSpan(comp).subspan(6), out);
+        ASSERT_TRUE(st.ok()) << CodecName(c) << " n=" << n << ": " << st.ToString();
+        EXPECT_EQ(out, in) << CodecName(c);
+      }
+    }
+  }
+}
+
+TEST(Codec, WrongExpectedSizeIsCorrupt) {
+  const std::vector<uint8_t> in = TestData(5000, 7);
+  for (Codec c : kWritable) {
+    std::string comp;
+    ASSERT_TRUE(Compress(c, 0, in, &comp).ok());
+    std::vector<uint8_t> small(4999), large(5001);
+    EXPECT_TRUE(Decompress(c, AsSpan(comp), small).Is(StatusCode::kCorrupt)) << CodecName(c);
+    EXPECT_TRUE(Decompress(c, AsSpan(comp), large).Is(StatusCode::kCorrupt)) << CodecName(c);
+  }
+}
+
+TEST(Codec, TruncatedAndGarbageInputIsCorrupt) {
+  const std::vector<uint8_t> in = TestData(20000, 9);
+  for (Codec c : kWritable) {
+    if (c == Codec::UNCOMPRESSED) continue;
+    std::string comp;
+    ASSERT_TRUE(Compress(c, 0, in, &comp).ok());
+    std::vector<uint8_t> out(in.size());
+    for (size_t cut : {comp.size() / 2, comp.size() - 1, size_t{3}, size_t{0}}) {
+      EXPECT_FALSE(Decompress(c, AsSpan(comp).first(cut), out).ok()) << CodecName(c) << " cut at " << cut;
+    }
+    std::string garbage = comp;
+    for (size_t i = 0; i < garbage.size(); i += 7) garbage[i] = static_cast<char>(garbage[i] ^ 0x5a);
+    Status st = Decompress(c, AsSpan(garbage), out);
+    EXPECT_FALSE(st.ok()) << CodecName(c);
+    EXPECT_TRUE(st.Is(StatusCode::kCorrupt)) << st.ToString();
+  }
+}
+
+TEST(Codec, GzipConcatenatedMembers) {
+  const std::vector<uint8_t> in = TestData(30000, 3);
+  std::string comp;
+  ASSERT_TRUE(Compress(Codec::GZIP, 6, std::span(in).first(10000), &comp).ok());
+  ASSERT_TRUE(Compress(Codec::GZIP, 6, std::span(in).subspan(10000, 1), &comp).ok());
+  ASSERT_TRUE(Compress(Codec::GZIP, 6, std::span(in).subspan(10001), &comp).ok());
+  std::vector<uint8_t> out(in.size());
+  ASSERT_TRUE(Decompress(Codec::GZIP, AsSpan(comp), out).ok());
+  EXPECT_EQ(out, in);
+  // A gzip stream is recognised by its header: the first bytes are the gzip magic.
+  EXPECT_EQ(static_cast<uint8_t>(comp[0]), 0x1f);
+  EXPECT_EQ(static_cast<uint8_t>(comp[1]), 0x8b);
+}
+
+std::string Lz4Block(std::span<const uint8_t> in) {
+  std::string out(static_cast<size_t>(LZ4_compressBound(static_cast<int>(in.size()))), '\0');
+  const int n = LZ4_compress_default(reinterpret_cast<const char*>(in.data()), out.data(), static_cast<int>(in.size()),
+                                     static_cast<int>(out.size()));
+  out.resize(static_cast<size_t>(n));
+  return out;
+}
+
+void AppendBE32(std::string* s, uint32_t v) {
+  for (int i = 3; i >= 0; --i) s->push_back(static_cast<char>((v >> (8 * i)) & 0xff));
+}
+
+TEST(Codec, Lz4HadoopFraming) {
+  const std::vector<uint8_t> in = TestData(70000, 5);
+  std::string framed;
+  for (size_t off = 0; off < in.size(); off += 25000) {
+    const auto piece = std::span(in).subspan(off, std::min<size_t>(25000, in.size() - off));
+    const std::string block = Lz4Block(piece);
+    AppendBE32(&framed, static_cast<uint32_t>(piece.size()));
+    AppendBE32(&framed, static_cast<uint32_t>(block.size()));
+    framed += block;
+  }
+  std::vector<uint8_t> out(in.size());
+  ASSERT_TRUE(Decompress(Codec::LZ4, AsSpan(framed), out).ok());
+  EXPECT_EQ(out, in);
+  // Truncated framing falls through to the raw-block and frame attempts, which fail too.
+  EXPECT_TRUE(Decompress(Codec::LZ4, AsSpan(framed).first(framed.size() - 10), out).Is(StatusCode::kCorrupt));
+}
+
+TEST(Codec, Lz4RawBlockFallback) {
+  const std::vector<uint8_t> in = TestData(4096, 11);
+  const std::string block = Lz4Block(in);
+  std::vector<uint8_t> out(in.size());
+  ASSERT_TRUE(Decompress(Codec::LZ4, AsSpan(block), out).ok());
+  EXPECT_EQ(out, in);
+}
+
+TEST(Codec, Lz4FrameFallback) {
+  const std::vector<uint8_t> in = TestData(100000, 13);
+  std::string frame(LZ4F_compressFrameBound(in.size(), nullptr), '\0');
+  const size_t n = LZ4F_compressFrame(frame.data(), frame.size(), in.data(), in.size(), nullptr);
+  ASSERT_FALSE(LZ4F_isError(n));
+  frame.resize(n);
+  std::vector<uint8_t> out(in.size());
+  Status st = Decompress(Codec::LZ4, AsSpan(frame), out);
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  EXPECT_EQ(out, in);
+  std::vector<uint8_t> small(in.size() - 1);
+  EXPECT_TRUE(Decompress(Codec::LZ4, AsSpan(frame), small).Is(StatusCode::kCorrupt));
+  EXPECT_TRUE(Decompress(Codec::LZ4, AsSpan(frame).first(n - 5), out).Is(StatusCode::kCorrupt));
+}
+
+TEST(Codec, UnsupportedAndInvalid) {
+  EXPECT_FALSE(IsCodecSupported(Codec::LZO));
+  EXPECT_TRUE(IsCodecSupported(Codec::LZ4));
+  std::vector<uint8_t> out(4);
+  const uint8_t in[4] = {1, 2, 3, 4};
+  EXPECT_TRUE(Decompress(Codec::LZO, in, out).Is(StatusCode::kNotSupported));
+  std::string s;
+  EXPECT_TRUE(Compress(Codec::LZO, 0, in, &s).Is(StatusCode::kNotSupported));
+  EXPECT_TRUE(Compress(Codec::LZ4, 0, in, &s).Is(StatusCode::kNotSupported));
+  EXPECT_TRUE(Compress(Codec::ZSTD, 99, in, &s).Is(StatusCode::kInvalidArgument));
+  EXPECT_TRUE(Compress(Codec::GZIP, 10, in, &s).Is(StatusCode::kInvalidArgument));
+  EXPECT_TRUE(Decompress(static_cast<Codec>(42), in, out).Is(StatusCode::kCorrupt));
+  std::vector<uint8_t> out3(3);
+  EXPECT_TRUE(Decompress(Codec::UNCOMPRESSED, in, out3).Is(StatusCode::kCorrupt));
+  ASSERT_TRUE(Decompress(Codec::UNCOMPRESSED, in, out).ok());
+  EXPECT_EQ(out, std::vector<uint8_t>(in, in + 4));
+}
+
+}  // namespace
+}  // namespace rap::parquet
