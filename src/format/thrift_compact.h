@@ -180,8 +180,12 @@ class Reader {
       return Error(header_at,
                    FieldDesc(f, name) + ": expected list<" + CTypeName(elem) + ">, got list<" + CTypeName(et) + ">");
     }
+    if (n > limits_.max_list_size) {
+      return Error(header_at, FieldDesc(f, name) + ": list of " + std::to_string(n) +
+                                  " elements exceeds the limit of " + std::to_string(limits_.max_list_size));
+    }
     int64_t min_bytes = elem == kDouble ? 8 : 1;
-    if (n > limits_.max_list_size || n > static_cast<int64_t>(remaining()) / min_bytes) {
+    if (n > static_cast<int64_t>(remaining()) / min_bytes) {
       return Error(header_at, FieldDesc(f, name) + ": list of " + std::to_string(n) + " elements does not fit in the " +
                                   std::to_string(remaining()) + " bytes left");
     }
@@ -280,7 +284,11 @@ class Reader {
     size_t at = pos_;
     uint64_t n = 0;
     RAP_RETURN_NOT_OK(Varint(&n, name));
-    if (n > remaining() || n > static_cast<uint64_t>(limits_.max_string_size)) {
+    if (n > static_cast<uint64_t>(limits_.max_string_size)) {
+      return Error(at, std::string(name) + ": binary of " + std::to_string(n) + " bytes exceeds the limit of " +
+                           std::to_string(limits_.max_string_size) + " bytes");
+    }
+    if (n > remaining()) {
       return Error(at, std::string(name) + ": binary of " + std::to_string(n) + " bytes does not fit in the " +
                            std::to_string(remaining()) + " bytes left");
     }
@@ -377,15 +385,8 @@ class Writer {
     Varint(v.size());
     out_->append(v.data(), v.size());
   }
-
- private:
-  static constexpr int kMaxDepth = 32;
-
-  void PushStruct() { last_[depth_++] = 0; }
-  void PopStruct() {
-    out_->push_back(0);
-    --depth_;
-  }
+  // The header of a field of any type (maps and sets are never written by rap; tests use this and
+  // Raw() to build them). Bool fields: kBoolTrue/kBoolFalse carry the value.
   void FieldHeader(uint8_t type, int16_t id) {
     int16_t& last = last_[depth_ - 1];
     int delta = id - last;
@@ -397,12 +398,22 @@ class Writer {
     }
     last = id;
   }
+  void Raw(std::string_view bytes) { out_->append(bytes.data(), bytes.size()); }
   void Varint(uint64_t v) {
     while (v >= 0x80) {
       out_->push_back(static_cast<char>((v & 0x7f) | 0x80));
       v >>= 7;
     }
     out_->push_back(static_cast<char>(v));
+  }
+
+ private:
+  static constexpr int kMaxDepth = 32;
+
+  void PushStruct() { last_[depth_++] = 0; }
+  void PopStruct() {
+    out_->push_back(0);
+    --depth_;
   }
   void ZigZag(int64_t v) { Varint((static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63)); }
 
