@@ -7,6 +7,8 @@
 #include "io/http_store.h"
 #include "io/local_store.h"
 #include "rap/io/object_store.h"
+#include "rap/io/s3_config.h"
+#include "rap/io/s3_store.h"
 
 namespace rap::io {
 
@@ -91,6 +93,25 @@ Result<ResolvedUrl> OpenUrl(const std::string& url) {
     });
     if (!made.ok()) return made;
     return ResolvedUrl{store, path};
+  }
+  if (StartsWith(url, "s3://")) {
+    std::string rest = url.substr(5);
+    size_t slash = rest.find('/');
+    std::string bucket = rest.substr(0, slash);
+    std::string key = slash == std::string::npos ? "" : rest.substr(slash + 1);
+    if (bucket.empty()) return Status::InvalidArgument(url + ": expected s3://bucket/key");
+    RAP_ASSIGN_OR_RETURN(S3Config config, LoadS3Config());
+    Status made;
+    ObjectStorePtr store = GlobalRegistry().GetOrCreate("s3|" + bucket + "|" + config.CacheKey(), [&]() -> ObjectStorePtr {
+      auto s = MakeS3Store(bucket, config, HttpOptionsFromEnv());
+      if (!s.ok()) {
+        made = s.status();
+        return nullptr;
+      }
+      return *s;
+    });
+    if (!made.ok()) return made;
+    return ResolvedUrl{store, key};
   }
   size_t scheme_end = url.find("://");
   if (scheme_end != std::string::npos && url.find('/') > scheme_end) {

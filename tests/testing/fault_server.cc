@@ -157,14 +157,17 @@ void FaultServer::Serve(int fd) {
       req.headers[Lower(line.substr(0, colon))] = v;
     }
     req.range = req.headers.count("range") ? req.headers["range"] : "";
-    // A request body (PUT) is read and discarded.
+    // A request body (PUT) is read; a PUT stores it as the object.
+    std::string put_body;
     if (req.headers.count("content-length")) {
       size_t want = std::stoull(req.headers["content-length"]);
+      if (req.headers.count("expect")) SendAll(fd, "HTTP/1.1 100 Continue\r\n\r\n");
       while (pending.size() < want) {
         ssize_t n = ::recv(fd, buf, sizeof(buf), 0);
         if (n <= 0) return;
         pending.append(buf, static_cast<size_t>(n));
       }
+      put_body = pending.substr(0, want);
       pending.erase(0, want);
     }
     ++requests_;
@@ -208,6 +211,14 @@ void FaultServer::Serve(int fd) {
         continue;
       default:
         break;
+    }
+    if (req.method == "PUT") {
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        objects_[req.path] = put_body;
+      }
+      if (!simple(200, "OK", "ETag: \"etag-1\"\r\n")) return;
+      continue;
     }
     if (!found) {
       if (!simple(404, "Not Found", "")) return;
