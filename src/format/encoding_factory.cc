@@ -18,6 +18,11 @@ Status CheckTypeLength(Type type, int32_t type_length) {
   return Status::OK();
 }
 
+bool IsByteStreamSplitType(Type type) {
+  return type == Type::FLOAT || type == Type::DOUBLE || type == Type::INT32 || type == Type::INT64 ||
+         type == Type::FIXED_LEN_BYTE_ARRAY;
+}
+
 }  // namespace
 
 Result<std::unique_ptr<ValueDecoder>> MakeValueDecoder(Encoding encoding, Type type, int32_t type_length,
@@ -35,6 +40,22 @@ Result<std::unique_ptr<ValueDecoder>> MakeValueDecoder(Encoding encoding, Type t
       return internal::MakeDictIndexDecoder(encoding, type, data, num_values);
     case Encoding::RLE:
       if (type == Type::BOOLEAN) return internal::MakeRleBoolDecoder(data, num_values);
+      break;
+    case Encoding::DELTA_BINARY_PACKED:
+      if (type == Type::INT32 || type == Type::INT64) {
+        return internal::MakeDeltaBinaryPackedDecoder(type, data, num_values);
+      }
+      break;
+    case Encoding::DELTA_LENGTH_BYTE_ARRAY:
+      if (type == Type::BYTE_ARRAY) return internal::MakeDeltaLengthDecoder(data, num_values);
+      break;
+    case Encoding::DELTA_BYTE_ARRAY:
+      if (type == Type::BYTE_ARRAY || type == Type::FIXED_LEN_BYTE_ARRAY) {
+        return internal::MakeDeltaByteArrayDecoder(type, type_length, data, num_values);
+      }
+      break;
+    case Encoding::BYTE_STREAM_SPLIT:
+      if (IsByteStreamSplitType(type)) return internal::MakeByteStreamSplitDecoder(type, type_length, data, num_values);
       break;
     default:
       break;
@@ -59,6 +80,20 @@ Result<std::unique_ptr<ValueEncoder>> MakeValueEncoder(Encoding encoding, Type t
       return internal::MakeDictIndexEncoder(dictionary_size);
     case Encoding::RLE:
       if (type == Type::BOOLEAN) return internal::MakeRleBoolEncoder();
+      break;
+    case Encoding::DELTA_BINARY_PACKED:
+      if (type == Type::INT32 || type == Type::INT64) return internal::MakeDeltaBinaryPackedEncoder(type);
+      break;
+    case Encoding::DELTA_LENGTH_BYTE_ARRAY:
+      if (type == Type::BYTE_ARRAY) return internal::MakeDeltaLengthEncoder();
+      break;
+    case Encoding::DELTA_BYTE_ARRAY:
+      if (type == Type::BYTE_ARRAY || type == Type::FIXED_LEN_BYTE_ARRAY) {
+        return internal::MakeDeltaByteArrayEncoder(type, type_length);
+      }
+      break;
+    case Encoding::BYTE_STREAM_SPLIT:
+      if (IsByteStreamSplitType(type)) return internal::MakeByteStreamSplitEncoder(type, type_length);
       break;
     default:
       break;
