@@ -98,8 +98,8 @@ int main(int argc, char** argv) {
 
   TransportEstimate trained;
   trained.latency_samples = trained.throughput_samples = 9;
-  trained.latency_s = 0.02;            // 20 ms per wave
-  trained.throughput_bps = 128e6;      // 128 MB/s shared
+  trained.latency_s = 0.02;        // 20 ms per wave
+  trained.throughput_bps = 128e6;  // 128 MB/s shared
   const RangePlanner planner;
   const PlanPolicy fixed = PlanPolicy::FixedGap(rap::kMiB);
 
@@ -120,12 +120,13 @@ int main(int argc, char** argv) {
     };
     add("normalise", MedianNs([&] { benchmark::DoNotOptimize(NormalizeRanges(input)); }, reps, min_ms), set.size());
     PlanDecision a = planner.Plan(set, PlanPolicy::Auto(), trained);
-    add("plan_auto", MedianNs([&] { benchmark::DoNotOptimize(planner.Plan(set, PlanPolicy::Auto(), trained)); }, reps,
-                              min_ms),
+    add("plan_auto",
+        MedianNs([&] { benchmark::DoNotOptimize(planner.Plan(set, PlanPolicy::Auto(), trained)); }, reps, min_ms),
         a.plan.request_count());
     PlanDecision c = planner.Plan(set, PlanPolicy::Auto(), TransportEstimate{});
-    add("plan_cold", MedianNs([&] { benchmark::DoNotOptimize(planner.Plan(set, PlanPolicy::Auto(), TransportEstimate{})); },
-                              reps, min_ms),
+    add("plan_cold",
+        MedianNs([&] { benchmark::DoNotOptimize(planner.Plan(set, PlanPolicy::Auto(), TransportEstimate{})); }, reps,
+                 min_ms),
         c.plan.request_count());
     PlanDecision f = planner.Plan(set, fixed, trained);
     add("fixed", MedianNs([&] { benchmark::DoNotOptimize(planner.Plan(set, fixed, trained)); }, reps, min_ms),
@@ -148,8 +149,8 @@ int main(int argc, char** argv) {
     }
     out << "ranges,stage,median_ns,ns_per_range,requests,repetitions,min_ms\n";
     for (const Row& r : rows) {
-      out << fmt::format("{},{},{:.0f},{:.2f},{},{},{}\n", r.ranges, r.stage, r.ns, r.ns / static_cast<double>(r.ranges),
-                         r.requests, reps, min_ms);
+      out << fmt::format("{},{},{:.0f},{:.2f},{},{},{}\n", r.ranges, r.stage, r.ns,
+                         r.ns / static_cast<double>(r.ranges), r.requests, reps, min_ms);
     }
     std::printf("wrote %s\n", csv_path.c_str());
   }

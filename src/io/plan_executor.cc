@@ -36,8 +36,8 @@ PlanOutcomeKind Classify(const Status& st, const ReadOptions& ro) {
 // Checks that the store returned one buffer of the right length per requested range.
 Status CheckBuffers(const std::string& path, std::span<const ByteRange> ranges, const std::vector<Buffer>& bufs) {
   if (bufs.size() != ranges.size()) {
-    return Status::Corrupt(fmt::format("{}: multi-range read returned {} buffers for {} ranges", path, bufs.size(),
-                                       ranges.size()));
+    return Status::Corrupt(
+        fmt::format("{}: multi-range read returned {} buffers for {} ranges", path, bufs.size(), ranges.size()));
   }
   for (size_t i = 0; i < ranges.size(); ++i) {
     if (bufs[i].size() != ranges[i].length) {

@@ -24,8 +24,8 @@ CandidateSet CandidateSet::Build(const RangeSet& exact, const CandidateConfig& c
   // The bound in floating point because ratio * exact bytes may exceed 2^64. Candidate bytes are exact
   // integers: a candidate never spans more than [first offset, last end), so the sum cannot overflow.
   const long double bound = static_cast<long double>(config.max_byte_ratio) * static_cast<long double>(exact_bytes);
-  uint64_t merged = 0;            // gaps merged so far (a prefix of the sorted order)
-  uint64_t bytes = exact_bytes;   // exact bytes + merged gap bytes
+  uint64_t merged = 0;           // gaps merged so far (a prefix of the sorted order)
+  uint64_t bytes = exact_bytes;  // exact bytes + merged gap bytes
   for (uint64_t waves = exact_waves - 1; waves >= 1; --waves) {
     const uint64_t requests = waves * per_wave;  // < n because waves < ceil(n / per_wave)
     const uint64_t need = n - requests;

@@ -19,10 +19,14 @@ double Median(const std::deque<double>& window) {
 
 std::string_view PlanOutcomeName(PlanOutcomeKind kind) {
   switch (kind) {
-    case PlanOutcomeKind::kSuccess: return "success";
-    case PlanOutcomeKind::kFailed: return "failed";
-    case PlanOutcomeKind::kTruncated: return "truncated";
-    case PlanOutcomeKind::kCancelled: return "cancelled";
+    case PlanOutcomeKind::kSuccess:
+      return "success";
+    case PlanOutcomeKind::kFailed:
+      return "failed";
+    case PlanOutcomeKind::kTruncated:
+      return "truncated";
+    case PlanOutcomeKind::kCancelled:
+      return "cancelled";
   }
   return "unknown";
 }

@@ -12,9 +12,12 @@ namespace rap::plan {
 
 std::string PlanPolicy::ToString() const {
   switch (kind) {
-    case PolicyKind::kAuto: return "auto";
-    case PolicyKind::kExact: return "exact";
-    case PolicyKind::kStore: return "store";
+    case PolicyKind::kAuto:
+      return "auto";
+    case PolicyKind::kExact:
+      return "exact";
+    case PolicyKind::kStore:
+      return "store";
     case PolicyKind::kFixedGap:
       if (max_gap != 0 && max_gap % kGiB == 0) return fmt::format("fixed:{}GiB", max_gap / kGiB);
       if (max_gap != 0 && max_gap % kMiB == 0) return fmt::format("fixed:{}MiB", max_gap / kMiB);
@@ -42,11 +45,16 @@ Result<PlanPolicy> ParsePlanPolicy(std::string_view text) {
 
 std::string_view DecidedByName(DecidedBy d) {
   switch (d) {
-    case DecidedBy::kColdStart: return "cold_start";
-    case DecidedBy::kColdStartRequestBound: return "cold_start_request_bound";
-    case DecidedBy::kCostExact: return "cost_exact";
-    case DecidedBy::kCostMerged: return "cost_merged";
-    case DecidedBy::kForcedPolicy: return "forced_policy";
+    case DecidedBy::kColdStart:
+      return "cold_start";
+    case DecidedBy::kColdStartRequestBound:
+      return "cold_start_request_bound";
+    case DecidedBy::kCostExact:
+      return "cost_exact";
+    case DecidedBy::kCostMerged:
+      return "cost_merged";
+    case DecidedBy::kForcedPolicy:
+      return "forced_policy";
   }
   return "unknown";
 }
@@ -67,10 +75,17 @@ PlanDecision RangePlanner::Plan(const RangeSet& exact, const PlanPolicy& policy,
   d.exact_requests = exact.size();
   d.exact_bytes = exact.total_bytes();
   switch (policy.kind) {
-    case PolicyKind::kExact: d.plan = PhysicalPlan::Exact(exact); break;
-    case PolicyKind::kFixedGap: d.plan = PhysicalPlan::MergeGapsUpTo(exact, policy.max_gap); break;
-    case PolicyKind::kStore: d.use_store_native = true; break;
-    case PolicyKind::kAuto: break;  // handled above
+    case PolicyKind::kExact:
+      d.plan = PhysicalPlan::Exact(exact);
+      break;
+    case PolicyKind::kFixedGap:
+      d.plan = PhysicalPlan::MergeGapsUpTo(exact, policy.max_gap);
+      break;
+    case PolicyKind::kStore:
+      d.use_store_native = true;
+      break;
+    case PolicyKind::kAuto:
+      break;  // handled above
   }
   if (!d.use_store_native) d.estimated_s = EstimateSeconds(d.plan.request_count(), d.plan.bytes, estimate);
   return d;

@@ -22,8 +22,8 @@ Result<RangeSet> NormalizeTaggedRanges(std::span<const TaggedRange> input) {
   for (size_t i = 0; i < input.size(); ++i) {
     const ByteRange& r = input[i].range;
     if (r.length > UINT64_MAX - r.offset) {
-      return Status::InvalidArgument(fmt::format("byte range {} (offset {}, length {}): end exceeds 2^64 - 1", i,
-                                                 r.offset, r.length));
+      return Status::InvalidArgument(
+          fmt::format("byte range {} (offset {}, length {}): end exceeds 2^64 - 1", i, r.offset, r.length));
     }
     if (r.length > 0) sorted.push_back(input[i]);
   }

@@ -1,8 +1,6 @@
 // ReadPlanned end to end: the bytes handed back for every exact range equal the object's bytes under
-// every policy, against the local store, a scripted store (deterministic timings for the estimator
-// feed, faults) and a real nginx.
-#include <gtest/gtest.h>
-
+// every policy, against the local store and a scripted store (deterministic timings for the estimator
+// feed, faults). The same against a real nginx: plan_executor_nginx_test.cc.
 #include <algorithm>
 #include <cmath>
 #include <memory>
@@ -10,11 +8,12 @@
 #include <string>
 #include <vector>
 
-#include "rap/io/http_store.h"
+#include <gtest/gtest.h>
+
 #include "rap/io/object_store.h"
 #include "rap/io/planned_read.h"
 #include "rap/util/units.h"
-#include "testing/nginx_fixture.h"
+
 #include "testing/paths.h"
 
 namespace rap::io {
@@ -44,8 +43,8 @@ std::vector<ByteRange> RandomRanges(std::mt19937_64& rng, uint64_t size, size_t 
     ByteRange r{off(rng), 0};
     r.length = std::uniform_int_distribution<uint64_t>(0, std::min<uint64_t>(size - r.offset, 40000))(rng);
     out.push_back(r);
-    if (i % 7 == 0) out.push_back(r);                                            // duplicate
-    if (i % 11 == 0 && r.end() + 10 <= size) out.push_back({r.end(), 10});       // touching
+    if (i % 7 == 0) out.push_back(r);                                       // duplicate
+    if (i % 11 == 0 && r.end() + 10 <= size) out.push_back({r.end(), 10});  // touching
   }
   return out;
 }
@@ -360,41 +359,6 @@ TEST(ScriptedPlannedRead, StorePolicyRecordsTheStoresShape) {
   EXPECT_EQ(rec.exact_requests, 30u);
   EXPECT_EQ(rec.chosen_requests, 1u);
   EXPECT_EQ(rec.chosen_bytes, 30 * 64 * kKiB + 29 * 4 * kKiB);
-}
-
-// ---- nginx ----
-
-TEST(NginxPlannedRead, EveryPolicyReturnsTheFileBytes) {
-  rap::testing::TempDir dir;
-  const std::string data = Pattern(5 * kMiB + 77, 11);
-  rap::testing::WriteStringToFile(dir.Join("obj.bin"), data);
-  rap::testing::NginxServer server(dir.path());
-  if (!server.ok()) GTEST_SKIP() << server.error();
-  auto store = MakeHttpStore(server.base_url());
-  ASSERT_TRUE(store.ok()) << store.status().ToString();
-  EXPECT_EQ(DefaultPlanPolicy(**store), PlanPolicy::Auto());
-  auto est = std::make_shared<TransportEstimator>();
-  std::mt19937_64 rng(7);
-  for (const char* p : {"exact", "fixed:1MiB", "store", "auto", "auto", "auto", "auto"}) {
-    std::vector<ByteRange> ranges = RandomRanges(rng, data.size(), 80);
-    PlanOptions opts;
-    opts.policy = *plan::ParsePlanPolicy(p);
-    opts.estimator = est;
-    plan::PlanRecord rec;
-    auto bufs = ReadPlanned(**store, "/obj.bin", ranges, opts, &rec);
-    ASSERT_TRUE(bufs.ok()) << p << ": " << bufs.status().ToString();
-    ASSERT_NO_FATAL_FAILURE(ExpectBytes(data, ranges, *bufs)) << p;
-    EXPECT_EQ(rec.outcome, PlanOutcomeKind::kSuccess);
-    EXPECT_TRUE(rec.latency_sample_added);
-    EXPECT_EQ(rec.payload_bytes, rec.chosen_bytes) << p;
-  }
-  EXPECT_EQ(est->Estimate().latency_samples, 7u);
-  // A missing object fails and adds nothing.
-  std::vector<ByteRange> one = {{0, 10}};
-  PlanOptions opts;
-  opts.estimator = est;
-  EXPECT_FALSE(ReadPlanned(**store, "/missing.bin", one, opts).ok());
-  EXPECT_EQ(est->Estimate().latency_samples, 7u);
 }
 
 }  // namespace

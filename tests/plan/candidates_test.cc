@@ -1,8 +1,9 @@
-#include <gtest/gtest.h>
+#include "rap/plan/candidates.h"
 
 #include <vector>
 
-#include "rap/plan/candidates.h"
+#include <gtest/gtest.h>
+
 #include "rap/plan/planner.h"
 #include "rap/util/units.h"
 

@@ -1,11 +1,14 @@
-#include <gtest/gtest.h>
+// TransportEstimator and EstimatorRegistry: windows, medians, eligibility, cold start, thread safety.
+// rap-test-labels: concurrent
+#include "rap/plan/estimator.h"
 
 #include <atomic>
 #include <cmath>
 #include <thread>
 #include <vector>
 
-#include "rap/plan/estimator.h"
+#include <gtest/gtest.h>
+
 #include "rap/plan/planner.h"
 #include "rap/util/units.h"
 
@@ -160,7 +163,8 @@ TEST(TransportEstimator, ConcurrentReportsAndReads) {
           TransportEstimate est = e.Estimate();
           if (est.latency_samples > 9 || est.throughput_samples > 9) bad = true;
           if (est.latency_samples > 0 && (est.latency_s < 0.001 || est.latency_s > 0.008)) bad = true;
-          if (est.throughput_samples > 0 && (est.throughput_bps < 10.0 * kMiB - 1 || est.throughput_bps > 80.0 * kMiB + 1)) {
+          if (est.throughput_samples > 0 &&
+              (est.throughput_bps < 10.0 * kMiB - 1 || est.throughput_bps > 80.0 * kMiB + 1)) {
             bad = true;
           }
         }
@@ -207,7 +211,8 @@ TEST(EstimatorRegistry, ConcurrentGet) {
   std::vector<TransportEstimator*> seen(8);
   for (int t = 0; t < 8; ++t) {
     threads.emplace_back([&, t] {
-      for (int i = 0; i < 500; ++i) seen[t] = EstimatorRegistry::Global().Get("s3://race/" + std::to_string(i % 7)).get();
+      for (int i = 0; i < 500; ++i)
+        seen[t] = EstimatorRegistry::Global().Get("s3://race/" + std::to_string(i % 7)).get();
       seen[t] = EstimatorRegistry::Global().Get("s3://race/final").get();
     });
   }

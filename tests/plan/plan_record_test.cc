@@ -1,11 +1,13 @@
-#include <gtest/gtest.h>
+// PlanRecord, its CSV form and the thread-safe PlanLog.
+// rap-test-labels: concurrent
+#include "rap/plan/plan_record.h"
 
 #include <cmath>
 #include <sstream>
 #include <thread>
 #include <vector>
 
-#include "rap/plan/plan_record.h"
+#include <gtest/gtest.h>
 
 namespace rap::plan {
 namespace {

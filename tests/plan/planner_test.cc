@@ -1,11 +1,12 @@
-#include <gtest/gtest.h>
+#include "rap/plan/planner.h"
 
 #include <algorithm>
 #include <cmath>
 #include <random>
 #include <vector>
 
-#include "rap/plan/planner.h"
+#include <gtest/gtest.h>
+
 #include "rap/util/units.h"
 
 namespace rap::plan {
@@ -207,8 +208,8 @@ Scenario RandomScenario(std::mt19937_64& rng) {
     ByteRange r{off(rng), len(rng)};
     sc.input.push_back(r);
     const int extra = std::uniform_int_distribution<int>(0, 9)(rng);
-    if (extra == 0) sc.input.push_back(r);                            // duplicate
-    if (extra == 1) sc.input.push_back({r.end(), len(rng)});          // touching
+    if (extra == 0) sc.input.push_back(r);                                         // duplicate
+    if (extra == 1) sc.input.push_back({r.end(), len(rng)});                       // touching
     if (extra == 2 && r.length > 2) sc.input.push_back({r.offset + 1, r.length});  // overlapping
   }
   Result<RangeSet> s = NormalizeRanges(sc.input);
@@ -314,7 +315,8 @@ TEST(PlannerProperties, RandomRangeSets) {
       if (e.Trained(3) && !set.candidates().empty()) {
         // Brute force of the choice rule.
         double lowest = INFINITY;
-        for (const Candidate& c : set.candidates()) lowest = std::min(lowest, planner.EstimateSeconds(c.requests, c.bytes, e));
+        for (const Candidate& c : set.candidates())
+          lowest = std::min(lowest, planner.EstimateSeconds(c.requests, c.bytes, e));
         const Candidate* best = nullptr;
         for (const Candidate& c : set.candidates()) {
           if (planner.EstimateSeconds(c.requests, c.bytes, e) > lowest * 1.1) continue;

@@ -1,9 +1,10 @@
-#include <gtest/gtest.h>
+#include "rap/plan/range_set.h"
 
 #include <vector>
 
+#include <gtest/gtest.h>
+
 #include "rap/plan/physical_plan.h"
-#include "rap/plan/range_set.h"
 
 namespace rap::plan {
 namespace {
@@ -70,7 +71,7 @@ TEST(RangeSet, FindLocatesTheContainingRange) {
   EXPECT_EQ(s->Find({3, 2}), 0u);
   EXPECT_EQ(s->Find({30, 10}), 2u);
   EXPECT_EQ(s->Find({25, 5}), 1u);
-  EXPECT_EQ(s->Find({10, 5}), std::nullopt);  // in a gap
+  EXPECT_EQ(s->Find({10, 5}), std::nullopt);   // in a gap
   EXPECT_EQ(s->Find({25, 10}), std::nullopt);  // spans two ranges
   EXPECT_EQ(s->Find({45, 1}), std::nullopt);   // past the end
 }

@@ -27,8 +27,8 @@ struct PlanOptions {
   std::shared_ptr<plan::TransportEstimator> estimator;
   plan::PlannerConfig planner;
   const CancellationToken* cancel = nullptr;  // optional
-  std::string expected_etag;                   // when set, a different ETag fails with kChanged
-  plan::PlanLog* log = nullptr;                // optional: every executed plan is appended
+  std::string expected_etag;                  // when set, a different ETag fails with kChanged
+  plan::PlanLog* log = nullptr;               // optional: every executed plan is appended
 };
 
 // Reads `exact` (any order; overlaps, duplicates and empty ranges allowed) from `path`. Buffer i holds
@@ -45,8 +45,7 @@ struct PlanOptions {
 // A failed, truncated (a response of the wrong length, kCorrupt from the store) or cancelled plan adds
 // nothing. `record`, when given, is filled in every case the plan was made (also on failure).
 Result<std::vector<Buffer>> ReadPlanned(ObjectStore& store, const std::string& path, std::span<const ByteRange> exact,
-                                        const PlanOptions& options = PlanOptions(),
-                                        plan::PlanRecord* record = nullptr);
+                                        const PlanOptions& options = PlanOptions(), plan::PlanRecord* record = nullptr);
 
 // The policy ReadPlanned uses for `store` when options.policy is unset.
 plan::PlanPolicy DefaultPlanPolicy(const ObjectStore& store);

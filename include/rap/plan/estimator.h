@@ -29,9 +29,9 @@ namespace rap::plan {
 inline constexpr double kUnknown = std::numeric_limits<double>::quiet_NaN();
 
 struct EstimatorConfig {
-  size_t window = 9;                       // samples kept per window
-  uint64_t min_throughput_bytes = kMiB;    // a throughput sample needs at least this much payload ...
-  double min_throughput_wall_s = 0.010;    // ... delivered over at least this much time
+  size_t window = 9;                     // samples kept per window
+  uint64_t min_throughput_bytes = kMiB;  // a throughput sample needs at least this much payload ...
+  double min_throughput_wall_s = 0.010;  // ... delivered over at least this much time
 };
 
 // A snapshot of an estimator.
@@ -47,9 +47,7 @@ struct TransportEstimate {
   double throughput_bps = kUnknown;
 
   // Both windows hold at least `min_samples` samples (the planner's end of cold start).
-  bool Trained(size_t min_samples) const {
-    return latency_samples >= min_samples && throughput_samples >= min_samples;
-  }
+  bool Trained(size_t min_samples) const { return latency_samples >= min_samples && throughput_samples >= min_samples; }
   // Both typical values are known (at least one sample per window).
   bool HasValues() const { return latency_samples > 0 && throughput_samples > 0; }
 };

@@ -53,8 +53,8 @@ PlanRecord MakePlanRecord(const PlanDecision& decision);
 void SetObservedTime(PlanRecord* record, double observed_s);
 
 // CSV (RFC 4180 quoting for text fields; NaN as an empty field; times in seconds, rates in bytes/s).
-std::string PlanRecordCsvHeader();             // without a trailing newline
-std::string PlanRecordCsvRow(const PlanRecord& record);  // without a trailing newline
+std::string PlanRecordCsvHeader();                                                 // without a trailing newline
+std::string PlanRecordCsvRow(const PlanRecord& record);                            // without a trailing newline
 void WritePlanRecordsCsv(std::ostream& out, std::span<const PlanRecord> records);  // header + rows
 
 // Thread-safe collector of records, in the order they were added.

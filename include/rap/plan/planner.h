@@ -47,10 +47,10 @@ struct PlanPolicy {
 Result<PlanPolicy> ParsePlanPolicy(std::string_view text);
 
 struct PlannerConfig {
-  uint64_t max_concurrency = 10;         // requests per wave
-  double max_byte_ratio = 4.0;           // candidates above ratio * exact bytes are dropped
-  double stability_margin = 0.10;        // candidates within this fraction of the lowest estimate stay
-  size_t cold_start_samples = 3;         // per window, before cost-based planning starts
+  uint64_t max_concurrency = 10;           // requests per wave
+  double max_byte_ratio = 4.0;             // candidates above ratio * exact bytes are dropped
+  double stability_margin = 0.10;          // candidates within this fraction of the lowest estimate stay
+  size_t cold_start_samples = 3;           // per window, before cost-based planning starts
   uint64_t cold_start_request_bound = 64;  // exact plans above this many requests use a candidate in cold start
 };
 
