@@ -22,7 +22,8 @@ namespace rap::testing {
 struct HttpResponse {
   int status = 0;                              // 0 if no status line arrived
   std::map<std::string, std::string> headers;  // names lower-cased
-  std::string body;
+  std::string body;         // empty if the client does not keep bodies
+  uint64_t body_bytes = 0;  // body bytes received
   bool headers_received = false;
   bool complete = false;   // the whole announced body arrived
   bool reset = false;      // the peer reset the connection (ECONNRESET)
@@ -49,6 +50,8 @@ class RawHttpClient {
   Result<HttpResponse> Request(const std::string& method, const std::string& target,
                                const std::vector<std::pair<std::string, std::string>>& headers = {});
   bool connected() const { return fd_ >= 0; }
+  // With false, bodies are counted (body_bytes) but not stored: for benchmarks of large transfers.
+  void set_keep_body(bool keep) { keep_body_ = keep; }
 
  private:
   RawHttpClient(int fd, double timeout_seconds) : fd_(fd), timeout_seconds_(timeout_seconds) {}
@@ -57,6 +60,8 @@ class RawHttpClient {
   int fd_;
   double timeout_seconds_;
   std::string pending_;  // bytes received but not yet consumed
+  std::unique_ptr<char[]> buffer_;
+  bool keep_body_ = true;
 };
 
 struct NetsimOptions {

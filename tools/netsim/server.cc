@@ -463,7 +463,8 @@ std::string Server::Impl::ConfigJson() const {
                         {"latency_seconds", options.profile.latency_seconds},
                         {"throughput_bytes_per_second", options.profile.throughput_bps},
                         {"throughput", FormatThroughput(options.profile.throughput_bps)},
-                        {"chunk_bytes", options.chunk}}
+                        {"chunk_bytes", options.chunk},
+                        {"quantum_bytes", throttle.quantum()}}
       .dump();
 }
 

@@ -16,6 +16,12 @@ Throttle::Throttle(asio::io_context& io, uint64_t bytes_per_second, size_t chunk
     : io_(io), timer_(io), rate_(bytes_per_second), chunk_(std::max<size_t>(chunk, 1)), catch_up_(catch_up),
       next_free_(Clock::now()) {}
 
+size_t Throttle::quantum() const {
+  if (rate_ == 0) return kUnlimitedChunk;
+  uint64_t two_ms = rate_ / 500;
+  return static_cast<size_t>(std::max<uint64_t>(chunk_, std::min<uint64_t>(two_ms, 1 << 20)));
+}
+
 Throttle::Clock::duration Throttle::LinkTime(size_t bytes) const {
   return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(double(bytes) / double(rate_)));
 }
@@ -53,7 +59,7 @@ void Throttle::Pump() {
     }
     Waiter w = std::move(queue_.front());
     queue_.pop_front();
-    size_t n = std::min(w.want, rate_ == 0 ? kUnlimitedChunk : chunk_);
+    size_t n = std::min(w.want, quantum());
     if (rate_ != 0) next_free_ = start + LinkTime(n);
     asio::post(io_, [g = std::move(w.grant), n] { g(n); });
   }

@@ -30,7 +30,9 @@ class Throttle {
   using Clock = std::chrono::steady_clock;
   using Grant = std::function<void(size_t granted)>;
 
-  // bytes_per_second 0 = unlimited. `chunk` is the largest grant (the fairness quantum).
+  // bytes_per_second 0 = unlimited. A grant (the fairness quantum) is `chunk` bytes, or 2 ms of
+  // link time if that is more (at most 1 MiB): at high rates, 16 KiB grants would cost a timer
+  // wake-up every 120 us and the server, not the limit, would set the pace.
   Throttle(boost::asio::io_context& io, uint64_t bytes_per_second, size_t chunk = 16 * 1024,
            std::chrono::microseconds catch_up = std::chrono::milliseconds(50));
 
@@ -40,13 +42,13 @@ class Throttle {
   size_t active_streams() const { return active_streams_; }
 
   // Requests up to `want` bytes (want > 0). `grant` is called once, asynchronously (never from
-  // inside Acquire), with 1..min(want, chunk) bytes, or with 0 if the throttle was cancelled.
+  // inside Acquire), with 1..min(want, quantum()) bytes, or with 0 if the throttle was cancelled.
   void Acquire(size_t want, Grant grant);
 
   // Changes the rate; queued waiters keep their place. 0 = unlimited.
   void SetRate(uint64_t bytes_per_second);
   uint64_t rate() const { return rate_; }
-  size_t chunk() const { return chunk_; }
+  size_t quantum() const;
   size_t waiting() const { return queue_.size(); }
 
   // Completes every waiter with 0 and stops the timer (used at shutdown).
