@@ -1,20 +1,17 @@
 #include "rap/plan/physical_plan.h"
 
-#include <cassert>
-
 namespace rap::plan {
 
 PhysicalPlan PhysicalPlan::FromMergedGaps(const RangeSet& exact, std::span<const uint8_t> merge_gap) {
   PhysicalPlan plan;
   const size_t n = exact.size();
   if (n == 0) return plan;
-  assert(merge_gap.size() + 1 == n);
   plan.slices.resize(n);
   ByteRange current = exact[0];
   plan.slices[0] = {0, 0};
   for (size_t i = 1; i < n; ++i) {
     const ByteRange& r = exact[i];
-    if (merge_gap[i - 1]) {
+    if (i - 1 < merge_gap.size() && merge_gap[i - 1]) {  // missing entries: not merged
       current.length = r.end() - current.offset;
     } else {
       plan.bytes += current.length;

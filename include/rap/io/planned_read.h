@@ -42,8 +42,9 @@ struct PlanOptions {
 // - throughput: payload bytes over the wall time during which payload was arriving (the union of the
 //   requests' delivery intervals), added only when the estimator's eligibility rule (>= 1 MiB over
 //   >= 10 ms) holds.
-// A failed, truncated (a response of the wrong length, kCorrupt from the store) or cancelled plan adds
-// nothing. `record`, when given, is filled in every case the plan was made (also on failure).
+// A store that reports no per-request timing gives no latency evidence. A failed, truncated (a response of the wrong
+// length, kCorrupt from the store) or cancelled plan adds nothing. `record`, when given, is filled in every case the
+// plan was made (also on failure).
 Result<std::vector<Buffer>> ReadPlanned(ObjectStore& store, const std::string& path, std::span<const ByteRange> exact,
                                         const PlanOptions& options = PlanOptions(), plan::PlanRecord* record = nullptr);
 

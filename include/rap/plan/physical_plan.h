@@ -27,8 +27,8 @@ struct PhysicalPlan {
 
   // One request per exact range.
   static PhysicalPlan Exact(const RangeSet& exact);
-  // Merges exact range i with range i + 1 wherever merge_gap[i] != 0 (merge_gap.size() == exact.size() - 1,
-  // or empty for an empty set).
+  // Merges exact range i with range i + 1 wherever merge_gap[i] != 0 (merge_gap has exact.size() - 1
+  // entries; missing entries count as 0).
   static PhysicalPlan FromMergedGaps(const RangeSet& exact, std::span<const uint8_t> merge_gap);
   // Merges every gap of at most `max_gap` bytes (the "fixed" policy).
   static PhysicalPlan MergeGapsUpTo(const RangeSet& exact, uint64_t max_gap);

@@ -33,8 +33,9 @@ struct PlanRecord {
   uint64_t chosen_bytes = 0;
   size_t candidates = 0;
   size_t candidates_dropped = 0;
-  // Times. prediction_error = (observed_s - estimated_s) / observed_s: positive when the model was
-  // optimistic (the plan took longer than predicted); NaN when either time is unknown.
+  // Times. observed_s: wall time of the plan's execution, from issuing its requests to holding every
+  // response (slicing included, decoding excluded). prediction_error = (observed_s - estimated_s) / observed_s:
+  // positive when the model was optimistic (the plan took longer than predicted); NaN when either time is unknown.
   double estimated_s = kUnknown;
   double observed_s = kUnknown;
   double prediction_error = kUnknown;
