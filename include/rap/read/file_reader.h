@@ -1,0 +1,141 @@
+// FileReader: one Parquet file through the ObjectStore interface. Reads the footer with one tail
+// read (cached process-wide per file version), the page indexes on demand (one multi-range read for
+// all needed), and for a RowSelection and a projection exactly the byte ranges of the pages that
+// hold selected rows (with an OffsetIndex; else whole column chunks), fetched with one ReadRanges
+// call per row group, decoded into record batches of a chosen size.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "rap/format/array.h"
+#include "rap/format/column_reader.h"
+#include "rap/format/schema.h"
+#include "rap/io/object_store.h"
+#include "rap/plan/byte_range.h"
+#include "rap/read/metadata_cache.h"
+#include "rap/read/record_batch_reader.h"
+#include "rap/read/row_selection.h"
+
+namespace rap::read {
+
+struct FileReaderOptions {
+  uint64_t tail_read_size = 64 * 1024;      // first (and usually only) footer read
+  bool verify_crc = true;                   // check page CRCs when present
+  int64_t max_page_bytes = int64_t{1} << 30;  // decompressed page limit (ResourceExhausted beyond)
+  int64_t batch_size = 64 * 1024;           // rows per record batch
+  bool use_page_index = true;               // select pages through the OffsetIndex when there is one
+  bool use_metadata_cache = true;           // MetadataCache::Global()
+  // When known (e.g. from a listing), size and ETag let a cached footer be used without any request.
+  std::optional<io::ObjectInfo> object_info;
+  io::ReadOptions io;
+};
+
+// What was read, so tests can check exactly which pages and bytes a read touched.
+struct ColumnReadStats {
+  int64_t data_pages_read = 0;
+  int64_t data_pages_skipped = 0;
+  int64_t dictionary_pages = 0;
+  int64_t values_decoded = 0;
+  int64_t values_skipped = 0;
+  std::vector<std::pair<int, int64_t>> pages;  // (row group, first row in the row group) of each decoded page
+};
+
+struct ReaderStats {
+  int64_t read_calls = 0;        // ObjectStore read calls (tail, page index, data)
+  int64_t requests = 0;          // physical requests reported by the store
+  uint64_t bytes = 0;            // payload bytes
+  std::vector<ByteRange> data_ranges;   // ranges of column data requested, in order
+  std::vector<ColumnReadStats> columns;  // by leaf column index
+};
+
+// The pruned fields of a projection and the leaf columns they need.
+struct Projection {
+  std::vector<parquet::FieldNode> fields;
+  std::vector<int> columns;  // sorted leaf column indices
+  SchemaPtr schema;
+};
+
+// The byte ranges of one column chunk needed for a selection.
+struct ChunkRanges {
+  int column = 0;
+  std::optional<ByteRange> dictionary;     // dictionary page (page-index reads only)
+  std::vector<ByteRange> runs;             // one per run of consecutive needed pages (or the whole chunk)
+  // With a page index: the needed pages (offset, size, first row) in file order.
+  std::vector<parquet::PageLocation> pages;
+  bool whole_chunk = false;
+};
+
+class FileReader : public std::enable_shared_from_this<FileReader> {
+ public:
+  static Result<std::shared_ptr<FileReader>> Open(io::ObjectStorePtr store, const std::string& path,
+                                                  FileReaderOptions options = {});
+
+  const std::string& path() const { return path_; }
+  const io::ObjectInfo& info() const { return meta_->info(); }
+  const parquet::FileMetaData& metadata() const { return meta_->metadata(); }
+  const parquet::SchemaDescriptor& schema() const { return meta_->schema(); }
+  const SchemaPtr& arrow_schema() const { return meta_->schema().arrow_schema(); }
+  const FileMetadataPtr& file_metadata() const { return meta_; }
+  const FileReaderOptions& options() const { return options_; }
+  bool metadata_from_cache() const { return from_cache_; }
+
+  int num_row_groups() const { return static_cast<int>(metadata().row_groups.size()); }
+  int64_t num_rows() const { return total_rows_; }
+  int64_t row_group_num_rows(int rg) const { return metadata().row_groups[static_cast<size_t>(rg)].num_rows; }
+  int64_t row_group_first_row(int rg) const { return rg_first_row_[static_cast<size_t>(rg)]; }
+
+  // Column names or dotted paths (see SchemaDescriptor::Project); empty = every column.
+  Result<Projection> Project(const std::vector<std::string>& columns = {}) const;
+
+  // Reads the OffsetIndex / ColumnIndex of the given chunks that are not cached yet, with one
+  // ReadRanges call. Chunks without an index are skipped.
+  Status LoadPageIndex(const std::vector<int>& row_groups, const std::vector<int>& columns, bool offset_index = true,
+                       bool column_index = false);
+  // Null when the chunk has no such index. Loads it (one read) when needed.
+  Result<std::shared_ptr<const parquet::OffsetIndex>> GetOffsetIndex(int rg, int column);
+  Result<std::shared_ptr<const parquet::ColumnIndex>> GetColumnIndex(int rg, int column);
+
+  // Exact ranges of the projected chunks of row group `rg` for `selection` (rows relative to rg).
+  Result<std::vector<ChunkRanges>> PlanRowGroup(int rg, const RowSelection& selection, const Projection& projection);
+
+  // Reads the selected rows of one row group (selection relative to the row group) as one batch.
+  Result<RecordBatch> ReadRowGroup(int rg, const RowSelection& selection, const Projection& projection);
+
+  // Batches of at most options().batch_size rows for `selection` (file row numbers; nullopt = all
+  // rows), in row order; a batch never spans two row groups.
+  Result<std::unique_ptr<RecordBatchReader>> NewBatchReader(std::optional<RowSelection> selection,
+                                                            const Projection& projection);
+  // Everything at once (tests, small files).
+  Result<std::vector<RecordBatch>> ReadAll(std::optional<RowSelection> selection, const Projection& projection);
+
+  ReaderStats stats() const;
+  void ResetStats();
+
+ private:
+  FileReader(io::ObjectStorePtr store, std::string path, FileReaderOptions options)
+      : store_(std::move(store)), path_(std::move(path)), options_(std::move(options)) {}
+  Status LoadMetadata();
+  Status Validate();
+  // The one place column data is fetched (a range planner can take over here).
+  Result<std::vector<Buffer>> FetchRanges(const std::vector<ByteRange>& ranges);
+  Result<std::vector<Buffer>> ReadRangesCounted(const std::vector<ByteRange>& ranges);
+  Result<ByteRange> ChunkRange(int rg, int column) const;
+
+  io::ObjectStorePtr store_;
+  std::string path_;
+  FileReaderOptions options_;
+  FileMetadataPtr meta_;
+  std::string cache_key_;
+  bool from_cache_ = false;
+  int64_t total_rows_ = 0;
+  std::vector<int64_t> rg_first_row_;
+  mutable std::mutex stats_mu_;
+  ReaderStats stats_;
+};
+
+}  // namespace rap::read

@@ -1,0 +1,252 @@
+// FormatValue: human-readable values of Arrow-layout arrays for the CLI (JSON-ish for nested values).
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "rap/format/array.h"
+
+namespace rap {
+
+// ---------------------------------------------------------------------------------------------
+// Formatting
+
+namespace {
+
+// Days since 1970-01-01 -> civil date (H. Hinnant's algorithm).
+void CivilFromDays(int64_t z, int64_t* y, unsigned* m, unsigned* d) {
+  z += 719468;
+  const int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+  const unsigned doe = static_cast<unsigned>(z - era * 146097);
+  const unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+  const int64_t yy = static_cast<int64_t>(yoe) + era * 400;
+  const unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+  const unsigned mp = (5 * doy + 2) / 153;
+  *d = doy - (153 * mp + 2) / 5 + 1;
+  *m = mp < 10 ? mp + 3 : mp - 9;
+  *y = yy + (*m <= 2 ? 1 : 0);
+}
+
+std::string FormatDate(int64_t days) {
+  int64_t y;
+  unsigned m, d;
+  CivilFromDays(days, &y, &m, &d);
+  return fmt::format("{:04}-{:02}-{:02}", y, m, d);
+}
+
+int64_t UnitsPerSecond(TimeUnit u) {
+  switch (u) {
+    case TimeUnit::kSecond: return 1;
+    case TimeUnit::kMilli: return 1000;
+    case TimeUnit::kMicro: return 1000000;
+    case TimeUnit::kNano: return 1000000000;
+  }
+  return 1;
+}
+
+std::string FormatFraction(int64_t frac, TimeUnit u) {
+  switch (u) {
+    case TimeUnit::kSecond: return "";
+    case TimeUnit::kMilli: return fmt::format(".{:03}", frac);
+    case TimeUnit::kMicro: return fmt::format(".{:06}", frac);
+    case TimeUnit::kNano: return fmt::format(".{:09}", frac);
+  }
+  return "";
+}
+
+std::string FormatTimeOfDay(int64_t v, TimeUnit u) {
+  const int64_t per = UnitsPerSecond(u);
+  int64_t secs = v / per, frac = v % per;
+  if (frac < 0) {
+    frac += per;
+    secs -= 1;
+  }
+  int64_t sod = ((secs % 86400) + 86400) % 86400;
+  return fmt::format("{:02}:{:02}:{:02}{}", sod / 3600, (sod / 60) % 60, sod % 60, FormatFraction(frac, u));
+}
+
+std::string FormatTimestamp(int64_t v, const DataType& t) {
+  const int64_t per = UnitsPerSecond(t.unit);
+  int64_t secs = v / per, frac = v % per;
+  if (frac < 0) {
+    frac += per;
+    secs -= 1;
+  }
+  int64_t days = secs / 86400, sod = secs % 86400;
+  if (sod < 0) {
+    sod += 86400;
+    days -= 1;
+  }
+  return FormatDate(days) + " " +
+         fmt::format("{:02}:{:02}:{:02}{}", sod / 3600, (sod / 60) % 60, sod % 60, FormatFraction(frac, t.unit)) +
+         (t.timezone.empty() ? "" : "Z");
+}
+
+float HalfToFloat(uint16_t h) {
+  const uint32_t sign = (h >> 15) & 1, exp = (h >> 10) & 0x1f, mant = h & 0x3ff;
+  float v;
+  if (exp == 0) {
+    v = std::ldexp(static_cast<float>(mant), -24);
+  } else if (exp == 31) {
+    v = mant ? std::nanf("") : INFINITY;
+  } else {
+    v = std::ldexp(static_cast<float>(mant | 0x400), static_cast<int>(exp) - 25);
+  }
+  return sign ? -v : v;
+}
+
+std::string FormatDecimal(const uint8_t* p, int32_t scale) {
+  uint64_t lo, hi;
+  std::memcpy(&lo, p, 8);
+  std::memcpy(&hi, p + 8, 8);
+  bool neg = (hi >> 63) != 0;
+  unsigned __int128 v = (static_cast<unsigned __int128>(hi) << 64) | lo;
+  if (neg) v = ~v + 1;
+  std::string digits;
+  do {
+    digits.push_back(static_cast<char>('0' + static_cast<int>(v % 10)));
+    v /= 10;
+  } while (v != 0);
+  if (scale > 0) {
+    while (static_cast<int32_t>(digits.size()) <= scale) digits.push_back('0');
+    digits.insert(digits.begin() + scale, '.');
+  }
+  if (neg) digits.push_back('-');
+  std::reverse(digits.begin(), digits.end());
+  if (scale < 0) digits.append(static_cast<size_t>(-scale), '0');
+  return digits;
+}
+
+std::string Hex(const uint8_t* p, size_t n) {
+  static const char* kHex = "0123456789abcdef";
+  std::string s;
+  s.reserve(n * 2);
+  for (size_t i = 0; i < n; ++i) {
+    s.push_back(kHex[p[i] >> 4]);
+    s.push_back(kHex[p[i] & 15]);
+  }
+  return s;
+}
+
+std::string JsonQuote(std::string_view s) {
+  std::string out = "\"";
+  for (char c : s) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          out += fmt::format("\\u{:04x}", static_cast<unsigned>(static_cast<unsigned char>(c)));
+        } else {
+          out.push_back(c);
+        }
+    }
+  }
+  out += "\"";
+  return out;
+}
+
+std::string FormatDouble(double v) {
+  if (std::isnan(v)) return "NaN";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  return fmt::format("{}", v);
+}
+
+std::string FormatImpl(const ArrayData& a, int64_t i, bool nested) {
+  if (a.IsNull(i)) return "null";
+  const DataType& t = *a.type;
+  const int64_t j = a.offset + i;
+  auto quote = [&](std::string s) { return nested ? JsonQuote(s) : s; };
+  switch (t.id) {
+    case TypeId::kNull: return "null";
+    case TypeId::kBool: return ((a.buffers[1].data()[j >> 3] >> (j & 7)) & 1) ? "true" : "false";
+    case TypeId::kInt8: return std::to_string(a.values<int8_t>()[i]);
+    case TypeId::kInt16: return std::to_string(a.values<int16_t>()[i]);
+    case TypeId::kInt32: return std::to_string(a.values<int32_t>()[i]);
+    case TypeId::kInt64: return std::to_string(a.values<int64_t>()[i]);
+    case TypeId::kUInt8: return std::to_string(a.values<uint8_t>()[i]);
+    case TypeId::kUInt16: return std::to_string(a.values<uint16_t>()[i]);
+    case TypeId::kUInt32: return std::to_string(a.values<uint32_t>()[i]);
+    case TypeId::kUInt64: return std::to_string(a.values<uint64_t>()[i]);
+    case TypeId::kFloat16: {
+      uint16_t h;
+      std::memcpy(&h, a.buffers[1].data() + j * 2, 2);
+      return FormatDouble(HalfToFloat(h));
+    }
+    case TypeId::kFloat32: return FormatDouble(a.values<float>()[i]);
+    case TypeId::kFloat64: return FormatDouble(a.values<double>()[i]);
+    case TypeId::kString: {
+      const int32_t* o = a.offsets();
+      return quote(std::string(reinterpret_cast<const char*>(a.buffers[2].data()) + o[i],
+                               static_cast<size_t>(o[i + 1] - o[i])));
+    }
+    case TypeId::kBinary: {
+      // Printable ASCII as is, other bytes (and the backslash) as \xNN.
+      const int32_t* o = a.offsets();
+      const uint8_t* p = a.buffers[2].data() + o[i];
+      std::string s;
+      for (int32_t k = 0; k < o[i + 1] - o[i]; ++k) {
+        if (p[k] >= 0x20 && p[k] < 0x7f && p[k] != '\\') {
+          s.push_back(static_cast<char>(p[k]));
+        } else {
+          s += "\\x" + Hex(p + k, 1);
+        }
+      }
+      return quote(s);
+    }
+    case TypeId::kFixedSizeBinary: {
+      const uint8_t* p = a.buffers[1].data() + j * t.byte_width;
+      std::string h = Hex(p, static_cast<size_t>(t.byte_width));
+      if (t.extension == "uuid" && t.byte_width == 16) {
+        h = h.substr(0, 8) + "-" + h.substr(8, 4) + "-" + h.substr(12, 4) + "-" + h.substr(16, 4) + "-" + h.substr(20);
+      }
+      return quote(h);
+    }
+    case TypeId::kDecimal128: return FormatDecimal(a.buffers[1].data() + j * 16, t.scale);
+    case TypeId::kDate32: return quote(FormatDate(a.values<int32_t>()[i]));
+    case TypeId::kTime32: return quote(FormatTimeOfDay(a.values<int32_t>()[i], t.unit));
+    case TypeId::kTime64: return quote(FormatTimeOfDay(a.values<int64_t>()[i], t.unit));
+    case TypeId::kTimestamp: return quote(FormatTimestamp(a.values<int64_t>()[i], t));
+    case TypeId::kList: {
+      const int32_t* o = a.offsets();
+      std::string s = "[";
+      for (int32_t k = o[i]; k < o[i + 1]; ++k) {
+        if (k != o[i]) s += ", ";
+        s += FormatImpl(*a.children[0], k, true);
+      }
+      return s + "]";
+    }
+    case TypeId::kMap: {
+      const int32_t* o = a.offsets();
+      const ArrayData& entries = *a.children[0];
+      std::string s = "{";
+      for (int32_t k = o[i]; k < o[i + 1]; ++k) {
+        if (k != o[i]) s += ", ";
+        const int64_t e = entries.offset + k;
+        std::string key = FormatImpl(*entries.children[0], e, true);
+        if (key.empty() || key[0] != '"') key = JsonQuote(key);
+        s += key + ": " + FormatImpl(*entries.children[1], e, true);
+      }
+      return s + "}";
+    }
+    case TypeId::kStruct: {
+      std::string s = "{";
+      for (size_t c = 0; c < a.children.size(); ++c) {
+        if (c) s += ", ";
+        s += JsonQuote(t.children[c].name) + ": " + FormatImpl(*a.children[c], j, true);
+      }
+      return s + "}";
+    }
+  }
+  return "?";
+}
+
+}  // namespace
+
+std::string FormatValue(const ArrayData& array, int64_t i) { return FormatImpl(array, i, false); }
+
+}  // namespace rap

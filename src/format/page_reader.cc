@@ -1,0 +1,303 @@
+// Page walking, CRC, decompression and level decoding for the column reader.
+#include "format/page_reader.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include <fmt/format.h>
+#include <zlib.h>
+
+#include "rap/format/codec.h"
+#include "rap/format/levels.h"
+#include "rap/format/thrift.h"
+
+namespace rap::parquet::internal {
+
+std::string PageContext(const ColumnReadOptions& options, const ColumnDescriptor& column, uint64_t offset) {
+  return fmt::format("{}{}column '{}' page at offset {}", options.file_name, options.file_name.empty() ? "" : ": ",
+                     column.dotted_path, offset);
+}
+
+Result<bool> NextPage(const PageSpan& span, size_t* pos, const ColumnDescriptor& column,
+                      const ColumnReadOptions& options, RawPage* page) {
+  const size_t size = span.bytes.size();
+  if (*pos >= size) return false;
+  const uint64_t at = span.file_offset + *pos;
+  size_t header_size = 0;
+  auto header = DecodePageHeader(span.bytes.span().subspan(*pos), &header_size);
+  if (!header.ok()) return header.status().WithContext(PageContext(options, column, at) + ": page header");
+  const PageHeader& h = *header;
+  if (h.compressed_page_size < 0 || h.uncompressed_page_size < 0) {
+    return Status::Corrupt(fmt::format("{}: negative page size (compressed {}, uncompressed {})",
+                                       PageContext(options, column, at), h.compressed_page_size,
+                                       h.uncompressed_page_size));
+  }
+  const size_t body_at = *pos + header_size;
+  if (header_size > size - *pos || static_cast<uint64_t>(h.compressed_page_size) > size - body_at) {
+    return Status::Corrupt(fmt::format("{}: page body of {} bytes at offset {} runs past the end of the column "
+                                       "chunk data at offset {}",
+                                       PageContext(options, column, at), h.compressed_page_size,
+                                       span.file_offset + body_at, span.file_offset + size));
+  }
+  page->header = h;
+  page->offset = at;
+  page->body = span.bytes.span().subspan(body_at, static_cast<size_t>(h.compressed_page_size));
+  *pos = body_at + static_cast<size_t>(h.compressed_page_size);
+  if (options.verify_crc && h.crc.has_value()) {
+    // zlib's crc32 is the CRC-32 (IEEE) the Parquet spec asks for, over the compressed body.
+    uLong crc = crc32(0L, Z_NULL, 0);
+    size_t done = 0;
+    while (done < page->body.size()) {
+      const uInt chunk = static_cast<uInt>(std::min<size_t>(page->body.size() - done, 1u << 30));
+      crc = crc32(crc, page->body.data() + done, chunk);
+      done += chunk;
+    }
+    const uint32_t expected = static_cast<uint32_t>(*h.crc);
+    if (static_cast<uint32_t>(crc) != expected) {
+      return Status::Corrupt(fmt::format("{}: page checksum mismatch (CRC32 of the {}-byte body is {:08x}, header "
+                                         "says {:08x})",
+                                         PageContext(options, column, at), page->body.size(),
+                                         static_cast<uint32_t>(crc), expected));
+    }
+  }
+  return true;
+}
+
+namespace {
+
+// Decompresses `in` into a new buffer of `size` bytes, within the configured limit.
+Result<Buffer> DecompressTo(Codec codec, std::span<const uint8_t> in, int64_t size, const ColumnReadOptions& options,
+                            const ColumnDescriptor& column, uint64_t offset) {
+  if (size > options.max_page_bytes) {
+    return Status::ResourceExhausted(fmt::format("{}: page decompresses to {} bytes, more than the limit of {} bytes",
+                                                 PageContext(options, column, offset), size, options.max_page_bytes));
+  }
+  Buffer out = Buffer::Allocate(static_cast<size_t>(size));
+  if (size == 0) return out;  // nothing to decompress (an empty stream may not be valid for the codec)
+  Status st = Decompress(codec, in, {out.mutable_data(), out.size()});
+  if (!st.ok()) return st.WithContext(PageContext(options, column, offset));
+  return out;
+}
+
+Status CheckLevelMemory(int64_t n, const ColumnDescriptor& column, const ColumnReadOptions& options, uint64_t offset) {
+  if (n < 0) {
+    return Status::Corrupt(fmt::format("{}: negative value count {}", PageContext(options, column, offset), n));
+  }
+  if (n * 4 > options.max_page_bytes) {
+    return Status::ResourceExhausted(fmt::format("{}: {} levels need more than the limit of {} bytes",
+                                                 PageContext(options, column, offset), n, options.max_page_bytes));
+  }
+  return Status::OK();
+}
+
+void CountNonNull(const ColumnDescriptor& column, DataPage* page) {
+  if (column.max_definition_level == 0) {
+    page->num_non_null = page->num_levels;
+    return;
+  }
+  const int16_t max_def = column.max_definition_level;
+  int64_t n = 0;
+  for (int16_t d : page->def) n += d == max_def ? 1 : 0;
+  page->num_non_null = n;
+}
+
+Status CheckLevelRange(const std::vector<int16_t>& levels, int16_t max, const char* what,
+                       const ColumnDescriptor& column, const ColumnReadOptions& options, uint64_t offset) {
+  for (size_t i = 0; i < levels.size(); ++i) {
+    if (levels[i] < 0 || levels[i] > max) {
+      return Status::Corrupt(fmt::format("{}: {} level {} at index {} exceeds the maximum {}",
+                                         PageContext(options, column, offset), what, levels[i], i, max));
+    }
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+int64_t KnownPageRows(const PageHeader& header, const ColumnDescriptor& column) {
+  if (header.type == PageType::DATA_PAGE_V2 && header.data_page_header_v2) return header.data_page_header_v2->num_rows;
+  if (column.max_repetition_level == 0) {
+    if (header.type == PageType::DATA_PAGE && header.data_page_header) return header.data_page_header->num_values;
+  }
+  return -1;
+}
+
+Status DecodeDataPage(const RawPage& raw, const ColumnDescriptor& column, Codec codec, const ColumnReadOptions& options,
+                      DataPage* page) {
+  const PageHeader& h = raw.header;
+  page->offset = raw.offset;
+  const int max_def = column.max_definition_level, max_rep = column.max_repetition_level;
+  if (h.type == PageType::DATA_PAGE) {
+    if (!h.data_page_header) {
+      return Status::Corrupt(PageContext(options, column, raw.offset) + ": DATA_PAGE without data_page_header");
+    }
+    const DataPageHeader& dh = *h.data_page_header;
+    page->encoding = dh.encoding;
+    page->num_levels = dh.num_values;
+    RAP_RETURN_NOT_OK(CheckLevelMemory(dh.num_values, column, options, raw.offset));
+    std::span<const uint8_t> data = raw.body;
+    if (codec != Codec::UNCOMPRESSED) {
+      RAP_ASSIGN_OR_RETURN(page->storage, DecompressTo(codec, raw.body, h.uncompressed_page_size, options, column,
+                                                       raw.offset));
+      data = page->storage.span();
+    }
+    size_t pos = 0;
+    if (max_rep > 0) {
+      page->rep.resize(static_cast<size_t>(dh.num_values));
+      auto used = DecodeLevelsV1(dh.repetition_level_encoding, BitWidth(static_cast<uint64_t>(max_rep)), data,
+                                 dh.num_values, page->rep.data());
+      if (!used.ok()) return used.status().WithContext(PageContext(options, column, raw.offset) + ": repetition levels");
+      pos += *used;
+    }
+    if (max_def > 0) {
+      page->def.resize(static_cast<size_t>(dh.num_values));
+      auto used = DecodeLevelsV1(dh.definition_level_encoding, BitWidth(static_cast<uint64_t>(max_def)),
+                                 data.subspan(std::min(pos, data.size())), dh.num_values, page->def.data());
+      if (!used.ok()) return used.status().WithContext(PageContext(options, column, raw.offset) + ": definition levels");
+      pos += *used;
+    }
+    if (pos > data.size()) {
+      return Status::Corrupt(PageContext(options, column, raw.offset) + ": levels run past the end of the page");
+    }
+    page->values = data.subspan(pos);
+  } else if (h.type == PageType::DATA_PAGE_V2) {
+    if (!h.data_page_header_v2) {
+      return Status::Corrupt(PageContext(options, column, raw.offset) + ": DATA_PAGE_V2 without data_page_header_v2");
+    }
+    const DataPageHeaderV2& dh = *h.data_page_header_v2;
+    page->encoding = dh.encoding;
+    page->num_levels = dh.num_values;
+    RAP_RETURN_NOT_OK(CheckLevelMemory(dh.num_values, column, options, raw.offset));
+    const int64_t rep_len = dh.repetition_levels_byte_length, def_len = dh.definition_levels_byte_length;
+    if (rep_len < 0 || def_len < 0 || rep_len + def_len > static_cast<int64_t>(raw.body.size()) ||
+        rep_len + def_len > h.uncompressed_page_size) {
+      return Status::Corrupt(fmt::format("{}: level lengths (repetition {}, definition {}) do not fit in the page of "
+                                         "{} bytes",
+                                         PageContext(options, column, raw.offset), rep_len, def_len, raw.body.size()));
+    }
+    if (max_rep > 0) {
+      page->rep.resize(static_cast<size_t>(dh.num_values));
+      Status st = DecodeLevelsV2(BitWidth(static_cast<uint64_t>(max_rep)),
+                                 raw.body.subspan(0, static_cast<size_t>(rep_len)), dh.num_values, page->rep.data());
+      if (!st.ok()) return st.WithContext(PageContext(options, column, raw.offset) + ": repetition levels");
+    }
+    if (max_def > 0) {
+      page->def.resize(static_cast<size_t>(dh.num_values));
+      Status st = DecodeLevelsV2(BitWidth(static_cast<uint64_t>(max_def)),
+                                 raw.body.subspan(static_cast<size_t>(rep_len), static_cast<size_t>(def_len)),
+                                 dh.num_values, page->def.data());
+      if (!st.ok()) return st.WithContext(PageContext(options, column, raw.offset) + ": definition levels");
+    }
+    std::span<const uint8_t> section = raw.body.subspan(static_cast<size_t>(rep_len + def_len));
+    if (dh.is_compressed && codec != Codec::UNCOMPRESSED && !section.empty()) {
+      RAP_ASSIGN_OR_RETURN(page->storage, DecompressTo(codec, section, h.uncompressed_page_size - rep_len - def_len,
+                                                       options, column, raw.offset));
+      section = page->storage.span();
+    }
+    page->values = section;
+  } else {
+    return Status::Internal(PageContext(options, column, raw.offset) + ": not a data page");
+  }
+  RAP_RETURN_NOT_OK(CheckLevelRange(page->def, static_cast<int16_t>(max_def), "definition", column, options, raw.offset));
+  RAP_RETURN_NOT_OK(CheckLevelRange(page->rep, static_cast<int16_t>(max_rep), "repetition", column, options, raw.offset));
+  CountNonNull(column, page);
+  return Status::OK();
+}
+
+Status DecodeDictionaryPage(const RawPage& raw, const ColumnDescriptor& column, Codec codec,
+                            const ColumnReadOptions& options, PhysicalValues* dict) {
+  const PageHeader& h = raw.header;
+  if (!h.dictionary_page_header) {
+    return Status::Corrupt(PageContext(options, column, raw.offset) + ": DICTIONARY_PAGE without its header");
+  }
+  const DictionaryPageHeader& dh = *h.dictionary_page_header;
+  if (dh.encoding != Encoding::PLAIN && dh.encoding != Encoding::PLAIN_DICTIONARY) {
+    return Status::NotSupported(fmt::format("{}: dictionary page encoding {} is not supported",
+                                            PageContext(options, column, raw.offset), EncodingName(dh.encoding)));
+  }
+  if (dh.num_values < 0) {
+    return Status::Corrupt(fmt::format("{}: negative dictionary size {}", PageContext(options, column, raw.offset),
+                                       dh.num_values));
+  }
+  std::span<const uint8_t> data = raw.body;
+  Buffer storage;
+  if (codec != Codec::UNCOMPRESSED) {
+    RAP_ASSIGN_OR_RETURN(storage, DecompressTo(codec, raw.body, h.uncompressed_page_size, options, column, raw.offset));
+    data = storage.span();
+  }
+  const int width = PhysicalWidth(column.physical_type, column.type_length);
+  // Every PLAIN value takes at least one byte (BOOLEAN: one bit; BYTE_ARRAY: a 4-byte length).
+  const int64_t min_bits = column.physical_type == Type::BOOLEAN ? 1 : (width > 0 ? width * 8 : 32);
+  if (static_cast<int64_t>(dh.num_values) * min_bits > static_cast<int64_t>(data.size()) * 8) {
+    return Status::Corrupt(fmt::format("{}: dictionary of {} values cannot fit in {} bytes",
+                                       PageContext(options, column, raw.offset), dh.num_values, data.size()));
+  }
+  auto decoder = MakeValueDecoder(Encoding::PLAIN, column.physical_type, column.type_length, data, dh.num_values);
+  if (!decoder.ok()) return decoder.status().WithContext(PageContext(options, column, raw.offset));
+  *dict = PhysicalValues{};
+  dict->width = width;
+  Status st = dict->Append(decoder->get(), dh.num_values);
+  if (!st.ok()) return st.WithContext(PageContext(options, column, raw.offset) + ": dictionary values");
+  return Status::OK();
+}
+
+Status PhysicalValues::Append(ValueDecoder* decoder, int64_t n) {
+  if (n <= 0) return Status::OK();
+  if (width > 0) {
+    const size_t old = fixed.size();
+    fixed.resize(old + static_cast<size_t>(n) * static_cast<size_t>(width));
+    Status st = decoder->DecodeFixed(fixed.data() + old, n);
+    if (!st.ok()) {
+      fixed.resize(old);
+      return st;
+    }
+  } else {
+    RAP_RETURN_NOT_OK(decoder->DecodeBinary(n, BinaryOut{&offsets, &data}));
+  }
+  count += n;
+  return Status::OK();
+}
+
+Status PhysicalValues::AppendGather(const PhysicalValues& dict, const int32_t* indices, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) {
+    if (indices[i] < 0 || indices[i] >= dict.count) {
+      return Status::Corrupt(
+          fmt::format("dictionary index {} out of range (dictionary has {} values)", indices[i], dict.count));
+    }
+  }
+  if (width > 0) {
+    const size_t w = static_cast<size_t>(width);
+    const size_t old = fixed.size();
+    fixed.resize(old + static_cast<size_t>(n) * w);
+    uint8_t* out = fixed.data() + old;
+    if (w == 4) {
+      for (int64_t i = 0; i < n; ++i) std::memcpy(out + i * 4, dict.fixed.data() + static_cast<size_t>(indices[i]) * 4, 4);
+    } else if (w == 8) {
+      for (int64_t i = 0; i < n; ++i) std::memcpy(out + i * 8, dict.fixed.data() + static_cast<size_t>(indices[i]) * 8, 8);
+    } else {
+      for (int64_t i = 0; i < n; ++i) {
+        std::memcpy(out + static_cast<size_t>(i) * w, dict.fixed.data() + static_cast<size_t>(indices[i]) * w, w);
+      }
+    }
+  } else {
+    int64_t total = static_cast<int64_t>(data.size());
+    for (int64_t i = 0; i < n; ++i) total += dict.offsets[indices[i] + 1] - dict.offsets[indices[i]];
+    if (total > INT32_MAX) {
+      return Status::ResourceExhausted("string/binary values exceed 2 GiB in one column chunk read");
+    }
+    const size_t old = data.size();
+    data.resize(static_cast<size_t>(total));
+    size_t pos = old;
+    offsets.reserve(offsets.size() + static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) {
+      const int32_t b = dict.offsets[indices[i]], e = dict.offsets[indices[i] + 1];
+      if (e > b) std::memcpy(data.data() + pos, dict.data.data() + b, static_cast<size_t>(e - b));
+      pos += static_cast<size_t>(e - b);
+      offsets.push_back(static_cast<int32_t>(pos));
+    }
+  }
+  count += n;
+  return Status::OK();
+}
+
+}  // namespace rap::parquet::internal
