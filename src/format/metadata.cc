@@ -1,6 +1,9 @@
 // Names of the Parquet enums, as spelled in parquet.thrift.
 #include "rap/format/metadata.h"
 
+#include <iterator>
+#include <string>
+
 namespace rap::parquet {
 
 const char* TypeName(Type t) {
@@ -85,6 +88,111 @@ const char* PageTypeName(PageType t) {
       return "DATA_PAGE_V2";
   }
   return "UNKNOWN_PAGE_TYPE";
+}
+
+const char* ConvertedTypeName(ConvertedType t) {
+  static const char* kNames[] = {"UTF8",
+                                 "MAP",
+                                 "MAP_KEY_VALUE",
+                                 "LIST",
+                                 "ENUM",
+                                 "DECIMAL",
+                                 "DATE",
+                                 "TIME_MILLIS",
+                                 "TIME_MICROS",
+                                 "TIMESTAMP_MILLIS",
+                                 "TIMESTAMP_MICROS",
+                                 "UINT_8",
+                                 "UINT_16",
+                                 "UINT_32",
+                                 "UINT_64",
+                                 "INT_8",
+                                 "INT_16",
+                                 "INT_32",
+                                 "INT_64",
+                                 "JSON",
+                                 "BSON",
+                                 "INTERVAL"};
+  auto i = static_cast<int32_t>(t);
+  return i >= 0 && i < static_cast<int32_t>(std::size(kNames)) ? kNames[i] : "UNKNOWN_CONVERTED_TYPE";
+}
+
+const char* RepetitionName(Repetition r) {
+  switch (r) {
+    case Repetition::REQUIRED:
+      return "REQUIRED";
+    case Repetition::OPTIONAL:
+      return "OPTIONAL";
+    case Repetition::REPEATED:
+      return "REPEATED";
+  }
+  return "UNKNOWN_REPETITION";
+}
+
+const char* BoundaryOrderName(BoundaryOrder o) {
+  switch (o) {
+    case BoundaryOrder::UNORDERED:
+      return "UNORDERED";
+    case BoundaryOrder::ASCENDING:
+      return "ASCENDING";
+    case BoundaryOrder::DESCENDING:
+      return "DESCENDING";
+  }
+  return "UNKNOWN_BOUNDARY_ORDER";
+}
+
+std::string LogicalTypeToString(const LogicalType& t) {
+  using K = LogicalType::Kind;
+  auto unit = [&] {
+    switch (t.unit) {
+      case TimeUnit::MILLIS:
+        return "MILLIS";
+      case TimeUnit::MICROS:
+        return "MICROS";
+      case TimeUnit::NANOS:
+        return "NANOS";
+    }
+    return "UNKNOWN_UNIT";
+  };
+  switch (t.kind) {
+    case K::NONE:
+      return "NONE";
+    case K::STRING:
+      return "STRING";
+    case K::MAP:
+      return "MAP";
+    case K::LIST:
+      return "LIST";
+    case K::ENUM:
+      return "ENUM";
+    case K::DECIMAL:
+      return "DECIMAL(" + std::to_string(t.decimal_precision) + "," + std::to_string(t.decimal_scale) + ")";
+    case K::DATE:
+      return "DATE";
+    case K::TIME:
+    case K::TIMESTAMP:
+      return std::string(t.kind == K::TIME ? "TIME(" : "TIMESTAMP(") + unit() + "," +
+             (t.is_adjusted_to_utc ? "UTC" : "local") + ")";
+    case K::INTEGER:
+      return "INTEGER(" + std::to_string(t.bit_width) + "," + (t.is_signed ? "signed" : "unsigned") + ")";
+    case K::UNKNOWN:
+      return "UNKNOWN";
+    case K::JSON:
+      return "JSON";
+    case K::BSON:
+      return "BSON";
+    case K::UUID:
+      return "UUID";
+    case K::FLOAT16:
+      return "FLOAT16";
+    case K::VARIANT:
+      return "VARIANT";
+    case K::GEOMETRY:
+      return "GEOMETRY";
+    case K::GEOGRAPHY:
+      return "GEOGRAPHY";
+  }
+  return "LOGICAL_TYPE_" + std::to_string(static_cast<int32_t>(t.kind));
 }
 
 }  // namespace rap::parquet

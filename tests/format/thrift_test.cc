@@ -522,5 +522,30 @@ TEST(Thrift, OptionalFieldOfAnotherTypeIsSkipped) {
   EXPECT_FALSE(r2->created_by.has_value());
 }
 
+TEST(Metadata, Names) {
+  EXPECT_STREQ(TypeName(Type::FIXED_LEN_BYTE_ARRAY), "FIXED_LEN_BYTE_ARRAY");
+  EXPECT_STREQ(TypeName(static_cast<Type>(42)), "UNKNOWN_TYPE");
+  EXPECT_STREQ(EncodingName(Encoding::BYTE_STREAM_SPLIT), "BYTE_STREAM_SPLIT");
+  EXPECT_STREQ(CodecName(Codec::LZ4_RAW), "LZ4_RAW");
+  EXPECT_STREQ(PageTypeName(PageType::DATA_PAGE_V2), "DATA_PAGE_V2");
+  EXPECT_STREQ(ConvertedTypeName(ConvertedType::INTERVAL), "INTERVAL");
+  EXPECT_STREQ(ConvertedTypeName(static_cast<ConvertedType>(-1)), "UNKNOWN_CONVERTED_TYPE");
+  EXPECT_STREQ(RepetitionName(Repetition::REPEATED), "REPEATED");
+  EXPECT_STREQ(BoundaryOrderName(BoundaryOrder::DESCENDING), "DESCENDING");
+  LogicalType lt;
+  lt.kind = LogicalType::Kind::DECIMAL;
+  lt.decimal_precision = 18;
+  lt.decimal_scale = 3;
+  EXPECT_EQ(LogicalTypeToString(lt), "DECIMAL(18,3)");
+  lt.kind = LogicalType::Kind::TIMESTAMP;
+  lt.unit = TimeUnit::NANOS;
+  lt.is_adjusted_to_utc = true;
+  EXPECT_EQ(LogicalTypeToString(lt), "TIMESTAMP(NANOS,UTC)");
+  lt.kind = LogicalType::Kind::INTEGER;
+  lt.bit_width = 16;
+  lt.is_signed = false;
+  EXPECT_EQ(LogicalTypeToString(lt), "INTEGER(16,unsigned)");
+}
+
 }  // namespace
 }  // namespace rap::parquet

@@ -249,5 +249,10 @@ const char* TypeName(Type t);
 const char* EncodingName(Encoding e);
 const char* CodecName(Codec c);
 const char* PageTypeName(PageType t);
+const char* ConvertedTypeName(ConvertedType t);
+const char* RepetitionName(Repetition r);
+const char* BoundaryOrderName(BoundaryOrder o);
+// "STRING", "DECIMAL(18,3)", "TIMESTAMP(MICROS,UTC)", "INTEGER(8,unsigned)", ...
+std::string LogicalTypeToString(const LogicalType& t);
 
 }  // namespace rap::parquet
