@@ -1,6 +1,6 @@
 // bench_plan: planning time of the range planner (seed 000) for 10, 100, 1,000 and 10,000 exact ranges.
 // Each case is timed as a median over repetitions; a repetition runs the operation repeatedly for at
-// least --min-ms milliseconds and reports the mean time per call. Printed as a table and, with
+// least --min-ms milliseconds and reports the mean wall and thread-CPU time per call. Printed as a table and, with
 // --csv PATH, written as CSV (one row per case and stage).
 //
 // Stages: normalise (sort, combine overlaps), plan_auto (candidates + cost choice with a trained
@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <fstream>
 #include <functional>
 #include <random>
@@ -51,22 +52,36 @@ std::vector<ByteRange> Layout(size_t n, uint64_t seed) {
   return out;
 }
 
-// Median over `reps` of the mean ns per call, each repetition running for at least min_ms.
-double MedianNs(const std::function<void()>& op, int reps, double min_ms) {
-  std::vector<double> samples;
+double ThreadCpuSeconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
+struct Timing {
+  double wall_ns = 0;  // median over repetitions of the mean wall time per call
+  double cpu_ns = 0;   // the same in thread CPU time (robust against preemption on a shared machine)
+};
+
+// Each repetition runs `op` for at least min_ms of wall time.
+Timing Measure(const std::function<void()>& op, int reps, double min_ms) {
+  std::vector<double> wall, cpu;
   for (int r = 0; r < reps; ++r) {
     uint64_t calls = 0;
     rap::Stopwatch sw;
+    const double cpu0 = ThreadCpuSeconds();
     double elapsed = 0;
     do {
       op();
       ++calls;
       elapsed = sw.ElapsedSeconds();
     } while (elapsed * 1e3 < min_ms);
-    samples.push_back(elapsed * 1e9 / static_cast<double>(calls));
+    wall.push_back(elapsed * 1e9 / static_cast<double>(calls));
+    cpu.push_back((ThreadCpuSeconds() - cpu0) * 1e9 / static_cast<double>(calls));
   }
-  std::sort(samples.begin(), samples.end());
-  return samples[samples.size() / 2];
+  std::sort(wall.begin(), wall.end());
+  std::sort(cpu.begin(), cpu.end());
+  return {wall[wall.size() / 2], cpu[cpu.size() / 2]};
 }
 
 }  // namespace
@@ -106,33 +121,36 @@ int main(int argc, char** argv) {
   struct Row {
     size_t ranges;
     std::string stage;
-    double ns;
+    Timing t;
     size_t requests;
   };
   std::vector<Row> rows;
-  std::printf("%8s  %-10s %14s %12s %9s\n", "ranges", "stage", "median ns", "ns/range", "requests");
+  std::printf("%8s  %-10s %14s %12s %14s %12s %9s\n", "ranges", "stage", "median ns", "ns/range", "cpu ns",
+              "cpu ns/range", "requests");
   for (size_t n : {size_t{10}, size_t{100}, size_t{1000}, size_t{10000}}) {
     const std::vector<ByteRange> input = Layout(n, 1234 + n);
     const RangeSet set = *NormalizeRanges(input);
-    auto add = [&](const std::string& stage, double ns, size_t requests) {
-      rows.push_back({n, stage, ns, requests});
-      std::printf("%8zu  %-10s %14.0f %12.1f %9zu\n", n, stage.c_str(), ns, ns / static_cast<double>(n), requests);
+    auto add = [&](const std::string& stage, Timing t, size_t requests) {
+      rows.push_back({n, stage, t, requests});
+      const double dn = static_cast<double>(n);
+      std::printf("%8zu  %-10s %14.0f %12.1f %14.0f %12.1f %9zu\n", n, stage.c_str(), t.wall_ns, t.wall_ns / dn,
+                  t.cpu_ns, t.cpu_ns / dn, requests);
     };
-    add("normalise", MedianNs([&] { benchmark::DoNotOptimize(NormalizeRanges(input)); }, reps, min_ms), set.size());
+    add("normalise", Measure([&] { benchmark::DoNotOptimize(NormalizeRanges(input)); }, reps, min_ms), set.size());
     PlanDecision a = planner.Plan(set, PlanPolicy::Auto(), trained);
     add("plan_auto",
-        MedianNs([&] { benchmark::DoNotOptimize(planner.Plan(set, PlanPolicy::Auto(), trained)); }, reps, min_ms),
+        Measure([&] { benchmark::DoNotOptimize(planner.Plan(set, PlanPolicy::Auto(), trained)); }, reps, min_ms),
         a.plan.request_count());
     PlanDecision c = planner.Plan(set, PlanPolicy::Auto(), TransportEstimate{});
     add("plan_cold",
-        MedianNs([&] { benchmark::DoNotOptimize(planner.Plan(set, PlanPolicy::Auto(), TransportEstimate{})); }, reps,
-                 min_ms),
+        Measure([&] { benchmark::DoNotOptimize(planner.Plan(set, PlanPolicy::Auto(), TransportEstimate{})); }, reps,
+                min_ms),
         c.plan.request_count());
     PlanDecision f = planner.Plan(set, fixed, trained);
-    add("fixed", MedianNs([&] { benchmark::DoNotOptimize(planner.Plan(set, fixed, trained)); }, reps, min_ms),
+    add("fixed", Measure([&] { benchmark::DoNotOptimize(planner.Plan(set, fixed, trained)); }, reps, min_ms),
         f.plan.request_count());
     add("total",
-        MedianNs(
+        Measure(
             [&] {
               rap::Result<RangeSet> s = NormalizeRanges(input);
               benchmark::DoNotOptimize(planner.Plan(*s, PlanPolicy::Auto(), trained));
@@ -147,10 +165,11 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "bench_plan: cannot write %s\n", csv_path.c_str());
       return 1;
     }
-    out << "ranges,stage,median_ns,ns_per_range,requests,repetitions,min_ms\n";
+    out << "ranges,stage,median_ns,ns_per_range,median_cpu_ns,cpu_ns_per_range,requests,repetitions,min_ms\n";
     for (const Row& r : rows) {
-      out << fmt::format("{},{},{:.0f},{:.2f},{},{},{}\n", r.ranges, r.stage, r.ns,
-                         r.ns / static_cast<double>(r.ranges), r.requests, reps, min_ms);
+      const double dn = static_cast<double>(r.ranges);
+      out << fmt::format("{},{},{:.0f},{:.2f},{:.0f},{:.2f},{},{},{}\n", r.ranges, r.stage, r.t.wall_ns,
+                         r.t.wall_ns / dn, r.t.cpu_ns, r.t.cpu_ns / dn, r.requests, reps, min_ms);
     }
     std::printf("wrote %s\n", csv_path.c_str());
   }
