@@ -75,6 +75,7 @@ class ChunkReader {
   Status ReadSpan(const PageSpan& span) {
     size_t pos = 0;
     next_row_ = span.first_row;
+    row_open_ = false;
     RawPage raw;
     while (true) {
       RAP_ASSIGN_OR_RETURN(bool got, internal::NextPage(span, &pos, column_, options_, &raw));
@@ -155,10 +156,17 @@ class ChunkReader {
           run_selected = sel;
         }
       } else if (i == 0) {
-        run_selected = row >= 0 && Selected(row);  // continues a row of the previous page
+        if (!row_open_) {
+          return Status::Corrupt(fmt::format("{}: the page starts with repetition level {}, but the first level of a "
+                                             "column chunk (or of a page found through the page index) must be 0",
+                                             internal::PageContext(options_, column_, raw.offset),
+                                             page.rep[0]));
+        }
+        run_selected = Selected(row);  // continues a row of the previous page
       }
     }
     if (page.num_levels > 0) {
+      row_open_ = true;
       RAP_RETURN_NOT_OK(FlushRun(page, decoder.get(), run_start, page.num_levels, run_selected, max_def, raw.offset));
     }
     return Status::OK();
@@ -210,6 +218,7 @@ class ChunkReader {
   std::vector<int32_t> indices_;
   size_t sel_idx_ = 0;
   int64_t next_row_ = 0;
+  bool row_open_ = false;  // a row of this span has started (a page may continue it)
   int64_t num_levels_ = 0;
   LeafColumnData out_;
 };
