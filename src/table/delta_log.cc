@@ -186,8 +186,10 @@ Status LoadCheckpoint(const io::ObjectStorePtr& store, const std::string& log_di
 bool IsSupportedReaderFeature(const std::string& feature) {
   // columnMapping is handled by the table layer (physical names) for top-level columns; the check
   // below refuses nested physical names and id mode.
+  // typeWidening: old files keep their narrower types; the Scanner converts them to the table type
+  // (only lossless conversions exist; anything else is an error naming the column).
   static const std::set<std::string> kSupported = {"v2Checkpoint", "timestampNtz", "vacuumProtocolCheck",
-                                                    "columnMapping"};
+                                                    "columnMapping", "typeWidening", "typeWidening-preview"};
   return kSupported.count(feature) > 0;
 }
 

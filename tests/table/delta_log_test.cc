@@ -57,6 +57,7 @@ const Expect kSupported[] = {
     {"table_with_deletion_logs", 1, 1, 1, 100},
     {"table_with_column_mapping", std::nullopt, 0, 2, 5},
     {"type-widening", 0, 0, 1, 1},
+    {"type-widening", std::nullopt, 2, 2, 2},
     {"parquet-all-types", std::nullopt, 0, 1, 200},
 };
 
@@ -94,7 +95,6 @@ TEST(DeltaLog, RefusesUnsupportedReaderFeatures) {
       {"table-with-dv-small", std::nullopt, "deletionVectors"},
       {"table_with_deletion_logs", std::nullopt, "deletionVectors"},
       {"table_with_deletion_logs", 2, "deletionVectors"},
-      {"type-widening", std::nullopt, "typeWidening-preview"},
   };
   for (const Refusal& r : kRefused) {
     SCOPED_TRACE(r.table);
@@ -145,28 +145,52 @@ TEST(DeltaLog, ColumnMappingNameModeUsesPhysicalNames) {
   EXPECT_EQ(values, (std::vector<std::string>{"BME", "BMS"}));
 }
 
-TEST(DeltaLog, CheckpointIsUsedWhenReadable) {
-  auto store = io::OpenUrl(TablePath("simple_table_with_checkpoint"));
-  ASSERT_TRUE(store.ok());
-  auto log = ReadDeltaLog(store->store, store->path);
-  ASSERT_TRUE(log.ok()) << log.status().ToString();
-  EXPECT_EQ(log->version, 10);
-  // Either the checkpoint at 10 was read (no commits replayed), or it could not be decoded and the
-  // complete JSON history was replayed instead; both give the same 11 files.
-  if (log->checkpoint_version) {
-    EXPECT_EQ(*log->checkpoint_version, 10);
-    EXPECT_EQ(log->commits_read, 0);
-  } else {
-    EXPECT_FALSE(log->checkpoint_error.empty());
-    EXPECT_EQ(log->commits_read, 11);
+// Every checkpoint kind (classic single-part, multi-part, V2 JSON manifest with Parquet sidecars)
+// is read, and gives exactly the files of a replay of the JSON commits alone.
+TEST(DeltaLog, CheckpointsAgreeWithJsonReplay) {
+  struct Case {
+    std::string table;
+    int64_t version;
+    int64_t checkpoint;
+  };
+  const Case kCases[] = {
+      {"simple_table_with_checkpoint", 10, 10}, {"python-0.25.5-checkpoint", 0, 0},
+      {"python-0.25.5-checkpoint", 1, 0},       {"multi-part-checkpoint", 1, 1},
+      {"basic-with-inserts-overwrite-restore", 3, 3}, {"checkpoint-v2-table", 6, 6},
+      {"checkpoint-v2-table", 7, 6},            {"checkpoint-v2-table", 9, 8},
+      {"table_with_deletion_logs", 10, 10},     {"table_with_deletion_logs", 15, 10},
+      {"table_with_deletion_logs", 20, 20},
+  };
+  for (const Case& c : kCases) {
+    SCOPED_TRACE(c.table + " @ " + std::to_string(c.version));
+    auto store = io::OpenUrl(TablePath(c.table));
+    ASSERT_TRUE(store.ok());
+    DeltaLogOptions with_cp;
+    with_cp.version = c.version;
+    auto log = ReadDeltaLog(store->store, store->path, with_cp);
+    ASSERT_TRUE(log.ok()) << log.status().ToString();
+    ASSERT_TRUE(log->checkpoint_version.has_value()) << log->checkpoint_error;
+    EXPECT_EQ(*log->checkpoint_version, c.checkpoint);
+    EXPECT_EQ(log->commits_read, c.version - c.checkpoint);
+    DeltaLogOptions json_only = with_cp;
+    json_only.use_checkpoints = false;
+    auto ref = ReadDeltaLog(store->store, store->path, json_only);
+    ASSERT_TRUE(ref.ok()) << ref.status().ToString();
+    EXPECT_EQ(ref->commits_read, c.version + 1);
+    ASSERT_EQ(log->files.size(), ref->files.size());
+    for (size_t i = 0; i < ref->files.size(); ++i) {
+      EXPECT_EQ(log->files[i].path, ref->files[i].path);
+      EXPECT_EQ(log->files[i].size, ref->files[i].size);
+      EXPECT_EQ(log->files[i].partition_values, ref->files[i].partition_values);
+      EXPECT_EQ(log->files[i].deletion_vector, ref->files[i].deletion_vector);
+      EXPECT_EQ(log->files[i].stats.empty(), ref->files[i].stats.empty());
+    }
+    EXPECT_EQ(log->protocol.min_reader_version, ref->protocol.min_reader_version);
+    EXPECT_EQ(log->protocol.reader_features, ref->protocol.reader_features);
+    EXPECT_EQ(log->metadata.schema_string, ref->metadata.schema_string);
+    EXPECT_EQ(log->metadata.partition_columns, ref->metadata.partition_columns);
+    EXPECT_EQ(log->metadata.configuration, ref->metadata.configuration);
   }
-  EXPECT_EQ(log->files.size(), 11u);
-  DeltaLogOptions no_cp;
-  no_cp.use_checkpoints = false;
-  auto json_only = ReadDeltaLog(store->store, store->path, no_cp);
-  ASSERT_TRUE(json_only.ok());
-  ASSERT_EQ(json_only->files.size(), log->files.size());
-  for (size_t i = 0; i < log->files.size(); ++i) EXPECT_EQ(json_only->files[i].path, log->files[i].path);
 }
 
 // ---- hand-written logs ----

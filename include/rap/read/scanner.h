@@ -1,0 +1,96 @@
+// Scanner: a projection and a row filter over the data files of a table, in file order and row
+// order. Per file: partition pruning; per row group: statistics pruning, then ColumnIndex page
+// pruning; then late materialisation — read 1 fetches only the filter columns' pages of candidate
+// rows, the filter gives the selected rows, read 2 fetches only the other projected columns' pages
+// holding selected rows (OffsetIndex). Partition columns are constant columns made from the file's
+// partition values. The table layer (rap/table) builds the ScanSource from a listing or Delta log.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "rap/format/array.h"
+#include "rap/io/object_store.h"
+#include "rap/read/expr.h"
+#include "rap/read/file_reader.h"
+#include "rap/util/result.h"
+
+namespace rap::read {
+
+struct ScanFile {
+  std::string path;  // within the store
+  uint64_t size = 0;
+  // One 1-row array per ScanSource::partition_columns entry (typed; NULL allowed).
+  std::vector<ArrayPtr> partition_values;
+};
+
+struct ScanSource {
+  io::ObjectStorePtr store;
+  // The table's columns (logical names, data and partition columns). Null: the first file's schema
+  // followed by the partition columns.
+  SchemaPtr schema;
+  // In-file name per schema field (Delta column mapping); empty = same as the logical names.
+  std::vector<std::string> physical_names;
+  std::vector<Field> partition_columns;
+  std::vector<ScanFile> files;  // in scan order
+};
+
+struct ScanOptions {
+  std::vector<std::string> columns;  // output columns in this order; empty = every table column
+  ExprPtr filter;                    // optional
+  int64_t limit = -1;                // < 0: no limit
+  int64_t batch_size = 64 * 1024;    // rows per output batch (at most)
+  bool use_statistics = true;        // row-group statistics pruning
+  bool use_page_index = true;        // ColumnIndex page pruning and OffsetIndex page selection
+  FileReaderOptions reader;
+};
+
+struct ScanStats {
+  int64_t files = 0, files_pruned = 0;            // pruned by partition values
+  int64_t row_groups = 0, row_groups_pruned = 0;  // pruned by statistics
+  int64_t rows_in_row_groups = 0;                 // rows of the row groups that were not pruned
+  int64_t rows_candidate = 0;                     // rows left after page pruning
+  int64_t rows_selected = 0;                      // rows that passed the filter
+  int64_t rows_output = 0;
+  int64_t pages_read = 0, pages_skipped = 0;      // data pages decoded / stepped over
+  int64_t requests = 0, read_calls = 0;
+  uint64_t bytes = 0;
+  std::string ToString() const;  // one "key value" per line
+};
+
+struct ScanBatch {
+  RecordBatch batch;
+  // Per row: file ordinal * 2^40 + the row's index within its file (see docs/fingerprint.md).
+  std::vector<uint64_t> row_ids;
+};
+
+class Scanner {
+ public:
+  static Result<std::unique_ptr<Scanner>> Make(ScanSource source, ScanOptions options);
+  ~Scanner();
+
+  const SchemaPtr& schema() const;  // output schema
+  // The next batch (never empty), or nullopt at the end.
+  Result<std::optional<ScanBatch>> Next();
+  const ScanStats& stats() const;
+
+ private:
+  struct Impl;
+  explicit Scanner(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+// A constant column: `value` (a 1-row array) repeated `length` times.
+Result<ArrayPtr> RepeatValue(const ArrayData& value, int64_t length);
+// The rows of `array` at `indices` (primitive, decimal, bool, string and binary arrays).
+Result<ArrayPtr> TakeRows(const ArrayData& array, const std::vector<int64_t>& indices);
+// An all-NULL column of a primitive or string type.
+Result<ArrayPtr> MakeNullArray(const DataTypePtr& type, int64_t length);
+// Converts `array` to `type` when that loses nothing: integer widening, integer/float32 to float64,
+// timestamp unit changes (to a coarser unit only when exact), date32 to timestamp. NotSupported else.
+Result<ArrayPtr> CastArray(const ArrayPtr& array, const DataTypePtr& type);
+
+}  // namespace rap::read

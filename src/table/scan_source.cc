@@ -1,0 +1,32 @@
+#include "rap/table/scan_source.h"
+
+#include "rap/table/delta_schema.h"
+
+namespace rap::table {
+
+Result<read::ScanSource> ToScanSource(const TableSnapshot& snapshot) {
+  read::ScanSource src;
+  src.store = snapshot.store;
+  src.schema = snapshot.schema;
+  src.physical_names = snapshot.physical_names;
+  src.partition_columns = snapshot.partition_columns;
+  src.files.reserve(snapshot.files.size());
+  for (const DataFile& f : snapshot.files) {
+    read::ScanFile sf;
+    sf.path = f.path;
+    sf.size = f.size;
+    if (f.partition_values.size() != snapshot.partition_columns.size()) {
+      return Status::Internal(f.path + ": partition values do not match the partition columns");
+    }
+    for (size_t i = 0; i < f.partition_values.size(); ++i) {
+      const Field& col = snapshot.partition_columns[i];
+      auto arr = MakePartitionArray(col.name, *col.type, f.partition_values[i], 1);
+      if (!arr.ok()) return arr.status().WithContext(f.relative_path);
+      sf.partition_values.push_back(*arr);
+    }
+    src.files.push_back(std::move(sf));
+  }
+  return src;
+}
+
+}  // namespace rap::table
