@@ -16,8 +16,8 @@ namespace rap::read {
 
 class Fingerprinter {
  public:
-  // Adds the rows of `batch` in order; `row_ids` has one id per row (the row's ordinal in the full,
-  // unfiltered scan of the table: rows of earlier files plus the row's index in its file).
+  // Adds the rows of `batch` in order; `row_ids` has one id per row (a scan uses file ordinal * 2^40
+  // + row index in the file, see ScanBatch::row_ids).
   Status Add(const RecordBatch& batch, std::span<const uint64_t> row_ids);
 
   int64_t rows() const { return rows_; }
