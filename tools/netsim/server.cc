@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <ctime>
 #include <optional>
@@ -339,7 +340,8 @@ class Session : public std::enable_shared_from_this<Session> {
   }
 
   void Abort(const char* what, error_code ec) {
-    if (ec != asio::error::operation_aborted && ec != asio::error::broken_pipe && ec != asio::error::connection_reset) {
+    if (!srv_.stopping && ec != asio::error::operation_aborted && ec != asio::error::broken_pipe &&
+        ec != asio::error::connection_reset) {
       srv_.Log(fmt::format("{} {}: {}", what, path_, ec.message()));
     }
     Close();
@@ -520,6 +522,13 @@ Result<std::unique_ptr<Server>> Server::Create(ServerOptions options) {
   if (ec) {
     return Status::IOError(fmt::format("listen on {}:{}: {}", impl->options.bind, impl->options.port, ec.message()));
   }
+  if (impl->options.handle_signals) {
+    // Installed now, before the caller announces the port: a signal that arrives before Run() is
+    // queued by asio and still stops the server cleanly.
+    impl->signals.add(SIGINT, ec);
+    if (!ec) impl->signals.add(SIGTERM, ec);
+    if (ec) return Status::IOError(fmt::format("install SIGINT/SIGTERM handlers: {}", ec.message()));
+  }
   return std::unique_ptr<Server>(new Server(std::move(impl)));
 }
 
@@ -535,8 +544,6 @@ uint16_t Server::port() const {
 void Server::Run() {
   Impl& s = *impl_;
   if (s.options.handle_signals) {
-    s.signals.add(SIGINT);
-    s.signals.add(SIGTERM);
     s.signals.async_wait([&s](error_code ec, int) {
       if (!ec) s.StopOnIoThread();
     });
