@@ -70,7 +70,10 @@ std::string ValidSection(const Combo& c, int64_t n, std::mt19937_64& rng) {
 // Runs a decoder over `data` with random calls until it fails or the values run out.
 void Exercise(const Combo& c, const std::vector<uint8_t>& data, int64_t num_values, std::mt19937_64& rng) {
   auto dec = MakeValueDecoder(c.encoding, c.type, c.type_length, data, num_values);
-  if (!dec.ok()) return;
+  if (!dec.ok()) {
+    EXPECT_TRUE(dec.status().Is(StatusCode::kCorrupt)) << dec.status().ToString();
+    return;
+  }
   const int w = PhysicalWidth(c.type, c.type_length);
   for (int call = 0; call < 50; ++call) {
     const int64_t n = static_cast<int64_t>(rng() % 200);
@@ -93,6 +96,7 @@ void Exercise(const Combo& c, const std::vector<uint8_t>& data, int64_t num_valu
       st = (*dec)->DecodeFixed(out.data(), n);
     }
     if (!st.ok()) {
+      EXPECT_TRUE(st.Is(StatusCode::kCorrupt)) << st.ToString();
       EXPECT_FALSE(st.message().empty());
       return;
     }
