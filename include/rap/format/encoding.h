@@ -33,7 +33,8 @@ class ValueDecoder {
   virtual Status DecodeFixed(uint8_t* out, int64_t n) = 0;
   // Decodes exactly n BYTE_ARRAY values, appending to out.
   virtual Status DecodeBinary(int64_t n, BinaryOut out) = 0;
-  // Dictionary-encoded pages only: decodes exactly n indices.
+  // Dictionary-encoded pages only: decodes exactly n indices. They are checked only against the
+  // page's bit width, not the dictionary size (the caller knows it and must check).
   virtual Status DecodeIndices(int32_t* out, int64_t n) = 0;
   // Skips exactly n values without materialising them where the encoding allows.
   virtual Status Skip(int64_t n) = 0;

@@ -25,7 +25,9 @@ class RleBitPackedDecoder {
   Result<int64_t> GetBatch(int32_t* out, int64_t n);
   Result<int64_t> GetBatch(int16_t* out, int64_t n);
   Result<int64_t> GetBatch(uint8_t* out, int64_t n);  // bit widths 0..8 (RLE booleans)
+  // Skips up to n values without unpacking whole groups; returns the number skipped.
   Result<int64_t> Skip(int64_t n);
+  // Byte offset just past the run being consumed (after the last value: the end of the data used).
   size_t position() const { return pos_; }
 
  private:
