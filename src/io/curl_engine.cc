@@ -53,7 +53,15 @@ void CurlEngine::Cancel(Transfer* t) {
 void CurlEngine::Finish(Transfer* t, CURLcode code) {
   long connects = 0;
   if (curl_easy_getinfo(t->easy, CURLINFO_NUM_CONNECTS, &connects) == CURLE_OK) connects_ += connects;
+  if (t->group && t->start_s > 0) --t->group->active;
   t->on_done(t, code);  // may destroy t
+}
+
+bool CurlEngine::StartableWaiting() const {
+  for (const Transfer* t : waiting_) {
+    if (!t->group || t->group->max_active <= 0 || t->group->active < t->group->max_active) return true;
+  }
+  return false;
 }
 
 void CurlEngine::Run() {
@@ -92,10 +100,18 @@ void CurlEngine::Run() {
       }
       if (stop) return;
     }
-    while (static_cast<int>(active_.size()) < max_active_ && !waiting_.empty()) {
-      Transfer* t = waiting_.front();
-      waiting_.pop_front();
+    // Start waiting transfers in FIFO order, skipping those whose group is at its limit; the
+    // engine thread starts the next one of a read as soon as one finishes, without a round trip
+    // through the reading thread.
+    for (auto it = waiting_.begin(); it != waiting_.end() && static_cast<int>(active_.size()) < max_active_;) {
+      Transfer* t = *it;
+      if (t->group && t->group->max_active > 0 && t->group->active >= t->group->max_active) {
+        ++it;
+        continue;
+      }
+      it = waiting_.erase(it);
       t->start_s = NowSeconds();
+      if (t->group) ++t->group->active;
       CURLMcode mc = curl_multi_add_handle(multi_, t->easy);
       if (mc != CURLM_OK) {
         Finish(t, CURLE_FAILED_INIT);
@@ -117,7 +133,7 @@ void CurlEngine::Run() {
       active_.erase(it);
       Finish(t, code);
     }
-    if (static_cast<int>(active_.size()) < max_active_ && !waiting_.empty()) continue;
+    if (static_cast<int>(active_.size()) < max_active_ && StartableWaiting()) continue;
     // Sleeps until socket activity, a wakeup (submit/cancel/stop) or curl's own timers.
     curl_multi_poll(multi_, nullptr, 0, 1000, nullptr);
   }

@@ -24,8 +24,16 @@ class CurlEngine {
   // One transfer: a configured easy handle and a completion callback. The caller owns the
   // Transfer and must keep it alive until on_done has been called (exactly once, on the engine
   // thread, after the handle left the multi handle).
+  // Transfers sharing a concurrency limit (one read). Touched only by the engine thread once its
+  // transfers are submitted; must outlive them.
+  struct Group {
+    int max_active = 0;  // 0: no limit beyond the engine's
+    int active = 0;
+  };
+
   struct Transfer {
     CURL* easy = nullptr;
+    Group* group = nullptr;  // optional
     std::function<void(Transfer*, CURLcode)> on_done;
     double start_s = 0;  // set by the engine when the request is actually issued
     std::atomic<bool> abort{false};
@@ -48,6 +56,7 @@ class CurlEngine {
  private:
   void Run();
   void Finish(Transfer* t, CURLcode code);
+  bool StartableWaiting() const;
 
   CURLM* multi_ = nullptr;
   int max_active_;

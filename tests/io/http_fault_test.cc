@@ -1,3 +1,4 @@
+// rap-test-labels: concurrent
 // Retries and integrity checks of the HTTP transport against a server that misbehaves on purpose:
 // every read either returns exactly the right bytes or fails with a clear error, within a bounded
 // number of requests and the deadline.
@@ -197,6 +198,8 @@ TEST_F(FaultTest, CancellationStopsAStalledRead) {
   canceller.join();
   ASSERT_FALSE(r.ok());
   EXPECT_TRUE(r.status().Is(StatusCode::kCancelled)) << r.status().ToString();
+  // Both requests were in flight at once (neither waited for the stalled one).
+  EXPECT_EQ(server_.requests() - before, 2);
   server_.SetPersistentFault({});
 }
 

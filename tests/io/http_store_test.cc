@@ -1,3 +1,4 @@
+// rap-test-labels: network concurrent
 // The HTTP store against a real nginx on loopback: range boundaries, suffix ranges, many
 // concurrent ranges, connection reuse (counted in nginx's access log), HEAD and errors.
 #include <gtest/gtest.h>

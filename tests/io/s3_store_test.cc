@@ -1,3 +1,4 @@
+// rap-test-labels: network
 // The S3 store against a real S3 implementation that verifies SigV4 (Swift s3api on loopback):
 // PUT, HEAD, ranges at boundaries, suffix ranges, concurrent ranges, listing across pages, and
 // clear access-denied / not-found errors.

@@ -1,3 +1,4 @@
+// rap-test-labels: concurrent
 // SigV4: the independent signer against AWS's published test vectors (aws-sig-v4-test-suite and the
 // S3 documentation examples), and against the Authorization headers libcurl actually sent for the
 // S3 store (captured by the fault server), so the signing the store relies on is proven twice.
