@@ -138,6 +138,7 @@ class ChunkReader {
     dict_encoded_ = IsDictionaryEncoding(page.encoding);
     const int16_t max_def = column_.max_definition_level;
     const bool nested = column_.max_repetition_level > 0;
+    if (!nested) return ReadFlatRuns(page, decoder.get(), max_def, raw.offset);
     // Walk the levels in runs of selected / unselected rows.
     int64_t run_start = 0;
     bool run_selected = false;
@@ -169,6 +170,23 @@ class ChunkReader {
       row_open_ = true;
       RAP_RETURN_NOT_OK(FlushRun(page, decoder.get(), run_start, page.num_levels, run_selected, max_def, raw.offset));
     }
+    return Status::OK();
+  }
+
+  // Flat columns: level i is row next_row_ + i, so the runs come straight from the selection.
+  Status ReadFlatRuns(const DataPage& page, ValueDecoder* decoder, int16_t max_def, uint64_t offset) {
+    const int64_t first = next_row_, end = next_row_ + page.num_levels;
+    int64_t pos = first;
+    auto it = std::upper_bound(sel_.begin(), sel_.end(), first, [](int64_t v, const RowRange& r) { return v < r.end; });
+    for (; it != sel_.end() && it->begin < end && pos < end; ++it) {
+      const int64_t b = std::max(it->begin, first), e = std::min(it->end, end);
+      if (b > pos) RAP_RETURN_NOT_OK(FlushRun(page, decoder, pos - first, b - first, false, max_def, offset));
+      RAP_RETURN_NOT_OK(FlushRun(page, decoder, b - first, e - first, true, max_def, offset));
+      out_.num_rows += e - b;
+      pos = e;
+    }
+    if (pos < end) RAP_RETURN_NOT_OK(FlushRun(page, decoder, pos - first, end - first, false, max_def, offset));
+    next_row_ = end;
     return Status::OK();
   }
 

@@ -68,6 +68,14 @@ class Assembler {
   Result<ArrayPtr> BuildLeaf(const FieldNode& node, const LeafColumnData& L) {
     const ArrayPtr& values = L.values;
     if (!values) return Status::Internal("column of field '" + node.field.name + "' has no values");
+    if (L.def_levels.empty() && L.rep_levels.empty() && node.field.type->id != TypeId::kNull) {
+      // Required and not repeated: every level is a non-null value (the common flat case, no copy).
+      if (values->length != L.num_levels) {
+        return Status::Corrupt(fmt::format("field '{}': {} levels but the pages hold {} values", node.field.name,
+                                           L.num_levels, values->length));
+      }
+      return values;
+    }
     Validity validity;
     for (int64_t i = 0; i < L.num_levels; ++i) {
       if (IsSlot(node, L, i)) validity.Append(Def(L, i) >= node.def_level);
