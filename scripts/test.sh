@@ -43,7 +43,7 @@ if [ "$MODE" = "fast" ]; then exit 0; fi
 # Sanitizers: unit tests (the real-server tests run in the release suite above).
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
-run_suite build/asan -DCMAKE_BUILD_TYPE=Debug -DRAP_SANITIZE=address,undefined -DRAP_BUILD_BENCH=OFF -- -LE network
+run_suite build/asan -DCMAKE_BUILD_TYPE=Debug "-DCMAKE_CXX_FLAGS_DEBUG=-g -O1" -DRAP_SANITIZE=address,undefined -DRAP_BUILD_BENCH=OFF -- -LE network
 
 export TSAN_OPTIONS="halt_on_error=1"
 BUILD_ONLY_LABEL=concurrent run_suite build/tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRAP_SANITIZE=thread -DRAP_BUILD_BENCH=OFF -- -L concurrent -LE network
