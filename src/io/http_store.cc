@@ -1,6 +1,12 @@
 #include "io/http_store.h"
 
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cstdio>
 #include <cstdlib>
+
+#include "io/http_util.h"
 
 namespace rap::io {
 
@@ -82,8 +88,63 @@ Result<std::pair<Buffer, ObjectInfo>> HttpStore::ReadTail(const std::string& pat
 }
 
 Result<std::vector<ObjectInfo>> HttpStore::List(const std::string& prefix) {
-  return Status::NotSupported(Url(prefix) + ": plain HTTP has no listing; use s3:// for an S3-compatible store, "
-                              "or name the files explicitly");
+  // Plain HTTP has no listing. nginx's `autoindex_format json` is understood (directories walked
+  // recursively); any other answer is NotSupported.
+  std::string p = prefix.empty() || prefix[0] != '/' ? "/" + prefix : prefix;
+  size_t slash = p.rfind('/');
+  std::string dir = p.substr(0, slash + 1);
+  std::vector<ObjectInfo> out;
+  std::vector<std::string> dirs = {dir};
+  constexpr size_t kMaxDirectories = 100000;
+  for (size_t visited = 0; !dirs.empty(); ++visited) {
+    if (visited >= kMaxDirectories) {
+      return Status::ResourceExhausted(Url(prefix) + ": listing visits more than " + std::to_string(kMaxDirectories) +
+                                       " directories");
+    }
+    std::string d = dirs.back();
+    dirs.pop_back();
+    HttpRequest req;
+    req.url = Url(d);
+    req.object = req.url;
+    RAP_ASSIGN_OR_RETURN(auto resps, client_.Run({req}, ReadOptions{}, nullptr));
+    const HttpResponse& r = resps[0];
+    if (r.status == 404 && d == dir) return out;  // nothing under the prefix
+    if (r.status != 200) return HttpClient::DefaultError(req, r);
+    auto json = nlohmann::json::parse(r.body.view(), nullptr, /*allow_exceptions=*/false);
+    if (json.is_discarded() || !json.is_array()) {
+      return Status::NotSupported(req.url + ": plain HTTP has no listing, and this server's directory page is not an "
+                                  "nginx autoindex JSON listing; use s3:// or name the files explicitly");
+    }
+    for (const auto& e : json) {
+      auto name = e.find("name"), type = e.find("type");
+      if (!e.is_object() || name == e.end() || !name->is_string() || type == e.end() || !type->is_string()) {
+        return Status::Corrupt(req.url + ": autoindex entry without a string name/type");
+      }
+      std::string child = d + UriEncode(name->get<std::string>(), false);
+      if (*type == "directory") {
+        if (child.compare(0, std::min(child.size(), p.size()), p, 0, std::min(child.size(), p.size())) == 0) {
+          dirs.push_back(child + "/");
+        }
+        continue;
+      }
+      if (*type != "file" || child.compare(0, p.size(), p) != 0) continue;
+      auto size = e.find("size");
+      if (size == e.end() || !size->is_number_unsigned()) return Status::Corrupt(req.url + ": autoindex file entry without a size");
+      ObjectInfo info;
+      info.path = child;
+      info.size = size->get<uint64_t>();
+      auto mtime = e.find("mtime");
+      if (mtime != e.end() && mtime->is_string()) info.mtime_ms = ParseHttpDateMs(mtime->get<std::string>());
+      // nginx's own ETag for a static file: hex(mtime seconds)-hex(size), as HEAD would report it.
+      char etag[64];
+      std::snprintf(etag, sizeof(etag), "%llx-%llx", static_cast<unsigned long long>(info.mtime_ms / 1000),
+                    static_cast<unsigned long long>(info.size));
+      info.etag = etag;
+      out.push_back(std::move(info));
+    }
+  }
+  std::sort(out.begin(), out.end(), [](const ObjectInfo& a, const ObjectInfo& b) { return a.path < b.path; });
+  return out;
 }
 
 Status HttpStore::Put(const std::string& path, const Buffer&) {

@@ -3,11 +3,13 @@
 // concurrent ranges, connection reuse (counted in nginx's access log), HEAD and errors.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <memory>
 #include <string>
 
 #include "rap/io/http_store.h"
 #include "rap/io/object_store.h"
+#include "testing/fault_server.h"
 #include "testing/nginx_fixture.h"
 #include "testing/paths.h"
 
@@ -37,6 +39,11 @@ class HttpStoreTest : public ::testing::Test {
     rap::testing::WriteStringToFile(dir_->Join("big.bin"), *big_);
     rap::testing::WriteStringToFile(dir_->Join("small.bin"), "0123456789");
     rap::testing::WriteStringToFile(dir_->Join("empty.bin"), "");
+    std::filesystem::create_directories(dir_->Join("tree/sub/deeper"));
+    rap::testing::WriteStringToFile(dir_->Join("tree/a.bin"), "a");
+    rap::testing::WriteStringToFile(dir_->Join("tree/sub/b c.bin"), "bb");
+    rap::testing::WriteStringToFile(dir_->Join("tree/sub/deeper/c.bin"), "ccc");
+    rap::testing::WriteStringToFile(dir_->Join("treehouse.bin"), "house");
     server_ = new NginxServer(dir_->path());
   }
   static void TearDownTestSuite() {
@@ -160,8 +167,37 @@ TEST_F(HttpStoreTest, ErrorsAreClear) {
   ASSERT_FALSE(c.ok());
   EXPECT_TRUE(c.status().Is(StatusCode::kCancelled));
 
-  EXPECT_TRUE(store_->List("/").status().Is(StatusCode::kNotSupported));
   EXPECT_TRUE(store_->Put("/x", Buffer::Copy("x")).Is(StatusCode::kNotSupported));
+}
+
+TEST_F(HttpStoreTest, ListsNginxAutoindexRecursively) {
+  auto tree = store_->List("/tree/");
+  ASSERT_TRUE(tree.ok()) << tree.status().ToString();
+  ASSERT_EQ(tree->size(), 3u);
+  EXPECT_EQ((*tree)[0].path, "/tree/a.bin");
+  EXPECT_EQ((*tree)[1].path, "/tree/sub/b%20c.bin");
+  EXPECT_EQ((*tree)[2].path, "/tree/sub/deeper/c.bin");
+  EXPECT_EQ((*tree)[1].size, 2u);
+  // Listed paths and ETags are what HEAD reports for the same object.
+  auto head = store_->Head((*tree)[1].path);
+  ASSERT_TRUE(head.ok()) << head.status().ToString();
+  EXPECT_EQ(head->etag, (*tree)[1].etag);
+  EXPECT_EQ(head->size, 2u);
+  // A path prefix that is not a directory: "tree" matches tree/... and treehouse.bin.
+  auto prefix = store_->List("/tree");
+  ASSERT_TRUE(prefix.ok());
+  EXPECT_EQ(prefix->size(), 4u);
+  auto none = store_->List("/no-such-dir/");
+  ASSERT_TRUE(none.ok());
+  EXPECT_TRUE(none->empty());
+  // A server whose directory pages are not autoindex JSON cannot list.
+  rap::testing::FaultServer plain;
+  plain.AddObject("/dir/", "<html>index</html>");
+  auto s = MakeHttpStore(plain.base_url());
+  ASSERT_TRUE(s.ok());
+  auto l = (*s)->List("/dir/");
+  ASSERT_FALSE(l.ok());
+  EXPECT_TRUE(l.status().Is(StatusCode::kNotSupported)) << l.status().ToString();
 }
 
 TEST_F(HttpStoreTest, UnreachableEndpointIsNamed) {

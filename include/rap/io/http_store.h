@@ -1,6 +1,7 @@
-// HTTP(S) object store: range GETs against a plain web server or a public bucket URL. Read-only;
-// listing is not part of plain HTTP (List returns NotSupported). OpenUrl() creates these for
-// http:// and https:// URLs; tests and tools can build one with explicit options.
+// HTTP(S) object store: range GETs against a plain web server or a public bucket URL. Read-only.
+// Listing is not part of plain HTTP: List understands nginx's `autoindex_format json` directory
+// pages (walked recursively) and returns NotSupported for anything else. OpenUrl() creates these
+// for http:// and https:// URLs; tests and tools can build one with explicit options.
 #pragma once
 
 #include <string>
