@@ -16,6 +16,7 @@
 #include <cerrno>
 #include <charconv>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -260,7 +261,8 @@ Status NetsimServer::Stop() {
 }
 
 NetsimServer::~NetsimServer() {
-  (void)Stop();
+  Status st = Stop();
+  if (!st.ok()) std::fprintf(stderr, "rap-netsim fixture: %s\n", st.ToString().c_str());  // e.g. a sanitizer report
   if (!dir_.empty()) {
     std::error_code ec;
     std::filesystem::remove_all(dir_, ec);

@@ -151,6 +151,7 @@ class Session : public std::enable_shared_from_this<Session> {
   // --- counted requests -------------------------------------------------------------------------
 
   void Respond() {
+    stall_seconds_ = 0;  // per response; the connection may have served a stalled one before
     bool head = req_.method() == http::verb::head;
     if (!head && req_.method() != http::verb::get) {
       WriteSimple(http::status::method_not_allowed, "only GET and HEAD are served", keep_alive_, true);
