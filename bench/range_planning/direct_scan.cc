@@ -1,0 +1,57 @@
+// The query of bench_range_planning through the FileReader (see direct_scan.h).
+#include "range_planning/direct_scan.h"
+
+#include <fmt/format.h>
+
+#include "rap/read/file_reader.h"
+#include "rap/read/fingerprint.h"
+#include "rap/util/clock.h"
+
+namespace rap::bench {
+
+Result<ScanResult> DirectScan(const io::ObjectStorePtr& store, const std::vector<ScanFileRef>& files,
+                              const ScanQuery& query) {
+  read::FileReaderOptions ro;
+  ro.use_metadata_cache = false;
+  read::Fingerprinter fp;
+  ScanResult out;
+  const double t0 = NowSeconds();
+  uint64_t table_row = 0;
+  for (const ScanFileRef& f : files) {
+    RAP_ASSIGN_OR_RETURN(auto reader, read::FileReader::Open(store, f.path, ro));
+    RAP_ASSIGN_OR_RETURN(read::Projection filter_proj, reader->Project({query.filter_column}));
+    RAP_ASSIGN_OR_RETURN(read::Projection out_proj, reader->Project(query.columns));
+    RAP_ASSIGN_OR_RETURN(read::Predicate pred, read::Predicate::Bind(query.filter, *filter_proj.schema));
+    for (int rg = 0; rg < reader->num_row_groups(); ++rg) {
+      const int64_t n = reader->row_group_num_rows(rg);
+      RAP_ASSIGN_OR_RETURN(RecordBatch keys, reader->ReadRowGroup(rg, read::RowSelection::All(n), filter_proj));
+      if (keys.num_rows != n) {
+        return Status::Corrupt(fmt::format("{}: row group {}: filter read returned {} of {} rows", f.path, rg,
+                                           keys.num_rows, n));
+      }
+      RAP_ASSIGN_OR_RETURN(std::vector<uint8_t> keep, pred.Select(keys));
+      std::vector<read::RowRange> ranges;
+      std::vector<uint64_t> ids;
+      for (int64_t i = 0; i < n; ++i) {
+        if (!keep[static_cast<size_t>(i)]) continue;
+        ranges.push_back({i, i + 1});
+        ids.push_back(table_row + static_cast<uint64_t>(reader->row_group_first_row(rg) + i));
+      }
+      if (ids.empty()) continue;
+      RAP_ASSIGN_OR_RETURN(RecordBatch rows,
+                           reader->ReadRowGroup(rg, read::RowSelection::FromRanges(std::move(ranges)), out_proj));
+      if (rows.num_rows != static_cast<int64_t>(ids.size())) {
+        return Status::Corrupt(fmt::format("{}: row group {}: {} rows selected, {} returned", f.path, rg, ids.size(),
+                                           rows.num_rows));
+      }
+      RAP_RETURN_NOT_OK(fp.Add(rows, ids));
+    }
+    table_row += static_cast<uint64_t>(reader->num_rows());
+  }
+  out.rows = fp.rows();
+  out.fingerprint = fp.ToString();
+  out.seconds = NowSeconds() - t0;
+  return out;
+}
+
+}  // namespace rap::bench

@@ -1,0 +1,387 @@
+// CSV tables, medians and validation of bench_range_planning (see report.h).
+#include "range_planning/report.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+#include <tuple>
+
+#include <fmt/format.h>
+
+namespace rap::bench {
+
+namespace {
+
+constexpr plan::DecidedBy kRules[] = {plan::DecidedBy::kColdStart, plan::DecidedBy::kColdStartRequestBound,
+                                      plan::DecidedBy::kCostExact, plan::DecidedBy::kCostMerged,
+                                      plan::DecidedBy::kForcedPolicy};
+
+std::string Num(double v, int digits = 6) { return std::isfinite(v) ? fmt::format("{:.{}f}", v, digits) : ""; }
+
+double Median(std::vector<double> v) {
+  if (v.empty()) return std::nan("");
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+uint64_t MedianU(const std::vector<uint64_t>& v) {
+  std::vector<double> d(v.begin(), v.end());
+  return static_cast<uint64_t>(std::llround(Median(d)));
+}
+
+bool IsAuto(const Run& r) { return r.policy == "auto"; }
+
+}  // namespace
+
+double Profile::ModelSeconds(uint64_t requests, uint64_t bytes, uint64_t concurrency) const {
+  const double waves = static_cast<double>(plan::RequestWaves(requests, concurrency));
+  return waves * latency_s + (throughput_bps ? static_cast<double>(bytes) / static_cast<double>(throughput_bps) : 0);
+}
+
+uint64_t Run::ExactRequests() const {
+  uint64_t s = 0;
+  for (const auto& p : plans) s += p.exact_requests;
+  return s;
+}
+uint64_t Run::ExactBytes() const {
+  uint64_t s = 0;
+  for (const auto& p : plans) s += p.exact_bytes;
+  return s;
+}
+uint64_t Run::PlannedRequests() const {
+  uint64_t s = 0;
+  for (const auto& p : plans) s += p.chosen_requests;
+  return s;
+}
+uint64_t Run::PlannedBytes() const {
+  uint64_t s = 0;
+  for (const auto& p : plans) s += p.chosen_bytes;
+  return s;
+}
+double Run::ObservedPlanSeconds() const {
+  double s = 0;
+  for (const auto& p : plans) s += std::isfinite(p.observed_s) ? p.observed_s : 0;
+  return s;
+}
+double Run::EstimatedPlanSeconds() const {
+  double s = 0;
+  for (const auto& p : plans) s += std::isfinite(p.estimated_s) ? p.estimated_s : 0;
+  return s;
+}
+double Run::ModelPlanSeconds() const {
+  double s = 0;
+  for (const auto& p : plans) s += profile->ModelSeconds(p.chosen_requests, p.chosen_bytes);
+  return s;
+}
+int Run::Decisions(plan::DecidedBy d) const {
+  int n = 0;
+  for (const auto& p : plans) n += p.decided_by == d;
+  return n;
+}
+
+void WriteRunsCsv(std::ostream& out, const std::vector<Run>& runs) {
+  out << "profile,latency_s,throughput_bps,projection,policy,estimator,repetition,order,rows,fingerprint,plans,"
+         "exact_requests,exact_bytes,planned_requests,planned_bytes,server_requests,server_bytes,footer_requests,"
+         "footer_bytes,page_index_requests,page_index_bytes,estimated_plan_s,model_plan_s,observed_plan_s,scan_s";
+  for (auto d : kRules) out << ",decided_" << plan::DecidedByName(d);
+  out << "\n";
+  for (const Run& r : runs) {
+    out << fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}", r.profile->name,
+                       Num(r.profile->latency_s), r.profile->throughput_bps, r.projection, r.policy, r.estimator,
+                       r.repetition, r.order, r.rows, r.fingerprint, r.plans.size(), r.ExactRequests(), r.ExactBytes(),
+                       r.PlannedRequests(), r.PlannedBytes(), r.server_requests, r.server_bytes,
+                       r.metadata.tail_requests, r.metadata.tail_bytes, r.metadata.index_requests,
+                       r.metadata.index_bytes, Num(r.EstimatedPlanSeconds()), Num(r.ModelPlanSeconds()),
+                       Num(r.ObservedPlanSeconds()), Num(r.scan_s));
+    for (auto d : kRules) out << "," << r.Decisions(d);
+    out << "\n";
+  }
+}
+
+void WritePlansCsv(std::ostream& out, const std::vector<Run>& runs) {
+  out << "profile,projection,estimator,repetition,plan,object,decided_by,latency_samples,throughput_samples,"
+         "typical_latency_s,typical_throughput_bps,exact_requests,exact_bytes,chosen_requests,chosen_bytes,"
+         "candidates,candidates_dropped,estimated_s,model_s,observed_s,prediction_error,model_error,payload_bytes,"
+         "payload_wall_s,plan_latency_s,latency_sample_added,throughput_sample_added\n";
+  for (const Run& r : runs) {
+    if (!IsAuto(r)) continue;
+    for (size_t i = 0; i < r.plans.size(); ++i) {
+      const auto& p = r.plans[i];
+      const double model = r.profile->ModelSeconds(p.chosen_requests, p.chosen_bytes);
+      const double model_err = std::isfinite(p.observed_s) && p.observed_s > 0 ? (p.observed_s - model) / p.observed_s
+                                                                               : std::nan("");
+      out << fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
+                         r.profile->name, r.projection, r.estimator, r.repetition, i, p.object,
+                         plan::DecidedByName(p.decided_by), p.latency_samples, p.throughput_samples,
+                         Num(p.typical_latency_s), Num(p.typical_throughput_bps, 0), p.exact_requests, p.exact_bytes,
+                         p.chosen_requests, p.chosen_bytes, p.candidates, p.candidates_dropped, Num(p.estimated_s),
+                         Num(model), Num(p.observed_s), Num(p.prediction_error, 4), Num(model_err, 4),
+                         p.payload_bytes, Num(p.payload_wall_s), Num(p.plan_latency_s),
+                         p.latency_sample_added ? 1 : 0, p.throughput_sample_added ? 1 : 0);
+    }
+  }
+}
+
+std::vector<SummaryRow> Summarize(const std::vector<Run>& runs) {
+  // Groups in first-appearance order of (profile, projection), labels in a fixed order.
+  std::vector<std::pair<std::string, std::string>> cases;
+  std::map<std::tuple<std::string, std::string, std::string>, std::vector<const Run*>> groups;
+  std::vector<std::string> labels;
+  for (const Run& r : runs) {
+    auto c = std::make_pair(r.profile->name, r.projection);
+    if (std::find(cases.begin(), cases.end(), c) == cases.end()) cases.push_back(c);
+    if (std::find(labels.begin(), labels.end(), r.Label()) == labels.end()) labels.push_back(r.Label());
+    groups[{c.first, c.second, r.Label()}].push_back(&r);
+  }
+  std::vector<SummaryRow> out;
+  for (const auto& [profile, projection] : cases) {
+    std::vector<SummaryRow> rows;
+    for (const std::string& label : labels) {
+      auto it = groups.find({profile, projection, label});
+      if (it == groups.end()) continue;
+      SummaryRow s;
+      s.profile = profile;
+      s.projection = projection;
+      s.label = label;
+      std::vector<double> scan, obs, model;
+      std::vector<uint64_t> preq, pbytes, sreq, sbytes;
+      std::map<plan::DecidedBy, std::vector<double>> dec;
+      for (const Run* r : it->second) {
+        scan.push_back(r->scan_s);
+        obs.push_back(r->ObservedPlanSeconds());
+        model.push_back(r->ModelPlanSeconds());
+        preq.push_back(r->PlannedRequests());
+        pbytes.push_back(r->PlannedBytes());
+        sreq.push_back(r->server_requests);
+        sbytes.push_back(r->server_bytes);
+        for (auto d : kRules) dec[d].push_back(r->Decisions(d));
+        s.fingerprint = r->fingerprint;
+        s.rows = r->rows;
+      }
+      s.scan_s = Median(scan);
+      s.observed_plan_s = Median(obs);
+      s.model_plan_s = Median(model);
+      s.planned_requests = MedianU(preq);
+      s.planned_bytes = MedianU(pbytes);
+      s.server_requests = MedianU(sreq);
+      s.server_bytes = MedianU(sbytes);
+      if (it->second.front()->policy == "auto") {
+        for (auto d : kRules) {
+          const double m = Median(dec[d]);
+          if (m > 0) s.decisions += fmt::format("{}{}={:g}", s.decisions.empty() ? "" : " ", plan::DecidedByName(d), m);
+        }
+      }
+      rows.push_back(std::move(s));
+    }
+    double exact = std::nan(""), best = std::nan("");
+    for (const auto& s : rows) {
+      if (s.label == "exact") exact = s.scan_s;
+      if (s.label.rfind("auto", 0) != 0 && !(best <= s.scan_s)) best = s.scan_s;
+    }
+    for (auto& s : rows) {
+      s.vs_exact = (s.scan_s - exact) / exact;
+      s.vs_best_forced = (s.scan_s - best) / best;
+      out.push_back(std::move(s));
+    }
+  }
+  return out;
+}
+
+void WriteSummaryCsv(std::ostream& out, const std::vector<SummaryRow>& rows) {
+  out << "case,profile,projection,policy,median_scan_s,median_observed_plan_s,median_model_plan_s,planned_requests,"
+         "planned_bytes,server_requests,server_bytes,vs_exact,vs_best_forced,decisions,rows,fingerprint\n";
+  for (const auto& s : rows) {
+    out << fmt::format("\"{} {}\",{},{},{},{},{},{},{},{},{},{},{},{},\"{}\",{},{}\n", s.profile, s.projection,
+                       s.profile, s.projection, s.label, Num(s.scan_s), Num(s.observed_plan_s), Num(s.model_plan_s),
+                       s.planned_requests, s.planned_bytes, s.server_requests, s.server_bytes, Num(s.vs_exact, 4),
+                       Num(s.vs_best_forced, 4), s.decisions, s.rows, s.fingerprint);
+  }
+}
+
+void PrintSummary(std::ostream& out, const std::vector<SummaryRow>& rows) {
+  std::string last;
+  for (const auto& s : rows) {
+    const std::string c = s.profile + " " + s.projection;
+    if (c != last) {
+      out << fmt::format("\n{}\n  {:<16} {:>9} {:>10} {:>12} {:>9} {:>12} {:>8} {:>9}  {}\n", c, "policy", "scan s",
+                         "plan req", "plan MiB", "srv req", "srv MiB", "vs exact", "vs best", "auto decisions");
+      last = c;
+    }
+    out << fmt::format("  {:<16} {:>9.3f} {:>10} {:>12.3f} {:>9} {:>12.3f} {:>+7.1f}% {:>+8.1f}%  {}\n", s.label,
+                       s.scan_s, s.planned_requests, static_cast<double>(s.planned_bytes) / kMiB, s.server_requests,
+                       static_cast<double>(s.server_bytes) / kMiB, 100 * s.vs_exact, 100 * s.vs_best_forced,
+                       s.decisions);
+  }
+}
+
+void WritePlotData(std::ostream& out, const std::vector<SummaryRow>& rows) {
+  std::vector<std::string> cases, labels;
+  std::map<std::pair<std::string, std::string>, double> value;
+  for (const auto& s : rows) {
+    const std::string c = s.profile + " " + s.projection;
+    if (std::find(cases.begin(), cases.end(), c) == cases.end()) cases.push_back(c);
+    if (std::find(labels.begin(), labels.end(), s.label) == labels.end()) labels.push_back(s.label);
+    value[{c, s.label}] = s.scan_s;
+  }
+  out << "case";
+  for (const auto& l : labels) out << " \"" << l << "\"";
+  out << "\n";
+  for (const auto& c : cases) {
+    out << "\"" << c << "\"";
+    for (const auto& l : labels) {
+      auto it = value.find({c, l});
+      out << " " << (it == value.end() ? std::string("NaN") : Num(it->second, 4));
+    }
+    out << "\n";
+  }
+}
+
+std::vector<Check> Validate(const std::vector<Run>& runs, int64_t expected_rows, uint64_t low_bps, uint64_t high_bps,
+                            const plan::EstimatorConfig& ec) {
+  std::vector<Check> checks;
+  // 1. Same rows for every policy (per projection: the columns differ between projections).
+  {
+    Check c{"same fingerprint for every policy", true, ""};
+    std::map<std::string, std::set<std::string>> fps;
+    for (const Run& r : runs) {
+      fps[r.projection].insert(r.fingerprint);
+      if (r.rows != expected_rows) {
+        c.passed = false;
+        c.detail += fmt::format("{} {} {}: {} rows, expected {}; ", r.profile->name, r.projection, r.Label(), r.rows,
+                                expected_rows);
+      }
+    }
+    for (const auto& [proj, set] : fps) {
+      if (set.size() != 1) c.passed = false;
+      c.detail += fmt::format("{}: {} rows, {}; ", proj, expected_rows, fmt::join(set, " != "));
+    }
+    checks.push_back(std::move(c));
+  }
+  // 2. A small plan never adds a throughput sample.
+  {
+    Check c{"a small plan never increments the throughput sample count", true, ""};
+    int small = 0;
+    for (const Run& r : runs) {
+      if (!IsAuto(r)) continue;
+      for (size_t i = 0; i < r.plans.size(); ++i) {
+        const auto& p = r.plans[i];
+        const bool small_plan = p.payload_bytes < ec.min_throughput_bytes;
+        if (!small_plan) continue;
+        ++small;
+        const bool next_grew = i + 1 < r.plans.size() && r.plans[i + 1].throughput_samples > p.throughput_samples &&
+                               p.throughput_samples < ec.window;
+        if (p.throughput_sample_added || next_grew) {
+          c.passed = false;
+          c.detail += fmt::format("{} {} {} plan {}; ", r.profile->name, r.projection, r.Label(), i);
+        }
+      }
+    }
+    if (c.passed) c.detail = fmt::format("{} small automatic plans, none added a throughput sample", small);
+    checks.push_back(std::move(c));
+  }
+  // 3. No cost-based plan before three throughput (and latency) samples; cold start keeps exact
+  //    plans unless the request bound applies.
+  {
+    Check c{"no cost-based plan before three eligible throughput samples", true, ""};
+    int cost = 0;
+    for (const Run& r : runs) {
+      if (!IsAuto(r)) continue;
+      for (size_t i = 0; i < r.plans.size(); ++i) {
+        const auto& p = r.plans[i];
+        const bool is_cost = p.decided_by == plan::DecidedBy::kCostExact || p.decided_by == plan::DecidedBy::kCostMerged;
+        cost += is_cost;
+        const bool trained = p.throughput_samples >= 3 && p.latency_samples >= 3;
+        const bool bad_cold = p.decided_by == plan::DecidedBy::kColdStart && p.chosen_requests != p.exact_requests;
+        if ((is_cost && !trained) || (!is_cost && trained) || bad_cold) {
+          c.passed = false;
+          c.detail += fmt::format("{} {} {} plan {} ({} with {}/{} samples); ", r.profile->name, r.projection,
+                                  r.Label(), i, plan::DecidedByName(p.decided_by), p.latency_samples,
+                                  p.throughput_samples);
+        }
+      }
+    }
+    if (c.passed) c.detail = fmt::format("{} cost-based plans, all with >= 3 samples in both windows", cost);
+    checks.push_back(std::move(c));
+  }
+  // 4 and 5. Low throughput keeps exact plans; high throughput merges a representative plan in every scan.
+  {
+    Check lo{"the low-throughput profile keeps exact plans", true, ""};
+    Check hi{"the high-throughput profile merges at least one representative plan per scan", true, ""};
+    int lo_plans = 0, hi_scans = 0;
+    for (const Run& r : runs) {
+      if (!IsAuto(r)) continue;
+      if (r.profile->throughput_bps && r.profile->throughput_bps <= low_bps) {
+        for (const auto& p : r.plans) {
+          ++lo_plans;
+          if (p.chosen_requests != p.exact_requests || p.chosen_bytes != p.exact_bytes) {
+            lo.passed = false;
+            lo.detail += fmt::format("{} {} {}: {} -> {} requests; ", r.profile->name, r.projection, r.Label(),
+                                     p.exact_requests, p.chosen_requests);
+          }
+        }
+      }
+      if (r.profile->throughput_bps == 0 || r.profile->throughput_bps >= high_bps) {
+        ++hi_scans;
+        bool merged = false;
+        for (const auto& p : r.plans) merged = merged || (p.exact_requests > 1 && p.chosen_requests < p.exact_requests);
+        if (!merged) {
+          hi.passed = false;
+          hi.detail += fmt::format("{} {} {} rep {}: no merged plan; ", r.profile->name, r.projection, r.Label(),
+                                   r.repetition);
+        }
+      }
+    }
+    if (lo.passed) lo.detail = fmt::format("{} automatic plans, all exact", lo_plans);
+    if (hi.passed) hi.detail = fmt::format("{} automatic scans, each merged at least one plan", hi_scans);
+    if (lo_plans == 0) {
+      lo.passed = false;
+      lo.detail = "no automatic plan ran in a profile at or below the low rate";
+    }
+    if (hi_scans == 0) {
+      hi.passed = false;
+      hi.detail = "no automatic scan ran in a profile at or above the high rate";
+    }
+    checks.push_back(std::move(lo));
+    checks.push_back(std::move(hi));
+  }
+  // 6. Throughput estimates stay below twice the configured rate.
+  {
+    Check c{"no throughput estimate exceeds twice the configured rate", true, ""};
+    double worst = 0;
+    for (const Run& r : runs) {
+      if (!IsAuto(r) || r.profile->throughput_bps == 0) continue;
+      for (const auto& p : r.plans) {
+        if (!std::isfinite(p.typical_throughput_bps)) continue;
+        const double ratio = p.typical_throughput_bps / static_cast<double>(r.profile->throughput_bps);
+        worst = std::max(worst, ratio);
+        if (ratio > 2.0) c.passed = false;
+      }
+    }
+    c.detail = fmt::format("highest estimate / configured rate: {:.3f}", worst);
+    checks.push_back(std::move(c));
+  }
+  // 7. Server traffic = planned traffic + metadata reads (footer tails, page index).
+  {
+    Check c{"server totals equal planned totals plus the footer (and page-index) reads", true, ""};
+    std::set<std::string> shapes;
+    for (const Run& r : runs) {
+      const uint64_t req = r.PlannedRequests() + r.metadata.requests();
+      const uint64_t bytes = r.PlannedBytes() + r.metadata.bytes();
+      if (req != r.server_requests || bytes != r.server_bytes) {
+        c.passed = false;
+        c.detail += fmt::format("{} {} {} rep {}: server {} req {} B, planned+metadata {} req {} B; ", r.profile->name,
+                                r.projection, r.Label(), r.repetition, r.server_requests, r.server_bytes, req, bytes);
+      }
+      shapes.insert(fmt::format("footer {} req {} B, page index {} req {} B ({} ranges from the tail)",
+                                r.metadata.tail_requests, r.metadata.tail_bytes, r.metadata.index_requests,
+                                r.metadata.index_bytes, r.metadata.index_from_tail));
+    }
+    if (c.passed) c.detail = fmt::format("{} scans; metadata per scan: {}", runs.size(), fmt::join(shapes, " | "));
+    checks.push_back(std::move(c));
+  }
+  return checks;
+}
+
+}  // namespace rap::bench
