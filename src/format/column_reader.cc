@@ -45,9 +45,17 @@ class ChunkReader {
       }
       RAP_RETURN_NOT_OK(LoadDictionary(raw));
     }
-    for (const PageSpan& span : input_.spans) RAP_RETURN_NOT_OK(ReadSpan(span));
     int64_t want = 0;
     for (const RowRange& r : sel_) want += r.size();
+    if (column_.max_repetition_level == 0 && !null_type_ && want <= options_.max_page_bytes) {
+      // At most one value per selected row: reserve once instead of growing page by page.
+      if (values_.width > 0) {
+        values_.fixed.reserve(static_cast<size_t>(want) * static_cast<size_t>(values_.width));
+      } else {
+        values_.offsets.reserve(static_cast<size_t>(want) + 1);
+      }
+    }
+    for (const PageSpan& span : input_.spans) RAP_RETURN_NOT_OK(ReadSpan(span));
     if (out_.num_rows != want) {
       return Status::Corrupt(fmt::format("{}{}column '{}': the pages hold {} of the {} selected rows",
                                          options_.file_name, options_.file_name.empty() ? "" : ": ",
