@@ -51,8 +51,11 @@ std::vector<std::string> Split(const std::string& s) {
   return out;
 }
 
+std::unique_ptr<NetsimServer> g_server;  // stopped by Die() too: std::exit skips destructors
+
 [[noreturn]] void Die(const std::string& what) {
   std::fprintf(stderr, "bench_netsim: %s\n", what.c_str());
+  g_server.reset();
   std::exit(1);
 }
 
@@ -119,7 +122,8 @@ int main(int argc, char** argv) {
   options.extra_args = {"--quiet"};
   auto started = NetsimServer::Start(options);
   if (!started.ok()) Die(started.status().ToString());
-  NetsimServer& server = **started;
+  g_server = std::move(*started);
+  NetsimServer& server = *g_server;
 
   std::ofstream out(csv, std::ios::trunc);
   out << "kind,setting,clients,repetition,measured,setting_value,error_pct,fairness\n";
@@ -181,5 +185,6 @@ int main(int argc, char** argv) {
                               rap::FormatBytes(stats->total.payload_bytes).c_str());
   std::printf("CSV: %s\n", csv.c_str());
   Check(server.Stop(), "stop rap-netsim");
+  g_server.reset();
   return 0;
 }

@@ -195,7 +195,7 @@ Result<std::unique_ptr<NetsimServer>> NetsimServer::Start(const NetsimOptions& o
 
   std::vector<std::string> args = {binary,       "--root",       options.root,       "--latency", options.latency,
                                    "--throughput", options.throughput, "--port", "0",       "--port-file",
-                                   port_file};
+                                   port_file,    "--exit-with-parent"};
   for (const std::string& f : options.faults) {
     args.push_back("--fault");
     args.push_back(f);

@@ -1,6 +1,8 @@
 // rap-netsim: a controlled HTTP server for benchmarks and fault tests. Serves a directory with a
 // fixed per-request latency and one throughput limit shared by all concurrent responses; see
 // server.h for the control endpoint and faults.h for fault injection.
+#include <unistd.h>
+
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -64,6 +66,8 @@ int main(int argc, char** argv) {
                  "4xx/5xx status, truncate[,after=N], bad_range, stall[,seconds=S] (repeatable)");
   app.add_option("--seed", seed, "random seed for probabilistic faults")->capture_default_str();
   app.add_flag("--quiet", quiet, "do not log connection errors");
+  bool exit_with_parent = false;
+  app.add_flag("--exit-with-parent", exit_with_parent, "stop when the process that started rap-netsim exits");
   CLI11_PARSE(app, argc, argv);
 
   rap::netsim::ServerOptions options;
@@ -72,6 +76,7 @@ int main(int argc, char** argv) {
   options.port = port;
   options.seed = seed;
   options.quiet = quiet;
+  if (exit_with_parent) options.watch_parent = static_cast<int>(getppid());
   auto lat = rap::netsim::ParseLatency(latency);
   if (!lat.ok()) return Fail(lat.status());
   options.profile.latency_seconds = *lat;

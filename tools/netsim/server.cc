@@ -41,10 +41,11 @@ class Session;
 
 struct Server::Impl {
   explicit Impl(ServerOptions o)
-      : options(std::move(o)), acceptor(io), signals(io), throttle(io, options.profile.throughput_bps, options.chunk),
-        faults(options.seed) {}
+      : options(std::move(o)), acceptor(io), signals(io), parent_timer(io),
+        throttle(io, options.profile.throughput_bps, options.chunk), faults(options.seed) {}
 
   void Accept();
+  void WatchParent();
   void StopOnIoThread();
   void Log(const std::string& what) const {
     if (!options.quiet) std::fprintf(stderr, "rap-netsim: %s\n", what.c_str());
@@ -55,6 +56,7 @@ struct Server::Impl {
   asio::io_context io;  // declared before everything that uses it
   tcp::acceptor acceptor;
   asio::signal_set signals;
+  asio::steady_timer parent_timer;
   Throttle throttle;
   Stats stats;
   FaultInjector faults;
@@ -490,12 +492,25 @@ void Server::Impl::Accept() {
   });
 }
 
+// A test that crashes cannot stop its server: the orphan notices that its parent changed.
+void Server::Impl::WatchParent() {
+  if (getppid() != options.watch_parent) {
+    Log("parent process exited; stopping");
+    return StopOnIoThread();
+  }
+  parent_timer.expires_after(std::chrono::milliseconds(500));
+  parent_timer.async_wait([this](error_code ec) {
+    if (!ec && !stopping) WatchParent();
+  });
+}
+
 void Server::Impl::StopOnIoThread() {
   if (stopping) return;
   stopping = true;
   error_code ec;
   acceptor.close(ec);
   signals.cancel(ec);
+  parent_timer.cancel();
   throttle.Cancel();
   for (auto& [id, weak] : sessions) {
     if (auto s = weak.lock()) s->Close();
@@ -549,6 +564,7 @@ void Server::Run() {
       if (!ec) s.StopOnIoThread();
     });
   }
+  if (s.options.watch_parent > 0) s.WatchParent();
   s.Accept();
   s.io.run();
 }

@@ -40,6 +40,7 @@ struct ServerOptions {
   uint64_t seed = 42;  // for probabilistic faults
   bool handle_signals = true;  // stop cleanly on SIGINT/SIGTERM
   bool quiet = false;          // no per-connection error logging on stderr
+  int watch_parent = 0;        // if > 0: stop once this process is no longer our parent (it died)
 };
 
 class Server {
