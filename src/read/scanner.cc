@@ -13,6 +13,7 @@ std::string ScanStats::ToString() const {
   line("row_groups", row_groups);
   line("row_groups_pruned", row_groups_pruned);
   line("rows_in_row_groups", rows_in_row_groups);
+  line("rows_deleted", rows_deleted);
   line("rows_candidate", rows_candidate);
   line("rows_selected", rows_selected);
   line("rows_output", rows_output);
@@ -227,6 +228,25 @@ Status Scanner::Impl::ScanRowGroup(size_t file_index, FileReader& reader, int rg
     }
   }
   stats.rows_in_row_groups += rg_rows;
+  // Deletion vectors: drop the deleted rows of this row group from the candidates.
+  if (!file.deleted_rows.empty()) {
+    const uint64_t first = static_cast<uint64_t>(reader.row_group_first_row(rg));
+    auto lo = std::lower_bound(file.deleted_rows.begin(), file.deleted_rows.end(), first);
+    auto hi = std::lower_bound(lo, file.deleted_rows.end(), first + static_cast<uint64_t>(rg_rows));
+    if (lo != hi) {
+      std::vector<RowRange> live;
+      int64_t next = 0;
+      for (auto it = lo; it != hi; ++it) {
+        int64_t row = static_cast<int64_t>(*it - first);
+        if (row > next) live.push_back(RowRange{next, row});
+        next = row + 1;
+      }
+      if (next < rg_rows) live.push_back(RowRange{next, rg_rows});
+      const int64_t before = candidates.Count();
+      candidates = candidates.Intersect(RowSelection::FromRanges(std::move(live)));
+      stats.rows_deleted += before - candidates.Count();
+    }
+  }
   stats.rows_candidate += candidates.Count();
   if (candidates.empty()) return Status::OK();
 
@@ -276,8 +296,10 @@ Status Scanner::Impl::ScanRowGroup(size_t file_index, FileReader& reader, int rg
       }
     }
   } else {
-    selected_rows.reserve(static_cast<size_t>(rg_rows));
-    for (int64_t row = 0; row < rg_rows; ++row) selected_rows.push_back(row);
+    selected_rows.reserve(static_cast<size_t>(candidates.Count()));
+    for (const RowRange& r : candidates) {
+      for (int64_t row = r.begin; row < r.end; ++row) selected_rows.push_back(row);
+    }
   }
   stats.rows_selected += static_cast<int64_t>(selected_rows.size());
   // A limit stops the scan once enough rows are selected.

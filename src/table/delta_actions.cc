@@ -28,13 +28,22 @@ std::vector<std::string> StrArray(const json& o, const char* key) {
   return out;
 }
 
-std::string DvId(const json& o) {
+std::optional<DeletionVectorDescriptor> Dv(const json& o) {
   auto it = o.find("deletionVector");
-  if (it == o.end() || !it->is_object()) return "";
-  std::string id = Str(*it, "storageType") + Str(*it, "pathOrInlineDv");
+  if (it == o.end() || !it->is_object()) return std::nullopt;
+  DeletionVectorDescriptor dv;
+  dv.storage_type = Str(*it, "storageType");
+  dv.path_or_inline = Str(*it, "pathOrInlineDv");
   auto off = it->find("offset");
-  if (off != it->end() && off->is_number_integer()) id += "@" + std::to_string(off->get<int64_t>());
-  return id;
+  if (off != it->end() && off->is_number_integer()) dv.offset = off->get<int64_t>();
+  dv.size_in_bytes = Int(*it, "sizeInBytes");
+  dv.cardinality = Int(*it, "cardinality");
+  return dv;
+}
+
+std::string DvId(const json& o) {
+  auto dv = Dv(o);
+  return dv ? dv->UniqueId() : "";
 }
 
 }  // namespace
@@ -69,7 +78,8 @@ Status ParseJsonActions(const std::string& name, std::string_view text, DeltaAct
       a.size = Int(*it, "size");
       a.modification_time = Int(*it, "modificationTime");
       a.stats = Str(*it, "stats");
-      a.deletion_vector = DvId(*it);
+      a.dv = Dv(*it);
+      a.deletion_vector = a.dv ? a.dv->UniqueId() : "";
       if (auto pv = it->find("partitionValues"); pv != it->end() && pv->is_object()) {
         for (auto kv = pv->begin(); kv != pv->end(); ++kv) {
           if (kv.value().is_string()) {

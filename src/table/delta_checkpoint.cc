@@ -68,19 +68,29 @@ void ForEachEntry(const Cursor& c, Fn&& fn) {
   }
 }
 
-std::string DvId(const Cursor& dv) {
-  if (!dv.valid()) return "";
-  auto storage = Str(dv.Field("storageType"));
-  if (!storage) return "";
-  std::string id = *storage + Str(dv.Field("pathOrInlineDv")).value_or("");
-  if (auto off = Int(dv.Field("offset"))) id += "@" + std::to_string(*off);
-  return id;
+std::optional<DeletionVectorDescriptor> Dv(const Cursor& c) {
+  if (!c.valid()) return std::nullopt;
+  auto storage = Str(c.Field("storageType"));
+  if (!storage) return std::nullopt;
+  DeletionVectorDescriptor dv;
+  dv.storage_type = *storage;
+  dv.path_or_inline = Str(c.Field("pathOrInlineDv")).value_or("");
+  dv.offset = Int(c.Field("offset"));
+  dv.size_in_bytes = Int(c.Field("sizeInBytes")).value_or(0);
+  dv.cardinality = Int(c.Field("cardinality")).value_or(0);
+  return dv;
+}
+
+std::string DvId(const Cursor& c) {
+  auto dv = Dv(c);
+  return dv ? dv->UniqueId() : "";
 }
 
 // The leaves the replay reads; those a given checkpoint lacks are skipped.
 const char* const kPaths[] = {
     "add.path", "add.partitionValues", "add.size", "add.modificationTime", "add.stats",
     "add.deletionVector.storageType", "add.deletionVector.pathOrInlineDv", "add.deletionVector.offset",
+    "add.deletionVector.sizeInBytes", "add.deletionVector.cardinality",
     "remove.path", "remove.deletionVector.storageType", "remove.deletionVector.pathOrInlineDv",
     "remove.deletionVector.offset", "metaData.id", "metaData.schemaString", "metaData.partitionColumns",
     "metaData.configuration", "metaData.createdTime", "protocol.minReaderVersion", "protocol.minWriterVersion",
@@ -120,7 +130,8 @@ Status ReadParquetCheckpointActions(const io::ObjectStorePtr& store, const std::
         f.size = Int(a.Field("size")).value_or(0);
         f.modification_time = Int(a.Field("modificationTime")).value_or(0);
         f.stats = Str(a.Field("stats")).value_or("");
-        f.deletion_vector = DvId(a.Field("deletionVector"));
+        f.dv = Dv(a.Field("deletionVector"));
+        f.deletion_vector = f.dv ? f.dv->UniqueId() : "";
         ForEachEntry(a.Field("partitionValues"),
                      [&](const std::string& k, std::optional<std::string> v) { f.partition_values[k] = std::move(v); });
         out->adds.push_back(std::move(f));

@@ -185,11 +185,13 @@ Status LoadCheckpoint(const io::ObjectStorePtr& store, const std::string& log_di
 
 bool IsSupportedReaderFeature(const std::string& feature) {
   // columnMapping is handled by the table layer (physical names) for top-level columns; the check
-  // below refuses nested physical names and id mode.
+  // below refuses nested physical names and id mode. deletionVectors: the Scanner skips the rows a
+  // file's deletion vector lists (rap/table/deletion_vector.h).
   // typeWidening: old files keep their narrower types; the Scanner converts them to the table type
   // (only lossless conversions exist; anything else is an error naming the column).
   static const std::set<std::string> kSupported = {"v2Checkpoint", "timestampNtz", "vacuumProtocolCheck",
-                                                    "columnMapping", "typeWidening", "typeWidening-preview"};
+                                                    "columnMapping", "typeWidening", "typeWidening-preview",
+                                                    "deletionVectors"};
   return kSupported.count(feature) > 0;
 }
 
@@ -336,11 +338,8 @@ Result<TableSnapshot> OpenDeltaTable(const io::ObjectStorePtr& store, const std:
     part_physical.push_back(schema.physical_names[idx]);
   }
   for (DeltaAddFile& a : log.files) {
-    if (!a.deletion_vector.empty()) {
-      return Status::NotSupported(root + ": file '" + a.path + "' has a deletion vector (Delta reader feature "
-                                         "'deletionVectors' is not supported)");
-    }
     DataFile f;
+    f.deletion_vector = a.dv;
     if (a.path.find("://") != std::string::npos || (!a.path.empty() && a.path[0] == '/') ||
         a.path.rfind("file:", 0) == 0) {
       return Status::NotSupported(root + ": add.path '" + a.path + "' is absolute; only paths relative to the "

@@ -1,5 +1,6 @@
 #include "rap/table/scan_source.h"
 
+#include "rap/table/deletion_vector.h"
 #include "rap/table/delta_schema.h"
 
 namespace rap::table {
@@ -23,6 +24,11 @@ Result<read::ScanSource> ToScanSource(const TableSnapshot& snapshot) {
       auto arr = MakePartitionArray(col.name, *col.type, f.partition_values[i], 1);
       if (!arr.ok()) return arr.status().WithContext(f.relative_path);
       sf.partition_values.push_back(*arr);
+    }
+    if (f.deletion_vector) {
+      auto rows = LoadDeletionVector(snapshot.store, snapshot.root, *f.deletion_vector);
+      if (!rows.ok()) return rows.status().WithContext(f.relative_path);
+      sf.deleted_rows = std::move(*rows);
     }
     src.files.push_back(std::move(sf));
   }

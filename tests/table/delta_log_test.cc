@@ -59,6 +59,8 @@ const Expect kSupported[] = {
     {"type-widening", 0, 0, 1, 1},
     {"type-widening", std::nullopt, 2, 2, 2},
     {"parquet-all-types", std::nullopt, 0, 1, 200},
+    {"table-with-dv-small", std::nullopt, 1, 1, 10},
+    {"table_with_deletion_logs", std::nullopt, 20, 1, 100},
 };
 
 TEST(DeltaLog, EveryTableFilesAndVersions) {
@@ -85,24 +87,18 @@ TEST(DeltaLog, EveryTableFilesAndVersions) {
   }
 }
 
-TEST(DeltaLog, RefusesUnsupportedReaderFeatures) {
-  struct Refusal {
-    std::string table;
-    std::optional<int64_t> version;
-    std::string feature;
-  };
-  const Refusal kRefused[] = {
-      {"table-with-dv-small", std::nullopt, "deletionVectors"},
-      {"table_with_deletion_logs", std::nullopt, "deletionVectors"},
-      {"table_with_deletion_logs", 2, "deletionVectors"},
-  };
-  for (const Refusal& r : kRefused) {
-    SCOPED_TRACE(r.table);
-    auto snap = Open(r.table, r.version);
-    ASSERT_FALSE(snap.ok());
-    EXPECT_EQ(snap.status().code(), StatusCode::kNotSupported) << snap.status().ToString();
-    EXPECT_NE(snap.status().message().find(r.feature), std::string::npos) << snap.status().ToString();
-  }
+TEST(DeltaLog, DeletionVectorDescriptors) {
+  auto snap = Open("table-with-dv-small");
+  ASSERT_TRUE(snap.ok()) << snap.status().ToString();
+  ASSERT_EQ(snap->files.size(), 1u);
+  ASSERT_TRUE(snap->files[0].deletion_vector.has_value());
+  const DeletionVectorDescriptor& dv = *snap->files[0].deletion_vector;
+  EXPECT_EQ(dv.storage_type, "u");
+  EXPECT_EQ(dv.cardinality, 2);
+  EXPECT_EQ(dv.size_in_bytes, 36);
+  auto v0 = Open("table-with-dv-small", 0);
+  ASSERT_TRUE(v0.ok());
+  EXPECT_FALSE(v0->files[0].deletion_vector.has_value());
 }
 
 TEST(DeltaLog, TimeTravelBeyondLatestIsNotFound) {

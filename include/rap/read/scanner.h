@@ -25,6 +25,8 @@ struct ScanFile {
   uint64_t size = 0;
   // One 1-row array per ScanSource::partition_columns entry (typed; NULL allowed).
   std::vector<ArrayPtr> partition_values;
+  // Rows of the file that are deleted (Delta deletion vectors), sorted and distinct.
+  std::vector<uint64_t> deleted_rows;
 };
 
 struct ScanSource {
@@ -52,7 +54,8 @@ struct ScanStats {
   int64_t files = 0, files_pruned = 0;            // pruned by partition values
   int64_t row_groups = 0, row_groups_pruned = 0;  // pruned by statistics
   int64_t rows_in_row_groups = 0;                 // rows of the row groups that were not pruned
-  int64_t rows_candidate = 0;                     // rows left after page pruning
+  int64_t rows_deleted = 0;                       // rows dropped by deletion vectors
+  int64_t rows_candidate = 0;                     // rows left after page pruning and deletions
   int64_t rows_selected = 0;                      // rows that passed the filter
   int64_t rows_output = 0;
   int64_t pages_read = 0, pages_skipped = 0;      // data pages decoded / stepped over

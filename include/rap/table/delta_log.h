@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "rap/io/object_store.h"
+#include "rap/table/deletion_vector.h"
 #include "rap/table/delta_schema.h"
 #include "rap/table/table.h"
 #include "rap/util/result.h"
@@ -41,6 +42,7 @@ struct DeltaAddFile {
   int64_t modification_time = 0;
   std::string stats;             // JSON string, empty when absent
   std::string deletion_vector;   // unique id of the DV ("<storageType><pathOrInlineDv>[@offset]"), empty if none
+  std::optional<DeletionVectorDescriptor> dv;
 };
 
 struct DeltaLogSnapshot {

@@ -11,6 +11,7 @@
 
 #include "rap/format/array.h"
 #include "rap/io/object_store.h"
+#include "rap/table/deletion_vector.h"
 #include "rap/util/result.h"
 
 namespace rap::table {
@@ -28,6 +29,8 @@ struct DataFile {
   std::vector<std::optional<std::string>> partition_values;
   std::optional<int64_t> num_records;  // Delta stats numRecords, when the writer recorded stats
   std::string stats_json;              // Delta add.stats (raw JSON), empty when absent
+  // Delta deletion vector: rows of the file that are deleted (loaded by ToScanSource).
+  std::optional<DeletionVectorDescriptor> deletion_vector;
 };
 
 struct TableSnapshot {
