@@ -113,6 +113,7 @@ int main(int argc, char** argv) {
   std::string policies_text = "auto,exact,fixed:1MiB,store", variants_text = "cold,persisted";
   std::string low_rate = "4MiB", high_rate = "128MiB";
   bool retain = false, index_from_tail = true;
+  std::string scan_path = "scanner";
   rap::bench::FixtureOptions fixture_options;
   app.add_option("--repetitions", repetitions, "measured repetitions (no warmup run)")->capture_default_str();
   app.add_option("--temp-dir", temp_dir, "where the synthetic Delta tables are created (default: $TMPDIR or /tmp)");
@@ -125,6 +126,9 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--low-rate", low_rate, "profiles at or below this rate must keep exact plans")->capture_default_str();
   app.add_option("--high-rate", high_rate, "profiles at or above this rate must merge a representative plan")
+      ->capture_default_str();
+  app.add_option("--scan-path", scan_path, "scanner (the Scanner of rap scan) or direct (FileReader loop)")
+      ->check(CLI::IsMember({"scanner", "direct"}))
       ->capture_default_str();
   app.add_option("--page-index-from-tail", index_from_tail,
                  "answer page-index reads inside the 64 KiB footer tail from that read (as the seed's reader did)")
@@ -161,8 +165,8 @@ int main(int argc, char** argv) {
   const fs::path base = fs::path(temp_dir) / fmt::format("rap-range-planning-{}", getpid());
   LocateNetsim();
   std::fprintf(stdout,
-               "bench_range_planning: %d repetitions, profiles %s, policies %s, filter '%s', page index %s\n",
-               repetitions, profiles_text.c_str(), policies_text.c_str(), rap::bench::kFilterText,
+               "bench_range_planning: %d repetitions, profiles %s, policies %s, filter '%s', %s path, page index %s\n",
+               repetitions, profiles_text.c_str(), policies_text.c_str(), rap::bench::kFilterText, scan_path.c_str(),
                index_from_tail ? "answered from the footer tail read" : "read with separate requests");
 
   std::vector<Run> runs;
@@ -223,7 +227,14 @@ int main(int argc, char** argv) {
           store->Configure(policy, est, &log);
           store->TakeMetadataTraffic();
           Check(server->ResetStats(), "netsim reset");
-          auto result = Check(rap::bench::DirectScan(store, files, query), "scan " + profile.name + " " + proj.name);
+          rap::read::ScanSource source;
+          source.store = store;
+          source.schema = snap.schema;
+          source.physical_names = snap.physical_names;
+          for (const auto& f : files) source.files.push_back({f.path, f.size, {}, {}});
+          auto result = Check(scan_path == "scanner" ? rap::bench::ScannerScan(std::move(source), query)
+                                                     : rap::bench::DirectScan(store, files, query),
+                              "scan " + profile.name + " " + proj.name);
           auto stats = Check(server->Stats(), "netsim stats");
           Run run;
           run.profile = &profile;

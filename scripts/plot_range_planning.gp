@@ -7,7 +7,7 @@ if (!exists("datafile")) datafile = 'range_planning_plot.dat'
 if (!exists("outfile")) outfile = 'range_planning.png'
 set terminal pngcairo size 1100,560 font ",10" noenhanced
 set output outfile
-set title "bench\\_range\\_planning: median scan time by policy (rap-netsim, 4 files, 64 matching rows)" noenhanced
+set title "bench_range_planning: median scan time by policy (rap-netsim, 4 files, 64 matching rows)" noenhanced
 set style data histograms
 set style histogram clustered gap 1.5
 set style fill solid 0.85 border -1

@@ -54,4 +54,35 @@ Result<ScanResult> DirectScan(const io::ObjectStorePtr& store, const std::vector
   return out;
 }
 
+Result<ScanResult> ScannerScan(read::ScanSource source, const ScanQuery& query) {
+  read::ScanOptions so;
+  so.columns = query.columns;
+  so.filter = query.filter;
+  so.reader.use_metadata_cache = false;
+  RAP_ASSIGN_OR_RETURN(auto scanner, read::Scanner::Make(std::move(source), std::move(so)));
+  read::Fingerprinter fp;
+  ScanResult out;
+  const double t0 = NowSeconds();
+  uint64_t last_id = 0;
+  bool first = true;
+  while (true) {
+    RAP_ASSIGN_OR_RETURN(std::optional<read::ScanBatch> b, scanner->Next());
+    if (!b) break;
+    if (b->row_ids.size() != static_cast<size_t>(b->batch.num_rows)) {
+      return Status::Corrupt(fmt::format("scanner: batch of {} rows with {} row ids", b->batch.num_rows,
+                                         b->row_ids.size()));
+    }
+    for (uint64_t id : b->row_ids) {
+      if (!first && id <= last_id) return Status::Corrupt(fmt::format("scanner: row id {} after {}", id, last_id));
+      last_id = id;
+      first = false;
+    }
+    RAP_RETURN_NOT_OK(fp.Add(b->batch, b->row_ids));
+  }
+  out.rows = fp.rows();
+  out.fingerprint = fp.ToString();
+  out.seconds = NowSeconds() - t0;
+  return out;
+}
+
 }  // namespace rap::bench
