@@ -1,0 +1,85 @@
+// `rap cat` end to end: output formats, row ranges, projections, and errors on stderr with a
+// non-zero exit status. Runs the CLI binary of the same build tree.
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+
+#include "testing/paths.h"
+
+namespace rap {
+namespace {
+
+struct CliRun {
+  int exit_code = -1;
+  std::string out;
+};
+
+CliRun RunCli(const std::string& args) {
+  const std::string bin = rap::testing::BinaryDir() + "/tools/rap";
+  CliRun r;
+  std::string cmd = bin + " " + args + " 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return r;
+  std::array<char, 4096> buf;
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
+  int st = pclose(p);
+  r.exit_code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  return r;
+}
+
+class CatCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!std::filesystem::exists(rap::testing::BinaryDir() + "/tools/rap")) GTEST_SKIP() << "the rap CLI is not built";
+  }
+  static std::string Data(const std::string& name) { return rap::testing::ParquetTestingData() + "/" + name; }
+};
+
+TEST_F(CatCli, CsvRowsAndColumns) {
+  CliRun r = RunCli("cat " + Data("alltypes_plain.parquet") + " --columns id,string_col --rows 2:5 --format csv");
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_EQ(r.out, "id,string_col\n6,0\n7,1\n2,0\n");
+}
+
+TEST_F(CatCli, JsonLinesNestedWithLimit) {
+  CliRun r = RunCli("cat " + Data("nullable.impala.parquet") + " --columns id,int_map --limit 2 --format jsonl");
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_EQ(r.out, "{\"id\": 1, \"int_map\": {\"k1\": 1, \"k2\": 100}}\n{\"id\": 2, \"int_map\": {\"k1\": 2, \"k2\": null}}\n");
+}
+
+TEST_F(CatCli, TableHasHeaderAndRows) {
+  CliRun r = RunCli("cat " + Data("alltypes_plain.parquet") + " --columns id,bool_col --batch-size 3");
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_EQ(r.out.substr(0, r.out.find('\n')), "id | bool_col");
+  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 10);  // header, rule, 8 rows
+}
+
+TEST_F(CatCli, ErrorsGoToStderrWithNonZeroExit) {
+  CliRun missing = RunCli("cat /nonexistent/x.parquet");
+  EXPECT_NE(missing.exit_code, 0);
+  EXPECT_NE(missing.out.find("/nonexistent/x.parquet"), std::string::npos) << missing.out;
+  CliRun crc = RunCli("cat " + Data("datapage_v1-corrupt-checksum.parquet"));
+  EXPECT_NE(crc.exit_code, 0);
+  EXPECT_NE(crc.out.find("page checksum mismatch"), std::string::npos) << crc.out;
+  EXPECT_NE(crc.out.find("offset"), std::string::npos) << crc.out;
+  CliRun no_crc = RunCli("cat " + Data("datapage_v1-corrupt-checksum.parquet") + " --no-crc --limit 1 --format csv");
+  EXPECT_EQ(no_crc.exit_code, 0) << no_crc.out;
+  CliRun column = RunCli("cat " + Data("alltypes_plain.parquet") + " --columns nope");
+  EXPECT_NE(column.exit_code, 0);
+  EXPECT_NE(column.out.find("'nope'"), std::string::npos) << column.out;
+  CliRun rows = RunCli("cat " + Data("alltypes_plain.parquet") + " --rows 5:2");
+  EXPECT_NE(rows.exit_code, 0);
+  CliRun help = RunCli("cat --help");
+  EXPECT_EQ(help.exit_code, 0);
+  EXPECT_NE(help.out.find("--columns"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace rap
