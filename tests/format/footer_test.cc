@@ -49,7 +49,10 @@ size_t CountLeaves(const FileMetaData& md) {
 
 // Where the first page of a column chunk starts (the dictionary page when there is a valid one).
 int64_t ChunkStart(const ColumnMetaData& m) {
-  if (m.dictionary_page_offset && *m.dictionary_page_offset > 0 && *m.dictionary_page_offset < m.data_page_offset) {
+  // Some writers leave data_page_offset 0 in a chunk that holds only a dictionary page
+  // (column_chunk_key_value_metadata.parquet): no page can start before the 4-byte header magic.
+  bool dictionary = m.dictionary_page_offset && *m.dictionary_page_offset >= 4;
+  if (dictionary && (*m.dictionary_page_offset < m.data_page_offset || m.data_page_offset < 4)) {
     return *m.dictionary_page_offset;
   }
   return m.data_page_offset;
@@ -330,7 +333,8 @@ TEST(Footer, PageIndexOfTinyPages) {
 TEST(Footer, FirstPageHeaderOfEveryChunk) {
   for (const char* name : {"alltypes_plain.parquet", "alltypes_dictionary.parquet", "datapage_v2.snappy.parquet",
                            "nested_maps.snappy.parquet", "delta_byte_array.parquet", "byte_stream_split.zstd.parquet",
-                           "dict-page-offset-zero.parquet", "large_string_map.brotli.parquet"}) {
+                           "dict-page-offset-zero.parquet", "large_string_map.brotli.parquet",
+                           "column_chunk_key_value_metadata.parquet"}) {
     SCOPED_TRACE(name);
     std::string bytes = testing::ReadFileToString(Data(name));
     auto md = ParseFooter(Bytes(bytes), bytes.size(), name);
