@@ -43,7 +43,8 @@ rap::ArrayPtr MakeColumn(rap::TypeId id, int64_t rows, int64_t cardinality, std:
   std::uniform_int_distribution<int64_t> pick(0, cardinality - 1);
   if (id == rap::TypeId::kString) {
     std::vector<std::string> dict;
-    for (int64_t i = 0; i < cardinality; ++i) dict.push_back("value-" + std::to_string(i * 7919) + "-" + std::to_string(i));
+    for (int64_t i = 0; i < cardinality; ++i)
+      dict.push_back("value-" + std::to_string(i * 7919) + "-" + std::to_string(i));
     std::vector<int32_t> offsets{0};
     std::string data;
     for (int64_t r = 0; r < rows; ++r) {
@@ -89,10 +90,14 @@ int main(int argc, char** argv) {
   Args args;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string k = argv[i];
-    if (k == "--rows") args.rows = std::atoll(argv[i + 1]);
-    else if (k == "--reps") args.reps = std::atoi(argv[i + 1]);
-    else if (k == "--cardinality") args.cardinality = std::atoll(argv[i + 1]);
-    else if (k == "--csv") args.csv = argv[i + 1];
+    if (k == "--rows")
+      args.rows = std::atoll(argv[i + 1]);
+    else if (k == "--reps")
+      args.reps = std::atoi(argv[i + 1]);
+    else if (k == "--cardinality")
+      args.cardinality = std::atoll(argv[i + 1]);
+    else if (k == "--csv")
+      args.csv = argv[i + 1];
     else {
       std::fprintf(stderr, "usage: bench_write [--rows N] [--reps N] [--cardinality N] [--csv PATH]\n");
       return 2;
@@ -103,20 +108,18 @@ int main(int argc, char** argv) {
     return 2;
   }
   const Config configs[] = {
-      {"plain", false, Codec::UNCOMPRESSED, 0},
-      {"dictionary", true, Codec::UNCOMPRESSED, 0},
-      {"plain+snappy", false, Codec::SNAPPY, 0},
-      {"plain+zstd1", false, Codec::ZSTD, 1},
-      {"dictionary+snappy", true, Codec::SNAPPY, 0},
-      {"dictionary+zstd3", true, Codec::ZSTD, 3},
+      {"plain", false, Codec::UNCOMPRESSED, 0},      {"dictionary", true, Codec::UNCOMPRESSED, 0},
+      {"plain+snappy", false, Codec::SNAPPY, 0},     {"plain+zstd1", false, Codec::ZSTD, 1},
+      {"dictionary+snappy", true, Codec::SNAPPY, 0}, {"dictionary+zstd3", true, Codec::ZSTD, 3},
   };
   std::FILE* csv = std::fopen(args.csv.c_str(), "w");
   if (!csv) {
     std::fprintf(stderr, "bench_write: cannot write %s\n", args.csv.c_str());
     return 1;
   }
-  std::fprintf(csv, "type,config,rows,input_bytes,file_bytes,reps,median_s,median_mb_per_s,min_mb_per_s,max_mb_per_s,"
-                    "median_cpu_s,median_cpu_mb_per_s\n");
+  std::fprintf(csv,
+               "type,config,rows,input_bytes,file_bytes,reps,median_s,median_mb_per_s,min_mb_per_s,max_mb_per_s,"
+               "median_cpu_s,median_cpu_mb_per_s\n");
   std::printf("%-8s %-18s %10s %10s %10s %10s %12s\n", "type", "config", "input MB", "file MB", "median s", "MB/s",
               "CPU MB/s");
   std::mt19937_64 rng(42);

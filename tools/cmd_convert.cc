@@ -7,14 +7,15 @@
 
 #include <fmt/format.h>
 
-#include "command.h"
-#include "convert_input.h"
 #include "rap/format/writer.h"
 #include "rap/format/writer_store_sink.h"
 #include "rap/io/object_store.h"
 #include "rap/read/file_reader.h"
 #include "rap/util/clock.h"
 #include "rap/util/units.h"
+
+#include "command.h"
+#include "convert_input.h"
 
 namespace rap::cli {
 namespace {
@@ -83,7 +84,8 @@ Result<std::string> DetectFormat(const ConvertArgs& a) {
   const std::string in = Lower(a.input);
   if (EndsWith(in, ".csv") || EndsWith(in, ".tsv") || EndsWith(in, ".txt")) return std::string("csv");
   if (EndsWith(in, ".json") || EndsWith(in, ".jsonl") || EndsWith(in, ".ndjson")) return std::string("json");
-  if (EndsWith(in, ".parquet") || EndsWith(in, ".pq") || in.find("://") != std::string::npos) return std::string("parquet");
+  if (EndsWith(in, ".parquet") || EndsWith(in, ".pq") || in.find("://") != std::string::npos)
+    return std::string("parquet");
   // Sniff the magic of local files.
   if (std::FILE* f = std::fopen(a.input.c_str(), "rb")) {
     char magic[4] = {0, 0, 0, 0};
@@ -219,22 +221,22 @@ Status RunConvert(const ConvertArgs& a) {
       const uint64_t total = source->total_bytes();
       std::fprintf(stderr, "rap convert: %lld rows, %s of input%s, %.1fs\n",
                    static_cast<long long>(writer->summary().num_rows), FormatBytes(source->bytes_read()).c_str(),
-                   total ? fmt::format(" ({:.0f}%)", 100.0 * source->bytes_read() / total).c_str() : "",
-                   last_report);
+                   total ? fmt::format(" ({:.0f}%)", 100.0 * source->bytes_read() / total).c_str() : "", last_report);
     }
   }
   RAP_RETURN_NOT_OK(writer->Close());
   const auto& s = writer->summary();
   const auto& l = options.defaults;
-  std::printf("wrote %s: %lld rows, %lld columns, %lld row groups, %lld data pages, %lld dictionary pages, %s "
-              "(page data %s uncompressed, %s stored), codec %s%s, data page v%d, page index %s%s, %.2fs\n",
-              a.output.c_str(), static_cast<long long>(s.num_rows), static_cast<long long>(source->schema()->fields.size()),
-              static_cast<long long>(s.num_row_groups), static_cast<long long>(s.num_data_pages),
-              static_cast<long long>(s.num_dictionary_pages), FormatBytes(s.file_bytes).c_str(),
-              FormatBytes(static_cast<uint64_t>(s.uncompressed_page_bytes)).c_str(),
-              FormatBytes(static_cast<uint64_t>(s.compressed_page_bytes)).c_str(), parquet::CodecName(l.codec),
-              l.codec_level ? fmt::format(":{}", l.codec_level).c_str() : "", options.data_page_version,
-              options.write_page_index ? "yes" : "no", options.page_crc ? ", page CRC" : "", clock.ElapsedSeconds());
+  std::printf(
+      "wrote %s: %lld rows, %lld columns, %lld row groups, %lld data pages, %lld dictionary pages, %s "
+      "(page data %s uncompressed, %s stored), codec %s%s, data page v%d, page index %s%s, %.2fs\n",
+      a.output.c_str(), static_cast<long long>(s.num_rows), static_cast<long long>(source->schema()->fields.size()),
+      static_cast<long long>(s.num_row_groups), static_cast<long long>(s.num_data_pages),
+      static_cast<long long>(s.num_dictionary_pages), FormatBytes(s.file_bytes).c_str(),
+      FormatBytes(static_cast<uint64_t>(s.uncompressed_page_bytes)).c_str(),
+      FormatBytes(static_cast<uint64_t>(s.compressed_page_bytes)).c_str(), parquet::CodecName(l.codec),
+      l.codec_level ? fmt::format(":{}", l.codec_level).c_str() : "", options.data_page_version,
+      options.write_page_index ? "yes" : "no", options.page_crc ? ", page CRC" : "", clock.ElapsedSeconds());
   return Status::OK();
 }
 
@@ -247,7 +249,8 @@ CommandRegistrar reg("convert", [](CLI::App& app) {
   cmd->add_option("--schema", args->schema, "Column types, e.g. \"id:int64 not null, name:string, ts:timestamp[us]\"");
   cmd->add_option("--infer-rows", args->infer_rows, "Records sampled to infer the schema")->capture_default_str();
   cmd->add_option("--batch-rows", args->batch_rows, "Rows per input batch")->capture_default_str();
-  cmd->add_option("--delimiter", args->delimiter, "CSV field delimiter (one character or 'tab')")->capture_default_str();
+  cmd->add_option("--delimiter", args->delimiter, "CSV field delimiter (one character or 'tab')")
+      ->capture_default_str();
   cmd->add_flag("--no-header", args->no_header, "CSV has no header line (columns are c0, c1, ...)");
   cmd->add_option("--null", args->null_text, "CSV text that means null (besides an empty field)");
   cmd->add_option("--row-group-rows", args->row_group_rows, "Rows per row group (0 = no limit)");
@@ -255,17 +258,20 @@ CommandRegistrar reg("convert", [](CLI::App& app) {
   cmd->add_option("--page-rows", args->page_rows, "Rows per page (0 = no limit)");
   cmd->add_option("--page-bytes", args->page_bytes, "Page size limit, e.g. 1MiB");
   cmd->add_option("--compression", args->compression,
-                  "Codec for all columns or one: zstd:3, snappy, gzip, lz4_raw, brotli, none, or col=codec");
+                  "Codec for all columns or one: zstd:3, snappy, gzip, lz4_raw, brotli, none, or col=codec")
+      ->allow_extra_args(false);
   cmd->add_option("--encoding", args->encoding,
-                  "col=plain|dict|delta|delta_length|delta_byte_array|bss (or a value for every column)");
+                  "col=plain|dict|delta|delta_length|delta_byte_array|bss (or a value for every column)")
+      ->allow_extra_args(false);
   cmd->add_option("--dictionary-limit", args->dictionary_limit, "Dictionary size before falling back to plain");
   cmd->add_flag("--no-dictionary", args->no_dictionary, "No dictionary encoding");
-  cmd->add_option("--page-break-on", args->page_break_on, "Start a new page whenever these columns change value");
+  cmd->add_option("--page-break-on", args->page_break_on, "Start a new page whenever these columns change value")
+      ->allow_extra_args(false);
   cmd->add_option("--data-page-version", args->data_page_version, "Data page version 1 or 2")->capture_default_str();
   cmd->add_flag("--no-page-index", args->no_page_index, "Do not write ColumnIndex/OffsetIndex");
   cmd->add_flag("--no-statistics", args->no_statistics, "Do not write min/max statistics");
   cmd->add_flag("--crc", args->crc, "Write a CRC32 in every page header");
-  cmd->add_option("--kv", args->kv, "Key-value metadata key=value (repeatable)");
+  cmd->add_option("--kv", args->kv, "Key-value metadata key=value (repeatable)")->allow_extra_args(false);
   cmd->add_flag("-q,--quiet", args->quiet, "No progress on stderr");
   cmd->callback([args] {
     Status st = RunConvert(*args);

@@ -43,9 +43,18 @@ Status ParseDouble(std::string_view s, double* out) {
   s = Trim(s);
   std::string lower(s);
   for (auto& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  if (lower == "nan") { *out = std::nan(""); return Status::OK(); }
-  if (lower == "inf" || lower == "infinity" || lower == "+inf") { *out = INFINITY; return Status::OK(); }
-  if (lower == "-inf" || lower == "-infinity") { *out = -INFINITY; return Status::OK(); }
+  if (lower == "nan") {
+    *out = std::nan("");
+    return Status::OK();
+  }
+  if (lower == "inf" || lower == "infinity" || lower == "+inf") {
+    *out = INFINITY;
+    return Status::OK();
+  }
+  if (lower == "-inf" || lower == "-infinity") {
+    *out = -INFINITY;
+    return Status::OK();
+  }
   if (!s.empty() && s.front() == '+') s.remove_prefix(1);
   auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), *out);
   if (ec != std::errc() || p != s.data() + s.size() || s.empty()) {
@@ -57,8 +66,14 @@ Status ParseDouble(std::string_view s, double* out) {
 Status ParseBool(std::string_view s, bool* out) {
   std::string l(Trim(s));
   for (auto& c : l) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  if (l == "true" || l == "1" || l == "t" || l == "yes") { *out = true; return Status::OK(); }
-  if (l == "false" || l == "0" || l == "f" || l == "no") { *out = false; return Status::OK(); }
+  if (l == "true" || l == "1" || l == "t" || l == "yes") {
+    *out = true;
+    return Status::OK();
+  }
+  if (l == "false" || l == "0" || l == "f" || l == "no") {
+    *out = false;
+    return Status::OK();
+  }
   return Status::InvalidArgument(fmt::format("value '{}' is not a boolean", s));
 }
 
@@ -102,7 +117,8 @@ Status ParseTimeOfDay(std::string_view s, int64_t* nanos, size_t* consumed) {
     return Status::InvalidArgument(fmt::format("value '{}' is not a time (HH:MM:SS[.fraction])", s));
   }
   if (pos < s.size() && s[pos] == ':') {
-    if (!Digits(s, pos + 1, 2, &sec) || sec > 60) return Status::InvalidArgument(fmt::format("value '{}': bad seconds", s));
+    if (!Digits(s, pos + 1, 2, &sec) || sec > 60)
+      return Status::InvalidArgument(fmt::format("value '{}': bad seconds", s));
     pos += 3;
     if (pos < s.size() && s[pos] == '.') {
       ++pos;
@@ -124,10 +140,14 @@ Status ParseTimeOfDay(std::string_view s, int64_t* nanos, size_t* consumed) {
 
 int64_t UnitsPerSecond(rap::TimeUnit u) {
   switch (u) {
-    case rap::TimeUnit::kSecond: return 1;
-    case rap::TimeUnit::kMilli: return 1'000;
-    case rap::TimeUnit::kMicro: return 1'000'000;
-    case rap::TimeUnit::kNano: return 1'000'000'000;
+    case rap::TimeUnit::kSecond:
+      return 1;
+    case rap::TimeUnit::kMilli:
+      return 1'000;
+    case rap::TimeUnit::kMicro:
+      return 1'000'000;
+    case rap::TimeUnit::kNano:
+      return 1'000'000'000;
   }
   return 1;
 }
@@ -188,7 +208,8 @@ Status ParseDecimal(std::string_view s, int precision, int scale, __int128* out)
     any = true;
     if (frac >= 0) {
       if (frac == scale) {
-        if (c != '0') return Status::InvalidArgument(fmt::format("value '{}' has more than {} decimal places", s, scale));
+        if (c != '0')
+          return Status::InvalidArgument(fmt::format("value '{}' has more than {} decimal places", s, scale));
         continue;
       }
       ++frac;
@@ -201,7 +222,8 @@ Status ParseDecimal(std::string_view s, int precision, int scale, __int128* out)
   for (int f = std::max(frac, 0); f < scale; ++f) v *= 10;
   __int128 limit = 1;
   for (int i = 0; i < precision; ++i) limit *= 10;
-  if (v >= limit) return Status::InvalidArgument(fmt::format("value '{}' does not fit decimal({}, {})", s, precision, scale));
+  if (v >= limit)
+    return Status::InvalidArgument(fmt::format("value '{}' does not fit decimal({}, {})", s, precision, scale));
   *out = neg ? -v : v;
   return Status::OK();
 }
@@ -267,20 +289,72 @@ class FixedBuilder : public ColumnBuilder {
  protected:
   void AppendEmpty() override { data_.append(static_cast<size_t>(width_), '\0'); }
   template <typename T>
-  void Put(T v) { data_.append(reinterpret_cast<const char*>(&v), sizeof(T)); }
+  void Put(T v) {
+    data_.append(reinterpret_cast<const char*>(&v), sizeof(T));
+  }
   Status AppendTextValue(std::string_view s) override {
     const DataType& t = *field_.type;
     switch (t.id) {
-      case TypeId::kInt8: { int8_t v = 0; RAP_RETURN_NOT_OK(ParseInt(s, &v, "int8")); Put(v); break; }
-      case TypeId::kInt16: { int16_t v = 0; RAP_RETURN_NOT_OK(ParseInt(s, &v, "int16")); Put(v); break; }
-      case TypeId::kInt32: { int32_t v = 0; RAP_RETURN_NOT_OK(ParseInt(s, &v, "int32")); Put(v); break; }
-      case TypeId::kInt64: { int64_t v = 0; RAP_RETURN_NOT_OK(ParseInt(s, &v, "int64")); Put(v); break; }
-      case TypeId::kUInt8: { uint8_t v = 0; RAP_RETURN_NOT_OK(ParseInt(s, &v, "uint8")); Put(v); break; }
-      case TypeId::kUInt16: { uint16_t v = 0; RAP_RETURN_NOT_OK(ParseInt(s, &v, "uint16")); Put(v); break; }
-      case TypeId::kUInt32: { uint32_t v = 0; RAP_RETURN_NOT_OK(ParseInt(s, &v, "uint32")); Put(v); break; }
-      case TypeId::kUInt64: { uint64_t v = 0; RAP_RETURN_NOT_OK(ParseInt(s, &v, "uint64")); Put(v); break; }
-      case TypeId::kFloat32: { double v = 0; RAP_RETURN_NOT_OK(ParseDouble(s, &v)); Put(static_cast<float>(v)); break; }
-      case TypeId::kFloat64: { double v = 0; RAP_RETURN_NOT_OK(ParseDouble(s, &v)); Put(v); break; }
+      case TypeId::kInt8: {
+        int8_t v = 0;
+        RAP_RETURN_NOT_OK(ParseInt(s, &v, "int8"));
+        Put(v);
+        break;
+      }
+      case TypeId::kInt16: {
+        int16_t v = 0;
+        RAP_RETURN_NOT_OK(ParseInt(s, &v, "int16"));
+        Put(v);
+        break;
+      }
+      case TypeId::kInt32: {
+        int32_t v = 0;
+        RAP_RETURN_NOT_OK(ParseInt(s, &v, "int32"));
+        Put(v);
+        break;
+      }
+      case TypeId::kInt64: {
+        int64_t v = 0;
+        RAP_RETURN_NOT_OK(ParseInt(s, &v, "int64"));
+        Put(v);
+        break;
+      }
+      case TypeId::kUInt8: {
+        uint8_t v = 0;
+        RAP_RETURN_NOT_OK(ParseInt(s, &v, "uint8"));
+        Put(v);
+        break;
+      }
+      case TypeId::kUInt16: {
+        uint16_t v = 0;
+        RAP_RETURN_NOT_OK(ParseInt(s, &v, "uint16"));
+        Put(v);
+        break;
+      }
+      case TypeId::kUInt32: {
+        uint32_t v = 0;
+        RAP_RETURN_NOT_OK(ParseInt(s, &v, "uint32"));
+        Put(v);
+        break;
+      }
+      case TypeId::kUInt64: {
+        uint64_t v = 0;
+        RAP_RETURN_NOT_OK(ParseInt(s, &v, "uint64"));
+        Put(v);
+        break;
+      }
+      case TypeId::kFloat32: {
+        double v = 0;
+        RAP_RETURN_NOT_OK(ParseDouble(s, &v));
+        Put(static_cast<float>(v));
+        break;
+      }
+      case TypeId::kFloat64: {
+        double v = 0;
+        RAP_RETURN_NOT_OK(ParseDouble(s, &v));
+        Put(v);
+        break;
+      }
       case TypeId::kDate32: {
         int64_t days = 0;
         size_t used = 0;
@@ -295,14 +369,28 @@ class FixedBuilder : public ColumnBuilder {
         size_t used = 0;
         RAP_RETURN_NOT_OK(ParseTimeOfDay(Trim(s), &nanos, &used));
         const int64_t v = nanos / (1'000'000'000 / UnitsPerSecond(t.unit));
-        if (t.id == TypeId::kTime32) Put(static_cast<int32_t>(v)); else Put(v);
+        if (t.id == TypeId::kTime32)
+          Put(static_cast<int32_t>(v));
+        else
+          Put(v);
         break;
       }
-      case TypeId::kTimestamp: { int64_t v = 0; RAP_RETURN_NOT_OK(ParseTimestamp(s, t.unit, &v)); Put(v); break; }
-      case TypeId::kDecimal128: { __int128 v = 0; RAP_RETURN_NOT_OK(ParseDecimal(s, t.precision, t.scale, &v)); Put(v); break; }
+      case TypeId::kTimestamp: {
+        int64_t v = 0;
+        RAP_RETURN_NOT_OK(ParseTimestamp(s, t.unit, &v));
+        Put(v);
+        break;
+      }
+      case TypeId::kDecimal128: {
+        __int128 v = 0;
+        RAP_RETURN_NOT_OK(ParseDecimal(s, t.precision, t.scale, &v));
+        Put(v);
+        break;
+      }
       case TypeId::kFixedSizeBinary: {
         std::string hex;
-        for (char c : s) if (c != '-') hex.push_back(c);
+        for (char c : s)
+          if (c != '-') hex.push_back(c);
         if (static_cast<int>(hex.size()) != 2 * width_) {
           return Status::InvalidArgument(fmt::format("value '{}': expected {} hex digits", s, 2 * width_));
         }
@@ -384,7 +472,8 @@ class BinaryBuilder : public ColumnBuilder {
   Status AppendJsonValue(const json& v) override {
     if (field_.type->extension == "json" && !v.is_string()) return AppendTextValue(v.dump());
     if (v.is_structured()) {
-      return Status::InvalidArgument(fmt::format("expected a string, got {} (declare the column as json)", v.type_name()));
+      return Status::InvalidArgument(
+          fmt::format("expected a string, got {} (declare the column as json)", v.type_name()));
     }
     return ColumnBuilder::AppendJsonValue(v);
   }
@@ -406,7 +495,8 @@ class ListBuilder : public ColumnBuilder {
   void AppendEmpty() override { offsets_.push_back(count_); }
   Status AppendTextValue(std::string_view s) override {
     json v = json::parse(s, nullptr, false);
-    if (v.is_discarded() || !v.is_array()) return Status::InvalidArgument(fmt::format("value '{}' is not a JSON array", s));
+    if (v.is_discarded() || !v.is_array())
+      return Status::InvalidArgument(fmt::format("value '{}' is not a JSON array", s));
     return AppendJsonValue(v);
   }
   Status AppendJsonValue(const json& v) override {
@@ -435,6 +525,7 @@ class StructBuilder : public ColumnBuilder {
   explicit StructBuilder(const Field& f) : ColumnBuilder(f) {
     for (const auto& c : f.type->children) children_.push_back(MakeColumnBuilder(c));
   }
+
  protected:
   void AppendEmpty() override {
     for (size_t i = 0; i < children_.size(); ++i) {
@@ -479,11 +570,17 @@ class StructBuilder : public ColumnBuilder {
 
 std::unique_ptr<ColumnBuilder> MakeColumnBuilder(const Field& f) {
   switch (f.type->id) {
-    case TypeId::kBool: return std::make_unique<BoolBuilder>(f);
-    case TypeId::kString: case TypeId::kBinary: return std::make_unique<BinaryBuilder>(f);
-    case TypeId::kList: return std::make_unique<ListBuilder>(f);
-    case TypeId::kStruct: return std::make_unique<StructBuilder>(f);
-    default: return std::make_unique<FixedBuilder>(f);
+    case TypeId::kBool:
+      return std::make_unique<BoolBuilder>(f);
+    case TypeId::kString:
+    case TypeId::kBinary:
+      return std::make_unique<BinaryBuilder>(f);
+    case TypeId::kList:
+      return std::make_unique<ListBuilder>(f);
+    case TypeId::kStruct:
+      return std::make_unique<StructBuilder>(f);
+    default:
+      return std::make_unique<FixedBuilder>(f);
   }
 }
 

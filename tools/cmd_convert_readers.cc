@@ -140,12 +140,12 @@ struct JsonShape {
 
   void Merge(const json& v) {
     if (v.is_null()) return;
-    Kind k = v.is_boolean() ? kBool
+    Kind k = v.is_boolean()          ? kBool
              : v.is_number_integer() ? kInt
-             : v.is_number() ? kDouble
-             : v.is_string() ? kString
-             : v.is_array() ? kList
-                            : kObject;
+             : v.is_number()         ? kDouble
+             : v.is_string()         ? kString
+             : v.is_array()          ? kList
+                                     : kObject;
     if (kind == kUnknown) {
       kind = k;
     } else if ((kind == kInt && k == kDouble) || (kind == kDouble && k == kInt)) {
@@ -170,10 +170,14 @@ struct JsonShape {
 
   DataTypePtr ToType() const {
     switch (kind) {
-      case kBool: return MakeType(TypeId::kBool);
-      case kInt: return MakeType(TypeId::kInt64);
-      case kDouble: return MakeType(TypeId::kFloat64);
-      case kList: return MakeList(Field{"item", item ? item->ToType() : MakeType(TypeId::kString), true});
+      case kBool:
+        return MakeType(TypeId::kBool);
+      case kInt:
+        return MakeType(TypeId::kInt64);
+      case kDouble:
+        return MakeType(TypeId::kFloat64);
+      case kList:
+        return MakeList(Field{"item", item ? item->ToType() : MakeType(TypeId::kString), true});
       case kObject: {
         if (fields.empty()) break;
         std::vector<Field> fs;
@@ -185,7 +189,8 @@ struct JsonShape {
         t->extension = "json";
         return t;
       }
-      default: break;
+      default:
+        break;
     }
     return MakeType(TypeId::kString);
   }
@@ -260,7 +265,8 @@ class CsvSource : public TextSource {
       schema_ = o.schema;
       for (const auto& f : schema_->fields) {
         auto it = std::find(header.begin(), header.end(), f.name);
-        if (it == header.end()) return Status::InvalidArgument(path + ": schema column '" + f.name + "' is not in the CSV header");
+        if (it == header.end())
+          return Status::InvalidArgument(path + ": schema column '" + f.name + "' is not in the CSV header");
         column_of_field_.push_back(static_cast<int>(it - header.begin()));
       }
     } else {
@@ -270,7 +276,8 @@ class CsvSource : public TextSource {
         for (const auto& rec : sample_) {
           if (c < rec.fields.size() && !IsNull(rec, c)) values.push_back(&rec.fields[c]);
         }
-        if (s->FieldIndex(header[c]) >= 0) return Status::InvalidArgument(path + ": duplicate column '" + header[c] + "'");
+        if (s->FieldIndex(header[c]) >= 0)
+          return Status::InvalidArgument(path + ": duplicate column '" + header[c] + "'");
         s->fields.push_back(Field{header[c], InferTextColumn(values), true});
         column_of_field_.push_back(static_cast<int>(c));
       }
@@ -294,8 +301,8 @@ class CsvSource : public TextSource {
       }
       if (r.fields.size() == 1 && r.fields[0].empty() && num_fields_ > 1) continue;  // blank line
       if (r.fields.size() != num_fields_) {
-        return Status::InvalidArgument(fmt::format("{} line {}: expected {} fields, found {}", name_, r.line,
-                                                   num_fields_, r.fields.size()));
+        return Status::InvalidArgument(
+            fmt::format("{} line {}: expected {} fields, found {}", name_, r.line, num_fields_, r.fields.size()));
       }
       for (size_t f = 0; f < builders_.size(); ++f) {
         const int c = column_of_field_[f];
@@ -337,7 +344,8 @@ class JsonLinesSource : public TextSource {
     if (o.schema) {
       schema_ = o.schema;
     } else {
-      if (shape.fields.empty()) return Status::InvalidArgument(path + ": no JSON objects with fields to infer a schema from");
+      if (shape.fields.empty())
+        return Status::InvalidArgument(path + ": no JSON objects with fields to infer a schema from");
       auto s = std::make_shared<Schema>();
       for (const auto& [name, f] : shape.fields) s->fields.push_back(Field{name, f.ToType(), true});
       schema_ = s;
@@ -360,9 +368,10 @@ class JsonLinesSource : public TextSource {
       const json& obj = rec->first;
       for (auto it = obj.begin(); it != obj.end(); ++it) {
         if (schema_->FieldIndex(it.key()) < 0) {
-          return Status::InvalidArgument(fmt::format("{} line {}: field '{}' is not in the schema (inferred from the "
-                                                     "first {} lines; raise --infer-rows or give --schema)",
-                                                     name_, rec->second, it.key(), options_.infer_rows));
+          return Status::InvalidArgument(
+              fmt::format("{} line {}: field '{}' is not in the schema (inferred from the "
+                          "first {} lines; raise --infer-rows or give --schema)",
+                          name_, rec->second, it.key(), options_.infer_rows));
         }
       }
       for (size_t f = 0; f < builders_.size(); ++f) {
@@ -392,12 +401,14 @@ class JsonLinesSource : public TextSource {
         try {
           [[maybe_unused]] json strict = json::parse(line);
         } catch (const json::parse_error& e) {
-          return Status::InvalidArgument(fmt::format("{} line {}, byte {}: malformed JSON ({})", name_, line_, e.byte, e.what()));
+          return Status::InvalidArgument(
+              fmt::format("{} line {}, byte {}: malformed JSON ({})", name_, line_, e.byte, e.what()));
         }
         return Status::InvalidArgument(fmt::format("{} line {}: malformed JSON", name_, line_));
       }
       if (!v.is_object()) {
-        return Status::InvalidArgument(fmt::format("{} line {}: expected a JSON object, got {}", name_, line_, v.type_name()));
+        return Status::InvalidArgument(
+            fmt::format("{} line {}: expected a JSON object, got {}", name_, line_, v.type_name()));
       }
       return std::optional<std::pair<json, int64_t>>(std::make_pair(std::move(v), line_));
     }

@@ -66,12 +66,13 @@ Result<DataTypePtr> ParseTypeSpec(std::string_view text) {
   text = Trim(text);
   const std::string t(text);
   static const std::pair<const char*, TypeId> kSimple[] = {
-      {"bool", TypeId::kBool}, {"boolean", TypeId::kBool}, {"int8", TypeId::kInt8}, {"int16", TypeId::kInt16},
-      {"int32", TypeId::kInt32}, {"int", TypeId::kInt32}, {"int64", TypeId::kInt64}, {"bigint", TypeId::kInt64},
-      {"uint8", TypeId::kUInt8}, {"uint16", TypeId::kUInt16}, {"uint32", TypeId::kUInt32},
-      {"uint64", TypeId::kUInt64}, {"float", TypeId::kFloat32}, {"float32", TypeId::kFloat32},
-      {"double", TypeId::kFloat64}, {"float64", TypeId::kFloat64}, {"string", TypeId::kString},
-      {"utf8", TypeId::kString}, {"binary", TypeId::kBinary}};
+      {"bool", TypeId::kBool},       {"boolean", TypeId::kBool},    {"int8", TypeId::kInt8},
+      {"int16", TypeId::kInt16},     {"int32", TypeId::kInt32},     {"int", TypeId::kInt32},
+      {"int64", TypeId::kInt64},     {"bigint", TypeId::kInt64},    {"uint8", TypeId::kUInt8},
+      {"uint16", TypeId::kUInt16},   {"uint32", TypeId::kUInt32},   {"uint64", TypeId::kUInt64},
+      {"float", TypeId::kFloat32},   {"float32", TypeId::kFloat32}, {"double", TypeId::kFloat64},
+      {"float64", TypeId::kFloat64}, {"string", TypeId::kString},   {"utf8", TypeId::kString},
+      {"binary", TypeId::kBinary}};
   for (const auto& [name, id] : kSimple) {
     if (t == name) return MakeType(id);
   }

@@ -34,12 +34,12 @@ class BatchSource {
 };
 
 struct TextInputOptions {
-  SchemaPtr schema;            // nullptr: infer from the first infer_rows records
+  SchemaPtr schema;  // nullptr: infer from the first infer_rows records
   int64_t infer_rows = 10'000;
   int64_t batch_rows = 65'536;
   char delimiter = ',';
-  bool header = true;          // CSV: the first record names the columns
-  std::string null_text;       // CSV: a field equal to this (besides an empty field) is null
+  bool header = true;     // CSV: the first record names the columns
+  std::string null_text;  // CSV: a field equal to this (besides an empty field) is null
 };
 
 Result<std::unique_ptr<BatchSource>> OpenCsv(const std::string& path, const TextInputOptions& options);

@@ -2,13 +2,13 @@
 // with dictionary encoding (and fallback), page size limits, forced page breaks, page statistics
 // and optional CRCs. Pages always start at row boundaries, so every page can be located by row
 // through the OffsetIndex.
-#include <zlib.h>
+#include "column_writer.h"
 
 #include <cstring>
 
 #include <fmt/format.h>
+#include <zlib.h>
 
-#include "column_writer.h"
 #include "rap/format/codec.h"
 #include "rap/format/levels.h"
 #include "rap/format/thrift.h"
@@ -73,7 +73,7 @@ class Dictionary {
       x *= 0x9E3779B97F4A7C15ULL;
       return x ^ (x >> 32);  // the table masks low bits: fold the well-mixed high half in
     }
-    return std::hash<std::string_view>{}(v) * 0x9E3779B97F4A7C15ULL >> 7;
+    return std::hash<std::string_view>{}(v)*0x9E3779B97F4A7C15ULL >> 7;
   }
   void Grow() {
     std::vector<int32_t> next(std::max<size_t>(1024, slots_.size() * 2), -1);
@@ -97,9 +97,14 @@ class Dictionary {
 class ColumnChunkWriter::Impl {
  public:
   Impl(const LeafColumn& leaf, const ColumnLayout& layout, int version, bool crc)
-      : leaf_(leaf), layout_(layout), version_(version), crc_(crc),
-        width_(PhysicalWidth(leaf.physical, leaf.type_length)), dict_(width_),
-        def_bw_(BitWidth(static_cast<uint64_t>(leaf.max_def))), rep_bw_(BitWidth(static_cast<uint64_t>(leaf.max_rep))) {
+      : leaf_(leaf),
+        layout_(layout),
+        version_(version),
+        crc_(crc),
+        width_(PhysicalWidth(leaf.physical, leaf.type_length)),
+        dict_(width_),
+        def_bw_(BitWidth(static_cast<uint64_t>(leaf.max_def))),
+        rep_bw_(BitWidth(static_cast<uint64_t>(leaf.max_rep))) {
     use_dict_ = layout.dictionary && leaf.physical != Type::BOOLEAN;
     page_stats_ = StatsAccumulator(leaf.stats_kind, leaf.type_length);
     chunk_stats_ = StatsAccumulator(leaf.stats_kind, leaf.type_length);
@@ -108,8 +113,8 @@ class ColumnChunkWriter::Impl {
   Status Init() {
     RAP_ASSIGN_OR_RETURN(value_encoder_, MakeValueEncoder(layout_.encoding, leaf_.physical, leaf_.type_length));
     if (layout_.codec != Codec::UNCOMPRESSED && !IsCodecSupported(layout_.codec)) {
-      return Status::NotSupported(fmt::format("column {}: codec {} cannot be written", leaf_.dotted,
-                                              CodecName(layout_.codec)));
+      return Status::NotSupported(
+          fmt::format("column {}: codec {} cannot be written", leaf_.dotted, CodecName(layout_.codec)));
     }
     return Status::OK();
   }
@@ -118,8 +123,9 @@ class ColumnChunkWriter::Impl {
     const int64_t n = b.num_rows;
     size_t bi = 0;
     // Average bytes per row of this batch, to size the steps between page-size checks.
-    const int64_t value_bytes = width_ >= 0 ? b.num_values * width_
-                                            : (b.num_values ? b.offsets[b.num_values] - b.offsets[0] + 4 * b.num_values : 0);
+    const int64_t value_bytes = width_ >= 0
+                                    ? b.num_values * width_
+                                    : (b.num_values ? b.offsets[b.num_values] - b.offsets[0] + 4 * b.num_values : 0);
     const double row_bytes = std::max(1.0, static_cast<double>(value_bytes + b.num_levels) / std::max<int64_t>(1, n));
     int64_t row = 0;
     while (row < n) {
@@ -207,14 +213,15 @@ class ColumnChunkWriter::Impl {
       page_stats_.UpdateBinary(offs, b.data, nv);
       if (use_dict_) {
         for (int64_t i = 0; i < nv; ++i) {
-          indices_.push_back(dict_.Insert(
-              std::string_view(reinterpret_cast<const char*>(b.data) + offs[i], static_cast<size_t>(offs[i + 1] - offs[i]))));
+          indices_.push_back(dict_.Insert(std::string_view(reinterpret_cast<const char*>(b.data) + offs[i],
+                                                           static_cast<size_t>(offs[i + 1] - offs[i]))));
         }
       } else {
         value_encoder_->PutBinary(offs, b.data, nv);
       }
     }
-    if (use_dict_ && (dict_.plain_bytes() > layout_.dictionary_max_bytes || dict_.size() > layout_.dictionary_max_entries)) {
+    if (use_dict_ &&
+        (dict_.plain_bytes() > layout_.dictionary_max_bytes || dict_.size() > layout_.dictionary_max_entries)) {
       // The dictionary is full: this page still uses it, the rest of the chunk does not.
       RAP_RETURN_NOT_OK(FlushPage());
       use_dict_ = false;
@@ -235,8 +242,10 @@ class ColumnChunkWriter::Impl {
 
   Status CheckPageSize(int64_t size) const {
     if (size > INT32_MAX) {
-      return Status::InvalidArgument(fmt::format("column {}: a page of {} bytes exceeds the 2 GiB Parquet limit; "
-                                                 "use a smaller page size", leaf_.dotted, size));
+      return Status::InvalidArgument(
+          fmt::format("column {}: a page of {} bytes exceeds the 2 GiB Parquet limit; "
+                      "use a smaller page size",
+                      leaf_.dotted, size));
     }
     return Status::OK();
   }

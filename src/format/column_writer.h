@@ -13,6 +13,7 @@
 #include "rap/format/encoding.h"
 #include "rap/format/statistics.h"
 #include "rap/format/writer_options.h"
+
 #include "writer_schema.h"
 
 namespace rap::parquet::internal {
@@ -20,12 +21,12 @@ namespace rap::parquet::internal {
 // Levels and physical values of a run of whole rows of one leaf column.
 struct LeafBatch {
   int64_t num_rows = 0;
-  int64_t num_levels = 0;                  // level entries (== rows for flat columns)
-  std::vector<int16_t> def;                // empty when max_def == 0
-  std::vector<int16_t> rep;                // empty when max_rep == 0
-  std::vector<int64_t> row_level_start;    // num_rows + 1 entries; empty for flat columns (identity)
-  std::vector<int64_t> row_value_start;    // num_rows + 1 entries: non-null values before each row
-  int64_t num_values = 0;                  // non-null leaf values
+  int64_t num_levels = 0;                // level entries (== rows for flat columns)
+  std::vector<int16_t> def;              // empty when max_def == 0
+  std::vector<int16_t> rep;              // empty when max_rep == 0
+  std::vector<int64_t> row_level_start;  // num_rows + 1 entries; empty for flat columns (identity)
+  std::vector<int64_t> row_value_start;  // num_rows + 1 entries: non-null values before each row
+  int64_t num_values = 0;                // non-null leaf values
   // Fixed-width values (num_values * width bytes) or BYTE_ARRAY offsets (num_values + 1) + data.
   // They point into the Arrow buffers when no copy was needed, else into the owned storage below.
   const uint8_t* fixed = nullptr;
@@ -46,13 +47,13 @@ Status ShredLeaf(const LeafColumn& leaf, const ArrayData& top, int64_t row_begin
 struct EncodedPage {
   PageType type = PageType::DATA_PAGE;
   Encoding encoding = Encoding::PLAIN;
-  std::string header;          // thrift PageHeader
-  std::string body;            // page data as stored (compressed)
+  std::string header;  // thrift PageHeader
+  std::string body;    // page data as stored (compressed)
   int64_t uncompressed_body = 0;
-  int64_t first_row = 0;       // row within the row group (data pages)
+  int64_t first_row = 0;  // row within the row group (data pages)
   int64_t num_rows = 0;
-  int64_t num_levels = 0;      // num_values of the page header
-  StatsAccumulator stats;      // data pages: min/max/null count of the page
+  int64_t num_levels = 0;  // num_values of the page header
+  StatsAccumulator stats;  // data pages: min/max/null count of the page
   int64_t compressed_size() const { return static_cast<int64_t>(header.size() + body.size()); }
   int64_t uncompressed_size() const { return static_cast<int64_t>(header.size()) + uncompressed_body; }
 };
@@ -60,9 +61,9 @@ struct EncodedPage {
 // The pages of one finished column chunk, dictionary page (if any) first.
 struct ColumnChunkPages {
   std::vector<EncodedPage> pages;
-  StatsAccumulator stats;      // whole chunk
+  StatsAccumulator stats;  // whole chunk
   int64_t num_levels = 0;
-  bool fell_back = false;      // dictionary encoding was abandoned mid-chunk
+  bool fell_back = false;  // dictionary encoding was abandoned mid-chunk
 };
 
 class ColumnChunkWriter {

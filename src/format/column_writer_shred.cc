@@ -32,7 +32,8 @@ class Shredder {
         return Status::OK();
       case PathStep::Kind::kStruct: {
         if (static_cast<size_t>(s.child_index) >= arr.children.size() || !arr.children[s.child_index]) {
-          return Status::InvalidArgument(fmt::format("column {}: struct array misses child {}", leaf_.dotted, s.child_index));
+          return Status::InvalidArgument(
+              fmt::format("column {}: struct array misses child {}", leaf_.dotted, s.child_index));
         }
         return Walk(k + 1, *arr.children[s.child_index], arr.offset + i, rep);
       }
@@ -90,12 +91,20 @@ class Shredder {
 
 int PhysicalOutWidth(const LeafColumn& leaf) {
   switch (leaf.physical) {
-    case Type::BOOLEAN: return 1;
-    case Type::INT32: case Type::FLOAT: return 4;
-    case Type::INT64: case Type::DOUBLE: return 8;
-    case Type::INT96: return 12;
-    case Type::FIXED_LEN_BYTE_ARRAY: return leaf.type_length;
-    case Type::BYTE_ARRAY: return -1;
+    case Type::BOOLEAN:
+      return 1;
+    case Type::INT32:
+    case Type::FLOAT:
+      return 4;
+    case Type::INT64:
+    case Type::DOUBLE:
+      return 8;
+    case Type::INT96:
+      return 12;
+    case Type::FIXED_LEN_BYTE_ARRAY:
+      return leaf.type_length;
+    case Type::BYTE_ARRAY:
+      return -1;
   }
   return -1;
 }
@@ -112,8 +121,8 @@ Status ConvertValues(const LeafColumn& leaf, const ArrayData& arr, int64_t n, Sl
     int64_t total = 0;
     for (int64_t j = 0; j < n; ++j) total += offs[slot_at(j) + 1] - offs[slot_at(j)];
     if (total > INT32_MAX) {
-      return Status::InvalidArgument(fmt::format("column {}: {} bytes of binary values in one slice exceed 2 GiB",
-                                                 leaf.dotted, total));
+      return Status::InvalidArgument(
+          fmt::format("column {}: {} bytes of binary values in one slice exceed 2 GiB", leaf.dotted, total));
     }
     out->owned_data.resize(static_cast<size_t>(total));
     int32_t pos = 0;
@@ -156,10 +165,24 @@ Status ConvertValues(const LeafColumn& leaf, const ArrayData& arr, int64_t n, Sl
         const uint8_t* p = src + slot_at(j) * sw;
         int32_t v;
         switch (leaf.conversion) {
-          case ValueConversion::kInt8: v = static_cast<int8_t>(*p); break;
-          case ValueConversion::kUInt8: v = *p; break;
-          case ValueConversion::kInt16: { int16_t x; std::memcpy(&x, p, 2); v = x; break; }
-          default: { uint16_t x; std::memcpy(&x, p, 2); v = x; break; }
+          case ValueConversion::kInt8:
+            v = static_cast<int8_t>(*p);
+            break;
+          case ValueConversion::kUInt8:
+            v = *p;
+            break;
+          case ValueConversion::kInt16: {
+            int16_t x;
+            std::memcpy(&x, p, 2);
+            v = x;
+            break;
+          }
+          default: {
+            uint16_t x;
+            std::memcpy(&x, p, 2);
+            v = x;
+            break;
+          }
         }
         std::memcpy(dst + j * 4, &v, 4);
       }
@@ -169,7 +192,8 @@ Status ConvertValues(const LeafColumn& leaf, const ArrayData& arr, int64_t n, Sl
         int32_t v;
         std::memcpy(&v, src + slot_at(j) * 4, 4);
         if (v > INT32_MAX / 1000 || v < INT32_MIN / 1000) {
-          return Status::InvalidArgument(fmt::format("column {}: time32[s] value {} overflows milliseconds", leaf.dotted, v));
+          return Status::InvalidArgument(
+              fmt::format("column {}: time32[s] value {} overflows milliseconds", leaf.dotted, v));
         }
         v *= 1000;
         std::memcpy(dst + j * 4, &v, 4);
@@ -180,7 +204,8 @@ Status ConvertValues(const LeafColumn& leaf, const ArrayData& arr, int64_t n, Sl
         int64_t v;
         std::memcpy(&v, src + slot_at(j) * 8, 8);
         if (v > INT64_MAX / 1000 || v < INT64_MIN / 1000) {
-          return Status::InvalidArgument(fmt::format("column {}: timestamp[s] value {} overflows milliseconds", leaf.dotted, v));
+          return Status::InvalidArgument(
+              fmt::format("column {}: timestamp[s] value {} overflows milliseconds", leaf.dotted, v));
         }
         v *= 1000;
         std::memcpy(dst + j * 8, &v, 8);
@@ -189,10 +214,18 @@ Status ConvertValues(const LeafColumn& leaf, const ArrayData& arr, int64_t n, Sl
     case ValueConversion::kTimestampToInt96: {
       __int128 mult = 1;
       switch (leaf.source_unit) {  // rap::TimeUnit
-        case rap::TimeUnit::kSecond: mult = 1'000'000'000; break;
-        case rap::TimeUnit::kMilli: mult = 1'000'000; break;
-        case rap::TimeUnit::kMicro: mult = 1'000; break;
-        case rap::TimeUnit::kNano: mult = 1; break;
+        case rap::TimeUnit::kSecond:
+          mult = 1'000'000'000;
+          break;
+        case rap::TimeUnit::kMilli:
+          mult = 1'000'000;
+          break;
+        case rap::TimeUnit::kMicro:
+          mult = 1'000;
+          break;
+        case rap::TimeUnit::kNano:
+          mult = 1;
+          break;
       }
       constexpr int64_t kNanosPerDay = 86'400'000'000'000LL;
       for (int64_t j = 0; j < n; ++j) {
@@ -260,12 +293,14 @@ Status ShredLeaf(const LeafColumn& leaf, const ArrayData& top, int64_t row_begin
         out->data = top.buffers.size() > 2 ? top.buffers[2].data() : nullptr;
         return Status::OK();
       }
-      return ConvertValues(leaf, top, out->num_rows, [&](int64_t j) { return row_begin + j; }, out);
+      return ConvertValues(
+          leaf, top, out->num_rows, [&](int64_t j) { return row_begin + j; }, out);
     }
     if (!leaf.steps[0].nullable) {
       for (int64_t r = row_begin; r < row_end; ++r) {
         if (top.IsNull(r)) {
-          return Status::InvalidArgument(fmt::format("column {}: null in non-nullable field at row {}", leaf.dotted, r));
+          return Status::InvalidArgument(
+              fmt::format("column {}: null in non-nullable field at row {}", leaf.dotted, r));
         }
       }
     }
@@ -280,7 +315,8 @@ Status ShredLeaf(const LeafColumn& leaf, const ArrayData& top, int64_t row_begin
       if (valid) slots.push_back(r);
     }
     out->row_value_start[out->num_rows] = static_cast<int64_t>(slots.size());
-    return ConvertValues(leaf, top, static_cast<int64_t>(slots.size()), [&](int64_t j) { return slots[j]; }, out);
+    return ConvertValues(
+        leaf, top, static_cast<int64_t>(slots.size()), [&](int64_t j) { return slots[j]; }, out);
   }
   Shredder s(leaf, out);
   RAP_RETURN_NOT_OK(s.Run(top, row_begin, row_end));
@@ -293,8 +329,8 @@ Status ShredLeaf(const LeafColumn& leaf, const ArrayData& top, int64_t row_begin
     return Status::OK();
   }
   const auto& slots = s.slots();
-  return ConvertValues(leaf, *s.leaf_array(), static_cast<int64_t>(slots.size()), [&](int64_t j) { return slots[j]; },
-                       out);
+  return ConvertValues(
+      leaf, *s.leaf_array(), static_cast<int64_t>(slots.size()), [&](int64_t j) { return slots[j]; }, out);
 }
 
 }  // namespace rap::parquet::internal

@@ -71,8 +71,12 @@ Status FillLeaf(const DataType& t, const std::string& where, SchemaElement* e, L
       set(Type::INT32, IntLogical(16, true), ConvertedType::INT_16);
       leaf->conversion = ValueConversion::kInt16;
       break;
-    case TypeId::kInt32: set(Type::INT32); break;
-    case TypeId::kInt64: set(Type::INT64); break;
+    case TypeId::kInt32:
+      set(Type::INT32);
+      break;
+    case TypeId::kInt64:
+      set(Type::INT64);
+      break;
     case TypeId::kUInt8:
       set(Type::INT32, IntLogical(8, false), ConvertedType::UINT_8);
       leaf->conversion = ValueConversion::kUInt8;
@@ -81,14 +85,22 @@ Status FillLeaf(const DataType& t, const std::string& where, SchemaElement* e, L
       set(Type::INT32, IntLogical(16, false), ConvertedType::UINT_16);
       leaf->conversion = ValueConversion::kUInt16;
       break;
-    case TypeId::kUInt32: set(Type::INT32, IntLogical(32, false), ConvertedType::UINT_32); break;
-    case TypeId::kUInt64: set(Type::INT64, IntLogical(64, false), ConvertedType::UINT_64); break;
+    case TypeId::kUInt32:
+      set(Type::INT32, IntLogical(32, false), ConvertedType::UINT_32);
+      break;
+    case TypeId::kUInt64:
+      set(Type::INT64, IntLogical(64, false), ConvertedType::UINT_64);
+      break;
     case TypeId::kFloat16:
       set(Type::FIXED_LEN_BYTE_ARRAY, SimpleLogical(K::FLOAT16));
       e->type_length = leaf->type_length = 2;
       break;
-    case TypeId::kFloat32: set(Type::FLOAT); break;
-    case TypeId::kFloat64: set(Type::DOUBLE); break;
+    case TypeId::kFloat32:
+      set(Type::FLOAT);
+      break;
+    case TypeId::kFloat64:
+      set(Type::DOUBLE);
+      break;
     case TypeId::kString:
       if (t.extension == "json") {
         set(Type::BYTE_ARRAY, SimpleLogical(K::JSON), ConvertedType::JSON);
@@ -145,7 +157,9 @@ Status FillLeaf(const DataType& t, const std::string& where, SchemaElement* e, L
       e->scale = t.scale;
       break;
     }
-    case TypeId::kDate32: set(Type::INT32, SimpleLogical(K::DATE), ConvertedType::DATE); break;
+    case TypeId::kDate32:
+      set(Type::INT32, SimpleLogical(K::DATE), ConvertedType::DATE);
+      break;
     case TypeId::kTime32:
       if (t.unit != rap::TimeUnit::kSecond && t.unit != rap::TimeUnit::kMilli) {
         return Status::InvalidArgument(where + ": time32 needs unit s or ms");

@@ -16,7 +16,9 @@ StatsKind StatsKindFor(Type physical, const std::optional<LogicalType>& logical,
   if (logical && logical->kind == K::INTEGER) is_unsigned = !logical->is_signed;
   if (converted) {
     switch (*converted) {
-      case ConvertedType::UINT_8: case ConvertedType::UINT_16: case ConvertedType::UINT_32:
+      case ConvertedType::UINT_8:
+      case ConvertedType::UINT_16:
+      case ConvertedType::UINT_32:
       case ConvertedType::UINT_64:
         is_unsigned = true;
         break;
@@ -27,13 +29,20 @@ StatsKind StatsKindFor(Type physical, const std::optional<LogicalType>& logical,
     }
   }
   switch (physical) {
-    case Type::BOOLEAN: return StatsKind::kBool;
-    case Type::INT32: return is_unsigned ? StatsKind::kUInt32 : StatsKind::kInt32;
-    case Type::INT64: return is_unsigned ? StatsKind::kUInt64 : StatsKind::kInt64;
-    case Type::INT96: return StatsKind::kNone;
-    case Type::FLOAT: return StatsKind::kFloat;
-    case Type::DOUBLE: return StatsKind::kDouble;
-    case Type::BYTE_ARRAY: return decimal ? StatsKind::kBytesSigned : StatsKind::kBytesUnsigned;
+    case Type::BOOLEAN:
+      return StatsKind::kBool;
+    case Type::INT32:
+      return is_unsigned ? StatsKind::kUInt32 : StatsKind::kInt32;
+    case Type::INT64:
+      return is_unsigned ? StatsKind::kUInt64 : StatsKind::kInt64;
+    case Type::INT96:
+      return StatsKind::kNone;
+    case Type::FLOAT:
+      return StatsKind::kFloat;
+    case Type::DOUBLE:
+      return StatsKind::kDouble;
+    case Type::BYTE_ARRAY:
+      return decimal ? StatsKind::kBytesSigned : StatsKind::kBytesUnsigned;
     case Type::FIXED_LEN_BYTE_ARRAY:
       if (logical && logical->kind == K::FLOAT16) return StatsKind::kFloat16;
       return decimal ? StatsKind::kBytesSigned : StatsKind::kBytesUnsigned;
@@ -93,10 +102,23 @@ int CompareSignedBytes(std::string_view a, std::string_view b) {
 
 bool IsNaN(StatsKind kind, const uint8_t* p) {
   switch (kind) {
-    case StatsKind::kFloat: { float f; std::memcpy(&f, p, 4); return std::isnan(f); }
-    case StatsKind::kDouble: { double d; std::memcpy(&d, p, 8); return std::isnan(d); }
-    case StatsKind::kFloat16: { uint16_t h; std::memcpy(&h, p, 2); return (h & 0x7c00) == 0x7c00 && (h & 0x3ff); }
-    default: return false;
+    case StatsKind::kFloat: {
+      float f;
+      std::memcpy(&f, p, 4);
+      return std::isnan(f);
+    }
+    case StatsKind::kDouble: {
+      double d;
+      std::memcpy(&d, p, 8);
+      return std::isnan(d);
+    }
+    case StatsKind::kFloat16: {
+      uint16_t h;
+      std::memcpy(&h, p, 2);
+      return (h & 0x7c00) == 0x7c00 && (h & 0x3ff);
+    }
+    default:
+      return false;
   }
 }
 
@@ -104,17 +126,28 @@ bool IsNaN(StatsKind kind, const uint8_t* p) {
 
 int CompareStatValues(StatsKind kind, std::string_view a, std::string_view b) {
   switch (kind) {
-    case StatsKind::kNone: return 0;
-    case StatsKind::kBool: return Cmp(Load<uint8_t>(a) != 0, Load<uint8_t>(b) != 0);
-    case StatsKind::kInt32: return Cmp(Load<int32_t>(a), Load<int32_t>(b));
-    case StatsKind::kUInt32: return Cmp(Load<uint32_t>(a), Load<uint32_t>(b));
-    case StatsKind::kInt64: return Cmp(Load<int64_t>(a), Load<int64_t>(b));
-    case StatsKind::kUInt64: return Cmp(Load<uint64_t>(a), Load<uint64_t>(b));
-    case StatsKind::kFloat: return Cmp(Load<float>(a), Load<float>(b));
-    case StatsKind::kDouble: return Cmp(Load<double>(a), Load<double>(b));
-    case StatsKind::kFloat16: return Cmp(HalfToFloat(Load<uint16_t>(a)), HalfToFloat(Load<uint16_t>(b)));
-    case StatsKind::kBytesUnsigned: return CompareUnsignedBytes(a, b);
-    case StatsKind::kBytesSigned: return CompareSignedBytes(a, b);
+    case StatsKind::kNone:
+      return 0;
+    case StatsKind::kBool:
+      return Cmp(Load<uint8_t>(a) != 0, Load<uint8_t>(b) != 0);
+    case StatsKind::kInt32:
+      return Cmp(Load<int32_t>(a), Load<int32_t>(b));
+    case StatsKind::kUInt32:
+      return Cmp(Load<uint32_t>(a), Load<uint32_t>(b));
+    case StatsKind::kInt64:
+      return Cmp(Load<int64_t>(a), Load<int64_t>(b));
+    case StatsKind::kUInt64:
+      return Cmp(Load<uint64_t>(a), Load<uint64_t>(b));
+    case StatsKind::kFloat:
+      return Cmp(Load<float>(a), Load<float>(b));
+    case StatsKind::kDouble:
+      return Cmp(Load<double>(a), Load<double>(b));
+    case StatsKind::kFloat16:
+      return Cmp(HalfToFloat(Load<uint16_t>(a)), HalfToFloat(Load<uint16_t>(b)));
+    case StatsKind::kBytesUnsigned:
+      return CompareUnsignedBytes(a, b);
+    case StatsKind::kBytesSigned:
+      return CompareSignedBytes(a, b);
   }
   return 0;
 }
@@ -163,14 +196,22 @@ void StatsAccumulator::UpdateBytes(std::string_view v) {
 void StatsAccumulator::UpdateFixed(const uint8_t* values, int64_t n) {
   num_values_ += n;
   switch (kind_) {
-    case StatsKind::kNone: return;
-    case StatsKind::kBool: return UpdateTyped<uint8_t, false>(values, n);
-    case StatsKind::kInt32: return UpdateTyped<int32_t, false>(values, n);
-    case StatsKind::kUInt32: return UpdateTyped<uint32_t, false>(values, n);
-    case StatsKind::kInt64: return UpdateTyped<int64_t, false>(values, n);
-    case StatsKind::kUInt64: return UpdateTyped<uint64_t, false>(values, n);
-    case StatsKind::kFloat: return UpdateTyped<float, true>(values, n);
-    case StatsKind::kDouble: return UpdateTyped<double, true>(values, n);
+    case StatsKind::kNone:
+      return;
+    case StatsKind::kBool:
+      return UpdateTyped<uint8_t, false>(values, n);
+    case StatsKind::kInt32:
+      return UpdateTyped<int32_t, false>(values, n);
+    case StatsKind::kUInt32:
+      return UpdateTyped<uint32_t, false>(values, n);
+    case StatsKind::kInt64:
+      return UpdateTyped<int64_t, false>(values, n);
+    case StatsKind::kUInt64:
+      return UpdateTyped<uint64_t, false>(values, n);
+    case StatsKind::kFloat:
+      return UpdateTyped<float, true>(values, n);
+    case StatsKind::kDouble:
+      return UpdateTyped<double, true>(values, n);
     case StatsKind::kFloat16:
     case StatsKind::kBytesUnsigned:
     case StatsKind::kBytesSigned:
@@ -191,7 +232,8 @@ void StatsAccumulator::UpdateBinary(const int32_t* offsets, const uint8_t* data,
     std::string_view lo, hi;
     bool have = false;
     for (int64_t i = 0; i < n; ++i) {
-      std::string_view v(reinterpret_cast<const char*>(data) + offsets[i], static_cast<size_t>(offsets[i + 1] - offsets[i]));
+      std::string_view v(reinterpret_cast<const char*>(data) + offsets[i],
+                         static_cast<size_t>(offsets[i + 1] - offsets[i]));
       if (!have) {
         lo = hi = v;
         have = true;
@@ -256,7 +298,8 @@ std::string StatsAccumulator::EncodedMax() const {
 Statistics StatsAccumulator::ToThrift(int64_t max_bytes) const {
   Statistics s;
   s.null_count = null_count_;
-  if (has_min_max_ && static_cast<int64_t>(min_.size()) <= max_bytes && static_cast<int64_t>(max_.size()) <= max_bytes) {
+  if (has_min_max_ && static_cast<int64_t>(min_.size()) <= max_bytes &&
+      static_cast<int64_t>(max_.size()) <= max_bytes) {
     s.min_value = EncodedMin();
     s.max_value = EncodedMax();
     s.is_min_value_exact = true;

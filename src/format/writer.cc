@@ -6,8 +6,9 @@
 
 #include <fmt/format.h>
 
-#include "column_writer.h"
 #include "rap/format/thrift.h"
+
+#include "column_writer.h"
 #include "writer_schema.h"
 
 namespace rap::parquet {
@@ -237,8 +238,8 @@ class ParquetWriter::Impl {
       const auto& col = batch.columns[i];
       if (!col || !col->type) return Status::InvalidArgument("column " + f.name + ": missing array");
       if (col->length != batch.num_rows) {
-        return Status::InvalidArgument(fmt::format("column {}: array has {} rows, the batch {}", f.name, col->length,
-                                                   batch.num_rows));
+        return Status::InvalidArgument(
+            fmt::format("column {}: array has {} rows, the batch {}", f.name, col->length, batch.num_rows));
       }
       if (col->type->ToString() != f.type->ToString()) {
         return Status::InvalidArgument(fmt::format("column {}: array type {} differs from the schema's {}", f.name,
@@ -288,7 +289,8 @@ class ParquetWriter::Impl {
     return breaks;
   }
 
-  void AddPageToColumnIndex(const LeafColumn& leaf, const internal::EncodedPage& p, ColumnIndex* ci, bool* valid) const {
+  void AddPageToColumnIndex(const LeafColumn& leaf, const internal::EncodedPage& p, ColumnIndex* ci,
+                            bool* valid) const {
     const bool null_page = p.stats.num_values() == 0;
     ci->null_pages.push_back(null_page);
     ci->null_counts.push_back(p.stats.null_count());

@@ -38,22 +38,35 @@ Status CheckLayout(const ColumnLayout& l, const std::string& where) {
       l.max_statistics_bytes < 0) {
     return Status::InvalidArgument(where + ": page and dictionary limits must be >= 0");
   }
-  if (l.dictionary_max_entries > INT32_MAX) return Status::InvalidArgument(where + ": dictionary_max_entries too large");
+  if (l.dictionary_max_entries > INT32_MAX)
+    return Status::InvalidArgument(where + ": dictionary_max_entries too large");
   switch (l.codec) {
-    case Codec::UNCOMPRESSED: case Codec::SNAPPY: case Codec::GZIP: case Codec::BROTLI: case Codec::ZSTD:
+    case Codec::UNCOMPRESSED:
+    case Codec::SNAPPY:
+    case Codec::GZIP:
+    case Codec::BROTLI:
+    case Codec::ZSTD:
     case Codec::LZ4_RAW:
       break;
     default:
-      return Status::NotSupported(fmt::format("{}: codec {} is not written (use none, snappy, gzip, brotli, zstd or "
-                                              "lz4_raw)", where, CodecName(l.codec)));
+      return Status::NotSupported(
+          fmt::format("{}: codec {} is not written (use none, snappy, gzip, brotli, zstd or "
+                      "lz4_raw)",
+                      where, CodecName(l.codec)));
   }
   switch (l.encoding) {
-    case Encoding::PLAIN: case Encoding::DELTA_BINARY_PACKED: case Encoding::DELTA_LENGTH_BYTE_ARRAY:
-    case Encoding::DELTA_BYTE_ARRAY: case Encoding::BYTE_STREAM_SPLIT: case Encoding::RLE:
+    case Encoding::PLAIN:
+    case Encoding::DELTA_BINARY_PACKED:
+    case Encoding::DELTA_LENGTH_BYTE_ARRAY:
+    case Encoding::DELTA_BYTE_ARRAY:
+    case Encoding::BYTE_STREAM_SPLIT:
+    case Encoding::RLE:
       break;
     default:
-      return Status::InvalidArgument(fmt::format("{}: {} is not a value encoding (dictionary encoding is the "
-                                                 "'dictionary' switch)", where, EncodingName(l.encoding)));
+      return Status::InvalidArgument(
+          fmt::format("{}: {} is not a value encoding (dictionary encoding is the "
+                      "'dictionary' switch)",
+                      where, EncodingName(l.encoding)));
   }
   return Status::OK();
 }
@@ -95,18 +108,26 @@ Result<std::pair<Codec, int>> ParseCodec(const std::string& text) {
     name = name.substr(0, colon);
   }
   Codec c;
-  if (name == "none" || name == "uncompressed") c = Codec::UNCOMPRESSED;
-  else if (name == "snappy") c = Codec::SNAPPY;
-  else if (name == "gzip") c = Codec::GZIP;
-  else if (name == "zstd") c = Codec::ZSTD;
-  else if (name == "lz4_raw" || name == "lz4") c = Codec::LZ4_RAW;
-  else if (name == "brotli") c = Codec::BROTLI;
-  else return Status::InvalidArgument("compression '" + text + "': expected none, snappy, gzip[:1-9], zstd[:1-22], "
-                                      "lz4_raw or brotli[:0-11]");
+  if (name == "none" || name == "uncompressed")
+    c = Codec::UNCOMPRESSED;
+  else if (name == "snappy")
+    c = Codec::SNAPPY;
+  else if (name == "gzip")
+    c = Codec::GZIP;
+  else if (name == "zstd")
+    c = Codec::ZSTD;
+  else if (name == "lz4_raw" || name == "lz4")
+    c = Codec::LZ4_RAW;
+  else if (name == "brotli")
+    c = Codec::BROTLI;
+  else
+    return Status::InvalidArgument("compression '" + text +
+                                   "': expected none, snappy, gzip[:1-9], zstd[:1-22], "
+                                   "lz4_raw or brotli[:0-11]");
   const int max_level = c == Codec::ZSTD ? 22 : c == Codec::GZIP ? 9 : c == Codec::BROTLI ? 11 : 0;
   if (level != 0 && (max_level == 0 || level < (c == Codec::BROTLI ? 0 : 1) || level > max_level)) {
-    return Status::InvalidArgument(fmt::format("compression '{}': level {} is out of range for {}", text, level,
-                                               CodecName(c)));
+    return Status::InvalidArgument(
+        fmt::format("compression '{}': level {} is out of range for {}", text, level, CodecName(c)));
   }
   return std::make_pair(c, level);
 }
@@ -119,14 +140,22 @@ Result<ColumnLayoutOverride> ParseEncodingOverride(const std::string& text) {
     return o;
   }
   o.dictionary = false;
-  if (e == "plain") o.encoding = Encoding::PLAIN;
-  else if (e == "delta" || e == "delta_binary_packed") o.encoding = Encoding::DELTA_BINARY_PACKED;
-  else if (e == "delta_length" || e == "delta_length_byte_array") o.encoding = Encoding::DELTA_LENGTH_BYTE_ARRAY;
-  else if (e == "delta_byte_array") o.encoding = Encoding::DELTA_BYTE_ARRAY;
-  else if (e == "bss" || e == "byte_stream_split") o.encoding = Encoding::BYTE_STREAM_SPLIT;
-  else if (e == "rle") o.encoding = Encoding::RLE;
-  else return Status::InvalidArgument("encoding '" + text + "': expected plain, dict, delta, delta_length, "
-                                      "delta_byte_array, bss or rle");
+  if (e == "plain")
+    o.encoding = Encoding::PLAIN;
+  else if (e == "delta" || e == "delta_binary_packed")
+    o.encoding = Encoding::DELTA_BINARY_PACKED;
+  else if (e == "delta_length" || e == "delta_length_byte_array")
+    o.encoding = Encoding::DELTA_LENGTH_BYTE_ARRAY;
+  else if (e == "delta_byte_array")
+    o.encoding = Encoding::DELTA_BYTE_ARRAY;
+  else if (e == "bss" || e == "byte_stream_split")
+    o.encoding = Encoding::BYTE_STREAM_SPLIT;
+  else if (e == "rle")
+    o.encoding = Encoding::RLE;
+  else
+    return Status::InvalidArgument("encoding '" + text +
+                                   "': expected plain, dict, delta, delta_length, "
+                                   "delta_byte_array, bss or rle");
   return o;
 }
 

@@ -16,16 +16,20 @@ namespace rap::parquet::internal {
 
 // How the leaf Arrow values become physical values (rap/format/encoding.h representation).
 enum class ValueConversion {
-  kNull,               // null type: every slot is null
-  kBool,               // bitmap -> one byte per value
-  kCopy,               // same width and bits (int32/64, uint32/64, floats, date, time, ts, FLBA, float16)
-  kInt8, kInt16,       // sign-extend to INT32
-  kUInt8, kUInt16,     // zero-extend to INT32
+  kNull,  // null type: every slot is null
+  kBool,  // bitmap -> one byte per value
+  kCopy,  // same width and bits (int32/64, uint32/64, floats, date, time, ts, FLBA, float16)
+  kInt8,
+  kInt16,  // sign-extend to INT32
+  kUInt8,
+  kUInt16,             // zero-extend to INT32
   kSecondsToMillis32,  // time32[s] -> INT32 TIME(ms)
   kSecondsToMillis64,  // timestamp[s] -> INT64 TIMESTAMP(ms)
   kTimestampToInt96,   // timestamp (any unit) -> INT96 (nanos of day, Julian day)
-  kDecimalToInt32, kDecimalToInt64, kDecimalToFlba,
-  kBinary,             // string/binary -> BYTE_ARRAY
+  kDecimalToInt32,
+  kDecimalToInt64,
+  kDecimalToFlba,
+  kBinary,  // string/binary -> BYTE_ARRAY
 };
 
 // One level of Arrow nesting on the way from the top-level array to the leaf array.
@@ -45,13 +49,13 @@ struct LeafColumn {
   int16_t max_def = 0;
   int16_t max_rep = 0;
   Type physical = Type::INT32;
-  int32_t type_length = 0;        // FLBA width
+  int32_t type_length = 0;  // FLBA width
   ValueConversion conversion = ValueConversion::kCopy;
-  int source_width = 0;           // bytes per Arrow value (fixed-width sources)
+  int source_width = 0;                               // bytes per Arrow value (fixed-width sources)
   rap::TimeUnit source_unit = rap::TimeUnit::kMilli;  // kTimestampToInt96
   StatsKind stats_kind = StatsKind::kNone;
   const DataType* leaf_type = nullptr;
-  int schema_index = 0;           // index of the leaf's SchemaElement
+  int schema_index = 0;  // index of the leaf's SchemaElement
 };
 
 struct WriterSchema {

@@ -5,17 +5,17 @@
 // ColumnIndex, statistics) must match what rap meant to write.
 //
 // Skipped (GTEST_SKIP, with the reason) only when node or the npm modules are missing.
-#include <gtest/gtest.h>
-
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 
 #include <fmt/format.h>
+#include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "format/writer_testing.h"
 #include "rap/format/writer.h"
+
+#include "format/writer_testing.h"
 #include "testing/paths.h"
 
 namespace rap::parquet {
@@ -59,7 +59,8 @@ Result<json> ReadWith(const std::string& reader, const std::string& file, const 
   const std::string out =
       Run(fmt::format("cd '{}' && node read_parquet.mjs {} '{}' 2>'{}'", NpmDir(), reader, file, err_file), &st);
   if (st != 0) {
-    return Status::Internal(reader + " failed (" + std::to_string(st) + "): " + rap::testing::ReadFileToString(err_file));
+    return Status::Internal(reader + " failed (" + std::to_string(st) +
+                            "): " + rap::testing::ReadFileToString(err_file));
   }
   json j = json::parse(out, nullptr, false);
   if (j.is_discarded()) return Status::Internal(reader + " printed invalid JSON: " + out.substr(0, 200));
@@ -84,7 +85,9 @@ std::string Match(const ArrayData& arr, int64_t i, const json& a) {
   if (arr.IsNull(i)) return a.is_null() ? "" : "expected null, got " + a.dump();
   if (a.is_null()) return "expected " + FormatValue(arr, i) + ", got null";
   const DataType& t = *arr.type;
-  auto fail = [&](const std::string& what) { return fmt::format("expected {} ({}), got {}", FormatValue(arr, i), what, a.dump()); };
+  auto fail = [&](const std::string& what) {
+    return fmt::format("expected {} ({}), got {}", FormatValue(arr, i), what, a.dump());
+  };
   const uint8_t* fixed = t.FixedWidth() > 0 ? arr.buffers[1].data() + (arr.offset + i) * t.FixedWidth() : nullptr;
   switch (t.id) {
     case TypeId::kBool: {
@@ -198,8 +201,10 @@ SchemaPtr TestSchema() {
       {"ts", MakeTemporal(TypeId::kTimestamp, rap::TimeUnit::kMilli, "UTC"), true},
       {"price", MakeDecimal(10, 2), true},
       {"tags", MakeList(Field{"item", MakeType(TypeId::kInt64), true}), true},
-      {"pt", MakeStruct({Field{"a", MakeType(TypeId::kInt32), true}, Field{"b", MakeType(TypeId::kString), true}}), true},
-      {"attrs", MakeMap(Field{"key", MakeType(TypeId::kString), false}, Field{"value", MakeType(TypeId::kInt64), true}), true},
+      {"pt", MakeStruct({Field{"a", MakeType(TypeId::kInt32), true}, Field{"b", MakeType(TypeId::kString), true}}),
+       true},
+      {"attrs", MakeMap(Field{"key", MakeType(TypeId::kString), false}, Field{"value", MakeType(TypeId::kInt64), true}),
+       true},
   };
   return s;
 }
@@ -217,8 +222,8 @@ RecordBatch TestBatch(const SchemaPtr& s, int64_t n, uint64_t seed) {
     const auto& field = s->fields[f];
     ArrayPtr a = rap::testing::RandomArray(rng, *field.type, true, n, o);
     // Keep the values inside what JS numbers and Date hold exactly.
-    if (field.type->id == TypeId::kTimestamp || field.type->id == TypeId::kDate32 || field.type->id == TypeId::kDecimal128 ||
-        field.type->id == TypeId::kMap) {
+    if (field.type->id == TypeId::kTimestamp || field.type->id == TypeId::kDate32 ||
+        field.type->id == TypeId::kDecimal128 || field.type->id == TypeId::kMap) {
       auto copy = std::make_shared<ArrayData>(*a);
       const int w = field.type->FixedWidth();
       if (w > 0) {
@@ -280,10 +285,15 @@ std::vector<Config> Configs() {
   add("dict_snappy_v1", Codec::SNAPPY, 1, true, {});
   add("dict_zstd_v2", Codec::ZSTD, 2, true, {});
   add("delta_gzip_v2", Codec::GZIP, 2, false,
-      {{"id", Encoding::DELTA_BINARY_PACKED}, {"i32", Encoding::DELTA_BINARY_PACKED}, {"s", Encoding::DELTA_BYTE_ARRAY},
-       {"bin", Encoding::DELTA_LENGTH_BYTE_ARRAY}, {"ts", Encoding::DELTA_BINARY_PACKED}});
+      {{"id", Encoding::DELTA_BINARY_PACKED},
+       {"i32", Encoding::DELTA_BINARY_PACKED},
+       {"s", Encoding::DELTA_BYTE_ARRAY},
+       {"bin", Encoding::DELTA_LENGTH_BYTE_ARRAY},
+       {"ts", Encoding::DELTA_BINARY_PACKED}});
   add("bss_lz4_v1", Codec::LZ4_RAW, 1, false,
-      {{"f64", Encoding::BYTE_STREAM_SPLIT}, {"f32", Encoding::BYTE_STREAM_SPLIT}, {"s", Encoding::DELTA_LENGTH_BYTE_ARRAY}});
+      {{"f64", Encoding::BYTE_STREAM_SPLIT},
+       {"f32", Encoding::BYTE_STREAM_SPLIT},
+       {"s", Encoding::DELTA_LENGTH_BYTE_ARRAY}});
   add("dict_fallback_brotli_v2", Codec::BROTLI, 2, true, {});
   out.back().options.defaults.dictionary_max_bytes = 512;
   out.back().options.page_crc = true;

@@ -1,16 +1,16 @@
 // `rap convert` end to end (runs the built CLI): CSV and JSON lines in with inferred or given
 // schemas, layout flags reflected in the file, clear errors naming line and column with nothing
 // left at OUTPUT, and parquet-testing files rewritten with a new layout reading back the same.
-#include <gtest/gtest.h>
-
 #include <cstdio>
 #include <filesystem>
 
 #include <fmt/format.h>
+#include <gtest/gtest.h>
 
-#include "format/writer_testing.h"
 #include "rap/format/footer.h"
 #include "rap/format/thrift.h"
+
+#include "format/writer_testing.h"
 #include "testing/paths.h"
 
 namespace rap::parquet {
@@ -153,11 +153,12 @@ TEST_F(ConvertTest, BadInputNamesLineAndColumnAndLeavesNothing) {
 
 TEST_F(ConvertTest, JsonLinesWithNesting) {
   const std::string in = dir_.Join("in.jsonl"), out = dir_.Join("out.parquet");
-  rap::testing::WriteStringToFile(in,
-                                  "{\"id\": 1, \"tags\": [\"a\", \"b\"], \"pos\": {\"x\": 1.5, \"y\": 2}, \"v\": null}\n"
-                                  "\n"
-                                  "{\"id\": 2, \"tags\": [], \"pos\": null, \"v\": 3}\n"
-                                  "{\"id\": 3, \"pos\": {\"x\": -1}, \"v\": \"text\"}\n");
+  rap::testing::WriteStringToFile(
+      in,
+      "{\"id\": 1, \"tags\": [\"a\", \"b\"], \"pos\": {\"x\": 1.5, \"y\": 2}, \"v\": null}\n"
+      "\n"
+      "{\"id\": 2, \"tags\": [], \"pos\": null, \"v\": 3}\n"
+      "{\"id\": 3, \"pos\": {\"x\": -1}, \"v\": \"text\"}\n");
   auto r = Rap("convert -q " + Q(in) + " " + Q(out) + " --page-rows 1", dir_);
   ASSERT_EQ(r.status, 0) << r.err;
   auto b = ReadBack(out);
@@ -176,12 +177,15 @@ TEST_F(ConvertTest, JsonLinesWithNesting) {
 // different layout read back to the same values; the rewritten file, read by the FileReader, is
 // rewritten once more and still holds the same values.
 TEST_F(ConvertTest, ParquetTestingFilesRewrittenReadBackEqual) {
-  const char* files[] = {"alltypes_plain.parquet",      "alltypes_dictionary.parquet", "alltypes_tiny_pages.parquet",
-                         "datapage_v2.snappy.parquet",  "nested_lists.snappy.parquet", "nested_maps.snappy.parquet",
-                         "nonnullable.impala.parquet",  "nullable.impala.parquet",     "nulls.snappy.parquet",
-                         "byte_array_decimal.parquet",  "fixed_length_decimal.parquet", "int32_decimal.parquet",
-                         "int96_from_spark.parquet",    "null_list.parquet",           "list_columns.parquet",
-                         "float16_nonzeros_and_nans.parquet", "delta_byte_array.parquet", "byte_stream_split.zstd.parquet"};
+  const char* files[] = {"alltypes_plain.parquet",       "alltypes_dictionary.parquet",
+                         "alltypes_tiny_pages.parquet",  "datapage_v2.snappy.parquet",
+                         "nested_lists.snappy.parquet",  "nested_maps.snappy.parquet",
+                         "nonnullable.impala.parquet",   "nullable.impala.parquet",
+                         "nulls.snappy.parquet",         "byte_array_decimal.parquet",
+                         "fixed_length_decimal.parquet", "int32_decimal.parquet",
+                         "int96_from_spark.parquet",     "null_list.parquet",
+                         "list_columns.parquet",         "float16_nonzeros_and_nans.parquet",
+                         "delta_byte_array.parquet",     "byte_stream_split.zstd.parquet"};
   int checked = 0;
   for (const char* name : files) {
     SCOPED_TRACE(name);

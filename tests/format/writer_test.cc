@@ -2,15 +2,16 @@
 // property test over schemas, data and layout settings.
 #include "rap/format/writer.h"
 
+#include <filesystem>
+
 #include <gtest/gtest.h>
 #include <zlib.h>
 
-#include <filesystem>
-
-#include "format/writer_testing.h"
 #include "rap/format/footer.h"
 #include "rap/format/statistics.h"
 #include "rap/format/thrift.h"
+
+#include "format/writer_testing.h"
 #include "testing/paths.h"
 
 namespace rap::parquet {
@@ -190,7 +191,8 @@ TEST(WriterTest, SchemaMappingOfLogicalTypes) {
                {"half", MakeType(TypeId::kFloat16)},
                {"legacy", int96},
                {"tags", MakeList(Field{"item", MakeType(TypeId::kString), true})},
-               {"attrs", MakeMap(Field{"key", MakeType(TypeId::kString), false}, Field{"value", MakeType(TypeId::kInt32), true})}};
+               {"attrs", MakeMap(Field{"key", MakeType(TypeId::kString), false},
+                                 Field{"value", MakeType(TypeId::kInt32), true})}};
   MemorySink sink;
   auto w = ParquetWriter::Open(s, &sink);
   ASSERT_TRUE(w.ok()) << w.status().ToString();
@@ -265,8 +267,10 @@ TEST(WriterTest, PageBreakOnKeyGivesOnePagePerKey) {
   std::vector<int64_t> v1(vals.begin(), vals.begin() + split), v2(vals.begin() + split, vals.end());
   WriterOptions o;
   o.page_break_on = {"key"};
-  auto file = WriteParquetToString(s, {MakeBatch(s, {MakeStringArray(k1), MakeInt64Array(v1)}),
-                                       MakeBatch(s, {MakeStringArray(k2), MakeInt64Array(v2)})}, o);
+  auto file = WriteParquetToString(s,
+                                   {MakeBatch(s, {MakeStringArray(k1), MakeInt64Array(v1)}),
+                                    MakeBatch(s, {MakeStringArray(k2), MakeInt64Array(v2)})},
+                                   o);
   ASSERT_TRUE(file.ok()) << file.status().ToString();
   FileMetaData md = Footer(*file);
   ASSERT_EQ(md.row_groups.size(), 1u);
@@ -355,8 +359,8 @@ TEST(WriterTest, ErrorsAreClearAndLeaveNothingBehind) {
     auto w = ParquetWriter::Open(schema, sink->get());
     ASSERT_TRUE(w.ok());
     // A null in the non-nullable id column.
-    auto bad = MakeBatch(schema, {MakeInt64Array({1, 2}, {true, false}), MakeDoubleArray({1, 2}),
-                                  MakeStringArray({"a", "b"})});
+    auto bad = MakeBatch(schema,
+                         {MakeInt64Array({1, 2}, {true, false}), MakeDoubleArray({1, 2}), MakeStringArray({"a", "b"})});
     Status st = (*w)->Write(bad);
     EXPECT_EQ(st.code(), StatusCode::kInvalidArgument);
     EXPECT_NE(st.message().find("column id"), std::string::npos) << st.message();
@@ -439,7 +443,8 @@ TEST(WriterPropertyTest, RandomSchemasDataAndLayoutsRoundTrip) {
     if (rng() % 3 == 0) o.page_break_on = {schema->fields[0].name};
     if (schema->fields[0].type->IsNested()) o.page_break_on.clear();
     std::string desc = "iteration " + std::to_string(it) + " schema:";
-    for (const auto& f : schema->fields) desc += " " + f.name + ": " + f.type->ToString() + (f.nullable ? "" : " not null") + ";";
+    for (const auto& f : schema->fields)
+      desc += " " + f.name + ": " + f.type->ToString() + (f.nullable ? "" : " not null") + ";";
     desc += " v" + std::to_string(o.data_page_version) + " codec " + CodecName(o.defaults.codec);
     auto file = WriteParquetToString(schema, batches, o);
     ASSERT_TRUE(file.ok()) << desc << ": " << file.status().ToString();

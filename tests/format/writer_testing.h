@@ -21,7 +21,8 @@ ArrayPtr MakeInt64Array(const std::vector<int64_t>& values, const std::vector<bo
 ArrayPtr MakeDoubleArray(const std::vector<double>& values, const std::vector<bool>& valid = {});
 ArrayPtr MakeStringArray(const std::vector<std::string>& values, const std::vector<bool>& valid = {},
                          TypeId id = TypeId::kString);
-ArrayPtr MakeFixedArray(DataTypePtr type, const std::string& bytes, int64_t length, const std::vector<bool>& valid = {});
+ArrayPtr MakeFixedArray(DataTypePtr type, const std::string& bytes, int64_t length,
+                        const std::vector<bool>& valid = {});
 ArrayPtr MakeListArray(DataTypePtr type, const std::vector<int32_t>& offsets, ArrayPtr child,
                        const std::vector<bool>& valid = {});
 ArrayPtr MakeStructArray(DataTypePtr type, std::vector<ArrayPtr> children, int64_t length,

@@ -105,27 +105,47 @@ inline DataTypePtr RandomType(std::mt19937_64& rng, int depth) {
   const int kinds = depth > 0 ? 27 : 24;
   const int k = static_cast<int>(rng() % kinds);
   switch (k) {
-    case 0: return MakeType(TypeId::kBool);
-    case 1: return MakeType(TypeId::kInt8);
-    case 2: return MakeType(TypeId::kInt16);
-    case 3: return MakeType(TypeId::kInt32);
-    case 4: case 5: return MakeType(TypeId::kInt64);
-    case 6: return MakeType(TypeId::kUInt8);
-    case 7: return MakeType(TypeId::kUInt16);
-    case 8: return MakeType(TypeId::kUInt32);
-    case 9: return MakeType(TypeId::kUInt64);
-    case 10: return MakeType(TypeId::kFloat32);
-    case 11: case 12: return MakeType(TypeId::kFloat64);
-    case 13: case 14: return MakeType(TypeId::kString);
-    case 15: return MakeType(TypeId::kBinary);
-    case 16: return MakeFixedSizeBinary(1 + static_cast<int32_t>(rng() % 20));
+    case 0:
+      return MakeType(TypeId::kBool);
+    case 1:
+      return MakeType(TypeId::kInt8);
+    case 2:
+      return MakeType(TypeId::kInt16);
+    case 3:
+      return MakeType(TypeId::kInt32);
+    case 4:
+    case 5:
+      return MakeType(TypeId::kInt64);
+    case 6:
+      return MakeType(TypeId::kUInt8);
+    case 7:
+      return MakeType(TypeId::kUInt16);
+    case 8:
+      return MakeType(TypeId::kUInt32);
+    case 9:
+      return MakeType(TypeId::kUInt64);
+    case 10:
+      return MakeType(TypeId::kFloat32);
+    case 11:
+    case 12:
+      return MakeType(TypeId::kFloat64);
+    case 13:
+    case 14:
+      return MakeType(TypeId::kString);
+    case 15:
+      return MakeType(TypeId::kBinary);
+    case 16:
+      return MakeFixedSizeBinary(1 + static_cast<int32_t>(rng() % 20));
     case 17: {
       const int32_t p = 1 + static_cast<int32_t>(rng() % 38);
       return MakeDecimal(p, static_cast<int32_t>(rng() % (p + 1)));
     }
-    case 18: return MakeTemporal(TypeId::kDate32, rap::TimeUnit::kSecond);
-    case 19: return MakeTemporal(TypeId::kTime32, rap::TimeUnit::kMilli);
-    case 20: return MakeTemporal(TypeId::kTime64, rng() % 2 ? rap::TimeUnit::kMicro : rap::TimeUnit::kNano);
+    case 18:
+      return MakeTemporal(TypeId::kDate32, rap::TimeUnit::kSecond);
+    case 19:
+      return MakeTemporal(TypeId::kTime32, rap::TimeUnit::kMilli);
+    case 20:
+      return MakeTemporal(TypeId::kTime64, rng() % 2 ? rap::TimeUnit::kMicro : rap::TimeUnit::kNano);
     case 21: {
       const rap::TimeUnit units[] = {rap::TimeUnit::kMilli, rap::TimeUnit::kMicro, rap::TimeUnit::kNano};
       return MakeTemporal(TypeId::kTimestamp, units[rng() % 3], rng() % 2 ? "UTC" : "");
@@ -139,11 +159,13 @@ inline DataTypePtr RandomType(std::mt19937_64& rng, int depth) {
       t->extension = "uuid";
       return t;
     }
-    case 24: return MakeList(Field{"item", RandomType(rng, depth - 1), rng() % 4 != 0});
+    case 24:
+      return MakeList(Field{"item", RandomType(rng, depth - 1), rng() % 4 != 0});
     case 25: {
       std::vector<Field> fields;
       const int n = 1 + static_cast<int>(rng() % 3);
-      for (int i = 0; i < n; ++i) fields.push_back(Field{fmt::format("f{}", i), RandomType(rng, depth - 1), rng() % 3 != 0});
+      for (int i = 0; i < n; ++i)
+        fields.push_back(Field{fmt::format("f{}", i), RandomType(rng, depth - 1), rng() % 3 != 0});
       return MakeStruct(std::move(fields));
     }
     default: {
@@ -156,8 +178,8 @@ inline DataTypePtr RandomType(std::mt19937_64& rng, int depth) {
 inline SchemaPtr RandomSchema(std::mt19937_64& rng, int num_fields, int max_depth) {
   auto s = std::make_shared<Schema>();
   for (int i = 0; i < num_fields; ++i) {
-    s->fields.push_back(Field{fmt::format("c{}", i), RandomType(rng, static_cast<int>(rng() % (max_depth + 1))),
-                              rng() % 3 != 0});
+    s->fields.push_back(
+        Field{fmt::format("c{}", i), RandomType(rng, static_cast<int>(rng() % (max_depth + 1))), rng() % 3 != 0});
   }
   return s;
 }
@@ -175,25 +197,39 @@ inline std::vector<bool> RandomValidity(std::mt19937_64& rng, bool nullable, int
 template <typename T>
 T RandomInt(std::mt19937_64& rng) {
   switch (rng() % 8) {
-    case 0: return std::numeric_limits<T>::min();
-    case 1: return std::numeric_limits<T>::max();
-    case 2: return 0;
-    case 3: return static_cast<T>(rng() % 16);  // repeats, good for dictionaries
-    default: return static_cast<T>(rng());
+    case 0:
+      return std::numeric_limits<T>::min();
+    case 1:
+      return std::numeric_limits<T>::max();
+    case 2:
+      return 0;
+    case 3:
+      return static_cast<T>(rng() % 16);  // repeats, good for dictionaries
+    default:
+      return static_cast<T>(rng());
   }
 }
 
 inline double RandomDouble(std::mt19937_64& rng) {
   switch (rng() % 12) {
-    case 0: return std::numeric_limits<double>::quiet_NaN();
-    case 1: return std::numeric_limits<double>::infinity();
-    case 2: return -std::numeric_limits<double>::infinity();
-    case 3: return -0.0;
-    case 4: return 0.0;
-    case 5: return std::numeric_limits<double>::denorm_min();
-    case 6: return std::numeric_limits<double>::lowest();
-    case 7: return static_cast<double>(rng() % 10);
-    default: return std::uniform_real_distribution<double>(-1e6, 1e6)(rng);
+    case 0:
+      return std::numeric_limits<double>::quiet_NaN();
+    case 1:
+      return std::numeric_limits<double>::infinity();
+    case 2:
+      return -std::numeric_limits<double>::infinity();
+    case 3:
+      return -0.0;
+    case 4:
+      return 0.0;
+    case 5:
+      return std::numeric_limits<double>::denorm_min();
+    case 6:
+      return std::numeric_limits<double>::lowest();
+    case 7:
+      return static_cast<double>(rng() % 10);
+    default:
+      return std::uniform_real_distribution<double>(-1e6, 1e6)(rng);
   }
 }
 
@@ -214,8 +250,12 @@ inline void RandomDecimal(std::mt19937_64& rng, int precision, uint8_t* out) {
   for (int i = 0; i < precision; ++i) limit *= 10;
   __int128 v;
   switch (rng() % 4) {
-    case 0: v = limit - 1; break;
-    case 1: v = -(limit - 1); break;
+    case 0:
+      v = limit - 1;
+      break;
+    case 1:
+      v = -(limit - 1);
+      break;
     default: {
       const unsigned __int128 r = (static_cast<unsigned __int128>(rng()) << 64) | rng();
       v = static_cast<__int128>(r % static_cast<unsigned __int128>(limit));
@@ -280,28 +320,60 @@ inline ArrayPtr RandomArray(std::mt19937_64& rng, const DataType& type, bool nul
     uint8_t* v = p + i * w;
     auto put = [&](auto x) { std::memcpy(v, &x, sizeof(x)); };
     switch (type.id) {
-      case TypeId::kInt8: put(detail::RandomInt<int8_t>(rng)); break;
-      case TypeId::kInt16: put(detail::RandomInt<int16_t>(rng)); break;
-      case TypeId::kInt32: put(detail::RandomInt<int32_t>(rng)); break;
-      case TypeId::kInt64: put(detail::RandomInt<int64_t>(rng)); break;
-      case TypeId::kUInt8: put(detail::RandomInt<uint8_t>(rng)); break;
-      case TypeId::kUInt16: put(detail::RandomInt<uint16_t>(rng)); break;
-      case TypeId::kUInt32: put(detail::RandomInt<uint32_t>(rng)); break;
-      case TypeId::kUInt64: put(detail::RandomInt<uint64_t>(rng)); break;
-      case TypeId::kFloat32: put(static_cast<float>(detail::RandomDouble(rng))); break;
-      case TypeId::kFloat64: put(detail::RandomDouble(rng)); break;
-      case TypeId::kFloat16: put(static_cast<uint16_t>(rng() % 4 == 0 ? 0x7e00 : rng())); break;
-      case TypeId::kDecimal128: detail::RandomDecimal(rng, type.precision, v); break;
-      case TypeId::kDate32: put(static_cast<int32_t>(static_cast<int64_t>(rng() % 200000) - 100000)); break;
-      case TypeId::kTime32: put(static_cast<int32_t>(rng() % 86'400'000)); break;
-      case TypeId::kTime64:
-        put(static_cast<int64_t>(rng() % (type.unit == rap::TimeUnit::kMicro ? 86'400'000'000ULL : 86'400'000'000'000ULL)));
+      case TypeId::kInt8:
+        put(detail::RandomInt<int8_t>(rng));
         break;
-      case TypeId::kTimestamp: put(detail::RandomInt<int64_t>(rng)); break;
+      case TypeId::kInt16:
+        put(detail::RandomInt<int16_t>(rng));
+        break;
+      case TypeId::kInt32:
+        put(detail::RandomInt<int32_t>(rng));
+        break;
+      case TypeId::kInt64:
+        put(detail::RandomInt<int64_t>(rng));
+        break;
+      case TypeId::kUInt8:
+        put(detail::RandomInt<uint8_t>(rng));
+        break;
+      case TypeId::kUInt16:
+        put(detail::RandomInt<uint16_t>(rng));
+        break;
+      case TypeId::kUInt32:
+        put(detail::RandomInt<uint32_t>(rng));
+        break;
+      case TypeId::kUInt64:
+        put(detail::RandomInt<uint64_t>(rng));
+        break;
+      case TypeId::kFloat32:
+        put(static_cast<float>(detail::RandomDouble(rng)));
+        break;
+      case TypeId::kFloat64:
+        put(detail::RandomDouble(rng));
+        break;
+      case TypeId::kFloat16:
+        put(static_cast<uint16_t>(rng() % 4 == 0 ? 0x7e00 : rng()));
+        break;
+      case TypeId::kDecimal128:
+        detail::RandomDecimal(rng, type.precision, v);
+        break;
+      case TypeId::kDate32:
+        put(static_cast<int32_t>(static_cast<int64_t>(rng() % 200000) - 100000));
+        break;
+      case TypeId::kTime32:
+        put(static_cast<int32_t>(rng() % 86'400'000));
+        break;
+      case TypeId::kTime64:
+        put(static_cast<int64_t>(rng() %
+                                 (type.unit == rap::TimeUnit::kMicro ? 86'400'000'000ULL : 86'400'000'000'000ULL)));
+        break;
+      case TypeId::kTimestamp:
+        put(detail::RandomInt<int64_t>(rng));
+        break;
       case TypeId::kFixedSizeBinary:
         for (int b = 0; b < w; ++b) v[b] = static_cast<uint8_t>(rng() % 4 == 0 ? 0xff : rng());
         break;
-      default: break;
+      default:
+        break;
     }
   }
   return MakeFixedArray(tp, bytes, n, valid);
@@ -357,15 +429,26 @@ inline parquet::WriterOptions RandomOptions(std::mt19937_64& rng, const Schema& 
     if (!t) continue;
     std::vector<Encoding> choices{Encoding::PLAIN};
     switch (t->id) {
-      case TypeId::kInt8: case TypeId::kInt16: case TypeId::kInt32: case TypeId::kInt64: case TypeId::kUInt8:
-      case TypeId::kUInt16: case TypeId::kUInt32: case TypeId::kUInt64: case TypeId::kDate32: case TypeId::kTime32:
-      case TypeId::kTime64: case TypeId::kTimestamp:
+      case TypeId::kInt8:
+      case TypeId::kInt16:
+      case TypeId::kInt32:
+      case TypeId::kInt64:
+      case TypeId::kUInt8:
+      case TypeId::kUInt16:
+      case TypeId::kUInt32:
+      case TypeId::kUInt64:
+      case TypeId::kDate32:
+      case TypeId::kTime32:
+      case TypeId::kTime64:
+      case TypeId::kTimestamp:
         choices.push_back(Encoding::DELTA_BINARY_PACKED);
         break;
-      case TypeId::kFloat32: case TypeId::kFloat64:
+      case TypeId::kFloat32:
+      case TypeId::kFloat64:
         choices.push_back(Encoding::BYTE_STREAM_SPLIT);
         break;
-      case TypeId::kString: case TypeId::kBinary:
+      case TypeId::kString:
+      case TypeId::kBinary:
         choices.push_back(Encoding::DELTA_LENGTH_BYTE_ARRAY);
         choices.push_back(Encoding::DELTA_BYTE_ARRAY);
         break;
@@ -390,7 +473,8 @@ inline std::string CompareValues(const ArrayData& a, int64_t i, const ArrayData&
     return fmt::format("type mismatch: {} vs {}", a.type->ToString(), b.type->ToString());
   }
   switch (a.type->id) {
-    case TypeId::kNull: return "";
+    case TypeId::kNull:
+      return "";
     case TypeId::kBool: {
       const int64_t x = a.offset + i, y = b.offset + j;
       const bool va = (a.buffers[1].data()[x >> 3] >> (x & 7)) & 1, vb = (b.buffers[1].data()[y >> 3] >> (y & 7)) & 1;

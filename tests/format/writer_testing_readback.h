@@ -26,8 +26,8 @@ struct ChunkRange {
 
 inline ChunkRange ChunkBytes(const parquet::ColumnChunk& cc) {
   const auto& md = *cc.meta_data;
-  const int64_t start = md.dictionary_page_offset ? std::min(*md.dictionary_page_offset, md.data_page_offset)
-                                                  : md.data_page_offset;
+  const int64_t start =
+      md.dictionary_page_offset ? std::min(*md.dictionary_page_offset, md.data_page_offset) : md.data_page_offset;
   return {start, md.total_compressed_size};
 }
 
@@ -112,7 +112,8 @@ inline std::string CheckPageIndex(const std::string& file) {
       auto oi = parquet::DecodeOffsetIndex(detail::Bytes(oi_bytes));
       if (!oi.ok()) return where + ": " + oi.status().ToString();
       if (oi->page_locations.size() != walked.size()) {
-        return fmt::format("{}: OffsetIndex has {} pages, the chunk {}", where, oi->page_locations.size(), walked.size());
+        return fmt::format("{}: OffsetIndex has {} pages, the chunk {}", where, oi->page_locations.size(),
+                           walked.size());
       }
       // First rows as the reader sees them when decoding all pages.
       parquet::ColumnChunkStats stats;
@@ -148,10 +149,10 @@ inline std::string CheckPageIndex(const std::string& file) {
         }
         if (ci->null_pages[p] != (values == 0)) return fmt::format("{}: page {} null_pages flag wrong", where, p);
         if (values == 0) continue;
-        const auto kind = parquet::StatsKindFor(col.physical_type, col.logical_type.kind == parquet::LogicalType::Kind::NONE
-                                                                       ? std::nullopt
-                                                                       : std::optional(col.logical_type),
-                                                col.converted_type);
+        const auto kind = parquet::StatsKindFor(
+            col.physical_type,
+            col.logical_type.kind == parquet::LogicalType::Kind::NONE ? std::nullopt : std::optional(col.logical_type),
+            col.converted_type);
         const auto& a = *page->values;
         const TypeId id = a.type->id;
         const bool same_bytes = id == TypeId::kInt32 || id == TypeId::kInt64 || id == TypeId::kUInt32 ||

@@ -18,10 +18,15 @@
 namespace rap::parquet {
 
 enum class StatsKind {
-  kNone,           // undefined order: null count only
+  kNone,  // undefined order: null count only
   kBool,
-  kInt32, kUInt32, kInt64, kUInt64,
-  kFloat, kDouble, kFloat16,
+  kInt32,
+  kUInt32,
+  kInt64,
+  kUInt64,
+  kFloat,
+  kDouble,
+  kFloat16,
   kBytesUnsigned,  // BYTE_ARRAY and FLBA (strings, binary, UUID)
   kBytesSigned,    // decimals stored as FLBA/BYTE_ARRAY: big-endian two's complement
 };

@@ -72,9 +72,9 @@ struct WriterOptions {
   // split a key's rows when they are reached.
   std::vector<std::string> page_break_on;
 
-  bool write_page_index = true;      // ColumnIndex + OffsetIndex after the row groups
+  bool write_page_index = true;              // ColumnIndex + OffsetIndex after the row groups
   int64_t column_index_truncate_bytes = 64;  // binary min/max in the ColumnIndex are truncated to this
-  bool page_crc = false;             // CRC32 of every page's bytes in its header
+  bool page_crc = false;                     // CRC32 of every page's bytes in its header
   std::vector<KeyValue> key_value_metadata;
   std::string created_by = kRapCreatedBy;
 
