@@ -11,6 +11,11 @@
 
 namespace rap::parquet::thrift {
 
+// Struct decoders shared between the decoder files.
+Status ReadSchemaElement(Reader& r, SchemaElement* e);  // thrift_decode_schema.cc
+// Physical types are a closed set: anything else is a corrupt value (e.g. PARQUET-1481.parquet).
+Status CheckPhysicalType(Reader& r, const Field& f, Type t);
+
 // Optional fields whose wire type is not the expected one are skipped, as Thrift-generated readers
 // do: some old writers used field ids that parquet.thrift later gave to other fields (e.g.
 // dict-page-offset-zero.parquet has a list in ColumnMetaData field 15). A required field of the wrong
