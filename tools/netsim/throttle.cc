@@ -18,8 +18,16 @@ Throttle::Throttle(asio::io_context& io, uint64_t bytes_per_second, size_t chunk
 
 size_t Throttle::quantum() const {
   if (rate_ == 0) return kUnlimitedChunk;
-  uint64_t two_ms = rate_ / 500;
-  return static_cast<size_t>(std::max<uint64_t>(chunk_, std::min<uint64_t>(two_ms, 1 << 20)));
+  return chunk_;
+}
+
+Throttle::Clock::duration Throttle::Slack() const {
+  // The pump may hand out grants up to 2 ms of link time ahead of the virtual clock, so at high
+  // rates one timer wake-up serves many 16 KiB grants (round-robin over the waiting responses)
+  // instead of one wake-up every 120 us. Grants stay small, so concurrent responses receive their
+  // payload interleaved over the whole transfer rather than one whole response at a time — which
+  // is what a client measuring "time during which payload was arriving" must see on a shared link.
+  return std::chrono::milliseconds(2);
 }
 
 Throttle::Clock::duration Throttle::LinkTime(size_t bytes) const {
@@ -48,9 +56,9 @@ void Throttle::Pump() {
   while (!queue_.empty()) {
     auto now = Clock::now();
     auto start = std::max(next_free_, now - catch_up_);
-    if (rate_ != 0 && start > now) {
+    if (rate_ != 0 && start > now + Slack()) {
       timer_armed_ = true;
-      timer_.expires_at(start);
+      timer_.expires_at(start - Slack());
       timer_.async_wait([this](const boost::system::error_code& ec) {
         timer_armed_ = false;
         if (!ec) Pump();

@@ -30,9 +30,9 @@ class Throttle {
   using Clock = std::chrono::steady_clock;
   using Grant = std::function<void(size_t granted)>;
 
-  // bytes_per_second 0 = unlimited. A grant (the fairness quantum) is `chunk` bytes, or 2 ms of
-  // link time if that is more (at most 1 MiB): at high rates, 16 KiB grants would cost a timer
-  // wake-up every 120 us and the server, not the limit, would set the pace.
+  // bytes_per_second 0 = unlimited. A grant (the fairness quantum) is `chunk` bytes. Grants may be
+  // handed out up to Slack() (2 ms of link time) ahead of the virtual clock, so at high rates one
+  // timer wake-up serves many small grants round-robin.
   Throttle(boost::asio::io_context& io, uint64_t bytes_per_second, size_t chunk = 16 * 1024,
            std::chrono::microseconds catch_up = std::chrono::milliseconds(50));
 
@@ -61,6 +61,7 @@ class Throttle {
   };
   void Pump();
   Clock::duration LinkTime(size_t bytes) const;
+  Clock::duration Slack() const;
 
   boost::asio::io_context& io_;
   boost::asio::steady_timer timer_;
