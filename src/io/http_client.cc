@@ -491,7 +491,7 @@ Result<std::vector<HttpResponse>> HttpClient::Run(std::vector<HttpRequest> reque
       if (!v.retry || ex->attempt + 1 >= options_.max_attempts) {
         failure = v.retry ? v.status.WithContext("giving up after " + std::to_string(last_attempts) + " attempts")
                           : v.status;
-        break;
+        continue;  // the other finished exchanges still have to leave `inflight`
       }
       double cap = std::min(options_.max_backoff_s, options_.initial_backoff_s * std::pow(2.0, ex->attempt));
       double delay = Jitter(cap);
@@ -500,7 +500,7 @@ Result<std::vector<HttpResponse>> HttpClient::Run(std::vector<HttpRequest> reque
           failure = v.status.WithContext("server asked to retry after " + std::to_string(v.retry_after_s) +
                                          " s, more than the " + std::to_string(options_.max_retry_after_s) +
                                          " s allowed");
-          break;
+          continue;  // the other finished exchanges still have to leave `inflight`
         }
         delay = std::max(delay, v.retry_after_s);
       }
@@ -509,7 +509,7 @@ Result<std::vector<HttpResponse>> HttpClient::Run(std::vector<HttpRequest> reque
         failure = Status::Timeout(ex->req->object + ": deadline of " + std::to_string(options_.deadline_s) +
                                   " s reached after " + std::to_string(last_attempts) + " attempts; last error: " +
                                   last_error);
-        break;
+        continue;  // the other finished exchanges still have to leave `inflight`
       }
       queue.push_back({ex->index, ex->attempt + 1, when});
     }
