@@ -136,7 +136,8 @@ DataTypePtr InferTextColumn(const std::vector<const std::string*>& values) {
 struct JsonShape {
   enum Kind { kUnknown, kBool, kInt, kDouble, kString, kList, kObject, kMixed } kind = kUnknown;
   std::unique_ptr<JsonShape> item;
-  std::vector<std::pair<std::string, JsonShape>> fields;
+  std::vector<std::string> names;  // object members in first-seen order
+  std::vector<JsonShape> fields;
 
   void Merge(const json& v) {
     if (v.is_null()) return;
@@ -158,12 +159,12 @@ struct JsonShape {
       for (const auto& e : v) item->Merge(e);
     } else if (kind == kObject && v.is_object()) {
       for (auto it = v.begin(); it != v.end(); ++it) {
-        auto f = std::find_if(fields.begin(), fields.end(), [&](const auto& p) { return p.first == it.key(); });
-        if (f == fields.end()) {
-          fields.emplace_back(it.key(), JsonShape());
-          f = fields.end() - 1;
+        const size_t f = static_cast<size_t>(std::find(names.begin(), names.end(), it.key()) - names.begin());
+        if (f == names.size()) {
+          names.push_back(it.key());
+          fields.emplace_back();
         }
-        f->second.Merge(*it);
+        fields[f].Merge(*it);
       }
     }
   }
@@ -181,7 +182,7 @@ struct JsonShape {
       case kObject: {
         if (fields.empty()) break;
         std::vector<Field> fs;
-        for (const auto& [name, shape] : fields) fs.push_back(Field{name, shape.ToType(), true});
+        for (size_t i = 0; i < names.size(); ++i) fs.push_back(Field{names[i], fields[i].ToType(), true});
         return MakeStruct(std::move(fs));
       }
       case kMixed: {  // values of several kinds: kept as JSON text
@@ -347,7 +348,9 @@ class JsonLinesSource : public TextSource {
       if (shape.fields.empty())
         return Status::InvalidArgument(path + ": no JSON objects with fields to infer a schema from");
       auto s = std::make_shared<Schema>();
-      for (const auto& [name, f] : shape.fields) s->fields.push_back(Field{name, f.ToType(), true});
+      for (size_t i = 0; i < shape.names.size(); ++i) {
+        s->fields.push_back(Field{shape.names[i], shape.fields[i].ToType(), true});
+      }
       schema_ = s;
     }
     MakeBuilders();
