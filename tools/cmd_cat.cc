@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "command.h"
+#include "plan_flags.h"
 #include "rap/io/object_store.h"
 #include "rap/read/file_reader.h"
 
@@ -21,6 +22,7 @@ struct CatArgs {
   std::string rows;
   int64_t limit = -1;
   std::string format = "table";
+  PlanFlags plan;
   int64_t batch_size = 64 * 1024;
   bool no_crc = false;
 };
@@ -182,6 +184,7 @@ Status RunCat(const CatArgs& args) {
   read::FileReaderOptions options;
   options.batch_size = args.batch_size;
   options.verify_crc = !args.no_crc;
+  RAP_ASSIGN_OR_RETURN(options.plan, args.plan.Options());
   RAP_ASSIGN_OR_RETURN(auto reader, read::FileReader::Open(url.store, url.path, options));
   RAP_ASSIGN_OR_RETURN(read::Projection projection, reader->Project(SplitComma(args.columns)));
   RAP_ASSIGN_OR_RETURN(read::RowSelection rows, ParseRows(args.rows, reader->num_rows()));
@@ -218,7 +221,7 @@ Status RunCat(const CatArgs& args) {
     }
   }
   if (args.format == "table") table.Flush();
-  return Status::OK();
+  return args.plan.WriteLog();
 }
 
 CommandRegistrar registrar("cat", [](CLI::App& app) {
@@ -232,6 +235,7 @@ CommandRegistrar registrar("cat", [](CLI::App& app) {
       ->check(CLI::IsMember({"table", "jsonl", "csv"}));
   cmd->add_option("--batch-size", args->batch_size, "Rows per decoded batch")->check(CLI::PositiveNumber);
   cmd->add_flag("--no-crc", args->no_crc, "Do not verify page checksums");
+  args->plan.AddTo(cmd);
   cmd->callback([args]() {
     Status st = RunCat(*args);
     if (!st.ok()) Fail(st);

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "command.h"
+#include "plan_flags.h"
 #include "rap/read/fingerprint.h"
 #include "rap/read/scanner.h"
 #include "rap/table/scan_source.h"
@@ -30,6 +31,7 @@ struct ScanArgs {
   bool fingerprint = false;
   bool no_statistics = false;
   bool no_page_index = false;
+  PlanFlags plan;
 };
 
 std::vector<std::string> SplitComma(const std::string& s) {
@@ -148,6 +150,7 @@ Status RunScan(const ScanArgs& args) {
   so.batch_size = args.batch_size;
   so.use_statistics = !args.no_statistics;
   so.use_page_index = !args.no_page_index;
+  RAP_ASSIGN_OR_RETURN(so.reader.plan, args.plan.Options());
   if (!args.where.empty()) {
     auto e = read::ParseExpr(args.where);
     if (!e.ok()) return Status::InvalidArgument("--where: " + e.status().message());
@@ -199,9 +202,10 @@ Status RunScan(const ScanArgs& args) {
                  snap.kind == table::TableKind::kDelta ? fmt::format(" version {}", snap.version).c_str() : "",
                  snap.files.size());
     std::fprintf(stderr, "%s", s.ToString().c_str());
+    std::fprintf(stderr, "%s", args.plan.Summary().c_str());
     std::fprintf(stderr, "open_s %.6f\nscan_s %.6f\n", t_open - t0, t_end - t_open);
   }
-  return Status::OK();
+  return args.plan.WriteLog();
 }
 
 CommandRegistrar reg("scan", [](CLI::App& app) {
@@ -218,6 +222,7 @@ CommandRegistrar reg("scan", [](CLI::App& app) {
   cmd->add_flag("--fingerprint", args->fingerprint, "Print the result fingerprint (fnv1a64:<16 hex>)");
   cmd->add_flag("--no-statistics", args->no_statistics, "Do not prune row groups by statistics");
   cmd->add_flag("--no-page-index", args->no_page_index, "Do not use ColumnIndex/OffsetIndex");
+  args->plan.AddTo(cmd);
   cmd->callback([args] {
     Status st = RunScan(*args);
     if (!st.ok()) Fail(st);

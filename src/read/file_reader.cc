@@ -47,7 +47,17 @@ Result<std::vector<Buffer>> FileReader::FetchRanges(const std::vector<ByteRange>
     std::lock_guard<std::mutex> lock(stats_mu_);
     stats_.data_ranges.insert(stats_.data_ranges.end(), ranges.begin(), ranges.end());
   }
-  return ReadRangesCounted(ranges);
+  if (!options_.plan) return ReadRangesCounted(ranges);
+  io::PlanOptions po = *options_.plan;
+  if (!po.cancel) po.cancel = options_.io.cancel;
+  if (po.expected_etag.empty()) po.expected_etag = options_.io.expected_etag;
+  plan::PlanRecord record;
+  auto r = io::ReadPlanned(*store_, path_, ranges, po, &record);
+  std::lock_guard<std::mutex> lock(stats_mu_);
+  stats_.read_calls++;
+  stats_.requests += static_cast<int64_t>(record.chosen_requests);
+  stats_.bytes += record.payload_bytes;
+  return r;
 }
 
 Status FileReader::LoadMetadata() {

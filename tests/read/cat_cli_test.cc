@@ -83,3 +83,33 @@ TEST_F(CatCli, ErrorsGoToStderrWithNonZeroExit) {
 
 }  // namespace
 }  // namespace rap
+
+namespace rap {
+namespace {
+
+// --plan / --plan-log: every policy returns the same rows; the log has one CSV row per physical plan
+// with the policy and the deciding rule; a bad policy is a clear error.
+TEST_F(CatCli, PlanPoliciesGiveSameRowsAndLogPlans) {
+  const std::string file = Data("alltypes_tiny_pages_plain.parquet");
+  CliRun exact = RunCli("cat " + file + " --columns id,int_col,string_col --rows 100:2000 --format csv --plan exact");
+  ASSERT_EQ(exact.exit_code, 0) << exact.out;
+  rap::testing::TempDir tmp;
+  for (const std::string policy : {"auto", "fixed:1MiB", "store"}) {
+    const std::string log = tmp.Join("plans.csv");
+    CliRun r = RunCli("cat " + file + " --columns id,int_col,string_col --rows 100:2000 --format csv --plan " + policy +
+                      " --plan-log " + log);
+    ASSERT_EQ(r.exit_code, 0) << r.out;
+    EXPECT_EQ(r.out, exact.out) << policy;
+    std::string csv = rap::testing::ReadFileToString(log);
+    ASSERT_FALSE(csv.empty()) << policy;
+    EXPECT_EQ(csv.rfind("object,endpoint,policy,decided_by", 0), 0u) << csv;
+    EXPECT_NE(csv.find("," + policy + ","), std::string::npos) << csv;
+    EXPECT_GE(std::count(csv.begin(), csv.end(), '\n'), 2) << csv;  // header + at least one plan
+  }
+  CliRun bad = RunCli("cat " + file + " --plan sometimes");
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_NE(bad.out.find("plan policy 'sometimes'"), std::string::npos) << bad.out;
+}
+
+}  // namespace
+}  // namespace rap

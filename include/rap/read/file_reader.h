@@ -16,6 +16,7 @@
 #include "rap/format/column_reader.h"
 #include "rap/format/schema.h"
 #include "rap/io/object_store.h"
+#include "rap/io/planned_read.h"
 #include "rap/plan/byte_range.h"
 #include "rap/read/metadata_cache.h"
 #include "rap/read/record_batch_reader.h"
@@ -33,6 +34,9 @@ struct FileReaderOptions {
   // When known (e.g. from a listing), size and ETag let a cached footer be used without any request.
   std::optional<io::ObjectInfo> object_info;
   io::ReadOptions io;
+  // When set, column-data fetches run through the range planner (io::ReadPlanned: policy, the
+  // endpoint's shared estimator, optional PlanLog). Unset: each exact range is one request.
+  std::optional<io::PlanOptions> plan;
 };
 
 // What was read, so tests can check exactly which pages and bytes a read touched.
