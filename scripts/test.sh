@@ -23,7 +23,7 @@ run_suite() {  # dir, cmake args..., then ctest args after --
   [ $# -gt 0 ] && shift
   ctest_args=("$@")
   echo "=== configure $dir ${cmake_args[*]}"
-  cmake -S . -B "$dir" -G Ninja -DRAP_WERROR=ON "${cmake_args[@]}"
+  cmake -S . -B "$dir" -G Ninja "${cmake_args[@]}"
   echo "=== build $dir"
   local targets=()
   if [ -n "${BUILD_ONLY_LABEL:-}" ]; then
@@ -37,10 +37,12 @@ run_suite() {  # dir, cmake args..., then ctest args after --
   (cd "$dir" && ctest --output-on-failure -j "$JOBS" "${ctest_args[@]}")
 }
 
-run_suite build/release -DCMAKE_BUILD_TYPE=RelWithDebInfo --
+run_suite build/release -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRAP_WERROR=ON --
 if [ "$MODE" = "fast" ]; then exit 0; fi
 
-# Sanitizers: unit tests (the real-server tests run in the release suite above).
+# Sanitizers: unit tests (the real-server tests run in the release suite above). Warnings are
+# enforced (-Werror) by the release build; GCC's flow warnings are unreliable under sanitizer
+# instrumentation (false -Wmaybe-uninitialized), so these builds do not turn warnings into errors.
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 run_suite build/asan -DCMAKE_BUILD_TYPE=Debug "-DCMAKE_CXX_FLAGS_DEBUG=-g -O1" -DRAP_SANITIZE=address,undefined -DRAP_BUILD_BENCH=OFF -- -LE network
