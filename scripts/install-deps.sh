@@ -11,7 +11,7 @@ PKGS=(
   libboost-dev nlohmann-json3-dev libcli11-dev libfmt-dev libpugixml-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   # real servers for the network tests (loopback only)
-  nginx-light curl
+  nginx-light curl openssl
   swift swift-proxy swift-object swift-container swift-account python3-swift memcached
   # benchmark plots
   gnuplot-nox

@@ -132,6 +132,19 @@ size_t OnRead(char* out, size_t size, size_t n, void* p) {
   return len;
 }
 
+// CURLINFO_HTTP_VERSION as 10, 11, 20 or 30 (0 when unknown).
+int HttpVersionNumber(CURL* easy) {
+  long v = 0;
+  if (curl_easy_getinfo(easy, CURLINFO_HTTP_VERSION, &v) != CURLE_OK) return 0;
+  switch (v) {
+    case CURL_HTTP_VERSION_1_0: return 10;
+    case CURL_HTTP_VERSION_1_1: return 11;
+    case CURL_HTTP_VERSION_2_0: return 20;
+    case CURL_HTTP_VERSION_3: return 30;
+    default: return 0;
+  }
+}
+
 bool RetryableCurlCode(CURLcode c) {
   switch (c) {
     case CURLE_COULDNT_RESOLVE_HOST:
@@ -198,6 +211,8 @@ Result<CURL*> HttpClient::MakeEasy(Exchange* ex, double remaining_s) {
   // so one multiplexed connection is used instead of opening more. Plain http:// is HTTP/1.1 here
   // and must not wait: curl 7.88 parks such a request until another transfer finishes.
   if (options_.http2 && req.url.rfind("https://", 0) == 0) curl_easy_setopt(e, CURLOPT_PIPEWAIT, 1L);
+  if (!options_.ca_file.empty()) curl_easy_setopt(e, CURLOPT_CAINFO, options_.ca_file.c_str());
+  if (!options_.ca_dir.empty()) curl_easy_setopt(e, CURLOPT_CAPATH, options_.ca_dir.c_str());
   if (!options_.verify_tls) {
     curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, 0L);
     curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, 0L);
@@ -258,6 +273,12 @@ Verdict Evaluate(HttpClient::Exchange* ex, const std::string& endpoint, const Ht
       case CURLE_COULDNT_RESOLVE_HOST: what = "cannot resolve the host of endpoint " + endpoint; break;
       case CURLE_COULDNT_CONNECT: what = "cannot connect to endpoint " + endpoint; break;
       case CURLE_OPERATION_TIMEDOUT: what = "transfer from " + endpoint + " timed out or stalled"; break;
+      case CURLE_PEER_FAILED_VERIFICATION:
+        what = "the TLS certificate of endpoint " + endpoint + " is not trusted or does not match its host name "
+               "(trust its CA with HttpOptions::ca_file or RAP_CA_BUNDLE)";
+        break;
+      case CURLE_SSL_CACERT_BADFILE: what = "cannot load the CA certificates to verify endpoint " + endpoint; break;
+      case CURLE_SSL_CONNECT_ERROR: what = "TLS handshake with endpoint " + endpoint + " failed"; break;
       default: what = "transfer from " + endpoint + " failed"; break;
     }
     v.status = Status::IOError(req.object + ": " + what + " (" + RangeText(req) + "): " + detail);
@@ -478,6 +499,7 @@ Result<std::vector<HttpResponse>> HttpClient::Run(std::vector<HttpRequest> reque
         t.end_s = std::max(ex->end_s, t.first_byte_s);
         t.bytes = ex->req->kind == HttpRequest::Kind::kPlain ? ex->resp.body.size() : ex->received;
         t.attempts = ex->attempt + 1;
+        t.http_version = HttpVersionNumber(ex->easy);
         t.range = ex->req->kind == HttpRequest::Kind::kRange ? ex->req->range
                                                              : ByteRange{ex->resp.object_size - t.bytes, t.bytes};
         local.requests.push_back(t);

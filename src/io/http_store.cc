@@ -28,6 +28,13 @@ HttpOptions HttpOptionsFromEnv() {
   o.max_attempts = static_cast<int>(attempts);
   o.low_speed_time_s = static_cast<long>(low_time);
   if (const char* v = std::getenv("RAP_HTTP_INSECURE"); v && std::string(v) == "1") o.verify_tls = false;
+  for (const char* name : {"RAP_CA_BUNDLE", "CURL_CA_BUNDLE", "SSL_CERT_FILE"}) {
+    if (const char* v = std::getenv(name); v && *v) {
+      o.ca_file = v;
+      break;
+    }
+  }
+  if (const char* v = std::getenv("SSL_CERT_DIR"); v && *v) o.ca_dir = v;
   return o;
 }
 

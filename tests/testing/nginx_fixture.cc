@@ -1,6 +1,7 @@
 #include "testing/nginx_fixture.h"
 
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <sys/socket.h>
@@ -32,6 +33,30 @@ bool PortFree(int port) {
 }
 
 }  // namespace
+
+std::string MakeSelfSignedCertificate(const std::string& cert_path, const std::string& key_path) {
+  const std::string log_path = cert_path + ".openssl.log";
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    int fd = ::open(log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (fd >= 0) {
+      ::dup2(fd, 1);
+      ::dup2(fd, 2);
+    }
+    ::execlp("openssl", "openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
+             "-nodes", "-days", "2", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost",
+             "-keyout", key_path.c_str(), "-out", cert_path.c_str(), static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  if (pid < 0) return "fork failed";
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return "";
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 127) {
+    return "cannot run openssl (scripts/install-deps.sh installs the openssl package)";
+  }
+  return "openssl req failed: " + ReadFileToString(log_path);
+}
 
 int PickFreePort(int count) {
   if (count <= 1) {
@@ -76,11 +101,15 @@ bool WaitForPort(int port, double timeout_s) {
   return false;
 }
 
-NginxServer::NginxServer(const std::string& root) {
+NginxServer::NginxServer(const std::string& root, const NginxOptions& options) : tls_(options.tls) {
   const char* nginx = "/usr/sbin/nginx";
   if (::access(nginx, X_OK) != 0) {
     error_ = "nginx is not installed (scripts/install-deps.sh installs nginx-light)";
     return;
+  }
+  if (tls_) {
+    error_ = MakeSelfSignedCertificate(dir_.Join("cert.pem"), dir_.Join("key.pem"));
+    if (!error_.empty()) return;
   }
   std::filesystem::create_directories(dir_.Join("tmp"));
   for (int attempt = 0; attempt < 3 && pid_ < 0; ++attempt) {
@@ -92,7 +121,7 @@ NginxServer::NginxServer(const std::string& root) {
          << "error_log " << dir_.Join("error.log") << " warn;\n"
          << "events { worker_connections 1024; }\n"
          << "http {\n"
-         << "  log_format rap '$connection $request_method $status \"$http_range\"';\n"
+         << "  log_format rap '$connection $server_protocol $request_method $status \"$http_range\"';\n"
          << "  access_log " << dir_.Join("access.log") << " rap;\n"
          << "  client_body_temp_path " << dir_.Join("tmp/body") << ";\n"
          << "  proxy_temp_path " << dir_.Join("tmp/proxy") << ";\n"
@@ -103,8 +132,12 @@ NginxServer::NginxServer(const std::string& root) {
          << "  keepalive_timeout 120s;\n"
          << "  sendfile on;\n"
          << "  server {\n"
-         << "    listen 127.0.0.1:" << port_ << ";\n"
-         << "    root " << root << ";\n"
+         << "    listen 127.0.0.1:" << port_ << (tls_ ? " ssl http2" : "") << ";\n";  // nginx 1.22: http2 is a listen flag
+    if (tls_) {
+      conf << "    ssl_certificate " << dir_.Join("cert.pem") << ";\n"
+           << "    ssl_certificate_key " << dir_.Join("key.pem") << ";\n";
+    }
+    conf << "    root " << root << ";\n"
          << "    location / { autoindex on; autoindex_format json; }\n"
          << "  }\n"
          << "}\n";
@@ -144,7 +177,7 @@ std::vector<NginxLogEntry> NginxServer::AccessLog() const {
   while (std::getline(in, line)) {
     std::istringstream ls(line);
     NginxLogEntry e;
-    ls >> e.connection >> e.method >> e.status;
+    ls >> e.connection >> e.protocol >> e.method >> e.status;
     std::getline(ls, e.range);
     size_t q1 = e.range.find('"'), q2 = e.range.rfind('"');
     e.range = (q1 != std::string::npos && q2 > q1) ? e.range.substr(q1 + 1, q2 - q1 - 1) : "-";

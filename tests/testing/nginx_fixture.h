@@ -21,15 +21,27 @@ bool WaitForPort(int port, double timeout_s);
 
 struct NginxLogEntry {
   long connection = 0;  // nginx's connection serial number ($connection)
+  std::string protocol;  // $server_protocol: "HTTP/1.1", "HTTP/2.0"
   std::string method;
   int status = 0;
   std::string range;    // the request's Range header, "-" when absent
 };
 
+struct NginxOptions {
+  // HTTPS with HTTP/2 (ALPN h2, HTTP/1.1 as fallback) instead of plain HTTP. The server's
+  // certificate is self-signed for 127.0.0.1 and generated at start by the `openssl` tool; its PEM
+  // file (ca_file()) is the only CA that trusts it.
+  bool tls = false;
+};
+
+// Runs `openssl req` to write a self-signed EC certificate for IP 127.0.0.1 (and localhost) to
+// cert_path and its key to key_path. "" on success, else what went wrong.
+std::string MakeSelfSignedCertificate(const std::string& cert_path, const std::string& key_path);
+
 class NginxServer {
  public:
   // Serves `root` (a directory). Check ok() / error() after construction.
-  explicit NginxServer(const std::string& root);
+  explicit NginxServer(const std::string& root, const NginxOptions& options = NginxOptions());
   ~NginxServer();
   NginxServer(const NginxServer&) = delete;
   NginxServer& operator=(const NginxServer&) = delete;
@@ -37,7 +49,9 @@ class NginxServer {
   bool ok() const { return pid_ > 0; }
   const std::string& error() const { return error_; }
   int port() const { return port_; }
-  std::string base_url() const { return "http://127.0.0.1:" + std::to_string(port_); }
+  std::string base_url() const { return (tls_ ? "https://127.0.0.1:" : "http://127.0.0.1:") + std::to_string(port_); }
+  // TLS: the server's self-signed certificate (PEM), to be trusted as a CA file.
+  std::string ca_file() const { return tls_ ? dir_.Join("cert.pem") : std::string(); }
 
   // Parsed access log so far, and the number of distinct connections in it.
   std::vector<NginxLogEntry> AccessLog() const;
@@ -47,6 +61,7 @@ class NginxServer {
   TempDir dir_;
   int port_ = 0;
   pid_t pid_ = -1;
+  bool tls_ = false;
   std::string error_;
 };
 

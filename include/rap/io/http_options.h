@@ -19,13 +19,21 @@ struct HttpOptions {
   long low_speed_bytes_per_s = 1024;
   long low_speed_time_s = 20;
   int max_endpoint_concurrency = 64;  // requests in flight per endpoint, across all reads
-  bool http2 = true;                  // HTTP/2 over TLS where the server offers it
+  bool http2 = true;                  // HTTP/2 over TLS where the server offers it (ALPN); http:// stays HTTP/1.1
+  // TLS trust. Empty: libcurl's built-in system bundle. ca_file is a PEM bundle of trusted
+  // certificates (e.g. a private CA or a test server's self-signed certificate), ca_dir an
+  // OpenSSL hashed certificate directory; both may be set.
+  std::string ca_file;
+  std::string ca_dir;
+  // false skips certificate and host name verification (insecure; for debugging only).
   bool verify_tls = true;
   std::string user_agent = "rap/0.1";
 };
 
 // Reads overrides from the environment: RAP_HTTP_MAX_ATTEMPTS, RAP_HTTP_DEADLINE_S,
-// RAP_HTTP_CONNECT_TIMEOUT_S, RAP_HTTP_LOW_SPEED_TIME_S, RAP_HTTP_INSECURE=1.
+// RAP_HTTP_CONNECT_TIMEOUT_S, RAP_HTTP_LOW_SPEED_TIME_S, RAP_HTTP_INSECURE=1; ca_file from
+// RAP_CA_BUNDLE, else CURL_CA_BUNDLE, else SSL_CERT_FILE (the variables the curl tool and OpenSSL
+// honour; libcurl itself reads none of them), ca_dir from SSL_CERT_DIR.
 HttpOptions HttpOptionsFromEnv();
 
 }  // namespace rap::io

@@ -31,6 +31,8 @@ struct RequestTiming {
   double end_s = 0;         // last payload byte received
   uint64_t bytes = 0;       // payload bytes
   int attempts = 1;
+  // Protocol of the final attempt: 10, 11 (HTTP/1.x), 20 (HTTP/2), 30 (HTTP/3); 0 when not HTTP.
+  int http_version = 0;
   double latency_s() const { return first_byte_s - start_s; }
   double delivery_s() const { return end_s - first_byte_s; }
 };
