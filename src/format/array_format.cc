@@ -129,6 +129,8 @@ std::string Hex(const uint8_t* p, size_t n) {
   return s;
 }
 
+}  // namespace
+
 std::string JsonQuote(std::string_view s) {
   std::string out = "\"";
   for (char c : s) {
@@ -150,13 +152,17 @@ std::string JsonQuote(std::string_view s) {
   return out;
 }
 
-std::string FormatDouble(double v) {
-  if (std::isnan(v)) return "NaN";
-  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+namespace {
+
+// JSON has no NaN or infinities: in JSON mode they are quoted.
+std::string FormatDouble(double v, bool json) {
+  if (std::isnan(v)) return json ? "\"NaN\"" : "NaN";
+  if (std::isinf(v)) return json ? (v > 0 ? "\"inf\"" : "\"-inf\"") : (v > 0 ? "inf" : "-inf");
   return fmt::format("{}", v);
 }
 
-std::string FormatImpl(const ArrayData& a, int64_t i, bool nested) {
+// `nested`: inside a list, struct or map (strings are quoted); `json`: the whole value is JSON.
+std::string FormatImpl(const ArrayData& a, int64_t i, bool nested, bool json) {
   if (a.IsNull(i)) return "null";
   const DataType& t = *a.type;
   const int64_t j = a.offset + i;
@@ -175,10 +181,10 @@ std::string FormatImpl(const ArrayData& a, int64_t i, bool nested) {
     case TypeId::kFloat16: {
       uint16_t h;
       std::memcpy(&h, a.buffers[1].data() + j * 2, 2);
-      return FormatDouble(HalfToFloat(h));
+      return FormatDouble(HalfToFloat(h), json);
     }
-    case TypeId::kFloat32: return FormatDouble(a.values<float>()[i]);
-    case TypeId::kFloat64: return FormatDouble(a.values<double>()[i]);
+    case TypeId::kFloat32: return FormatDouble(a.values<float>()[i], json);
+    case TypeId::kFloat64: return FormatDouble(a.values<double>()[i], json);
     case TypeId::kString: {
       const int32_t* o = a.offsets();
       return quote(std::string(reinterpret_cast<const char*>(a.buffers[2].data()) + o[i],
@@ -216,7 +222,7 @@ std::string FormatImpl(const ArrayData& a, int64_t i, bool nested) {
       std::string s = "[";
       for (int32_t k = o[i]; k < o[i + 1]; ++k) {
         if (k != o[i]) s += ", ";
-        s += FormatImpl(*a.children[0], k, true);
+        s += FormatImpl(*a.children[0], k, true, json);
       }
       return s + "]";
     }
@@ -227,9 +233,9 @@ std::string FormatImpl(const ArrayData& a, int64_t i, bool nested) {
       for (int32_t k = o[i]; k < o[i + 1]; ++k) {
         if (k != o[i]) s += ", ";
         const int64_t e = entries.offset + k;
-        std::string key = FormatImpl(*entries.children[0], e, true);
+        std::string key = FormatImpl(*entries.children[0], e, true, json);
         if (key.empty() || key[0] != '"') key = JsonQuote(key);
-        s += key + ": " + FormatImpl(*entries.children[1], e, true);
+        s += key + ": " + FormatImpl(*entries.children[1], e, true, json);
       }
       return s + "}";
     }
@@ -237,7 +243,7 @@ std::string FormatImpl(const ArrayData& a, int64_t i, bool nested) {
       std::string s = "{";
       for (size_t c = 0; c < a.children.size(); ++c) {
         if (c) s += ", ";
-        s += JsonQuote(t.children[c].name) + ": " + FormatImpl(*a.children[c], j, true);
+        s += JsonQuote(t.children[c].name) + ": " + FormatImpl(*a.children[c], j, true, json);
       }
       return s + "}";
     }
@@ -247,6 +253,7 @@ std::string FormatImpl(const ArrayData& a, int64_t i, bool nested) {
 
 }  // namespace
 
-std::string FormatValue(const ArrayData& array, int64_t i) { return FormatImpl(array, i, false); }
+std::string FormatValue(const ArrayData& array, int64_t i) { return FormatImpl(array, i, false, false); }
+std::string FormatJsonValue(const ArrayData& array, int64_t i) { return FormatImpl(array, i, true, true); }
 
 }  // namespace rap

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "rap/util/buffer.h"
@@ -120,5 +121,10 @@ Result<ArrayPtr> ConcatArrays(const std::vector<ArrayPtr>& arrays);
 
 // Human-readable value for CLI output ("null" for nulls, JSON-ish for nested values).
 std::string FormatValue(const ArrayData& array, int64_t i);
+// The value as a JSON text: numbers and booleans bare, strings, binary (\xNN escapes), dates, times and
+// timestamps quoted, NaN/inf as strings, lists as arrays, structs and maps as objects.
+std::string FormatJsonValue(const ArrayData& array, int64_t i);
+// `s` as a quoted JSON string (", \ and control characters escaped).
+std::string JsonQuote(std::string_view s);
 
 }  // namespace rap
