@@ -3,7 +3,6 @@
 // materialisation reads exactly the pages that hold candidate/selected rows.
 #include <gtest/gtest.h>
 
-#include <cstring>
 #include <filesystem>
 #include <random>
 
@@ -11,6 +10,7 @@
 #include "rap/read/fingerprint.h"
 #include "rap/read/scanner.h"
 #include "testing/paths.h"
+#include "testing/scan_table.h"
 
 namespace rap::read {
 namespace {
@@ -18,153 +18,41 @@ namespace {
 constexpr int kFiles = 3;
 constexpr int64_t kRowsPerFile = 2000;
 constexpr int64_t kRowGroupRows = 1000;
-constexpr int64_t kPageRows = 100;
 
-template <typename T>
-ArrayPtr Fixed(DataTypePtr type, const std::vector<std::optional<T>>& v) {
-  auto a = std::make_shared<ArrayData>();
-  a->type = std::move(type);
-  a->length = static_cast<int64_t>(v.size());
-  Buffer validity = Buffer::Allocate((v.size() + 7) / 8);
-  std::memset(validity.mutable_data(), 0, validity.size());
-  Buffer values = Buffer::Allocate(v.size() * sizeof(T));
-  std::memset(values.mutable_data(), 0, values.size());
-  for (size_t i = 0; i < v.size(); ++i) {
-    if (v[i]) {
-      validity.mutable_data()[i / 8] |= static_cast<uint8_t>(1u << (i % 8));
-      std::memcpy(values.mutable_data() + i * sizeof(T), &*v[i], sizeof(T));
-    } else {
-      ++a->null_count;
-    }
-  }
-  a->buffers = {validity, values};
-  return a;
-}
-
-ArrayPtr Strings(const std::vector<std::optional<std::string>>& v) {
-  auto a = std::make_shared<ArrayData>();
-  a->type = MakeType(TypeId::kString);
-  a->length = static_cast<int64_t>(v.size());
-  Buffer validity = Buffer::Allocate((v.size() + 7) / 8);
-  std::memset(validity.mutable_data(), 0, validity.size());
-  std::vector<int32_t> offsets{0};
-  std::string data;
-  for (size_t i = 0; i < v.size(); ++i) {
-    if (v[i]) {
-      validity.mutable_data()[i / 8] |= static_cast<uint8_t>(1u << (i % 8));
-      data += *v[i];
-    } else {
-      ++a->null_count;
-    }
-    offsets.push_back(static_cast<int32_t>(data.size()));
-  }
-  a->buffers = {validity, Buffer::Copy(offsets.data(), offsets.size() * 4), Buffer::Copy(data)};
-  return a;
-}
+using rap::testing::ScanRows;
 
 class ScannerTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::mt19937_64 rng(7);
-    auto schema = std::make_shared<Schema>();
-    schema->fields = {{"id", MakeType(TypeId::kInt64), false},
-                      {"v", MakeType(TypeId::kFloat64), true},
-                      {"s", MakeType(TypeId::kString), true},
-                      {"d", MakeType(TypeId::kDate32), true}};
-    const char* kWords[] = {"apple", "kiwi", "melon", "pear", "plum"};
-    for (int f = 0; f < kFiles; ++f) {
-      std::vector<std::optional<int64_t>> id;
-      std::vector<std::optional<double>> v;
-      std::vector<std::optional<std::string>> s;
-      std::vector<std::optional<int32_t>> d;
-      for (int64_t r = 0; r < kRowsPerFile; ++r) {
-        id.push_back(f * kRowsPerFile + r);  // sorted: pages have narrow id ranges
-        if (rng() % 10) v.push_back(static_cast<double>(rng() % 1000) / 10.0);
-        else v.push_back(std::nullopt);
-        if (rng() % 8) s.push_back(kWords[rng() % 5]);
-        else s.push_back(std::nullopt);
-        d.push_back(static_cast<int32_t>(19000 + (rng() % 30)));
-      }
-      RecordBatch b;
-      b.schema = schema;
-      b.num_rows = kRowsPerFile;
-      b.columns = {Fixed<int64_t>(schema->fields[0].type, id), Fixed<double>(schema->fields[1].type, v),
-                   Strings(s), Fixed<int32_t>(schema->fields[3].type, d)};
-      parquet::WriterOptions wo;
-      wo.row_group_max_rows = kRowGroupRows;
-      wo.defaults.page_max_rows = kPageRows;
-      auto bytes = parquet::WriteParquetToString(schema, {b}, wo);
-      ASSERT_TRUE(bytes.ok()) << bytes.status().ToString();
-      std::string dir = dir_.Join(std::string("t/part=") + static_cast<char>('a' + f));
-      std::filesystem::create_directories(dir);
-      testing::WriteStringToFile(dir + "/data.parquet", *bytes);
+    auto files = rap::testing::MakeScanTable();  // kFiles x kRowsPerFile, row groups of 1000, pages of 100
+    ASSERT_TRUE(files.ok()) << files.status().ToString();
+    files_ = std::move(*files);
+    for (const auto& f : files_) {
+      std::filesystem::create_directories(std::filesystem::path(dir_.Join("t/" + f.relative_path)).parent_path());
+      testing::WriteStringToFile(dir_.Join("t/" + f.relative_path), f.bytes);
     }
   }
 
   ScanSource Source() {
-    ScanSource src;
     auto store = io::OpenUrl(dir_.Join("t"));
     EXPECT_TRUE(store.ok());
-    src.store = store->store;
-    src.partition_columns = {Field{"part", MakeType(TypeId::kString), true}};
-    for (int f = 0; f < kFiles; ++f) {
-      ScanFile file;
-      file.path = dir_.Join(std::string("t/part=") + static_cast<char>('a' + f) + "/data.parquet");
-      std::optional<std::string> p = std::string(1, static_cast<char>('a' + f));
-      file.partition_values.push_back(Strings({p}));
-      src.files.push_back(file);
-    }
-    return src;
+    return rap::testing::ScanTableSource(store->store, dir_.Join("t"), files_);
   }
 
-  struct Rows {
-    std::vector<uint64_t> ids;
-    std::vector<std::string> values;
-    std::string fingerprint;
-    ScanStats stats;
-  };
-
-  Result<Rows> Run(ScanOptions o) {
-    RAP_ASSIGN_OR_RETURN(auto scanner, Scanner::Make(Source(), std::move(o)));
-    Rows out;
-    Fingerprinter fp;
-    while (true) {
-      RAP_ASSIGN_OR_RETURN(auto b, scanner->Next());
-      if (!b) break;
-      EXPECT_GT(b->batch.num_rows, 0);
-      RAP_RETURN_NOT_OK(fp.Add(b->batch, b->row_ids));
-      for (int64_t r = 0; r < b->batch.num_rows; ++r) {
-        std::string line;
-        for (const ArrayPtr& c : b->batch.columns) line += FormatValue(*c, r) + "|";
-        out.values.push_back(line);
-        out.ids.push_back(b->row_ids[static_cast<size_t>(r)]);
-      }
-    }
-    out.fingerprint = fp.ToString();
-    out.stats = scanner->stats();
-    return out;
-  }
+  Result<ScanRows> Run(ScanOptions o) { return rap::testing::RunScan(Source(), std::move(o)); }
 
   testing::TempDir dir_;
+  std::vector<rap::testing::ScanTableFile> files_;
 };
 
 TEST_F(ScannerTest, RandomFiltersEqualFilteredFullScan) {
   // The reference: every column of every row, then filter and project by hand.
-  auto full_scanner = Scanner::Make(Source(), ScanOptions{});
-  ASSERT_TRUE(full_scanner.ok()) << full_scanner.status().ToString();
-  std::vector<RecordBatch> full;
-  std::vector<std::vector<uint64_t>> full_ids;
-  while (true) {
-    auto b = (*full_scanner)->Next();
-    ASSERT_TRUE(b.ok());
-    if (!*b) break;
-    full.push_back((*b)->batch);
-    full_ids.push_back((*b)->row_ids);
-  }
-  const Schema& schema = *(*full_scanner)->schema();
+  auto full = rap::testing::ScanEverything(Source());
+  ASSERT_TRUE(full.ok()) << full.status().ToString();
+  const Schema& schema = *full->schema;
   ASSERT_EQ(schema.fields.size(), 5u);  // id, v, s, d, part
-  EXPECT_EQ(full_ids[0][0], 0u);
-  EXPECT_EQ(full_ids.back().back(), (uint64_t{2} << 40) + kRowsPerFile - 1);
+  EXPECT_EQ(full->ids[0][0], 0u);
+  EXPECT_EQ(full->ids.back().back(), (uint64_t{2} << 40) + kRowsPerFile - 1);
 
   std::mt19937_64 rng(11);
   const std::vector<std::string> kFilters = {
@@ -194,26 +82,13 @@ TEST_F(ScannerTest, RandomFiltersEqualFilteredFullScan) {
       for (int c : proj) o.columns.push_back(names[static_cast<size_t>(c)]);
       o.limit = variant == 2 ? static_cast<int64_t>(rng() % 50) : -1;
       o.batch_size = variant == 1 ? 37 : 64 * 1024;
-      auto pred = Predicate::Bind(o.filter, schema);
-      ASSERT_TRUE(pred.ok());
-      std::vector<uint64_t> want_ids;
-      std::vector<std::string> want;
-      for (size_t bi = 0; bi < full.size(); ++bi) {
-        auto keep = pred->Select(full[bi]);
-        ASSERT_TRUE(keep.ok());
-        for (int64_t r = 0; r < full[bi].num_rows; ++r) {
-          if (!(*keep)[static_cast<size_t>(r)]) continue;
-          if (o.limit >= 0 && static_cast<int64_t>(want.size()) >= o.limit) break;
-          std::string line;
-          for (int c : proj) line += FormatValue(*full[bi].columns[static_cast<size_t>(c)], r) + "|";
-          want.push_back(line);
-          want_ids.push_back(full_ids[bi][static_cast<size_t>(r)]);
-        }
-      }
+      auto want = rap::testing::FilterByHand(*full, o.filter, proj, o.limit);
+      ASSERT_TRUE(want.ok()) << want.status().ToString();
       auto got = Run(o);
       ASSERT_TRUE(got.ok()) << got.status().ToString();
-      EXPECT_EQ(got->ids, want_ids);
-      EXPECT_EQ(got->values, want);
+      EXPECT_EQ(got->ids, want->ids);
+      EXPECT_EQ(got->values, want->values);
+      EXPECT_EQ(got->fingerprint, want->fingerprint);
       // Pruning settings never change the result.
       ScanOptions plain = o;
       plain.use_statistics = false;
