@@ -93,6 +93,7 @@ Result<std::vector<Buffer>> ReadPlanned(ObjectStore& store, const std::string& p
   plan::PlanRecord rec = plan::MakePlanRecord(decision);
   rec.object = path;
   rec.endpoint = store.endpoint();
+  rec.purpose = options.purpose;
   auto finish = [&](plan::PlanRecord&& r) {
     if (options.log) options.log->Add(r);
     if (record) *record = std::move(r);

@@ -32,25 +32,16 @@ Result<std::shared_ptr<FileReader>> FileReader::Open(io::ObjectStorePtr store, c
   return reader;
 }
 
-Result<std::vector<Buffer>> FileReader::ReadRangesCounted(const std::vector<ByteRange>& ranges) {
-  io::ReadStats st;
-  auto r = store_->ReadRanges(path_, ranges, options_.io, &st);
-  std::lock_guard<std::mutex> lock(stats_mu_);
-  stats_.read_calls++;
-  stats_.requests += static_cast<int64_t>(st.requests.size());
-  for (const auto& t : st.requests) stats_.bytes += t.bytes;
-  return r;
-}
-
-Result<std::vector<Buffer>> FileReader::FetchRanges(const std::vector<ByteRange>& ranges) {
-  {
+Result<std::vector<Buffer>> FileReader::FetchRanges(const std::vector<ByteRange>& ranges, const char* purpose) {
+  if (std::string_view(purpose) == "data") {
     std::lock_guard<std::mutex> lock(stats_mu_);
     stats_.data_ranges.insert(stats_.data_ranges.end(), ranges.begin(), ranges.end());
   }
-  if (!options_.plan) return ReadRangesCounted(ranges);
-  io::PlanOptions po = *options_.plan;
+  io::PlanOptions po = options_.plan;
   if (!po.cancel) po.cancel = options_.io.cancel;
   if (po.expected_etag.empty()) po.expected_etag = options_.io.expected_etag;
+  if (po.expected_etag.empty() && meta_) po.expected_etag = info().etag;  // fail on a file changed mid-read
+  po.purpose = purpose;
   plan::PlanRecord record;
   auto r = io::ReadPlanned(*store_, path_, ranges, po, &record);
   std::lock_guard<std::mutex> lock(stats_mu_);
@@ -77,7 +68,11 @@ Status FileReader::LoadMetadata() {
     std::lock_guard<std::mutex> lock(stats_mu_);
     stats_.read_calls++;
     stats_.requests += static_cast<int64_t>(st.requests.size());
-    for (const auto& t : st.requests) stats_.bytes += t.bytes;
+    stats_.tail_requests += static_cast<int64_t>(st.requests.size());
+    for (const auto& t : st.requests) {
+      stats_.bytes += t.bytes;
+      stats_.tail_bytes += t.bytes;
+    }
   }
   if (!tail.ok()) return tail.status();
   auto [buffer, info] = std::move(*tail);
@@ -97,7 +92,20 @@ Status FileReader::LoadMetadata() {
   if (need > buffer.size()) {
     // The footer is larger than the first read: fetch the missing front part.
     ByteRange rest{info.size - need, need - buffer.size()};
-    RAP_ASSIGN_OR_RETURN(std::vector<Buffer> more, ReadRangesCounted({rest}));
+    io::ReadStats rest_stats;
+    auto more_r = store_->ReadRanges(path_, std::vector<ByteRange>{rest}, options_.io, &rest_stats);
+    {
+      std::lock_guard<std::mutex> lock(stats_mu_);
+      stats_.read_calls++;
+      stats_.requests += static_cast<int64_t>(rest_stats.requests.size());
+      stats_.tail_requests += static_cast<int64_t>(rest_stats.requests.size());
+      for (const auto& t : rest_stats.requests) {
+        stats_.bytes += t.bytes;
+        stats_.tail_bytes += t.bytes;
+      }
+    }
+    if (!more_r.ok()) return more_r.status();
+    std::vector<Buffer> more = std::move(*more_r);
     if (more.size() != 1 || more[0].size() != rest.length) {
       return Status::IOError(fmt::format("{}: short read of the footer range {}", path_, rest.ToString()));
     }
@@ -106,6 +114,8 @@ Status FileReader::LoadMetadata() {
     std::memcpy(whole.mutable_data() + more[0].size(), buffer.data(), buffer.size());
     buffer = std::move(whole);
   }
+  tail_offset_ = info.size - buffer.size();
+  tail_ = buffer;
   RAP_ASSIGN_OR_RETURN(parquet::FileMetaData md, parquet::ParseFooter(buffer.span(), info.size, path_));
   if (md.has_encryption_algorithm) {
     return Status::NotSupported(path_ + ": encrypted Parquet is not supported (plaintext footer with encryption)");
@@ -226,7 +236,33 @@ Status FileReader::LoadPageIndex(const std::vector<int>& row_groups, const std::
     }
   }
   if (ranges.empty()) return Status::OK();
-  RAP_ASSIGN_OR_RETURN(std::vector<Buffer> buffers, ReadRangesCounted(ranges));
+  // Index bytes inside the footer tail (writers put the page index right before the footer, so a
+  // 64 KiB tail often holds all of it) are sliced from that read; the rest is one planned read.
+  std::vector<Buffer> buffers(ranges.size());
+  std::vector<ByteRange> missing;
+  std::vector<size_t> missing_at;
+  int64_t from_tail = 0;
+  for (size_t i = 0; i < ranges.size(); ++i) {
+    if (!tail_.empty() && ranges[i].offset >= tail_offset_ && ranges[i].end() <= tail_offset_ + tail_.size()) {
+      buffers[i] = tail_.Slice(ranges[i].offset - tail_offset_, ranges[i].length);
+      ++from_tail;
+    } else {
+      missing.push_back(ranges[i]);
+      missing_at.push_back(i);
+    }
+  }
+  if (from_tail) {
+    std::lock_guard<std::mutex> lock(stats_mu_);
+    stats_.page_index_from_tail += from_tail;
+  }
+  if (!missing.empty()) {
+    RAP_ASSIGN_OR_RETURN(std::vector<Buffer> fetched, FetchRanges(missing, "page_index"));
+    if (fetched.size() != missing.size()) {
+      return Status::IOError(fmt::format("{}: page-index read returned {} buffers for {} ranges", path_, fetched.size(),
+                                         missing.size()));
+    }
+    for (size_t j = 0; j < missing.size(); ++j) buffers[missing_at[j]] = std::move(fetched[j]);
+  }
   for (size_t i = 0; i < wants.size(); ++i) {
     const Want& w = wants[i];
     const std::string ctx = fmt::format("{}: {} index at offset {}", ChunkName(path_, w.rg, schema().column(w.col)),

@@ -391,6 +391,9 @@ Result<std::unique_ptr<Scanner>> Scanner::Make(ScanSource source, ScanOptions op
   impl->source = std::move(source);
   impl->options = std::move(options);
   if (!impl->source.store) return Status::InvalidArgument("scan: no object store");
+  if (impl->options.estimator_scope == ScanOptions::EstimatorScope::kScan && !impl->options.reader.plan.estimator) {
+    impl->options.reader.plan.estimator = std::make_shared<plan::TransportEstimator>();
+  }
   RAP_RETURN_NOT_OK(impl->Init());
   if (impl->options.limit == 0) impl->done = true;
   return std::unique_ptr<Scanner>(new Scanner(std::move(impl)));

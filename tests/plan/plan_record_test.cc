@@ -77,6 +77,7 @@ TEST(PlanRecord, CsvRowMatchesHeader) {
   PlanRecord r = MakePlanRecord(SampleDecision());
   r.object = "dir/a,\"b\".parquet";
   r.endpoint = "http://127.0.0.1:8080";
+  r.purpose = "page_index";
   r.outcome = PlanOutcomeKind::kSuccess;
   r.throughput_sample_added = true;
   SetObservedTime(&r, 0.08);
@@ -91,6 +92,7 @@ TEST(PlanRecord, CsvRowMatchesHeader) {
     return std::string();
   };
   EXPECT_EQ(field("object"), "dir/a,\"b\".parquet");
+  EXPECT_EQ(field("purpose"), "page_index");
   EXPECT_EQ(field("policy"), "auto");
   EXPECT_EQ(field("decided_by"), "cost_merged");
   EXPECT_EQ(field("exact_requests"), "20");

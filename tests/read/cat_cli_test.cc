@@ -102,7 +102,7 @@ TEST_F(CatCli, PlanPoliciesGiveSameRowsAndLogPlans) {
     EXPECT_EQ(r.out, exact.out) << policy;
     std::string csv = rap::testing::ReadFileToString(log);
     ASSERT_FALSE(csv.empty()) << policy;
-    EXPECT_EQ(csv.rfind("object,endpoint,policy,decided_by", 0), 0u) << csv;
+    EXPECT_EQ(csv.rfind("object,endpoint,purpose,policy,decided_by", 0), 0u) << csv;
     EXPECT_NE(csv.find("," + policy + ","), std::string::npos) << csv;
     EXPECT_GE(std::count(csv.begin(), csv.end(), '\n'), 2) << csv;  // header + at least one plan
   }

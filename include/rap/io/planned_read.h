@@ -29,6 +29,7 @@ struct PlanOptions {
   const CancellationToken* cancel = nullptr;  // optional
   std::string expected_etag;                  // when set, a different ETag fails with kChanged
   plan::PlanLog* log = nullptr;               // optional: every executed plan is appended
+  std::string purpose;                        // copied into the PlanRecord ("data", "page_index", ...)
 };
 
 // Reads `exact` (any order; overlaps, duplicates and empty ranges allowed) from `path`. Buffer i holds

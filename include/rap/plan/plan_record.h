@@ -19,6 +19,7 @@ namespace rap::plan {
 struct PlanRecord {
   std::string object;    // path of the object read
   std::string endpoint;  // store endpoint (scope of the estimator)
+  std::string purpose;   // what the read was for, e.g. "data" (column pages) or "page_index"
   PlanPolicy policy;
   DecidedBy decided_by = DecidedBy::kColdStart;
   // The estimator when the plan was made.

@@ -34,9 +34,11 @@ struct FileReaderOptions {
   // When known (e.g. from a listing), size and ETag let a cached footer be used without any request.
   std::optional<io::ObjectInfo> object_info;
   io::ReadOptions io;
-  // When set, column-data fetches run through the range planner (io::ReadPlanned: policy, the
-  // endpoint's shared estimator, optional PlanLog). Unset: each exact range is one request.
-  std::optional<io::PlanOptions> plan;
+  // Every multi-range read (column pages, page indexes) runs through the range planner
+  // (io::ReadPlanned). Defaults: policy auto for remote stores and exact for local files; the store
+  // endpoint's estimator, shared process-wide (set `plan.estimator` to scope learning differently,
+  // e.g. a fresh estimator per scan); no PlanLog.
+  io::PlanOptions plan;
 };
 
 // What was read, so tests can check exactly which pages and bytes a read touched.
@@ -53,6 +55,9 @@ struct ReaderStats {
   int64_t read_calls = 0;        // ObjectStore read calls (tail, page index, data)
   int64_t requests = 0;          // physical requests reported by the store
   uint64_t bytes = 0;            // payload bytes
+  int64_t tail_requests = 0;     // of `requests`: footer reads
+  uint64_t tail_bytes = 0;       // of `bytes`: footer reads
+  int64_t page_index_from_tail = 0;  // page-index ranges answered from the footer tail read (no request)
   std::vector<ByteRange> data_ranges;   // ranges of column data requested, in order
   std::vector<ColumnReadStats> columns;  // by leaf column index
 };
@@ -96,8 +101,8 @@ class FileReader : public std::enable_shared_from_this<FileReader> {
   // Column names or dotted paths (see SchemaDescriptor::Project); empty = every column.
   Result<Projection> Project(const std::vector<std::string>& columns = {}) const;
 
-  // Reads the OffsetIndex / ColumnIndex of the given chunks that are not cached yet, with one
-  // ReadRanges call. Chunks without an index are skipped.
+  // Reads the OffsetIndex / ColumnIndex of the given chunks that are not cached yet: ranges inside the
+  // footer tail read are sliced from it, the rest is one planned read. Chunks without an index are skipped.
   Status LoadPageIndex(const std::vector<int>& row_groups, const std::vector<int>& columns, bool offset_index = true,
                        bool column_index = false);
   // Null when the chunk has no such index. Loads it (one read) when needed.
@@ -121,13 +126,16 @@ class FileReader : public std::enable_shared_from_this<FileReader> {
   void ResetStats();
 
  private:
+  class RowGroupDecoder;  // one row group decoded in row windows (file_reader_decode.cc)
+  class BatchReader;      // NewBatchReader's batches (file_reader_decode.cc)
+
   FileReader(io::ObjectStorePtr store, std::string path, FileReaderOptions options)
       : store_(std::move(store)), path_(std::move(path)), options_(std::move(options)) {}
   Status LoadMetadata();
   Status Validate();
-  // The one place column data is fetched (a range planner can take over here).
-  Result<std::vector<Buffer>> FetchRanges(const std::vector<ByteRange>& ranges);
-  Result<std::vector<Buffer>> ReadRangesCounted(const std::vector<ByteRange>& ranges);
+  // The one place column data and page indexes are fetched: a planned read (io::ReadPlanned) with
+  // options_.plan, tagged with `purpose` in the PlanRecord.
+  Result<std::vector<Buffer>> FetchRanges(const std::vector<ByteRange>& ranges, const char* purpose = "data");
   Result<ByteRange> ChunkRange(int rg, int column) const;
 
   io::ObjectStorePtr store_;
@@ -137,6 +145,10 @@ class FileReader : public std::enable_shared_from_this<FileReader> {
   std::string cache_key_;
   bool from_cache_ = false;
   int64_t total_rows_ = 0;
+  // The footer tail read (empty when the metadata came from the cache): page-index ranges inside it
+  // are sliced from it instead of being requested again.
+  Buffer tail_;
+  uint64_t tail_offset_ = 0;
   std::vector<int64_t> rg_first_row_;
   mutable std::mutex stats_mu_;
   ReaderStats stats_;

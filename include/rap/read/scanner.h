@@ -48,6 +48,12 @@ struct ScanOptions {
   bool use_statistics = true;        // row-group statistics pruning
   bool use_page_index = true;        // ColumnIndex page pruning and OffsetIndex page selection
   FileReaderOptions reader;
+  // Scope of the range planner's learning (seed 000). kEndpoint (default): the store endpoint's
+  // estimator, shared by every reader and scan of that endpoint in the process, so later scans start
+  // trained. kScan: a fresh estimator for this scan only (starts cold, learns from this scan's plans,
+  // leaves the endpoint's estimator untouched). Ignored when reader.plan.estimator is set.
+  enum class EstimatorScope { kEndpoint, kScan };
+  EstimatorScope estimator_scope = EstimatorScope::kEndpoint;
 };
 
 struct ScanStats {
