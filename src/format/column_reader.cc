@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
 
 #include <fmt/format.h>
 
@@ -22,32 +23,39 @@ using internal::RawPage;
 
 bool IsDictionaryEncoding(Encoding e) { return e == Encoding::PLAIN_DICTIONARY || e == Encoding::RLE_DICTIONARY; }
 
-class ChunkReader {
+class ChunkReader final : public ColumnChunkReader {
  public:
-  ChunkReader(const ColumnDescriptor& column, Codec codec, const ColumnChunkInput& input,
-              const std::vector<RowRange>& selection, const ColumnReadOptions& options, ColumnChunkStats* stats)
-      : column_(column), codec_(codec), input_(input), sel_(selection), options_(options), stats_(stats) {
+  ChunkReader(const ColumnDescriptor& column, Codec codec, ColumnChunkInput input, std::vector<RowRange> selection,
+              ColumnReadOptions options)
+      : column_(column),
+        codec_(codec),
+        input_(std::move(input)),
+        sel_(std::move(selection)),
+        options_(std::move(options)) {
     values_.width = PhysicalWidth(column.physical_type, column.type_length);
     null_type_ = column.arrow_type && column.arrow_type->id == TypeId::kNull;
+    nested_ = column.max_repetition_level > 0;
   }
 
-  Result<LeafColumnData> Run() {
+  Status Init() {
     for (size_t i = 1; i < sel_.size(); ++i) {
       if (sel_[i].begin < sel_[i - 1].end) return Status::InvalidArgument("row selection is not sorted and disjoint");
     }
-    if (!input_.dictionary.bytes.empty()) {
-      size_t pos = 0;
-      RawPage raw;
-      RAP_ASSIGN_OR_RETURN(bool got, internal::NextPage(input_.dictionary, &pos, column_, options_, &raw));
-      if (!got || raw.header.type != PageType::DICTIONARY_PAGE) {
-        return Status::Corrupt(internal::PageContext(options_, column_, input_.dictionary.file_offset) +
-                               ": expected a dictionary page");
-      }
-      RAP_RETURN_NOT_OK(LoadDictionary(raw));
+    return Status::OK();
+  }
+
+  Result<LeafColumnData> Next(int64_t end_row, ColumnChunkStats* stats) override {
+    stats_ = stats;
+    if (end_row < window_end_) return Status::InvalidArgument("ColumnChunkReader::Next: the window end went back");
+    const int64_t want = SelectedBetween(window_end_, end_row);
+    window_end_ = end_row;
+    if (!started_) {
+      started_ = true;
+      RAP_RETURN_NOT_OK(ReadSeparateDictionary());
     }
-    int64_t want = 0;
-    for (const RowRange& r : sel_) want += r.size();
-    if (column_.max_repetition_level == 0 && !null_type_ && want <= options_.max_page_bytes) {
+    out_ = LeafColumnData{};
+    num_levels_ = 0;
+    if (!nested_ && !null_type_ && want <= options_.max_page_bytes) {
       // At most one value per selected row: reserve once instead of growing page by page.
       if (values_.width > 0) {
         values_.fixed.reserve(static_cast<size_t>(want) * static_cast<size_t>(values_.width));
@@ -55,7 +63,18 @@ class ChunkReader {
         values_.offsets.reserve(static_cast<size_t>(want) + 1);
       }
     }
-    for (const PageSpan& span : input_.spans) RAP_RETURN_NOT_OK(ReadSpan(span));
+    while (true) {
+      if (page_loaded_) {
+        RAP_ASSIGN_OR_RETURN(bool window_done, ConsumePage());
+        if (window_done) break;
+        page_loaded_ = false;
+        decoder_.reset();
+      }
+      if (!nested_ && next_row_ >= window_end_ && span_started_) break;
+      RAP_ASSIGN_OR_RETURN(bool got, LoadNextPage());
+      if (!got) break;
+    }
+    stats_ = nullptr;
     if (out_.num_rows != want) {
       return Status::Corrupt(fmt::format("{}{}column '{}': the pages hold {} of the {} selected rows",
                                          options_.file_name, options_.file_name.empty() ? "" : ": ",
@@ -67,12 +86,34 @@ class ChunkReader {
       a->type = column_.arrow_type;
       out_.values = a;
     } else {
+      const int width = values_.width;
       RAP_ASSIGN_OR_RETURN(out_.values, internal::PhysicalToArrow(std::move(values_), column_, column_.arrow_type));
+      values_ = PhysicalValues{};
+      values_.width = width;
     }
     return std::move(out_);
   }
 
  private:
+  // Selected rows in [begin, end).
+  int64_t SelectedBetween(int64_t begin, int64_t end) const {
+    int64_t n = 0;
+    for (const RowRange& r : sel_) n += std::max<int64_t>(0, std::min(r.end, end) - std::max(r.begin, begin));
+    return n;
+  }
+
+  Status ReadSeparateDictionary() {
+    if (input_.dictionary.bytes.empty()) return Status::OK();
+    size_t pos = 0;
+    RawPage raw;
+    RAP_ASSIGN_OR_RETURN(bool got, internal::NextPage(input_.dictionary, &pos, column_, options_, &raw));
+    if (!got || raw.header.type != PageType::DICTIONARY_PAGE) {
+      return Status::Corrupt(internal::PageContext(options_, column_, input_.dictionary.file_offset) +
+                             ": expected a dictionary page");
+    }
+    return LoadDictionary(raw);
+  }
+
   Status LoadDictionary(const RawPage& raw) {
     RAP_RETURN_NOT_OK(internal::DecodeDictionaryPage(raw, column_, codec_, options_, &dict_));
     has_dict_ = true;
@@ -80,14 +121,29 @@ class ChunkReader {
     return Status::OK();
   }
 
-  Status ReadSpan(const PageSpan& span) {
-    size_t pos = 0;
-    next_row_ = span.first_row;
-    row_open_ = false;
-    RawPage raw;
-    while (true) {
-      RAP_ASSIGN_OR_RETURN(bool got, internal::NextPage(span, &pos, column_, options_, &raw));
-      if (!got) break;
+  // Finds the next data page holding a selected row (skipping others undecoded where their row count
+  // is known) and decodes its levels; false when every span is exhausted.
+  Result<bool> LoadNextPage() {
+    while (span_idx_ < input_.spans.size()) {
+      const PageSpan& span = input_.spans[span_idx_];
+      if (!span_started_) {
+        span_started_ = true;
+        span_pos_ = 0;
+        next_row_ = span.first_row;
+        row_open_ = false;
+      }
+      // Every row of the chunk is read; anything after is not data of this chunk.
+      const bool flat_done = !nested_ && next_row_ >= input_.num_rows && next_row_ >= LastSelectedEnd();
+      RawPage raw;
+      bool got = false;
+      if (!flat_done) {
+        RAP_ASSIGN_OR_RETURN(got, internal::NextPage(span, &span_pos_, column_, options_, &raw));
+      }
+      if (!got) {
+        ++span_idx_;
+        span_started_ = false;
+        continue;
+      }
       switch (raw.header.type) {
         case PageType::DICTIONARY_PAGE:
           if (!has_dict_) RAP_RETURN_NOT_OK(LoadDictionary(raw));
@@ -100,17 +156,14 @@ class ChunkReader {
             if (stats_) stats_->data_pages_skipped++;
             break;
           }
-          RAP_RETURN_NOT_OK(ReadDataPage(raw));
-          break;
+          RAP_RETURN_NOT_OK(LoadDataPage(raw));
+          return true;
         }
         default:
           break;  // index pages and unknown page types carry no values
       }
-      if (column_.max_repetition_level == 0 && next_row_ >= input_.num_rows && next_row_ >= LastSelectedEnd()) {
-        break;  // every row of the chunk is read; anything after is not data of this chunk
-      }
     }
-    return Status::OK();
+    return false;
   }
 
   int64_t LastSelectedEnd() const { return sel_.empty() ? 0 : sel_.back().end; }
@@ -125,81 +178,97 @@ class ChunkReader {
     return sel_idx_ < sel_.size() && sel_[sel_idx_].begin <= row;
   }
 
-  Status ReadDataPage(const RawPage& raw) {
-    DataPage page;
-    RAP_RETURN_NOT_OK(internal::DecodeDataPage(raw, column_, codec_, options_, &page));
+  Status LoadDataPage(const RawPage& raw) {
+    decoder_.reset();
+    RAP_RETURN_NOT_OK(internal::DecodeDataPage(raw, column_, codec_, options_, &page_));
     if (stats_) {
       stats_->data_pages_read++;
       stats_->page_first_rows.push_back(next_row_);
     }
-    std::unique_ptr<ValueDecoder> decoder;
-    if (!null_type_ && page.num_non_null > 0) {
-      if (IsDictionaryEncoding(page.encoding) && !has_dict_) {
+    if (!null_type_ && page_.num_non_null > 0) {
+      if (IsDictionaryEncoding(page_.encoding) && !has_dict_) {
         return Status::Corrupt(internal::PageContext(options_, column_, raw.offset) +
                                ": dictionary-encoded page but the column chunk has no dictionary page");
       }
-      auto d = MakeValueDecoder(page.encoding, column_.physical_type, column_.type_length, page.values,
-                                page.num_non_null);
+      auto d = MakeValueDecoder(page_.encoding, column_.physical_type, column_.type_length, page_.values,
+                                page_.num_non_null);
       if (!d.ok()) return d.status().WithContext(internal::PageContext(options_, column_, raw.offset));
-      decoder = std::move(*d);
+      decoder_ = std::move(*d);
     }
-    dict_encoded_ = IsDictionaryEncoding(page.encoding);
+    dict_encoded_ = IsDictionaryEncoding(page_.encoding);
+    page_offset_ = raw.offset;
+    page_first_row_ = next_row_;
+    level_pos_ = 0;
+    page_loaded_ = true;
+    return Status::OK();
+  }
+
+  // Decodes the loaded page from level_pos_ up to the window end. True when the window ends inside
+  // this page (the rest stays for the next window); false when the page is used up.
+  Result<bool> ConsumePage() {
     const int16_t max_def = column_.max_definition_level;
-    const bool nested = column_.max_repetition_level > 0;
-    if (!nested) return ReadFlatRuns(page, decoder.get(), max_def, raw.offset);
-    // Walk the levels in runs of selected / unselected rows.
-    int64_t run_start = 0;
+    if (!nested_) return ConsumeFlat(max_def);
+    // Walk the levels in runs of selected / unselected rows; stop before the first row of the next window.
+    const int64_t start = level_pos_;
+    int64_t run_start = start;
     bool run_selected = false;
     int64_t row = next_row_ - 1;
-    for (int64_t i = 0; i < page.num_levels; ++i) {
-      bool starts_row = !nested || page.rep[static_cast<size_t>(i)] == 0;
-      if (starts_row) {
+    for (int64_t i = start; i < page_.num_levels; ++i) {
+      if (page_.rep[static_cast<size_t>(i)] == 0) {
+        if (next_row_ >= window_end_) {
+          if (i > run_start) RAP_RETURN_NOT_OK(FlushRun(run_start, i, run_selected, max_def));
+          level_pos_ = i;
+          return true;
+        }
         row = next_row_++;
         bool sel = Selected(row);
         if (sel) out_.num_rows++;
-        if (i == 0) {
+        if (i == start) {
           run_selected = sel;
         } else if (sel != run_selected) {
-          RAP_RETURN_NOT_OK(FlushRun(page, decoder.get(), run_start, i, run_selected, max_def, raw.offset));
+          RAP_RETURN_NOT_OK(FlushRun(run_start, i, run_selected, max_def));
           run_start = i;
           run_selected = sel;
         }
-      } else if (i == 0) {
+      } else if (i == start) {
         if (!row_open_) {
           return Status::Corrupt(fmt::format("{}: the page starts with repetition level {}, but the first level of a "
                                              "column chunk (or of a page found through the page index) must be 0",
-                                             internal::PageContext(options_, column_, raw.offset),
-                                             page.rep[0]));
+                                             internal::PageContext(options_, column_, page_offset_),
+                                             page_.rep[static_cast<size_t>(i)]));
         }
         run_selected = Selected(row);  // continues a row of the previous page
       }
     }
-    if (page.num_levels > 0) {
+    if (page_.num_levels > start) {
       row_open_ = true;
-      RAP_RETURN_NOT_OK(FlushRun(page, decoder.get(), run_start, page.num_levels, run_selected, max_def, raw.offset));
+      RAP_RETURN_NOT_OK(FlushRun(run_start, page_.num_levels, run_selected, max_def));
     }
-    return Status::OK();
+    level_pos_ = page_.num_levels;
+    return false;
   }
 
-  // Flat columns: level i is row next_row_ + i, so the runs come straight from the selection.
-  Status ReadFlatRuns(const DataPage& page, ValueDecoder* decoder, int16_t max_def, uint64_t offset) {
-    const int64_t first = next_row_, end = next_row_ + page.num_levels;
+  // Flat columns: level i is row page_first_row_ + i, so the runs come straight from the selection.
+  Result<bool> ConsumeFlat(int16_t max_def) {
+    const int64_t page_end = page_first_row_ + page_.num_levels;
+    const int64_t first = page_first_row_ + level_pos_, end = std::min(page_end, std::max(first, window_end_));
     int64_t pos = first;
     auto it = std::upper_bound(sel_.begin(), sel_.end(), first, [](int64_t v, const RowRange& r) { return v < r.end; });
     for (; it != sel_.end() && it->begin < end && pos < end; ++it) {
       const int64_t b = std::max(it->begin, first), e = std::min(it->end, end);
-      if (b > pos) RAP_RETURN_NOT_OK(FlushRun(page, decoder, pos - first, b - first, false, max_def, offset));
-      RAP_RETURN_NOT_OK(FlushRun(page, decoder, b - first, e - first, true, max_def, offset));
+      if (b > pos) RAP_RETURN_NOT_OK(FlushRun(pos - page_first_row_, b - page_first_row_, false, max_def));
+      RAP_RETURN_NOT_OK(FlushRun(b - page_first_row_, e - page_first_row_, true, max_def));
       out_.num_rows += e - b;
       pos = e;
     }
-    if (pos < end) RAP_RETURN_NOT_OK(FlushRun(page, decoder, pos - first, end - first, false, max_def, offset));
+    if (pos < end) RAP_RETURN_NOT_OK(FlushRun(pos - page_first_row_, end - page_first_row_, false, max_def));
+    level_pos_ = end - page_first_row_;
     next_row_ = end;
-    return Status::OK();
+    return end < page_end;
   }
 
-  Status FlushRun(const DataPage& page, ValueDecoder* decoder, int64_t begin, int64_t end, bool selected,
-                  int16_t max_def, uint64_t offset) {
+  Status FlushRun(int64_t begin, int64_t end, bool selected, int16_t max_def) {
+    const DataPage& page = page_;
     int64_t n_values = end - begin;
     if (max_def > 0) {
       n_values = 0;
@@ -212,6 +281,7 @@ class ChunkReader {
       }
       num_levels_ += end - begin;
     }
+    ValueDecoder* decoder = decoder_.get();
     if (n_values == 0 || decoder == nullptr) return Status::OK();
     Status st;
     if (!selected) {
@@ -226,37 +296,61 @@ class ChunkReader {
       st = values_.Append(decoder, n_values);
       if (stats_ && st.ok()) stats_->values_decoded += n_values;
     }
-    if (!st.ok()) return st.WithContext(internal::PageContext(options_, column_, offset));
+    if (!st.ok()) return st.WithContext(internal::PageContext(options_, column_, page_offset_));
     return Status::OK();
   }
 
   const ColumnDescriptor& column_;
   Codec codec_;
-  const ColumnChunkInput& input_;
-  const std::vector<RowRange>& sel_;
-  const ColumnReadOptions& options_;
-  ColumnChunkStats* stats_;
+  const ColumnChunkInput input_;
+  const std::vector<RowRange> sel_;
+  const ColumnReadOptions options_;
+  ColumnChunkStats* stats_ = nullptr;
   bool null_type_ = false;
+  bool nested_ = false;
+  bool started_ = false;
   bool has_dict_ = false;
   bool dict_encoded_ = false;
   PhysicalValues dict_;
   PhysicalValues values_;
   std::vector<int32_t> indices_;
   size_t sel_idx_ = 0;
-  int64_t next_row_ = 0;
+  int64_t window_end_ = 0;
+  // Position in the spans.
+  size_t span_idx_ = 0;
+  size_t span_pos_ = 0;
+  bool span_started_ = false;
+  int64_t next_row_ = 0;   // the next row to start
   bool row_open_ = false;  // a row of this span has started (a page may continue it)
+  // The data page being consumed.
+  bool page_loaded_ = false;
+  DataPage page_;
+  std::unique_ptr<ValueDecoder> decoder_;
+  uint64_t page_offset_ = 0;
+  int64_t page_first_row_ = 0;
+  int64_t level_pos_ = 0;
+  // The window being built.
   int64_t num_levels_ = 0;
   LeafColumnData out_;
 };
 
 }  // namespace
 
+Result<std::unique_ptr<ColumnChunkReader>> ColumnChunkReader::Make(const ColumnDescriptor& column, Codec codec,
+                                                                   ColumnChunkInput input,
+                                                                   std::vector<RowRange> selection,
+                                                                   ColumnReadOptions options) {
+  if (!column.arrow_type) return Status::InvalidArgument("column '" + column.dotted_path + "' has no Arrow type");
+  auto reader = std::make_unique<ChunkReader>(column, codec, std::move(input), std::move(selection), std::move(options));
+  RAP_RETURN_NOT_OK(reader->Init());
+  return std::unique_ptr<ColumnChunkReader>(std::move(reader));
+}
+
 Result<LeafColumnData> ReadColumnChunk(const ColumnDescriptor& column, Codec codec, const ColumnChunkInput& input,
                                        const std::vector<RowRange>& selection, const ColumnReadOptions& options,
                                        ColumnChunkStats* stats) {
-  if (!column.arrow_type) return Status::InvalidArgument("column '" + column.dotted_path + "' has no Arrow type");
-  ChunkReader reader(column, codec, input, selection, options, stats);
-  return reader.Run();
+  RAP_ASSIGN_OR_RETURN(auto reader, ColumnChunkReader::Make(column, codec, input, selection, options));
+  return reader->Next(std::numeric_limits<int64_t>::max(), stats);
 }
 
 }  // namespace rap::parquet

@@ -1,130 +1,171 @@
-// FileReader: fetching the planned ranges of a row group and decoding them into record batches.
+// FileReader: fetching the planned ranges of a row group and decoding them into record batches, in
+// row windows of at most batch_size selected rows (each page decoded once, a page spanning two
+// windows kept between them), so memory follows the batch size rather than the row group's size.
 #include <fmt/format.h>
+
+#include <limits>
 
 #include "rap/read/file_reader.h"
 
 namespace rap::read {
 
-Result<RecordBatch> FileReader::ReadRowGroup(int rg, const RowSelection& selection, const Projection& projection) {
-  RAP_ASSIGN_OR_RETURN(std::vector<ChunkRanges> plan, PlanRowGroup(rg, selection, projection));
-  // One fetch for every range of the row group.
-  std::vector<ByteRange> ranges;
-  for (const ChunkRanges& cr : plan) {
-    if (cr.dictionary) ranges.push_back(*cr.dictionary);
-    ranges.insert(ranges.end(), cr.runs.begin(), cr.runs.end());
-  }
-  std::vector<Buffer> buffers;
-  if (!ranges.empty()) {
-    RAP_ASSIGN_OR_RETURN(buffers, FetchRanges(ranges));
-    if (buffers.size() != ranges.size()) {
-      return Status::IOError(fmt::format("{}: the store returned {} buffers for {} ranges", path_, buffers.size(),
-                                         ranges.size()));
+// One row group's fetched column data and a ColumnChunkReader per projected leaf.
+class FileReader::RowGroupDecoder {
+ public:
+  RowGroupDecoder(FileReader* reader, int rg, RowSelection selection, const Projection& projection)
+      : reader_(reader), rg_(rg), selection_(std::move(selection)), projection_(projection) {}
+
+  Status Open() {
+    RAP_ASSIGN_OR_RETURN(std::vector<ChunkRanges> plan, reader_->PlanRowGroup(rg_, selection_, projection_));
+    // One fetch for every range of the row group.
+    std::vector<ByteRange> ranges;
+    for (const ChunkRanges& cr : plan) {
+      if (cr.dictionary) ranges.push_back(*cr.dictionary);
+      ranges.insert(ranges.end(), cr.runs.begin(), cr.runs.end());
     }
-    for (size_t i = 0; i < ranges.size(); ++i) {
-      if (buffers[i].size() != ranges[i].length) {
-        return Status::IOError(fmt::format("{}: short read of range {} ({} bytes)", path_, ranges[i].ToString(),
-                                           buffers[i].size()));
+    std::vector<Buffer> buffers;
+    if (!ranges.empty()) {
+      RAP_ASSIGN_OR_RETURN(buffers, reader_->FetchRanges(ranges));
+      if (buffers.size() != ranges.size()) {
+        return Status::IOError(fmt::format("{}: the store returned {} buffers for {} ranges", reader_->path_,
+                                           buffers.size(), ranges.size()));
       }
-    }
-  }
-  const auto& md = metadata();
-  const int64_t rg_rows = row_group_num_rows(rg);
-  parquet::ColumnReadOptions copts;
-  copts.verify_crc = options_.verify_crc;
-  copts.max_page_bytes = options_.max_page_bytes;
-  copts.file_name = path_;
-  const int num_columns = schema().num_columns();
-  std::vector<parquet::LeafColumnData> data(static_cast<size_t>(num_columns));
-  std::vector<const parquet::LeafColumnData*> leaves(static_cast<size_t>(num_columns), nullptr);
-  size_t bi = 0;
-  auto read_one = [&](int c, const parquet::ColumnChunkInput& input) -> Status {
-    const auto& cm = *md.row_groups[static_cast<size_t>(rg)].columns[static_cast<size_t>(c)].meta_data;
-    parquet::ColumnChunkStats cs;
-    auto leaf = parquet::ReadColumnChunk(schema().column(c), cm.codec, input, selection.ranges(), copts, &cs);
-    {
-      std::lock_guard<std::mutex> lock(stats_mu_);
-      ColumnReadStats& s = stats_.columns[static_cast<size_t>(c)];
-      s.data_pages_read += cs.data_pages_read;
-      s.data_pages_skipped += cs.data_pages_skipped;
-      s.dictionary_pages += cs.dictionary_pages;
-      s.values_decoded += cs.values_decoded;
-      s.values_skipped += cs.values_skipped;
-      for (int64_t r : cs.page_first_rows) s.pages.emplace_back(rg, r);
-    }
-    if (!leaf.ok()) return leaf.status().WithContext(fmt::format("row group {}", rg));
-    data[static_cast<size_t>(c)] = std::move(*leaf);
-    leaves[static_cast<size_t>(c)] = &data[static_cast<size_t>(c)];
-    return Status::OK();
-  };
-  if (plan.empty()) {
-    // Nothing selected: empty arrays of the right types.
-    for (int c : projection.columns) RAP_RETURN_NOT_OK(read_one(c, parquet::ColumnChunkInput{}));
-  }
-  for (const ChunkRanges& cr : plan) {
-    parquet::ColumnChunkInput input;
-    input.num_rows = rg_rows;
-    if (cr.dictionary) {
-      input.dictionary = parquet::PageSpan{buffers[bi], cr.dictionary->offset, 0};
-      ++bi;
-    }
-    if (cr.whole_chunk) {
-      input.spans.push_back(parquet::PageSpan{buffers[bi], cr.runs[0].offset, 0});
-      ++bi;
-    } else {
-      size_t page = 0;
-      for (const ByteRange& run : cr.runs) {
-        const Buffer& buf = buffers[bi++];
-        for (; page < cr.pages.size() && static_cast<uint64_t>(cr.pages[page].offset) < run.end(); ++page) {
-          const auto& loc = cr.pages[page];
-          const uint64_t at = static_cast<uint64_t>(loc.offset);
-          input.spans.push_back(parquet::PageSpan{buf.Slice(at - run.offset, static_cast<size_t>(loc.compressed_page_size)),
-                                                  at, loc.first_row_index});
+      for (size_t i = 0; i < ranges.size(); ++i) {
+        if (buffers[i].size() != ranges[i].length) {
+          return Status::IOError(fmt::format("{}: short read of range {} ({} bytes)", reader_->path_,
+                                             ranges[i].ToString(), buffers[i].size()));
         }
       }
     }
-    RAP_RETURN_NOT_OK(read_one(cr.column, input));
+    copts_.verify_crc = reader_->options_.verify_crc;
+    copts_.max_page_bytes = reader_->options_.max_page_bytes;
+    copts_.file_name = reader_->path_;
+    readers_.resize(static_cast<size_t>(reader_->schema().num_columns()));
+    if (plan.empty()) {
+      // Nothing selected: empty arrays of the right types.
+      for (int c : projection_.columns) RAP_RETURN_NOT_OK(AddColumn(c, parquet::ColumnChunkInput{}));
+    }
+    size_t bi = 0;
+    for (const ChunkRanges& cr : plan) {
+      parquet::ColumnChunkInput input;
+      input.num_rows = reader_->row_group_num_rows(rg_);
+      if (cr.dictionary) input.dictionary = parquet::PageSpan{buffers[bi++], cr.dictionary->offset, 0};
+      if (cr.whole_chunk) {
+        input.spans.push_back(parquet::PageSpan{buffers[bi++], cr.runs[0].offset, 0});
+      } else {
+        size_t page = 0;
+        for (const ByteRange& run : cr.runs) {
+          const Buffer& buf = buffers[bi++];
+          for (; page < cr.pages.size() && static_cast<uint64_t>(cr.pages[page].offset) < run.end(); ++page) {
+            const auto& loc = cr.pages[page];
+            const uint64_t at = static_cast<uint64_t>(loc.offset);
+            input.spans.push_back(parquet::PageSpan{
+                buf.Slice(at - run.offset, static_cast<size_t>(loc.compressed_page_size)), at, loc.first_row_index});
+          }
+        }
+      }
+      RAP_RETURN_NOT_OK(AddColumn(cr.column, std::move(input)));
+    }
+    return Status::OK();
   }
-  RecordBatch batch;
-  batch.schema = projection.schema;
-  batch.num_rows = selection.Count();
-  for (const auto& field : projection.fields) {
-    auto array = parquet::AssembleField(field, leaves, batch.num_rows);
-    if (!array.ok()) return array.status().WithContext(fmt::format("{}: row group {}", path_, rg));
-    batch.columns.push_back(std::move(*array));
+
+  int64_t remaining() const { return selection_.Count() - emitted_; }
+
+  // The next at most max_rows selected rows (fewer only at the end of the selection).
+  Result<RecordBatch> Next(int64_t max_rows) {
+    const int64_t n = std::min(max_rows, remaining());
+    const int64_t end_row = n == remaining() ? std::numeric_limits<int64_t>::max() : WindowEnd(n);
+    std::vector<parquet::LeafColumnData> data(readers_.size());
+    std::vector<const parquet::LeafColumnData*> leaves(readers_.size(), nullptr);
+    for (size_t c = 0; c < readers_.size(); ++c) {
+      if (!readers_[c]) continue;
+      parquet::ColumnChunkStats cs;
+      auto leaf = readers_[c]->Next(end_row, &cs);
+      AddStats(static_cast<int>(c), cs);
+      if (!leaf.ok()) return leaf.status().WithContext(fmt::format("row group {}", rg_));
+      data[c] = std::move(*leaf);
+      leaves[c] = &data[c];
+    }
+    RecordBatch batch;
+    batch.schema = projection_.schema;
+    batch.num_rows = n;
+    for (const auto& field : projection_.fields) {
+      auto array = parquet::AssembleField(field, leaves, batch.num_rows);
+      if (!array.ok()) return array.status().WithContext(fmt::format("{}: row group {}", reader_->path_, rg_));
+      batch.columns.push_back(std::move(*array));
+    }
+    emitted_ += n;
+    return batch;
   }
-  return batch;
+
+ private:
+  Status AddColumn(int c, parquet::ColumnChunkInput input) {
+    const auto& md = reader_->metadata();
+    const auto& cm = *md.row_groups[static_cast<size_t>(rg_)].columns[static_cast<size_t>(c)].meta_data;
+    auto r = parquet::ColumnChunkReader::Make(reader_->schema().column(c), cm.codec, std::move(input),
+                                              selection_.ranges(), copts_);
+    if (!r.ok()) return r.status().WithContext(fmt::format("row group {}", rg_));
+    readers_[static_cast<size_t>(c)] = std::move(*r);
+    return Status::OK();
+  }
+
+  // The row (relative to the row group) just after the next n selected rows (n < remaining()).
+  int64_t WindowEnd(int64_t n) {
+    int64_t skip = emitted_ + n;
+    for (const RowRange& r : selection_.ranges()) {
+      if (skip < r.size()) return r.begin + skip;
+      skip -= r.size();
+    }
+    return selection_.last_end();
+  }
+
+  void AddStats(int c, const parquet::ColumnChunkStats& cs) {
+    std::lock_guard<std::mutex> lock(reader_->stats_mu_);
+    ColumnReadStats& s = reader_->stats_.columns[static_cast<size_t>(c)];
+    s.data_pages_read += cs.data_pages_read;
+    s.data_pages_skipped += cs.data_pages_skipped;
+    s.dictionary_pages += cs.dictionary_pages;
+    s.values_decoded += cs.values_decoded;
+    s.values_skipped += cs.values_skipped;
+    for (int64_t r : cs.page_first_rows) s.pages.emplace_back(rg_, r);
+  }
+
+  FileReader* reader_;
+  int rg_;
+  RowSelection selection_;
+  const Projection& projection_;
+  parquet::ColumnReadOptions copts_;
+  std::vector<std::unique_ptr<parquet::ColumnChunkReader>> readers_;  // by leaf column index
+  int64_t emitted_ = 0;
+};
+
+Result<RecordBatch> FileReader::ReadRowGroup(int rg, const RowSelection& selection, const Projection& projection) {
+  RowGroupDecoder decoder(this, rg, selection, projection);
+  RAP_RETURN_NOT_OK(decoder.Open());
+  return decoder.Next(decoder.remaining());
 }
 
-namespace {
-
-class FileBatchReader : public RecordBatchReader {
+class FileReader::BatchReader : public RecordBatchReader {
  public:
-  FileBatchReader(std::shared_ptr<FileReader> reader, RowSelection selection, Projection projection)
+  BatchReader(std::shared_ptr<FileReader> reader, RowSelection selection, Projection projection)
       : reader_(std::move(reader)), selection_(std::move(selection)), projection_(std::move(projection)) {}
 
   SchemaPtr schema() const override { return projection_.schema; }
 
   Result<std::optional<RecordBatch>> Next() override {
-    while (pos_ >= current_.num_rows) {
+    while (!current_ || current_->remaining() == 0) {
+      current_.reset();
       if (rg_ >= reader_->num_row_groups()) return std::optional<RecordBatch>();
       const int rg = rg_++;
       const int64_t first = reader_->row_group_first_row(rg);
       RowSelection sel = selection_.Slice(first, first + reader_->row_group_num_rows(rg));
       if (sel.empty()) continue;
-      RAP_ASSIGN_OR_RETURN(current_, reader_->ReadRowGroup(rg, sel, projection_));
-      pos_ = 0;
+      auto decoder = std::make_unique<RowGroupDecoder>(reader_.get(), rg, std::move(sel), projection_);
+      RAP_RETURN_NOT_OK(decoder->Open());
+      current_ = std::move(decoder);
     }
-    const int64_t n = std::min(reader_->options().batch_size, current_.num_rows - pos_);
-    RecordBatch out;
-    out.schema = current_.schema;
-    out.num_rows = n;
-    if (pos_ == 0 && n == current_.num_rows) {
-      out.columns = current_.columns;
-    } else {
-      for (const auto& c : current_.columns) out.columns.push_back(SliceArray(c, pos_, n));
-    }
-    pos_ += n;
-    return std::optional<RecordBatch>(std::move(out));
+    RAP_ASSIGN_OR_RETURN(RecordBatch batch, current_->Next(std::max<int64_t>(1, reader_->options().batch_size)));
+    return std::optional<RecordBatch>(std::move(batch));
   }
 
  private:
@@ -132,11 +173,8 @@ class FileBatchReader : public RecordBatchReader {
   RowSelection selection_;
   Projection projection_;
   int rg_ = 0;
-  RecordBatch current_;
-  int64_t pos_ = 0;
+  std::unique_ptr<RowGroupDecoder> current_;  // the row group being decoded
 };
-
-}  // namespace
 
 Result<std::unique_ptr<RecordBatchReader>> FileReader::NewBatchReader(std::optional<RowSelection> selection,
                                                                       const Projection& projection) {
@@ -146,7 +184,7 @@ Result<std::unique_ptr<RecordBatchReader>> FileReader::NewBatchReader(std::optio
                                                num_rows(), sel.last_end()));
   }
   if (sel.first() < 0) return Status::InvalidArgument(path_ + ": negative row in the selection");
-  return std::unique_ptr<RecordBatchReader>(new FileBatchReader(shared_from_this(), std::move(sel), projection));
+  return std::unique_ptr<RecordBatchReader>(new BatchReader(shared_from_this(), std::move(sel), projection));
 }
 
 Result<std::vector<RecordBatch>> FileReader::ReadAll(std::optional<RowSelection> selection,

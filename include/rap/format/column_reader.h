@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -70,6 +71,21 @@ struct LeafColumnData {
 Result<LeafColumnData> ReadColumnChunk(const ColumnDescriptor& column, Codec codec, const ColumnChunkInput& input,
                                        const std::vector<RowRange>& selection, const ColumnReadOptions& options,
                                        ColumnChunkStats* stats = nullptr);
+
+// Reads the selected rows of one column chunk in row windows, decoding every page once: each
+// Next(end_row) returns the selected rows before `end_row` (row-group relative) that earlier calls
+// did not return, so memory follows the window, not the row group. A page that spans two windows is
+// kept between calls. `column` must outlive the reader; the input and selection are copied.
+class ColumnChunkReader {
+ public:
+  static Result<std::unique_ptr<ColumnChunkReader>> Make(const ColumnDescriptor& column, Codec codec,
+                                                         ColumnChunkInput input, std::vector<RowRange> selection,
+                                                         ColumnReadOptions options);
+  virtual ~ColumnChunkReader() = default;
+  // end_row must not decrease between calls; INT64_MAX reads to the end of the chunk. A window
+  // whose pages hold fewer rows than it selects is Corrupt.
+  virtual Result<LeafColumnData> Next(int64_t end_row, ColumnChunkStats* stats = nullptr) = 0;
+};
 
 // Builds the Arrow array of one (possibly pruned) top-level field from its leaves' data.
 // `leaves[c]` is the data of column index c (entries of other columns may be null). `num_rows` is the
