@@ -2,42 +2,23 @@
 // non-zero exit status. Runs the CLI binary of the same build tree.
 #include <gtest/gtest.h>
 
-#include <sys/wait.h>
-
 #include <algorithm>
-#include <array>
-#include <cstdio>
 #include <filesystem>
 #include <string>
 
+#include "testing/cli_run.h"
 #include "testing/paths.h"
 
 namespace rap {
 namespace {
 
-struct CliRun {
-  int exit_code = -1;
-  std::string out;
-};
-
-CliRun RunCli(const std::string& args) {
-  const std::string bin = rap::testing::BinaryDir() + "/tools/rap";
-  CliRun r;
-  std::string cmd = bin + " " + args + " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return r;
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
-  int st = pclose(p);
-  r.exit_code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return r;
-}
+using rap::testing::CliRun;
+using rap::testing::RunCli;
 
 class CatCli : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (!std::filesystem::exists(rap::testing::BinaryDir() + "/tools/rap")) GTEST_SKIP() << "the rap CLI is not built";
+    if (!rap::testing::RapBinaryExists()) GTEST_SKIP() << "the rap CLI is not built";
   }
   static std::string Data(const std::string& name) { return rap::testing::ParquetTestingData() + "/" + name; }
 };
