@@ -96,8 +96,12 @@ class TextOutput : public BatchOutput {
       buffer_ = line + "\n";
     }
   }
+  // Without Close (the command failed): rows already rendered still reach stdout, like rows printed
+  // before an error; a file sink drops everything.
   ~TextOutput() override {
-    if (!closed_) sink_->Abort();
+    if (closed_) return;
+    (void)Drain();
+    sink_->Abort();
   }
 
   Status Write(const RecordBatch& b) override {
