@@ -36,7 +36,6 @@
 
 #include "range_planning/direct_scan.h"
 #include "range_planning/fixture.h"
-#include "range_planning/planning_store.h"
 #include "range_planning/report.h"
 #include "rap/io/http_store.h"
 #include "rap/table/table.h"
@@ -112,7 +111,7 @@ int main(int argc, char** argv) {
   std::string temp_dir, csv_dir = ".", profiles_text = "20ms@4MiB/s,100ms@128MiB/s";
   std::string policies_text = "auto,exact,fixed:1MiB,store", variants_text = "cold,persisted";
   std::string low_rate = "4MiB", high_rate = "128MiB";
-  bool retain = false, index_from_tail = true;
+  bool retain = false;
   std::string scan_path = "scanner";
   rap::bench::FixtureOptions fixture_options;
   app.add_option("--repetitions", repetitions, "measured repetitions (no warmup run)")->capture_default_str();
@@ -129,9 +128,6 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--scan-path", scan_path, "scanner (the Scanner of rap scan) or direct (FileReader loop)")
       ->check(CLI::IsMember({"scanner", "direct"}))
-      ->capture_default_str();
-  app.add_option("--page-index-from-tail", index_from_tail,
-                 "answer page-index reads inside the 64 KiB footer tail from that read (as the seed's reader did)")
       ->capture_default_str();
   app.add_option("--payload-mean-bytes", fixture_options.payload_mean_bytes, "mean payload value length")
       ->capture_default_str();
@@ -165,9 +161,8 @@ int main(int argc, char** argv) {
   const fs::path base = fs::path(temp_dir) / fmt::format("rap-range-planning-{}", getpid());
   LocateNetsim();
   std::fprintf(stdout,
-               "bench_range_planning: %d repetitions, profiles %s, policies %s, filter '%s', %s path, page index %s\n",
-               repetitions, profiles_text.c_str(), policies_text.c_str(), rap::bench::kFilterText, scan_path.c_str(),
-               index_from_tail ? "answered from the footer tail read" : "read with separate requests");
+               "bench_range_planning: %d repetitions, profiles %s, policies %s, filter '%s', %s path\n", repetitions,
+               profiles_text.c_str(), policies_text.c_str(), rap::bench::kFilterText, scan_path.c_str());
 
   std::vector<Run> runs;
   int64_t expected_rows = 0;
@@ -188,44 +183,33 @@ int main(int argc, char** argv) {
     const rap::table::TableSnapshot snap = Check(rap::table::OpenTable(root), "Delta table " + root);
     if (snap.kind != rap::table::TableKind::kDelta) Die(root + ": not read as a Delta table");
     std::vector<rap::bench::ScanFileRef> files;
-    std::map<std::string, uint64_t> data_end;
-    for (const auto& f : snap.files) {
-      const std::string path = "/" + f.relative_path;
-      files.push_back({path, f.size, f.num_records.value_or(0)});
-      for (const auto& ff : fx.files) {
-        if (ff.relative_path == f.relative_path) data_end[path] = ff.data_end;
-      }
-    }
-    if (files.size() != fx.files.size() || data_end.size() != files.size()) Die(root + ": Delta log does not list the files");
+    for (const auto& f : snap.files) files.push_back({"/" + f.relative_path, f.size, f.num_records.value_or(0)});
+    if (files.size() != fx.files.size()) Die(root + ": Delta log does not list the files");
 
     rap::testing::NetsimOptions no;
     no.root = root;
     no.latency = profile.latency_text;
     no.throughput = profile.throughput_text;
     auto server = Check(rap::testing::NetsimServer::Start(no), "starting rap-netsim");
-    auto http = Check(rap::io::MakeHttpStore(server->url()), "HTTP store " + server->url());
-    auto store = std::make_shared<rap::bench::PlanningStore>(http, data_end, index_from_tail);
-    auto cold = std::make_shared<rap::plan::TransportEstimator>();
+    rap::io::ObjectStorePtr store = Check(rap::io::MakeHttpStore(server->url()), "HTTP store " + server->url());
+    // The persisted variant: one estimator for the profile's endpoint, kept across its scans. (Not the
+    // process-wide registry's, so profiles and runs stay independent.)
     auto persisted = std::make_shared<rap::plan::TransportEstimator>();
 
     for (int rep = 0; rep < repetitions; ++rep) {
       std::vector<std::pair<std::string, std::string>> order = labels;
       if (rep % 2 == 1) std::reverse(order.begin(), order.end());
       for (const Projection& proj : projections) {
-        rap::bench::ScanQuery query{proj.columns, filter, "event_id"};
+        rap::bench::ScanQuery query{proj.columns, filter, "event_id", {}};
         for (size_t oi = 0; oi < order.size(); ++oi) {
           const auto& [policy_text, variant] = order[oi];
           const auto policy = Check(rap::plan::ParsePlanPolicy(policy_text), "policy");
-          std::shared_ptr<rap::plan::TransportEstimator> est;
-          if (variant == "persisted") {
-            est = persisted;
-          } else {
-            cold->Reset();  // seed-comparable: every scan starts untrained
-            est = cold;
-          }
           rap::plan::PlanLog log;
-          store->Configure(policy, est, &log);
-          store->TakeMetadataTraffic();
+          query.plan = rap::io::PlanOptions();
+          query.plan.policy = policy;
+          query.plan.log = &log;
+          // Cold (seed-comparable): no estimator here, so every scan starts untrained with its own.
+          if (variant == "persisted") query.plan.estimator = persisted;
           Check(server->ResetStats(), "netsim reset");
           rap::read::ScanSource source;
           source.store = store;
@@ -246,10 +230,17 @@ int main(int argc, char** argv) {
           run.rows = result.rows;
           run.fingerprint = result.fingerprint;
           run.scan_s = result.seconds;
-          run.plans = log.Records();
+          run.metadata = result.metadata;
+          for (auto& rec : log.Records()) {
+            if (rec.purpose == "page_index") {
+              run.metadata.index_requests += rec.chosen_requests;
+              run.metadata.index_bytes += rec.payload_bytes;
+            } else {
+              run.plans.push_back(std::move(rec));
+            }
+          }
           run.server_requests = stats.total.requests;
           run.server_bytes = stats.total.payload_bytes;
-          run.metadata = store->TakeMetadataTraffic();
           std::fprintf(stdout, "  rep %d %-6s %-18s %8.3f s  %3zu plans %4llu req %8.3f MiB  %s\n", rep,
                        proj.name.c_str(), run.Label().c_str(), run.scan_s, run.plans.size(),
                        static_cast<unsigned long long>(run.server_requests),

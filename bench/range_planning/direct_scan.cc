@@ -13,6 +13,8 @@ Result<ScanResult> DirectScan(const io::ObjectStorePtr& store, const std::vector
                               const ScanQuery& query) {
   read::FileReaderOptions ro;
   ro.use_metadata_cache = false;
+  ro.plan = query.plan;
+  if (!ro.plan.estimator) ro.plan.estimator = std::make_shared<plan::TransportEstimator>();  // cold
   read::Fingerprinter fp;
   ScanResult out;
   const double t0 = NowSeconds();
@@ -47,6 +49,10 @@ Result<ScanResult> DirectScan(const io::ObjectStorePtr& store, const std::vector
       RAP_RETURN_NOT_OK(fp.Add(rows, ids));
     }
     table_row += static_cast<uint64_t>(reader->num_rows());
+    const read::ReaderStats rs = reader->stats();
+    out.metadata.tail_requests += static_cast<uint64_t>(rs.tail_requests);
+    out.metadata.tail_bytes += rs.tail_bytes;
+    out.metadata.index_from_tail += static_cast<uint64_t>(rs.page_index_from_tail);
   }
   out.rows = fp.rows();
   out.fingerprint = fp.ToString();
@@ -59,6 +65,8 @@ Result<ScanResult> ScannerScan(read::ScanSource source, const ScanQuery& query) 
   so.columns = query.columns;
   so.filter = query.filter;
   so.reader.use_metadata_cache = false;
+  so.reader.plan = query.plan;
+  so.estimator_scope = read::ScanOptions::EstimatorScope::kScan;  // used when query.plan.estimator is null
   RAP_ASSIGN_OR_RETURN(auto scanner, read::Scanner::Make(std::move(source), std::move(so)));
   read::Fingerprinter fp;
   ScanResult out;
@@ -79,9 +87,13 @@ Result<ScanResult> ScannerScan(read::ScanSource source, const ScanQuery& query) 
     }
     RAP_RETURN_NOT_OK(fp.Add(b->batch, b->row_ids));
   }
+  out.seconds = NowSeconds() - t0;
   out.rows = fp.rows();
   out.fingerprint = fp.ToString();
-  out.seconds = NowSeconds() - t0;
+  const read::ScanStats& st = scanner->stats();
+  out.metadata.tail_requests = static_cast<uint64_t>(st.footer_requests);
+  out.metadata.tail_bytes = st.footer_bytes;
+  out.metadata.index_from_tail = static_cast<uint64_t>(st.page_index_from_tail);
   return out;
 }
 

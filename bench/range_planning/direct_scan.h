@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "rap/io/object_store.h"
+#include "rap/io/planned_read.h"
 #include "rap/read/expr.h"
 #include "rap/read/scanner.h"
 #include "rap/util/result.h"
@@ -26,12 +27,25 @@ struct ScanQuery {
   std::vector<std::string> columns;  // output columns
   read::ExprPtr filter;
   std::string filter_column = "event_id";
+  // The reader's planned reads: policy, estimator (null: a fresh one for this scan, i.e. cold) and
+  // PlanLog under test.
+  io::PlanOptions plan;
+};
+
+// Reads that are not planned column data: footer tails and page indexes.
+struct MetadataTraffic {
+  uint64_t tail_requests = 0, tail_bytes = 0;    // footer reads
+  uint64_t index_requests = 0, index_bytes = 0;  // planned page-index reads (PlanRecord purpose "page_index")
+  uint64_t index_from_tail = 0;                  // page-index ranges sliced from the footer read
+  uint64_t requests() const { return tail_requests + index_requests; }
+  uint64_t bytes() const { return tail_bytes + index_bytes; }
 };
 
 struct ScanResult {
   int64_t rows = 0;
   std::string fingerprint;
   double seconds = 0;  // first poll -> result consumed and checked
+  MetadataTraffic metadata;  // footer part (page-index plans are added from the PlanLog by the caller)
 };
 
 // Runs the query over `files` in order through `store`. The footer cache is bypassed, so every scan
@@ -40,7 +54,8 @@ Result<ScanResult> DirectScan(const io::ObjectStorePtr& store, const std::vector
                               const ScanQuery& query);
 
 // Runs the query through the Scanner over `source` (one file at a time, no prefetch, footer cache
-// off). The timer starts at the first Next() of the prepared scanner; row ids are the Scanner's.
+// off). The timer starts at the first Next() of the prepared scanner; row ids are the Scanner's. A
+// null query.plan.estimator uses ScanOptions::EstimatorScope::kScan (a cold estimator per scan).
 Result<ScanResult> ScannerScan(read::ScanSource source, const ScanQuery& query);
 
 }  // namespace rap::bench

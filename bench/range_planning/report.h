@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "range_planning/planning_store.h"
+#include "range_planning/direct_scan.h"
 #include "rap/plan/plan_record.h"
 
 namespace rap::bench {
@@ -32,7 +32,7 @@ struct Run {
   int64_t rows = 0;
   std::string fingerprint;
   double scan_s = 0;
-  std::vector<plan::PlanRecord> plans;
+  std::vector<plan::PlanRecord> plans;  // column-data plans (page-index plans count as metadata)
   uint64_t server_requests = 0, server_bytes = 0;  // /_netsim/stats after a reset before the scan
   MetadataTraffic metadata;
 

@@ -22,6 +22,9 @@ std::string ScanStats::ToString() const {
   line("read_calls", read_calls);
   line("requests", requests);
   line("bytes", static_cast<int64_t>(bytes));
+  line("footer_requests", footer_requests);
+  line("footer_bytes", static_cast<int64_t>(footer_bytes));
+  line("page_index_from_tail", page_index_from_tail);
   return s;
 }
 
@@ -159,6 +162,9 @@ Status Scanner::Impl::ScanFile(size_t file_index) {
   stats.requests += rs.requests;
   stats.read_calls += rs.read_calls;
   stats.bytes += rs.bytes;
+  stats.footer_requests += rs.tail_requests;
+  stats.footer_bytes += rs.tail_bytes;
+  stats.page_index_from_tail += rs.page_index_from_tail;
   for (const ColumnReadStats& c : rs.columns) {
     stats.pages_read += c.data_pages_read;
     stats.pages_skipped += c.data_pages_skipped;

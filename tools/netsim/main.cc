@@ -60,7 +60,7 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--bind", bind, "address to listen on")->capture_default_str();
   app.add_option("--port-file", port_file, "write the listening port to this file once the server accepts");
-  app.add_option("--chunk", chunk, "smallest fairness quantum of the shared throughput limit (a grant also covers at least 2 ms of link time)")->capture_default_str();
+  app.add_option("--chunk", chunk, "fairness quantum of the shared throughput limit: the payload granted to one response at a time")->capture_default_str();
   app.add_option("--fault", fault_specs,
                  "inject a fault, e.g. 'kind=503,count=2,path=/t/' or 'kind=reset,prob=0.1,count=-1'; kinds: reset, "
                  "4xx/5xx status, truncate[,after=N], bad_range, stall[,seconds=S] (repeatable)");

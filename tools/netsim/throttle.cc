@@ -11,6 +11,8 @@ namespace asio = boost::asio;
 
 // Without a limit, grants are large so that an unlimited server is not slowed by bookkeeping.
 static constexpr size_t kUnlimitedChunk = 256 * 1024;
+// Link time an idle link (no waiting response) may still make up; see Acquire.
+static constexpr std::chrono::microseconds kIdleCredit{500};
 
 Throttle::Throttle(asio::io_context& io, uint64_t bytes_per_second, size_t chunk, std::chrono::microseconds catch_up)
     : io_(io), timer_(io), rate_(bytes_per_second), chunk_(std::max<size_t>(chunk, 1)), catch_up_(catch_up),
@@ -22,12 +24,14 @@ size_t Throttle::quantum() const {
 }
 
 Throttle::Clock::duration Throttle::Slack() const {
-  // The pump may hand out grants up to 2 ms of link time ahead of the virtual clock, so at high
-  // rates one timer wake-up serves many 16 KiB grants (round-robin over the waiting responses)
-  // instead of one wake-up every 120 us. Grants stay small, so concurrent responses receive their
-  // payload interleaved over the whole transfer rather than one whole response at a time — which
-  // is what a client measuring "time during which payload was arriving" must see on a shared link.
-  return std::chrono::milliseconds(2);
+  // A grant is released when its link time has (almost) elapsed: at most 200 us before the end of
+  // its slot on the virtual clock, never earlier. Releasing at the slot's start, or a fixed time ahead
+  // of it, delivers each burst of a busy period early by that much, so a client timing "payload
+  // delivery" of short transfers (a wave of small responses) measured up to ~1.8x the configured rate.
+  // Grants stay small (16 KiB), so concurrent responses receive their payload interleaved over the
+  // whole transfer; at 128 MiB/s the pump wakes about every 120 us, and a late wake-up releases every
+  // grant that has become due (the virtual clock makes up lost time within `catch_up`).
+  return std::chrono::microseconds(200);
 }
 
 Throttle::Clock::duration Throttle::LinkTime(size_t bytes) const {
@@ -48,6 +52,13 @@ void Throttle::Acquire(size_t want, Grant grant) {
     asio::post(io_, [g = std::move(grant), n] { g(n); });
     return;
   }
+  if (queue_.empty()) {
+    // Nobody was waiting: the link may have been idle although streams are open (a response between
+    // two chunks, or one whose data is all sent but not yet finished). Credit for idle time would let
+    // the next response burst above the rate, so at most kIdleCredit of it is kept — enough to cover
+    // the gap while a single response writes one chunk and asks for the next.
+    next_free_ = std::max(next_free_, Clock::now() - kIdleCredit);
+  }
   queue_.push_back(Waiter{want, std::move(grant)});
   if (!timer_armed_) Pump();
 }
@@ -56,9 +67,11 @@ void Throttle::Pump() {
   while (!queue_.empty()) {
     auto now = Clock::now();
     auto start = std::max(next_free_, now - catch_up_);
-    if (rate_ != 0 && start > now + Slack()) {
+    // The end of the next grant's link time (rate 0, unlimited, never waits).
+    const auto due = rate_ == 0 ? now : start + LinkTime(std::min(queue_.front().want, quantum()));
+    if (due > now + Slack()) {
       timer_armed_ = true;
-      timer_.expires_at(start - Slack());
+      timer_.expires_at(due - Slack());
       timer_.async_wait([this](const boost::system::error_code& ec) {
         timer_armed_ = false;
         if (!ec) Pump();

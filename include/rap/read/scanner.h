@@ -67,6 +67,9 @@ struct ScanStats {
   int64_t pages_read = 0, pages_skipped = 0;      // data pages decoded / stepped over
   int64_t requests = 0, read_calls = 0;
   uint64_t bytes = 0;
+  int64_t footer_requests = 0;        // of `requests`: footer (tail) reads
+  uint64_t footer_bytes = 0;          // of `bytes`: footer (tail) reads
+  int64_t page_index_from_tail = 0;   // page-index ranges sliced from the footer read (no request)
   std::string ToString() const;  // one "key value" per line
 };
 
