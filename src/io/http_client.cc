@@ -117,7 +117,7 @@ size_t OnWrite(char* data, size_t size, size_t n, void* p) {
     ex->overflow = true;
     return 0;
   }
-  if (ex->buf.size() == 0) ex->buf = Buffer::Allocate(ex->capacity);
+  if (ex->buf.size() == 0) ex->buf = Buffer::Allocate(ex->capacity);  // suffix ranges: allocated once data arrives
   std::memcpy(ex->buf.mutable_data() + ex->received, data, len);
   ex->received += len;
   return len;
@@ -230,6 +230,7 @@ Result<CURL*> HttpClient::MakeEasy(Exchange* ex, double remaining_s) {
   }
   if (req.kind == HttpRequest::Kind::kRange) {
     ex->capacity = req.range.length;
+    ex->buf = AllocateBodyBuffer(ex->capacity);  // here, not on the transfer thread (see AllocateBodyBuffer)
     ex->hdrs = curl_slist_append(ex->hdrs, ("Range: bytes=" + std::to_string(req.range.offset) + "-" +
                                             std::to_string(req.range.end() - 1)).c_str());
   } else if (req.kind == HttpRequest::Kind::kSuffix) {

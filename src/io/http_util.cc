@@ -1,6 +1,7 @@
 #include "io/http_util.h"
 
 #include <curl/curl.h>
+#include <sys/mman.h>
 
 #include <cctype>
 #include <charconv>
@@ -96,6 +97,15 @@ std::string NormalizeEtag(std::string_view etag) {
   if (etag.substr(0, 2) == "W/") etag.remove_prefix(2);
   if (etag.size() >= 2 && etag.front() == '"' && etag.back() == '"') etag = etag.substr(1, etag.size() - 2);
   return std::string(etag);
+}
+
+Buffer AllocateBodyBuffer(size_t size) {
+  constexpr size_t kMapThreshold = 1 << 20;
+  if (size < kMapThreshold) return Buffer::Allocate(size);
+  void* p = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+  if (p == MAP_FAILED) return Buffer::Allocate(size);
+  std::shared_ptr<const void> owner(p, [size](const void* q) { ::munmap(const_cast<void*>(q), size); });
+  return Buffer(std::move(owner), static_cast<const uint8_t*>(p), size);
 }
 
 }  // namespace rap::io

@@ -8,6 +8,8 @@
 #include <string_view>
 #include <vector>
 
+#include "rap/util/buffer.h"
+
 namespace rap::io {
 
 struct ContentRange {
@@ -37,5 +39,12 @@ std::string ToLower(std::string_view s);
 
 // Strips surrounding quotes and a weak-validator prefix from an ETag.
 std::string NormalizeEtag(std::string_view etag);
+
+// Memory for a response body of `size` bytes, allocated before the request is issued. Bodies of
+// 1 MiB and more get their own pre-faulted mapping (mmap MAP_POPULATE): faulting the pages in one
+// call costs less than faulting them one by one inside the receive loop, and it happens on the
+// thread that issues the read instead of the transfer thread. Smaller ones (and any size when
+// mmap fails) come from Buffer::Allocate.
+Buffer AllocateBodyBuffer(size_t size);
 
 }  // namespace rap::io
