@@ -1,7 +1,7 @@
 // rap-test-labels: network
 // The S3 store against a real S3 implementation that verifies SigV4 (Swift s3api on loopback):
-// PUT, HEAD, ranges at boundaries, suffix ranges, concurrent ranges, listing across pages, and
-// clear access-denied / not-found errors.
+// PUT, HEAD, ranges at boundaries, suffix ranges, concurrent ranges, listing across pages, clear
+// access-denied / not-found errors, and planned reads (every policy returns the object's bytes).
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -9,6 +9,7 @@
 
 #include "rap/io/http_store.h"
 #include "rap/io/object_store.h"
+#include "rap/io/planned_read.h"
 #include "rap/io/s3_store.h"
 #include "testing/swift_fixture.h"
 
@@ -199,6 +200,41 @@ TEST_F(S3StoreTest, OpenUrlUsesTheAwsEnvironment) {
   EXPECT_NE(wrong->store.get(), r->store.get());
   EXPECT_TRUE(wrong->store->Head(wrong->path).status().Is(StatusCode::kAccessDenied));
   for (const char* v : {"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_REGION", "AWS_ENDPOINT_URL"}) unsetenv(v);
+}
+
+TEST_F(S3StoreTest, EveryPlanPolicyReturnsTheObjectBytes) {
+  EXPECT_EQ(DefaultPlanPolicy(*store_), plan::PlanPolicy::Auto());
+  auto est = std::make_shared<plan::TransportEstimator>();
+  const uint64_t size = big_->size();
+  for (const char* p : {"exact", "fixed:1MiB", "store", "auto", "auto", "auto", "auto"}) {
+    // 40 ranges with small and large gaps, duplicates and a zero-length range.
+    std::vector<ByteRange> ranges;
+    for (uint64_t i = 0; i < 40; ++i) ranges.push_back({(i * 77773) % (size - 20000), 1 + (i * 997) % 15000});
+    ranges.push_back(ranges[3]);
+    ranges.push_back({size - 1, 1});
+    ranges.push_back({10, 0});
+    PlanOptions opts;
+    opts.policy = *plan::ParsePlanPolicy(p);
+    opts.estimator = est;
+    plan::PlanRecord rec;
+    auto bufs = ReadPlanned(*store_, "data/big.bin", ranges, opts, &rec);
+    ASSERT_TRUE(bufs.ok()) << p << ": " << bufs.status().ToString();
+    ASSERT_EQ(bufs->size(), ranges.size());
+    for (size_t i = 0; i < ranges.size(); ++i) ASSERT_TRUE((*bufs)[i].view() == Big(ranges[i])) << p << " range " << i;
+    EXPECT_EQ(rec.outcome, plan::PlanOutcomeKind::kSuccess) << p;
+    EXPECT_TRUE(rec.latency_sample_added) << p;
+    EXPECT_EQ(rec.payload_bytes, rec.chosen_bytes) << p;
+    if (std::string(p) == "fixed:1MiB") {
+      EXPECT_LT(rec.chosen_requests, rec.exact_requests);
+    }
+  }
+  EXPECT_EQ(est->Estimate().latency_samples, 7u);
+  // A missing key fails and teaches the estimator nothing.
+  std::vector<ByteRange> one = {{0, 10}};
+  PlanOptions opts;
+  opts.estimator = est;
+  EXPECT_FALSE(ReadPlanned(*store_, "data/missing.bin", one, opts).ok());
+  EXPECT_EQ(est->Estimate().latency_samples, 7u);
 }
 
 }  // namespace
