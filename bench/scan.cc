@@ -40,6 +40,7 @@ struct Args {
   std::string temp_dir;
   bool retain_fixtures = false;
   bool duckdb = true;
+  std::string only;  // --query: run only this query
 };
 
 const char* const kCountries[] = {"US", "DE", "NL", "FR", "GB", "BR", "IN", "JP", "CA", "ES",
@@ -243,7 +244,11 @@ Status Run(const Args& a) {
   RAP_ASSIGN_OR_RETURN(uint64_t table_bytes, WriteTable(dir, a));
   std::fprintf(stderr, "table %s: %d files, %lld rows, %.1f MB (ready in %.1f s)\n", dir.c_str(), a.files,
                static_cast<long long>(a.rows), static_cast<double>(table_bytes) / 1e6, NowSeconds() - tw);
-  const std::vector<Query> queries = Queries(a.rows);
+  std::vector<Query> queries = Queries(a.rows);
+  if (!a.only.empty()) {
+    std::erase_if(queries, [&](const Query& q) { return q.name != a.only; });
+    if (queries.empty()) return Status::InvalidArgument("--query '" + a.only + "': no such query");
+  }
   std::vector<Measured> all;
   for (const Query& q : queries) {
     RAP_ASSIGN_OR_RETURN(Measured m, RunRap(dir, q, a.reps));
@@ -309,6 +314,8 @@ int main(int argc, char** argv) {
   app.add_option("--csv", a.csv, "Write the results as CSV to this file");
   app.add_option("--temp-dir", a.temp_dir, "Where the table is generated (default: $TMPDIR/rap-bench-scan)");
   app.add_flag("--retain-fixtures", a.retain_fixtures, "Keep the generated table (reused by the next run)");
+  app.add_option("--query", a.only,
+                 "Run only this query (range_dense, range_sparse, scattered_dense, scattered_sparse)");
   app.add_flag("!--no-duckdb", a.duckdb, "Skip the DuckDB comparison");
   CLI11_PARSE(app, argc, argv);
   rap::Status st = rap::bench::Run(a);

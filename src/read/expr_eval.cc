@@ -5,6 +5,7 @@
 #include <functional>
 #include <cstring>
 
+#include "expr_compare.h"
 #include "rap/read/expr.h"
 
 namespace rap::read {
@@ -282,7 +283,9 @@ Status EvalLeaf(const Node& node, const ArrayData& a, std::vector<uint8_t>* out)
   const bool has_nulls = !a.buffers.empty() && !a.buffers[0].empty();
   uint8_t* o = out->data();
   Status st;
-  if (node.kind == Expr::Kind::kCompare) {
+  if (node.kind == Expr::Kind::kCompare && internal::CompareFast(a, node.op, *node.values[0], o)) {
+    // done by the fast path (expr_compare.h)
+  } else if (node.kind == Expr::Kind::kCompare) {
     const Value& lit = *node.values[0];
     const CompareOp op = node.op;
     st = ForEachValue(a, [&](int64_t i, auto x) {

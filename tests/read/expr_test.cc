@@ -2,6 +2,7 @@
 // against a row-by-row reference, literal conversion, and pruning from statistics and page indexes.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
 #include <random>
 
@@ -277,6 +278,91 @@ TEST(ExprEval, MatchesReferenceOnRandomData) {
         for (int r = start; r < end; ++r) ASSERT_EQ((*got)[r], 0) << "pruned slice [" << start << "," << end << ")";
       }
     }
+  }
+}
+
+// Comparisons with one literal take native fast paths per type (src/read/expr_compare.cc): they give
+// exactly what a value-by-value three-way comparison (ValueAt) gives, for every integer width and
+// signedness, literals outside the column's range, dates, timestamps, doubles with NaN, and strings
+// shorter and longer than 16 bytes.
+TEST(ExprEval, FastComparisonsMatchValueByValue) {
+  std::mt19937_64 rng(5);
+  const int n = 200;
+  auto I = [](__int128 v) { Value x; x.domain = Value::Domain::kInt; x.i = v; return x; };
+  auto D = [](double v) { Value x; x.domain = Value::Domain::kDouble; x.d = v; return x; };
+  auto S = [](std::string v) { Value x; x.domain = Value::Domain::kString; x.s = std::move(v); return x; };
+  struct Case {
+    std::string name;
+    ArrayPtr array;
+    std::vector<std::pair<std::string, Value>> literals;  // text in the filter, the value it means
+  };
+  std::vector<std::optional<int8_t>> i8(n);
+  std::vector<std::optional<uint64_t>> u64(n);
+  std::vector<std::optional<int32_t>> days(n);
+  std::vector<std::optional<int64_t>> micros(n);
+  std::vector<std::optional<double>> dbl(n);
+  std::vector<std::optional<std::string>> str(n);
+  const std::string long_a(20, 'a'), long_b = std::string(19, 'a') + "b";
+  const std::string words[] = {"", "NL", "N", "NLX", long_a, long_b};
+  for (int i = 0; i < n; ++i) {
+    if (rng() % 9 == 0) continue;  // NULL row
+    i8[i] = static_cast<int8_t>(static_cast<int>(rng() % 256) - 128);
+    u64[i] = rng() % 3 == 0 ? ~uint64_t{0} - rng() % 4 : rng() % 10;
+    days[i] = static_cast<int32_t>(19723 + rng() % 5);  // 2024-01-01 + 0..4
+    micros[i] = int64_t{1704067200000000} + static_cast<int64_t>(rng() % 3) * 500000;
+    dbl[i] = rng() % 10 == 0 ? std::nan("") : static_cast<double>(rng() % 7) / 2;
+    str[i] = words[rng() % 6];
+  }
+  auto ts = std::make_shared<DataType>(*MakeType(TypeId::kTimestamp));
+  ts->unit = TimeUnit::kMicro;
+  const __int128 u64max = static_cast<__int128>(~uint64_t{0});
+  std::vector<Case> cases = {
+      {"i8", Fixed<int8_t>(MakeType(TypeId::kInt8), i8), {{"-128", I(-128)}, {"0", I(0)}, {"127", I(127)}, {"5", I(5)}}},
+      {"u64", Fixed<uint64_t>(MakeType(TypeId::kUInt64), u64), {{"3", I(3)}, {"18446744073709551615", I(u64max)}, {"0", I(0)}}},
+      {"d", Fixed<int32_t>(MakeType(TypeId::kDate32), days), {{"'2024-01-02'", I(19724)}, {"'2024-01-04'", I(19726)}}},
+      {"t", Fixed<int64_t>(ts, micros), {{"'2024-01-01 00:00:00.5'", I(1704067200500000)}, {"'2024-01-01'", I(1704067200000000)}}},
+      {"f", Fixed<double>(MakeType(TypeId::kFloat64), dbl), {{"1.5", D(1.5)}, {"0", D(0)}, {"-1", D(-1)}, {"3", D(3)}}},
+      {"s", Strings(str), {{"''", S("")}, {"'NL'", S("NL")}, {"'N'", S("N")}, {"'" + long_a + "'", S(long_a)},
+                           {"'" + long_b + "'", S(long_b)}, {"'zz'", S("zz")}}},
+  };
+  const char* kOps[] = {"=", "!=", "<", "<=", ">", ">="};
+  for (const Case& c : cases) {
+    RecordBatch b = Batch({{c.name, c.array->type}}, {c.array});
+    for (const auto& [text_lit, l] : c.literals) {
+      for (const std::string op : kOps) {
+        const std::string text = c.name + " " + op + " " + text_lit;
+        SCOPED_TRACE(text);
+        auto p = Predicate::Bind(*ParseExpr(text), *b.schema);
+        ASSERT_TRUE(p.ok()) << p.status().ToString();
+        auto got = p->Select(b);
+        ASSERT_TRUE(got.ok()) << got.status().ToString();
+        for (int r = 0; r < n; ++r) {
+          std::optional<Value> v = ValueAt(*c.array, r);
+          int want = 0;
+          if (v) {
+            int cmp = 0;
+            if (v->domain == Value::Domain::kInt) cmp = v->i < l.i ? -1 : v->i > l.i;
+            if (v->domain == Value::Domain::kString) cmp = v->s < l.s ? -1 : v->s > l.s;
+            if (v->domain == Value::Domain::kDouble) cmp = v->d < l.d ? -1 : v->d > l.d;
+            if (v->domain == Value::Domain::kDouble && std::isnan(v->d)) {
+              want = op == "!=";
+            } else {
+              want = op == "=" ? cmp == 0 : op == "!=" ? cmp != 0 : op == "<" ? cmp < 0 : op == "<=" ? cmp <= 0
+                   : op == ">" ? cmp > 0 : cmp >= 0;
+            }
+          }
+          ASSERT_EQ((*got)[r], want) << "row " << r;
+        }
+      }
+    }
+  }
+  // Literals outside a column's range (the generic path decides): nothing or everything matches.
+  RecordBatch b8 = Batch({{"i8", MakeType(TypeId::kInt8)}}, {cases[0].array});
+  auto above = Predicate::Bind(*ParseExpr("i8 < 300"), *b8.schema);
+  if (above.ok()) {
+    auto got = above->Select(b8);
+    ASSERT_TRUE(got.ok());
+    for (int r = 0; r < n; ++r) EXPECT_EQ((*got)[r], i8[r] ? 1 : 0);
   }
 }
 
