@@ -27,6 +27,20 @@ struct Validity {
     }
     ++length;
   }
+  // Appends def[i] >= threshold for i < n, eight at a time (the flat nullable case).
+  void AppendDefs(const int16_t* def, int64_t n, int16_t threshold) {
+    int64_t i = 0;
+    for (; i < n && (length & 7) != 0; ++i) Append(def[i] >= threshold);
+    bits.reserve(bits.size() + static_cast<size_t>((n - i + 7) / 8));
+    for (; i + 8 <= n; i += 8) {
+      unsigned byte = 0;
+      for (int b = 0; b < 8; ++b) byte |= (def[i + b] >= threshold ? 1u : 0u) << b;
+      bits.push_back(static_cast<uint8_t>(byte));
+      nulls += 8 - __builtin_popcount(byte);
+      length += 8;
+    }
+    for (; i < n; ++i) Append(def[i] >= threshold);
+  }
   Buffer Finish() { return nulls == 0 ? Buffer() : Buffer::FromVector(std::move(bits)); }
 };
 
@@ -77,8 +91,23 @@ class Assembler {
       return values;
     }
     Validity validity;
-    for (int64_t i = 0; i < L.num_levels; ++i) {
-      if (IsSlot(node, L, i)) validity.Append(Def(L, i) >= node.def_level);
+    if (L.rep_levels.empty() && node.slot_def <= 0 && !L.def_levels.empty()) {
+      // Flat nullable: every level is a slot. Without nulls the dense values are the array (no copy).
+      const int16_t* def = L.def_levels.data();
+      int64_t valid = 0;
+      for (int64_t i = 0; i < L.num_levels; ++i) valid += def[i] >= node.def_level ? 1 : 0;
+      if (valid == L.num_levels && node.field.type->id != TypeId::kNull) {
+        if (values->length != valid) {
+          return Status::Corrupt(fmt::format("field '{}': levels define {} values but the pages hold {}",
+                                             node.field.name, valid, values->length));
+        }
+        return values;
+      }
+      validity.AppendDefs(def, L.num_levels, node.def_level);
+    } else {
+      for (int64_t i = 0; i < L.num_levels; ++i) {
+        if (IsSlot(node, L, i)) validity.Append(Def(L, i) >= node.def_level);
+      }
     }
     const int64_t slots = validity.length;
     const DataType& t = *node.field.type;
