@@ -4,6 +4,8 @@
 // same files and query (tests/npm/duckdb_scan.mjs via node, `threads=1` and DuckDB's default).
 // Prints median wall time, rows/s (table rows per second of scan), bytes read and requests per query
 // and engine, and writes them as CSV. Method and results: docs/benchmarks/scan.md.
+#include <time.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
@@ -145,11 +147,18 @@ struct Measured {
   std::string engine;  // "rap", "duckdb-1t", "duckdb-Nt"
   std::string query;
   std::vector<double> times;
+  std::vector<double> cpu;  // process CPU seconds (user + system, all threads) per run
   int64_t rows_out = 0;
   std::string checksum;  // sum of user_id over the result
   int64_t requests = -1, read_calls = -1, pages_read = -1;
   int64_t bytes = -1;
 };
+
+double ProcessCpuSeconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
 
 double Median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -161,7 +170,7 @@ Result<Measured> RunRap(const std::string& dir, const Query& q, int reps) {
   m.engine = "rap";
   m.query = q.name;
   for (int rep = 0; rep <= reps; ++rep) {  // rep 0: untimed warm-up
-    const double t0 = NowSeconds();
+    const double t0 = NowSeconds(), c0 = ProcessCpuSeconds();
     RAP_ASSIGN_OR_RETURN(table::TableSnapshot snap, table::OpenTable(dir, {}));
     RAP_ASSIGN_OR_RETURN(read::ScanSource src, table::ToScanSource(snap));
     read::ScanOptions o;
@@ -178,9 +187,10 @@ Result<Measured> RunRap(const std::string& dir, const Query& q, int reps) {
       const ArrayData& user = *b->batch.columns[0];
       for (int64_t i = 0; i < user.length; ++i) sum += user.values<int64_t>()[i];
     }
-    const double t = NowSeconds() - t0;
+    const double t = NowSeconds() - t0, c = ProcessCpuSeconds() - c0;
     if (rep == 0) continue;
     m.times.push_back(t);
+    m.cpu.push_back(c);
     m.rows_out = rows;
     m.checksum = fmt::format("{}", static_cast<int64_t>(sum));
     const read::ScanStats& s = scanner->stats();
@@ -227,6 +237,7 @@ Result<std::vector<Measured>> RunDuckDb(const std::string& dir, const std::vecto
       m.engine = fmt::format("duckdb-{}t", threads);
       m.query = r["name"].get<std::string>();
       m.times = r["times_s"].get<std::vector<double>>();
+      m.cpu = r["cpu_s"].get<std::vector<double>>();
       m.rows_out = r["rows"].get<int64_t>();
       m.checksum = r["sum"].is_null() ? "0" : r["sum"].get<std::string>();
       res.push_back(std::move(m));
@@ -263,10 +274,10 @@ Status Run(const Args& a) {
       duck_status = duck.status();
     }
   }
-  std::printf("%-17s %-10s %10s %12s %9s %12s %9s %7s  %s\n", "query", "engine", "median_ms", "rows/s", "rows_out",
-              "bytes_read", "requests", "pages", "user_id_sum");
-  std::string csv = "query,engine,reps,median_s,min_s,table_rows,rows_per_s,rows_out,bytes_read,requests,pages_read,"
-                    "user_id_sum,result_matches_rap\n";
+  std::printf("%-17s %-10s %10s %10s %12s %9s %12s %9s %7s  %s\n", "query", "engine", "median_ms", "cpu_ms", "rows/s",
+              "rows_out", "bytes_read", "requests", "pages", "user_id_sum");
+  std::string csv = "query,engine,reps,median_s,min_s,median_cpu_s,table_rows,rows_per_s,rows_out,bytes_read,requests,"
+                    "pages_read,user_id_sum,result_matches_rap\n";
   for (const Query& q : queries) {
     const Measured* rap = nullptr;
     for (const Measured& m : all) {
@@ -277,13 +288,14 @@ Status Run(const Args& a) {
       const double med = Median(m.times);
       const double rate = med > 0 ? static_cast<double>(a.rows) / med : 0;
       const bool match = rap && rap->rows_out == m.rows_out && rap->checksum == m.checksum;
-      std::printf("%-17s %-10s %10.2f %12.3g %9lld %12s %9s %7s  %s%s\n", q.name.c_str(), m.engine.c_str(), med * 1e3,
-                  rate, static_cast<long long>(m.rows_out), m.bytes >= 0 ? std::to_string(m.bytes).c_str() : "-",
+      const double cpu = Median(m.cpu);
+      std::printf("%-17s %-10s %10.2f %10.2f %12.3g %9lld %12s %9s %7s  %s%s\n", q.name.c_str(), m.engine.c_str(),
+                  med * 1e3, cpu * 1e3, rate, static_cast<long long>(m.rows_out), m.bytes >= 0 ? std::to_string(m.bytes).c_str() : "-",
                   m.requests >= 0 ? std::to_string(m.requests).c_str() : "-",
                   m.pages_read >= 0 ? std::to_string(m.pages_read).c_str() : "-", m.checksum.c_str(),
                   match ? "" : "  (DIFFERS from rap)");
-      csv += fmt::format("{},{},{},{:.6f},{:.6f},{},{:.0f},{},{},{},{},{},{}\n", q.name, m.engine, m.times.size(), med,
-                         m.times.empty() ? 0 : *std::min_element(m.times.begin(), m.times.end()), a.rows, rate,
+      csv += fmt::format("{},{},{},{:.6f},{:.6f},{:.6f},{},{:.0f},{},{},{},{},{},{}\n", q.name, m.engine, m.times.size(),
+                         med, m.times.empty() ? 0 : *std::min_element(m.times.begin(), m.times.end()), cpu, a.rows, rate,
                          m.rows_out, m.bytes, m.requests, m.pages_read, m.checksum, match ? 1 : 0);
     }
   }

@@ -326,12 +326,13 @@ Status Eval(const Node& node, const RecordBatch& batch, const std::vector<int>& 
       RAP_RETURN_NOT_OK(Eval(*node.children[0], batch, batch_index, out));
       std::vector<uint8_t> rhs;
       RAP_RETURN_NOT_OK(Eval(*node.children[1], batch, batch_index, &rhs));
-      const bool is_and = node.kind == Expr::Kind::kAnd;
-      for (size_t i = 0; i < out->size(); ++i) {
-        uint8_t a = (*out)[i], b = rhs[i];
-        if (is_and) (*out)[i] = (a == kFalse || b == kFalse) ? kFalse : (a == kNull || b == kNull) ? kNull : kTrue;
-        else (*out)[i] = (a == kTrue || b == kTrue) ? kTrue : (a == kNull || b == kNull) ? kNull : kFalse;
-      }
+      // Three-valued AND/OR as 3x3 tables indexed by (a, b) in {kFalse, kTrue, kNull}: branch-free.
+      static constexpr uint8_t kAndTable[9] = {kFalse, kFalse, kFalse, kFalse, kTrue, kNull, kFalse, kNull, kNull};
+      static constexpr uint8_t kOrTable[9] = {kFalse, kTrue, kNull, kTrue, kTrue, kTrue, kNull, kTrue, kNull};
+      const uint8_t* table = node.kind == Expr::Kind::kAnd ? kAndTable : kOrTable;
+      uint8_t* o = out->data();
+      const uint8_t* r = rhs.data();
+      for (size_t i = 0; i < out->size(); ++i) o[i] = table[o[i] * 3 + r[i]];
       return Status::OK();
     }
     case Expr::Kind::kNot: {

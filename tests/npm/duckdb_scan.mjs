@@ -5,7 +5,8 @@
 // query one untimed warm-up run, then N timed runs of `conn.run(sql)` — the whole result
 // materialised in DuckDB's native chunks (no conversion to JS values) — and a check query for the
 // result's row count and sum of its first column.
-// Output: one JSON document {"duckdb_version": ..., "results": [{name, threads, times_s, rows, sum}]}.
+// cpu_s is the process's CPU time (user + system, every thread) per run: robust on a loaded machine.
+// Output: one JSON document {"duckdb_version": ..., "results": [{name, threads, times_s, cpu_s, rows, sum}]}.
 import { DuckDBInstance } from '@duckdb/node-api';
 
 async function countRows(result) {
@@ -35,15 +36,19 @@ try {
     for (const q of spec.queries) {
       await countRows(await conn.run(q.sql));  // warm-up (OS page cache, DuckDB start-up costs)
       const times = [];
+      const cpu = [];
       let rows = 0;
       for (let i = 0; i < (spec.reps ?? 5); ++i) {
         const t0 = performance.now();
+        const c0 = process.cpuUsage();
         rows = await countRows(await conn.run(q.sql));
+        const c = process.cpuUsage(c0);
         times.push((performance.now() - t0) / 1000);
+        cpu.push((c.user + c.system) / 1e6);
       }
       const first = (await conn.runAndReadAll(`SELECT * FROM (${q.sql}) LIMIT 0`)).columnNames()[0];
       const sums = (await conn.runAndReadAll(`SELECT count(*) AS n, sum("${first}")::VARCHAR AS s FROM (${q.sql})`)).getRowObjectsJS()[0];
-      results.push({ name: q.name, threads: Number(effective), times_s: times, rows, check_rows: Number(sums.n), sum: sums.s });
+      results.push({ name: q.name, threads: Number(effective), times_s: times, cpu_s: cpu, rows, check_rows: Number(sums.n), sum: sums.s });
     }
   }
   process.stdout.write(JSON.stringify({ duckdb_version: version, results }) + '\n');
