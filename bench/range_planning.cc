@@ -73,8 +73,14 @@ std::vector<std::string> Split(const std::string& s, char sep = ',') {
   return out;
 }
 
-// "20ms@4MiB/s"
+// "20ms@4MiB/s", or "local": the same files read from the local file system, no server.
 rap::bench::Profile ParseProfile(const std::string& text) {
+  if (text == "local") {
+    rap::bench::Profile p;
+    p.name = p.latency_text = p.throughput_text = "local";
+    p.local = true;
+    return p;
+  }
   const size_t at = text.find('@');
   if (at == std::string::npos) Die(fmt::format("profile '{}': expected LATENCY@THROUGHPUT, e.g. 20ms@4MiB/s", text));
   rap::bench::Profile p;
@@ -108,7 +114,7 @@ struct Projection {
 int main(int argc, char** argv) {
   CLI::App app{"bench_range_planning: seed 000's adaptive range-planning benchmark over rap-netsim"};
   int repetitions = 3;
-  std::string temp_dir, csv_dir = ".", profiles_text = "20ms@4MiB/s,100ms@128MiB/s";
+  std::string temp_dir, csv_dir = ".", profiles_text = "20ms@4MiB/s,100ms@128MiB/s,local";
   std::string policies_text = "auto,exact,fixed:1MiB,store", variants_text = "cold,persisted";
   std::string low_rate = "4MiB", high_rate = "128MiB";
   bool retain = false;
@@ -118,7 +124,9 @@ int main(int argc, char** argv) {
   app.add_option("--temp-dir", temp_dir, "where the synthetic Delta tables are created (default: $TMPDIR or /tmp)");
   app.add_flag("--retain-fixtures", retain, "keep the tables after the run");
   app.add_option("--csv-dir", csv_dir, "directory for range_planning_{runs,plans,summary}.csv")->capture_default_str();
-  app.add_option("--profiles", profiles_text, "transport profiles LATENCY@THROUGHPUT, comma separated")
+  app.add_option("--profiles", profiles_text,
+                 "transport profiles LATENCY@THROUGHPUT (over rap-netsim) or local (the local file system), comma "
+                 "separated")
       ->capture_default_str();
   app.add_option("--policies", policies_text, "plan policies, comma separated")->capture_default_str();
   app.add_option("--auto-estimator", variants_text, "automatic-planning variants: cold (reset per scan), persisted")
@@ -183,17 +191,27 @@ int main(int argc, char** argv) {
     const rap::table::TableSnapshot snap = Check(rap::table::OpenTable(root), "Delta table " + root);
     if (snap.kind != rap::table::TableKind::kDelta) Die(root + ": not read as a Delta table");
     std::vector<rap::bench::ScanFileRef> files;
-    for (const auto& f : snap.files) files.push_back({"/" + f.relative_path, f.size, f.num_records.value_or(0)});
+    std::unique_ptr<rap::testing::NetsimServer> server;
+    rap::io::ObjectStorePtr store;
+    std::string store_root = "/";
+    if (profile.local) {
+      rap::io::ResolvedUrl local = Check(rap::io::OpenUrl(root), "local store " + root);
+      store = local.store;
+      store_root = local.path;
+    } else {
+      rap::testing::NetsimOptions no;
+      no.root = root;
+      no.latency = profile.latency_text;
+      no.throughput = profile.throughput_text;
+      server = Check(rap::testing::NetsimServer::Start(no), "starting rap-netsim");
+      store = Check(rap::io::MakeHttpStore(server->url()), "HTTP store " + server->url());
+    }
+    for (const auto& f : snap.files) {
+      files.push_back({rap::io::JoinPath(store_root, f.relative_path), f.size, f.num_records.value_or(0)});
+    }
     if (files.size() != fx.files.size()) Die(root + ": Delta log does not list the files");
-
-    rap::testing::NetsimOptions no;
-    no.root = root;
-    no.latency = profile.latency_text;
-    no.throughput = profile.throughput_text;
-    auto server = Check(rap::testing::NetsimServer::Start(no), "starting rap-netsim");
-    rap::io::ObjectStorePtr store = Check(rap::io::MakeHttpStore(server->url()), "HTTP store " + server->url());
-    // The persisted variant: one estimator for the profile's endpoint, kept across its scans. (Not the
-    // process-wide registry's, so profiles and runs stay independent.)
+    // The profile endpoint's estimator, kept across its scans (not the process-wide registry's, so
+    // profiles stay independent).
     auto persisted = std::make_shared<rap::plan::TransportEstimator>();
 
     for (int rep = 0; rep < repetitions; ++rep) {
@@ -208,18 +226,29 @@ int main(int argc, char** argv) {
           query.plan = rap::io::PlanOptions();
           query.plan.policy = policy;
           query.plan.log = &log;
-          // Cold (seed-comparable): no estimator here, so every scan starts untrained with its own.
-          if (variant == "persisted") query.plan.estimator = persisted;
-          Check(server->ResetStats(), "netsim reset");
+          // Persisted: the profile endpoint's estimator, which (as in one process) learns from every
+          // scan of the endpoint, whatever its policy. Every other scan plans from an estimator of its
+          // own that starts cold (seed-comparable) and reports its outcomes to the endpoint's as well.
+          if (variant == "persisted") {
+            query.plan.estimator = persisted;
+          } else {
+            query.plan.also_report_to = persisted;
+          }
+          if (server) Check(server->ResetStats(), "netsim reset");
           rap::read::ScanSource source;
           source.store = store;
           source.schema = snap.schema;
           source.physical_names = snap.physical_names;
-          for (const auto& f : files) source.files.push_back({f.path, f.size, {}, {}});
+          for (const auto& f : files) {
+            rap::read::ScanFile sf;
+            sf.path = f.path;
+            sf.size = f.size;
+            source.files.push_back(std::move(sf));
+          }
           auto result = Check(scan_path == "scanner" ? rap::bench::ScannerScan(std::move(source), query)
                                                      : rap::bench::DirectScan(store, files, query),
                               "scan " + profile.name + " " + proj.name);
-          auto stats = Check(server->Stats(), "netsim stats");
+
           Run run;
           run.profile = &profile;
           run.projection = proj.name;
@@ -239,8 +268,14 @@ int main(int argc, char** argv) {
               run.plans.push_back(std::move(rec));
             }
           }
-          run.server_requests = stats.total.requests;
-          run.server_bytes = stats.total.payload_bytes;
+          if (server) {
+            auto stats = Check(server->Stats(), "netsim stats");
+            run.server_requests = stats.total.requests;
+            run.server_bytes = stats.total.payload_bytes;
+          } else {  // local files: what the reader requested (checked against itself, so not validated)
+            run.server_requests = run.PlannedRequests() + run.metadata.requests();
+            run.server_bytes = run.PlannedBytes() + run.metadata.bytes();
+          }
           std::fprintf(stdout, "  rep %d %-6s %-18s %8.3f s  %3zu plans %4llu req %8.3f MiB  %s\n", rep,
                        proj.name.c_str(), run.Label().c_str(), run.scan_s, run.plans.size(),
                        static_cast<unsigned long long>(run.server_requests),
@@ -250,7 +285,7 @@ int main(int argc, char** argv) {
         }
       }
     }
-    Check(server->Stop(), "stopping rap-netsim");
+    if (server) Check(server->Stop(), "stopping rap-netsim");
   }
 
   std::error_code ec;

@@ -17,6 +17,7 @@ struct Profile {
   std::string latency_text, throughput_text;
   double latency_s = 0;
   uint64_t throughput_bps = 0;
+  bool local = false;  // "local": the files on the local file system, no server (no rate rules apply)
   // The configured model of a plan: waves * latency + bytes / throughput.
   double ModelSeconds(uint64_t requests, uint64_t bytes, uint64_t concurrency = 10) const;
 };

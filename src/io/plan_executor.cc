@@ -152,6 +152,7 @@ Result<std::vector<Buffer>> ReadPlanned(ObjectStore& store, const std::string& p
     rec.plan_latency_s = outcome.latency_s;
   }
   const plan::ReportEffect effect = estimator->Report(outcome);
+  if (options.also_report_to && options.also_report_to != estimator) options.also_report_to->Report(outcome);
   rec.outcome = outcome.kind;
   rec.latency_sample_added = effect.latency_added;
   rec.throughput_sample_added = effect.throughput_added;

@@ -10,6 +10,7 @@ std::string ScanStats::ToString() const {
   auto line = [&](const char* k, int64_t v) { s += std::string(k) + " " + std::to_string(v) + "\n"; };
   line("files", files);
   line("files_pruned", files_pruned);
+  line("files_pruned_by_stats", files_pruned_by_stats);
   line("row_groups", row_groups);
   line("row_groups_pruned", row_groups_pruned);
   line("rows_in_row_groups", rows_in_row_groups);
@@ -139,6 +140,20 @@ Status Scanner::Impl::ScanFile(size_t file_index) {
     if (predicate->CanMatch(part_stats) == Match::kNever) {
       ++stats.files_pruned;
       return Status::OK();
+    }
+    // File statistics (Delta add.stats): prune without opening the file.
+    if (options.use_statistics && !file.column_stats.empty()) {
+      auto file_stats = [&](int c) -> std::optional<ColumnStats> {
+        const ColumnSource& cs = filter_cols[static_cast<size_t>(c)];
+        if (cs.partition >= 0) return part_stats(c);
+        const int f = table_schema->FieldIndex(cs.name);
+        if (f < 0 || static_cast<size_t>(f) >= file.column_stats.size()) return std::nullopt;
+        return file.column_stats[static_cast<size_t>(f)];
+      };
+      if (predicate->CanMatch(file_stats) == Match::kNever) {
+        ++stats.files_pruned_by_stats;
+        return Status::OK();
+      }
     }
   }
   FileReaderOptions ro = options.reader;
@@ -399,6 +414,9 @@ Result<std::unique_ptr<Scanner>> Scanner::Make(ScanSource source, ScanOptions op
   if (!impl->source.store) return Status::InvalidArgument("scan: no object store");
   if (impl->options.estimator_scope == ScanOptions::EstimatorScope::kScan && !impl->options.reader.plan.estimator) {
     impl->options.reader.plan.estimator = std::make_shared<plan::TransportEstimator>();
+    if (!impl->options.reader.plan.also_report_to) {
+      impl->options.reader.plan.also_report_to = plan::EstimatorRegistry::Global().Get(impl->source.store->endpoint());
+    }
   }
   RAP_RETURN_NOT_OK(impl->Init());
   if (impl->options.limit == 0) impl->done = true;

@@ -137,23 +137,48 @@ TEST_F(PlannedReadsTest, PageIndexOutsideTheTailIsOnePlannedRead) {
 }
 
 TEST_F(PlannedReadsTest, ScanEstimatorScope) {
-  // A private store endpoint name is not possible for local files ("file"), so measure the change.
+  // Local files report latency but never a throughput sample (no payload delivery time to measure
+  // beyond the eligibility bound), so a trained state is made by hand: 3 + 3 samples.
   auto endpoint = plan::EstimatorRegistry::Global().Get(store_->endpoint());
-  auto run = [&](ScanOptions::EstimatorScope scope) {
+  auto train = [&] {
+    endpoint->Reset();
+    for (int i = 0; i < 3; ++i) {
+      endpoint->Report({plan::PlanOutcomeKind::kSuccess, 0.001, 4 << 20, 0.02});
+    }
+    ASSERT_TRUE(endpoint->Estimate().Trained(3));
+  };
+  auto run = [&](ScanOptions::EstimatorScope scope, plan::PlanLog* log) {
     ScanOptions o;
     o.filter = *ParseExpr("id < 3000");
     o.columns = {"id", "s"};
     o.estimator_scope = scope;
     o.reader.use_metadata_cache = false;
-    auto rows = rap::testing::RunScan(rap::testing::ScanTableSource(store_, dir_.Join("t"), files_), std::move(o));
+    o.reader.plan.policy = plan::PlanPolicy::Auto();
+    o.reader.plan.log = log;
+    auto rows = rap::testing::RunScan(rap::testing::ScanTableSource(store_, root_, files_), std::move(o));
     ASSERT_TRUE(rows.ok()) << rows.status().ToString();
   };
+  // kEndpoint: plans from the trained endpoint estimator.
+  train();
+  plan::PlanLog shared_log;
+  run(ScanOptions::EstimatorScope::kEndpoint, &shared_log);
+  ASSERT_GT(shared_log.size(), 0u);
+  for (const auto& r : shared_log.Records()) {
+    EXPECT_GE(r.throughput_samples, 3u);
+    EXPECT_NE(r.decided_by, plan::DecidedBy::kColdStart);
+  }
+  // kScan: starts cold although the endpoint is trained, and still teaches the endpoint.
+  train();
+  const size_t before = endpoint->Estimate().latency_samples;
+  plan::PlanLog scan_log;
+  run(ScanOptions::EstimatorScope::kScan, &scan_log);
+  const auto records = scan_log.Records();
+  ASSERT_GT(records.size(), 0u);
+  EXPECT_EQ(records[0].latency_samples, 0u);
+  for (const auto& r : records) EXPECT_EQ(r.decided_by, plan::DecidedBy::kColdStart);
+  EXPECT_EQ(endpoint->Estimate().latency_samples, std::min<size_t>(9, before + records.size()))
+      << "a scan-scoped estimator still reports to the endpoint's";
   endpoint->Reset();
-  run(ScanOptions::EstimatorScope::kScan);
-  EXPECT_EQ(endpoint->Estimate().latency_samples, 0u) << "a scan-scoped estimator must not touch the endpoint's";
-  run(ScanOptions::EstimatorScope::kEndpoint);
-  const size_t after_first = endpoint->Estimate().latency_samples;
-  EXPECT_GT(after_first, 0u) << "an endpoint-scoped scan teaches the endpoint's estimator";
 }
 
 }  // namespace

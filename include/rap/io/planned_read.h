@@ -23,8 +23,12 @@ namespace rap::io {
 struct PlanOptions {
   // Unset: auto for remote stores (ObjectStore::is_remote()), exact for local files.
   std::optional<plan::PlanPolicy> policy;
-  // Unset: plan::EstimatorRegistry::Global().Get(store.endpoint()), shared by every reader of the endpoint.
+  // Plans with it and reports every outcome to it. Unset: plan::EstimatorRegistry::Global().Get(
+  // store.endpoint()), shared by every reader of the endpoint.
   std::shared_ptr<plan::TransportEstimator> estimator;
+  // Optional: also receives every outcome, without being used for planning. A scan that plans from
+  // its own cold estimator still teaches the endpoint's shared one this way (see ScanOptions).
+  std::shared_ptr<plan::TransportEstimator> also_report_to;
   plan::PlannerConfig planner;
   const CancellationToken* cancel = nullptr;  // optional
   std::string expected_etag;                  // when set, a different ETag fails with kChanged

@@ -27,6 +27,9 @@ struct ScanFile {
   std::vector<ArrayPtr> partition_values;
   // Rows of the file that are deleted (Delta deletion vectors), sorted and distinct.
   std::vector<uint64_t> deleted_rows;
+  // Statistics of the file's data columns known before opening it (Delta add.stats), one entry per
+  // ScanSource::schema field (nullopt: unknown); empty = none. Must be bounds of the file's values.
+  std::vector<std::optional<ColumnStats>> column_stats;
 };
 
 struct ScanSource {
@@ -45,19 +48,21 @@ struct ScanOptions {
   ExprPtr filter;                    // optional
   int64_t limit = -1;                // < 0: no limit
   int64_t batch_size = 64 * 1024;    // rows per output batch (at most)
-  bool use_statistics = true;        // row-group statistics pruning
+  bool use_statistics = true;        // file (ScanFile::column_stats) and row-group statistics pruning
   bool use_page_index = true;        // ColumnIndex page pruning and OffsetIndex page selection
   FileReaderOptions reader;
-  // Scope of the range planner's learning (seed 000). kEndpoint (default): the store endpoint's
-  // estimator, shared by every reader and scan of that endpoint in the process, so later scans start
-  // trained. kScan: a fresh estimator for this scan only (starts cold, learns from this scan's plans,
-  // leaves the endpoint's estimator untouched). Ignored when reader.plan.estimator is set.
+  // Scope of the range planner's learning (seed 000). kEndpoint (default): plans from the store
+  // endpoint's estimator, shared by every reader and scan of that endpoint in the process, so later
+  // scans start trained. kScan: plans from a fresh estimator of this scan only (it starts cold and
+  // learns from this scan's plans); the outcomes still teach the endpoint's estimator (unless
+  // reader.plan.also_report_to names another). Ignored when reader.plan.estimator is set.
   enum class EstimatorScope { kEndpoint, kScan };
   EstimatorScope estimator_scope = EstimatorScope::kEndpoint;
 };
 
 struct ScanStats {
   int64_t files = 0, files_pruned = 0;            // pruned by partition values
+  int64_t files_pruned_by_stats = 0;              // pruned by ScanFile::column_stats (not opened)
   int64_t row_groups = 0, row_groups_pruned = 0;  // pruned by statistics
   int64_t rows_in_row_groups = 0;                 // rows of the row groups that were not pruned
   int64_t rows_deleted = 0;                       // rows dropped by deletion vectors
