@@ -95,34 +95,35 @@ class MultiFailureTest : public ::testing::Test {
   std::vector<ByteRange> ranges_;
 };
 
-// A final 4xx is not retried: the first of the simultaneous 404s fails the read.
-TEST_F(MultiFailureTest, SimultaneousClientErrors) {
-  ASSERT_TRUE(server_->AddFault("kind=404&count=-1").ok());
-  ExpectEveryReadFails(FastOptions(), StatusCode::kNotFound, "not found", 20);
-}
-
-// Retryable errors with no attempts left ("giving up after 1 attempts").
-TEST_F(MultiFailureTest, SimultaneousRetryableErrorsWithoutAttemptsLeft) {
-  ASSERT_TRUE(server_->AddFault("kind=503&count=-1&retry_after=0").ok());
-  HttpOptions o = FastOptions();
-  o.max_attempts = 1;
-  ExpectEveryReadFails(o, StatusCode::kIOError, "giving up after 1 attempts", 20);
-}
-
-// A Retry-After longer than allowed fails at once.
-TEST_F(MultiFailureTest, SimultaneousRetryAfterBeyondTheLimit) {
-  ASSERT_TRUE(server_->AddFault("kind=429&count=-1&retry_after=3600").ok());
-  HttpOptions o = FastOptions();
-  o.max_retry_after_s = 5;
-  ExpectEveryReadFails(o, StatusCode::kIOError, "server asked to retry after", 20);
-}
-
-// A Retry-After that would end past the read's deadline fails with a timeout.
-TEST_F(MultiFailureTest, SimultaneousRetriesPastTheDeadline) {
-  ASSERT_TRUE(server_->AddFault("kind=503&count=-1&retry_after=2").ok());
-  HttpOptions o = FastOptions();
-  o.deadline_s = 1;
-  ExpectEveryReadFails(o, StatusCode::kTimeout, "deadline", 20);
+// Every way a finished exchange can end the read, each with ten failures arriving together.
+TEST_F(MultiFailureTest, SimultaneousFailuresEndTheRead) {
+  struct Case {
+    const char* fault;                  // rap-netsim rule
+    std::function<void(HttpOptions*)> configure;
+    StatusCode code;
+    const char* needle;                 // in the message
+  };
+  const Case cases[] = {
+      // A final 4xx is not retried: the first of the simultaneous 404s fails the read.
+      {"kind=404&count=-1", [](HttpOptions*) {}, StatusCode::kNotFound, "not found"},
+      // Retryable errors with no attempts left.
+      {"kind=503&count=-1&retry_after=0", [](HttpOptions* o) { o->max_attempts = 1; }, StatusCode::kIOError,
+       "giving up after 1 attempts"},
+      // A Retry-After longer than allowed fails at once.
+      {"kind=429&count=-1&retry_after=3600", [](HttpOptions* o) { o->max_retry_after_s = 5; }, StatusCode::kIOError,
+       "server asked to retry after"},
+      // A Retry-After that would end past the read's deadline fails with a timeout.
+      {"kind=503&count=-1&retry_after=2", [](HttpOptions* o) { o->deadline_s = 1; }, StatusCode::kTimeout,
+       "deadline"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.fault);
+    ASSERT_TRUE(server_->ClearFaults().ok());
+    ASSERT_TRUE(server_->AddFault(c.fault).ok());
+    HttpOptions o = FastOptions();
+    c.configure(&o);
+    ExpectEveryReadFails(o, c.code, c.needle, 20);
+  }
 }
 
 // The store (engine, connections) stays usable after a failed wave.
