@@ -3,6 +3,8 @@
 #include "rap/table/deletion_vector.h"
 #include "rap/table/delta_schema.h"
 
+#include "delta_stats.h"
+
 namespace rap::table {
 
 Result<read::ScanSource> ToScanSource(const TableSnapshot& snapshot) {
@@ -30,6 +32,7 @@ Result<read::ScanSource> ToScanSource(const TableSnapshot& snapshot) {
       if (!rows.ok()) return rows.status().WithContext(f.relative_path);
       sf.deleted_rows = std::move(*rows);
     }
+    if (snapshot.schema) sf.column_stats = DeltaFileStats(f.stats_json, *snapshot.schema, snapshot.physical_names);
     src.files.push_back(std::move(sf));
   }
   return src;
