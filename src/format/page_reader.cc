@@ -290,15 +290,25 @@ Status PhysicalValues::AppendGather(const PhysicalValues& dict, const int32_t* i
       return Status::ResourceExhausted("string/binary values exceed 2 GiB in one column chunk read");
     }
     const size_t old = data.size();
-    data.resize(static_cast<size_t>(total));
+    // 16 bytes of slack: values of up to 16 bytes are copied as one fixed-size (inlined) 16-byte move
+    // when the dictionary has 16 readable bytes there; the slack is cut off at the end.
+    constexpr size_t kShort = 16;
+    data.resize(static_cast<size_t>(total) + kShort);
     size_t pos = old;
     offsets.reserve(offsets.size() + static_cast<size_t>(n));
+    const size_t dict_size = dict.data.size();
     for (int64_t i = 0; i < n; ++i) {
       const int32_t b = dict.offsets[indices[i]], e = dict.offsets[indices[i] + 1];
-      if (e > b) std::memcpy(data.data() + pos, dict.data.data() + b, static_cast<size_t>(e - b));
-      pos += static_cast<size_t>(e - b);
+      const size_t len = static_cast<size_t>(e - b);
+      if (len <= kShort && static_cast<size_t>(b) + kShort <= dict_size) {
+        std::memcpy(data.data() + pos, dict.data.data() + b, kShort);
+      } else if (len > 0) {
+        std::memcpy(data.data() + pos, dict.data.data() + b, len);
+      }
+      pos += len;
       offsets.push_back(static_cast<int32_t>(pos));
     }
+    data.resize(static_cast<size_t>(total));
   }
   count += n;
   return Status::OK();

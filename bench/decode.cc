@@ -1,0 +1,447 @@
+// Decode throughput of rap's reader against DuckDB's, single-threaded, on the same files: one-column
+// Parquet files of --rows rows (int64, double, string; PLAIN and dictionary; uncompressed, Snappy,
+// ZSTD) written by rap's writer, read through FileReader on the local store (projection: the one
+// column), consuming every value the way the DuckDB query does (count and sum, or summed string
+// lengths; the results are cross-checked). DuckDB runs through bench/decode/duckdb_decode.mjs (@duckdb/node-api
+// from tests/npm, SET threads=1); without node or the module the comparison is skipped with a note.
+// Footer decode time for wide metadata is bench_footer's job: it is run when it sits beside this
+// binary. Prints medians (uncompressed MB/s = PLAIN-encoded value bytes / s, and rows/s) per CPU
+// second of the process (robust on a shared machine; wall-clock medians go to the CSV too), writes CSV.
+//
+//   bench_decode [--rows 1000000] [--reps 5] [--csv decode.csv] [--temp-dir DIR] [--retain-fixtures]
+//                [--no-duckdb] [--no-footer] [--only TEXT] [--source-dir DIR]
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <functional>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "rap/format/writer.h"
+#include "rap/io/object_store.h"
+#include "rap/read/file_reader.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace rap;
+
+[[noreturn]] void Die(const std::string& what) {
+  std::fprintf(stderr, "bench_decode: %s\n", what.c_str());
+  std::exit(1);
+}
+void Check(const Status& st, const std::string& what) {
+  if (!st.ok()) Die(what + ": " + st.ToString());
+}
+
+struct Options {
+  int64_t rows = 1'000'000;
+  int reps = 5;
+  std::string csv = "decode.csv";
+  std::string temp_dir;
+  std::string source_dir;
+  bool retain = false;
+  bool duckdb = true;
+  bool footer = true;
+  std::string only;  // run only the cases whose name contains this
+};
+
+void Usage() {
+  std::printf(
+      "bench_decode: decode throughput of rap's FileReader vs DuckDB (single-threaded) on int64, double and\n"
+      "string columns, PLAIN and dictionary, uncompressed/Snappy/ZSTD. Prints medians, writes CSV.\n\n"
+      "  --rows N            rows per file (default 1000000)\n"
+      "  --reps N            timed runs per case, after one warm-up (default 5)\n"
+      "  --csv FILE          CSV output (default decode.csv)\n"
+      "  --temp-dir DIR      where the fixtures are written (default: the system temp directory)\n"
+      "  --retain-fixtures   keep the Parquet files (default: deleted at the end)\n"
+      "  --no-duckdb         skip the DuckDB comparison\n"
+      "  --no-footer         do not run bench_footer\n"
+      "  --only TEXT         only the cases whose name contains TEXT (e.g. \"string dict\")\n"
+      "  --source-dir DIR    rap's source tree (default: found above this binary or the working directory)\n");
+}
+
+Options ParseArgs(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) Die(a + " needs a value");
+      return argv[++i];
+    };
+    if (a == "--help" || a == "-h") {
+      Usage();
+      std::exit(0);
+    } else if (a == "--rows") {
+      o.rows = std::max<int64_t>(1, std::atoll(value().c_str()));
+    } else if (a == "--reps") {
+      o.reps = std::max(1, std::atoi(value().c_str()));
+    } else if (a == "--csv") {
+      o.csv = value();
+    } else if (a == "--temp-dir") {
+      o.temp_dir = value();
+    } else if (a == "--source-dir") {
+      o.source_dir = value();
+    } else if (a == "--retain-fixtures") {
+      o.retain = true;
+    } else if (a == "--no-duckdb") {
+      o.duckdb = false;
+    } else if (a == "--only") {
+      o.only = value();
+    } else if (a == "--no-footer") {
+      o.footer = false;
+    } else {
+      Usage();
+      Die("unknown argument " + a);
+    }
+  }
+  return o;
+}
+
+enum class Kind { kInt64, kDouble, kString };
+const char* KindName(Kind k) { return k == Kind::kInt64 ? "int64" : k == Kind::kDouble ? "double" : "string"; }
+
+// 4096 distinct values per type (so dictionary encoding never falls back), drawn uniformly.
+constexpr int kDistinct = 4096;
+
+ArrayPtr MakeColumn(Kind kind, int64_t begin, int64_t n, const std::vector<std::string>& strings,
+                    const std::vector<int64_t>& ints, const std::vector<double>& doubles) {
+  auto a = std::make_shared<ArrayData>();
+  a->length = n;
+  a->buffers.push_back(Buffer());  // no validity: no nulls
+  std::mt19937_64 rng(static_cast<uint64_t>(begin) * 7919 + 1);
+  std::uniform_int_distribution<int> pick(0, kDistinct - 1);
+  if (kind == Kind::kString) {
+    a->type = MakeType(TypeId::kString);
+    std::vector<int32_t> offsets{0};
+    std::string data;
+    for (int64_t i = 0; i < n; ++i) {
+      data += strings[static_cast<size_t>(pick(rng))];
+      offsets.push_back(static_cast<int32_t>(data.size()));
+    }
+    a->buffers.push_back(Buffer::Copy(offsets.data(), offsets.size() * sizeof(int32_t)));
+    a->buffers.push_back(Buffer::FromString(std::move(data)));
+  } else if (kind == Kind::kInt64) {
+    a->type = MakeType(TypeId::kInt64);
+    std::vector<int64_t> v(static_cast<size_t>(n));
+    for (auto& x : v) x = ints[static_cast<size_t>(pick(rng))];
+    a->buffers.push_back(Buffer::Copy(v.data(), v.size() * sizeof(int64_t)));
+  } else {
+    a->type = MakeType(TypeId::kFloat64);
+    std::vector<double> v(static_cast<size_t>(n));
+    for (auto& x : v) x = doubles[static_cast<size_t>(pick(rng))];
+    a->buffers.push_back(Buffer::Copy(v.data(), v.size() * sizeof(double)));
+  }
+  return a;
+}
+
+struct Timing {
+  double wall_s = -1;  // < 0: not measured
+  double cpu_s = -1;
+};
+
+struct Case {
+  Kind kind = Kind::kInt64;
+  bool dictionary = false;
+  parquet::Codec codec = parquet::Codec::UNCOMPRESSED;
+  std::string path;
+  uint64_t file_bytes = 0;
+  double plain_bytes = 0;  // PLAIN-encoded size of the values (8 per number, 4 + length per string)
+  Timing ours, duck;
+  std::string ours_result, duck_result;
+  std::string Name() const {
+    return fmt::format("{} {} {}", KindName(kind), dictionary ? "dict" : "plain", parquet::CodecName(codec));
+  }
+};
+
+// Writes the fixture of one case; returns the PLAIN-encoded value bytes.
+double WriteFixture(const Case& c, int64_t rows, const std::vector<std::string>& strings,
+                    const std::vector<int64_t>& ints, const std::vector<double>& doubles) {
+  parquet::WriterOptions wo;
+  wo.row_group_max_rows = rows;  // one row group, as a typical 1M-row file
+  wo.row_group_max_bytes = 0;
+  wo.defaults.dictionary = c.dictionary;
+  wo.defaults.dictionary_max_bytes = 64 << 20;
+  wo.defaults.encoding = parquet::Encoding::PLAIN;
+  wo.defaults.codec = c.codec;
+  auto schema = std::make_shared<Schema>();
+  schema->fields.push_back(Field{"v", MakeColumn(c.kind, 0, 1, strings, ints, doubles)->type, true});
+  auto sink = parquet::LocalFileSink::Open(c.path);
+  Check(sink.status(), "open " + c.path);
+  auto writer = parquet::ParquetWriter::Open(schema, sink->get(), wo);
+  Check(writer.status(), "writer");
+  double plain = 0;
+  constexpr int64_t kBatch = 64 * 1024;
+  for (int64_t b = 0; b < rows; b += kBatch) {
+    RecordBatch batch;
+    batch.schema = schema;
+    batch.num_rows = std::min(kBatch, rows - b);
+    batch.columns.push_back(MakeColumn(c.kind, b, batch.num_rows, strings, ints, doubles));
+    plain += c.kind == Kind::kString
+                 ? static_cast<double>(batch.columns[0]->buffers[2].size()) + 4.0 * static_cast<double>(batch.num_rows)
+                 : 8.0 * static_cast<double>(batch.num_rows);
+    Check((*writer)->Write(batch), "write " + c.path);
+  }
+  Check((*writer)->Close(), "close " + c.path);
+  if (c.dictionary && (*writer)->summary().num_dictionary_fallbacks != 0) Die(c.path + ": dictionary fell back");
+  return plain;
+}
+
+int64_t CountNulls(const ArrayData& a) {
+  int64_t n = 0;
+  for (int64_t i = 0; i < a.length; ++i) n += a.IsNull(i) ? 1 : 0;
+  return n;
+}
+
+std::string Int128ToString(__int128 v) {
+  if (v == 0) return "0";
+  const bool neg = v < 0;
+  unsigned __int128 u = neg ? -static_cast<unsigned __int128>(v) : static_cast<unsigned __int128>(v);
+  std::string s;
+  for (; u > 0; u /= 10) s.insert(s.begin(), static_cast<char>('0' + static_cast<int>(u % 10)));
+  return neg ? "-" + s : s;
+}
+
+// DuckDB's double sum and ours add in different orders: compare to 6 significant digits.
+std::string DuckResult(const std::string& r, Kind kind) {
+  if (kind != Kind::kDouble) return r;
+  const size_t comma = r.find(',');
+  if (comma == std::string::npos) return r;
+  return fmt::format("{},{:.6g}", r.substr(0, comma), std::strtod(r.c_str() + comma + 1, nullptr));
+}
+
+// One full read of the column through FileReader, consuming every value like the DuckDB query.
+std::string ReadOnce(const std::string& path, Kind kind) {
+  auto url = io::OpenUrl(path);
+  Check(url.status(), path);
+  read::FileReaderOptions ro;
+  ro.use_metadata_cache = false;  // parse the footer every run, as DuckDB does here
+  auto reader = read::FileReader::Open(url->store, url->path, ro);
+  Check(reader.status(), path);
+  auto proj = (*reader)->Project({"v"});
+  Check(proj.status(), path);
+  auto batches = (*reader)->NewBatchReader(std::nullopt, *proj);
+  Check(batches.status(), path);
+  int64_t count = 0, lengths = 0;
+  __int128 isum = 0;
+  double dsum = 0;
+  while (true) {
+    auto b = (*batches)->Next();
+    Check(b.status(), path);
+    if (!*b) break;
+    const ArrayData& a = *(*b)->columns[0];
+    count += a.length - (a.buffers[0].empty() ? 0 : CountNulls(a));
+    if (kind == Kind::kString) {
+      lengths += a.offsets()[a.length] - a.offsets()[0];
+    } else if (kind == Kind::kInt64) {
+      const int64_t* v = a.values<int64_t>();
+      for (int64_t i = 0; i < a.length; ++i) isum += v[i];
+    } else {
+      const double* v = a.values<double>();
+      for (int64_t i = 0; i < a.length; ++i) dsum += v[i];
+    }
+  }
+  if (kind == Kind::kString) return fmt::format("{},{}", count, lengths);
+  if (kind == Kind::kInt64) return fmt::format("{},{}", count, Int128ToString(isum));
+  return fmt::format("{},{:.6g}", count, dsum);
+}
+
+double ProcessCpuSeconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
+// Median wall and CPU seconds of `reps` runs after one warm-up run.
+Timing Measure(int reps, const std::function<void()>& fn) {
+  fn();
+  std::vector<double> wall, cpu;
+  for (int r = 0; r < reps; ++r) {
+    const auto a = std::chrono::steady_clock::now();
+    const double c = ProcessCpuSeconds();
+    fn();
+    cpu.push_back(ProcessCpuSeconds() - c);
+    wall.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - a).count());
+  }
+  std::sort(wall.begin(), wall.end());
+  std::sort(cpu.begin(), cpu.end());
+  return Timing{wall[wall.size() / 2], cpu[cpu.size() / 2]};
+}
+
+fs::path FindSourceDir(const Options& o, const char* argv0) {
+  if (!o.source_dir.empty()) return o.source_dir;
+  std::error_code ec;
+  for (fs::path start : {fs::weakly_canonical(fs::path(argv0), ec).parent_path(), fs::current_path()}) {
+    for (fs::path p = start; !p.empty(); p = p.parent_path()) {
+      if (fs::exists(p / "bench/decode/duckdb_decode.mjs")) return p;
+      if (p == p.parent_path()) break;
+    }
+  }
+  return {};
+}
+
+std::string RunCommand(const std::string& cmd, int* status) {
+  std::string out;
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) {
+    *status = -1;
+    return out;
+  }
+  char buf[4096];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+  *status = pclose(p);
+  return out;
+}
+
+// DuckDB medians per fixture path; empty with a printed note when node or the module is missing.
+void RunDuckdb(const Options& o, const fs::path& src, std::vector<Case>* cases) {
+  int st = 0;
+  RunCommand("command -v node >/dev/null 2>&1", &st);
+  if (st != 0) {
+    std::printf("note: node is not installed; the DuckDB comparison is skipped (scripts/install-deps.sh)\n");
+    return;
+  }
+  if (src.empty() || !fs::exists(src / "tests/npm/node_modules/@duckdb/node-api/package.json")) {
+    std::printf("note: @duckdb/node-api is not installed (scripts/install-npm-test-deps.sh); DuckDB skipped\n");
+    return;
+  }
+  std::string cmd = fmt::format("node '{}' --npm-dir '{}' --reps {} --column v", (src / "bench/decode/duckdb_decode.mjs").string(),
+                                (src / "tests/npm").string(), o.reps);
+  for (const Case& c : *cases) cmd += " '" + c.path + "'";
+  const std::string out = RunCommand(cmd, &st);
+  if (st != 0) {
+    std::printf("note: the DuckDB run failed (status %d); comparison skipped\n", st);
+    return;
+  }
+  size_t pos = 0;
+  while (pos < out.size()) {
+    size_t nl = out.find('\n', pos);
+    if (nl == std::string::npos) nl = out.size();
+    auto j = nlohmann::json::parse(out.substr(pos, nl - pos), nullptr, false);
+    pos = nl + 1;
+    if (j.is_discarded() || !j.is_object()) continue;
+    for (Case& c : *cases) {
+      if (c.path != j.value("file", "")) continue;
+      c.duck = Timing{j.value("median_s", -1.0), j.value("median_cpu_s", -1.0)};
+      std::string r;
+      for (const auto& v : j["result"]) r += (r.empty() ? "" : ",") + (v.is_string() ? v.get<std::string>() : v.dump());
+      c.duck_result = DuckResult(r, c.kind);
+    }
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const Options o = ParseArgs(argc, argv);
+  const fs::path dir = fs::path(o.temp_dir.empty() ? fs::temp_directory_path().string() : o.temp_dir) /
+                       fmt::format("rap-bench-decode-{}", getpid());
+  fs::create_directories(dir);
+
+  std::mt19937_64 rng(42);
+  std::vector<std::string> strings;
+  std::vector<int64_t> ints;
+  std::vector<double> doubles;
+  std::uniform_int_distribution<int> len(4, 28), ch('a', 'z');
+  for (int i = 0; i < kDistinct; ++i) {
+    std::string s(static_cast<size_t>(len(rng)), ' ');
+    for (char& c : s) c = static_cast<char>(ch(rng));
+    strings.push_back(std::move(s));
+    ints.push_back(static_cast<int64_t>(rng() >> 1) - (int64_t{1} << 61));
+    doubles.push_back(std::normal_distribution<double>(0, 1e6)(rng));
+  }
+
+  std::vector<Case> cases;
+  for (Kind k : {Kind::kInt64, Kind::kDouble, Kind::kString}) {
+    for (bool dict : {false, true}) {
+      for (parquet::Codec codec : {parquet::Codec::UNCOMPRESSED, parquet::Codec::SNAPPY, parquet::Codec::ZSTD}) {
+        Case c;
+        c.kind = k;
+        c.dictionary = dict;
+        c.codec = codec;
+        if (!o.only.empty() && c.Name().find(o.only) == std::string::npos) continue;
+        c.path = (dir / fmt::format("{}_{}_{}.parquet", KindName(k), dict ? "dict" : "plain",
+                                    parquet::CodecName(codec)))
+                     .string();
+        c.plain_bytes = WriteFixture(c, o.rows, strings, ints, doubles);
+        c.file_bytes = fs::file_size(c.path);
+        cases.push_back(std::move(c));
+      }
+    }
+  }
+  std::printf("%zu fixtures of %lld rows in %s\n", cases.size(), static_cast<long long>(o.rows), dir.c_str());
+
+  for (Case& c : cases) {
+    c.ours = Measure(o.reps, [&] { c.ours_result = ReadOnce(c.path, c.kind); });
+  }
+  const fs::path src = FindSourceDir(o, argv[0]);
+  if (o.duckdb) RunDuckdb(o, src, &cases);
+
+  auto mbs = [](const Case& c, double s) { return s > 0 ? c.plain_bytes / s / 1e6 : 0.0; };
+  auto mrows = [&](double s) { return s > 0 ? static_cast<double>(o.rows) / s / 1e6 : 0.0; };
+  std::printf("\nmedians of %d runs; throughput per CPU second (wall-clock figures are in the CSV)\n", o.reps);
+  std::printf("%-24s %8s %8s | %9s %10s | %9s %10s | %8s\n", "case", "file MB", "plain MB", "rap MB/s",
+              "rap Mrow/s", "duck MB/s", "duck Mrow/s", "rap/duck");
+  for (const Case& c : cases) {
+    const bool duck = c.duck.cpu_s > 0;
+    const bool agree = !duck || c.duck_result == c.ours_result;
+    std::string duck_cols = "        -          -";
+    if (duck) duck_cols = fmt::format("{:9.1f} {:10.2f}", mbs(c, c.duck.cpu_s), mrows(c.duck.cpu_s));
+    std::printf("%-24s %8.2f %8.2f | %9.1f %10.2f | %s | %7s %s\n", c.Name().c_str(),
+                static_cast<double>(c.file_bytes) / 1e6, c.plain_bytes / 1e6, mbs(c, c.ours.cpu_s),
+                mrows(c.ours.cpu_s), duck_cols.c_str(), duck ? fmt::format("{:.2f}x", c.duck.cpu_s / c.ours.cpu_s).c_str() : "-",
+                agree ? "" : ("RESULTS DIFFER: rap " + c.ours_result + ", duckdb " + c.duck_result).c_str());
+  }
+  std::printf("rap/duck > 1: rap is faster. MB/s: PLAIN-encoded value bytes (8 per number, 4 + length per string).\n");
+
+  if (FILE* f = std::fopen(o.csv.c_str(), "w")) {
+    std::fprintf(f,
+                 "type,encoding,codec,rows,reps,file_bytes,plain_bytes,rap_cpu_s,rap_wall_s,rap_mb_per_cpu_s,"
+                 "rap_rows_per_cpu_s,duckdb_cpu_s,duckdb_wall_s,duckdb_mb_per_cpu_s,duckdb_rows_per_cpu_s,results_agree\n");
+    for (const Case& c : cases) {
+      const bool duck = c.duck.cpu_s > 0;
+      std::string duck_cols = ",,,,";
+      if (duck) {
+        duck_cols = fmt::format("{:.6f},{:.6f},{:.1f},{:.0f},{}", c.duck.cpu_s, c.duck.wall_s, mbs(c, c.duck.cpu_s),
+                                mrows(c.duck.cpu_s) * 1e6, c.duck_result == c.ours_result ? "yes" : "no");
+      }
+      std::fprintf(f, "%s,%s,%s,%lld,%d,%llu,%.0f,%.6f,%.6f,%.1f,%.0f,%s\n", KindName(c.kind),
+                   c.dictionary ? "dictionary" : "plain", parquet::CodecName(c.codec), static_cast<long long>(o.rows),
+                   o.reps, static_cast<unsigned long long>(c.file_bytes), c.plain_bytes, c.ours.cpu_s, c.ours.wall_s,
+                   mbs(c, c.ours.cpu_s), mrows(c.ours.cpu_s) * 1e6, duck_cols.c_str());
+    }
+    std::fclose(f);
+    std::printf("wrote %s\n", o.csv.c_str());
+  }
+
+  if (!o.retain) {
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+  } else {
+    std::printf("fixtures kept in %s\n", dir.c_str());
+  }
+
+  // Footer decode for wide metadata: bench_footer (not duplicated here).
+  const fs::path footer = fs::weakly_canonical(fs::path(argv[0])).parent_path() / "bench_footer";
+  if (o.footer && fs::exists(footer)) {
+    std::printf("\nfooter decode (bench_footer --reps %d):\n", std::max(o.reps, 11));
+    std::fflush(stdout);
+    int st = 0;
+    const fs::path footer_csv = fs::path(o.csv).replace_extension(".footer.csv");
+    std::fputs(RunCommand(fmt::format("'{}' --reps {} --csv '{}'", footer.string(), std::max(o.reps, 11),
+                                      footer_csv.string()),
+                          &st)
+                   .c_str(),
+               stdout);
+  }
+  return 0;
+}
