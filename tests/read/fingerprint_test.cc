@@ -5,28 +5,12 @@
 #include <cstring>
 
 #include "rap/read/fingerprint.h"
+#include "testing/arrays.h"
 
 namespace rap::read {
 namespace {
 
-template <typename T>
-ArrayPtr Fixed(DataTypePtr type, const std::vector<std::optional<T>>& v) {
-  auto a = std::make_shared<ArrayData>();
-  a->type = std::move(type);
-  a->length = static_cast<int64_t>(v.size());
-  Buffer validity = Buffer::Allocate((v.size() + 7) / 8);
-  std::memset(validity.mutable_data(), 0, validity.size());
-  Buffer values = Buffer::Allocate(v.size() * sizeof(T));
-  std::memset(values.mutable_data(), 0, values.size());
-  for (size_t i = 0; i < v.size(); ++i) {
-    if (v[i]) {
-      validity.mutable_data()[i / 8] |= static_cast<uint8_t>(1u << (i % 8));
-      std::memcpy(values.mutable_data() + i * sizeof(T), &*v[i], sizeof(T));
-    }
-  }
-  a->buffers = {validity, values};
-  return a;
-}
+using rap::testing::Fixed;
 
 ArrayPtr Strings(const std::vector<std::string>& v) {
   auto a = std::make_shared<ArrayData>();

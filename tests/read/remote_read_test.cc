@@ -51,13 +51,7 @@ TEST(RemoteRead, SameRowsThroughEveryStore) {
   rap::testing::NginxServer nginx(rap::testing::ParquetTestingData());
   if (!nginx.ok()) GTEST_SKIP() << nginx.error();
 
-  io::S3Config config;
-  config.access_key_id = SwiftEnvironment::kAccessKey;
-  config.secret_access_key = SwiftEnvironment::kSecret;
-  config.region = SwiftEnvironment::kRegion;
-  config.endpoint_url = swift->endpoint_url();
-  config.credentials_source = "test";
-  auto s3 = io::MakeS3Store(SwiftEnvironment::kBucket, config);
+  auto s3 = io::MakeS3Store(SwiftEnvironment::kBucket, swift->s3_config());
   ASSERT_TRUE(s3.ok()) << s3.status().ToString();
 
   for (const char* name : kFiles) {

@@ -152,13 +152,7 @@ TEST_F(ScanRemote, S3Swift) {
     }
     FAIL() << (swift ? swift->error() : "no Swift environment");
   }
-  io::S3Config config;
-  config.access_key_id = SwiftEnvironment::kAccessKey;
-  config.secret_access_key = SwiftEnvironment::kSecret;
-  config.region = SwiftEnvironment::kRegion;
-  config.endpoint_url = swift->endpoint_url();
-  config.credentials_source = "test";
-  auto s3 = io::MakeS3Store(SwiftEnvironment::kBucket, config);
+  auto s3 = io::MakeS3Store(SwiftEnvironment::kBucket, swift->s3_config());
   ASSERT_TRUE(s3.ok()) << s3.status().ToString();
   const std::string root = "scan-remote/t";
   for (const auto& f : files_) {

@@ -10,6 +10,7 @@
 #include <memory>
 #include <string>
 
+#include "rap/io/s3_config.h"
 #include "testing/paths.h"
 
 namespace rap::testing {
@@ -30,6 +31,16 @@ class SwiftEnvironment : public ::testing::Environment {
   bool ok() const { return ok_; }
   const std::string& error() const { return error_; }
   std::string endpoint_url() const { return "http://127.0.0.1:" + std::to_string(port_); }
+  // Credentials, region and endpoint of this server, for io::MakeS3Store(kBucket, ...).
+  io::S3Config s3_config() const {
+    io::S3Config c;
+    c.access_key_id = kAccessKey;
+    c.secret_access_key = kSecret;
+    c.region = kRegion;
+    c.endpoint_url = endpoint_url();
+    c.credentials_source = "test";
+    return c;
+  }
 
  private:
   static SwiftEnvironment* instance_;
