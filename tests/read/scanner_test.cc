@@ -15,7 +15,7 @@
 namespace rap::read {
 namespace {
 
-constexpr int kFiles = 3;
+[[maybe_unused]] constexpr int kFiles = 3;  // MakeScanTable() writes this many files (documents the layout)
 constexpr int64_t kRowsPerFile = 2000;
 constexpr int64_t kRowGroupRows = 1000;
 
