@@ -69,6 +69,7 @@ class ChunkReader final : public ColumnChunkReader {
         if (window_done) break;
         page_loaded_ = false;
         decoder_.reset();
+        ReserveStringBytes(want);
       }
       if (!nested_ && next_row_ >= window_end_ && span_started_) break;
       RAP_ASSIGN_OR_RETURN(bool got, LoadNextPage());
@@ -95,6 +96,20 @@ class ChunkReader final : public ColumnChunkReader {
   }
 
  private:
+  // After the first page of a window of strings: reserve the window's character bytes, estimated
+  // from the bytes per value so far, so the buffer is not regrown (and copied) page after page.
+  void ReserveStringBytes(int64_t want) {
+    if (values_.width >= 0 || nested_ || values_.count == 0 || values_.data.capacity() > values_.data.size() * 2) {
+      return;
+    }
+    const double per_value = static_cast<double>(values_.data.size()) / static_cast<double>(values_.count);
+    const double estimate = per_value * static_cast<double>(want) * 1.125;
+    if (estimate > static_cast<double>(values_.data.capacity()) &&
+        estimate < static_cast<double>(std::min<int64_t>(options_.max_page_bytes, INT32_MAX))) {
+      values_.data.reserve(static_cast<size_t>(estimate));
+    }
+  }
+
   // Selected rows in [begin, end).
   int64_t SelectedBetween(int64_t begin, int64_t end) const {
     int64_t n = 0;
@@ -270,7 +285,7 @@ class ChunkReader final : public ColumnChunkReader {
   Status FlushRun(int64_t begin, int64_t end, bool selected, int16_t max_def) {
     const DataPage& page = page_;
     int64_t n_values = end - begin;
-    if (max_def > 0) {
+    if (max_def > 0 && page.num_non_null != page.num_levels) {  // else every level holds a value
       n_values = 0;
       for (int64_t i = begin; i < end; ++i) n_values += page.def[static_cast<size_t>(i)] == max_def ? 1 : 0;
     }

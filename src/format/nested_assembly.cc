@@ -94,8 +94,13 @@ class Assembler {
     if (L.rep_levels.empty() && node.slot_def <= 0 && !L.def_levels.empty()) {
       // Flat nullable: every level is a slot. Without nulls the dense values are the array (no copy).
       const int16_t* def = L.def_levels.data();
-      int64_t valid = 0;
-      for (int64_t i = 0; i < L.num_levels; ++i) valid += def[i] >= node.def_level ? 1 : 0;
+      // The reader decodes one value per level at the leaf's maximum definition level, so as many
+      // values as levels means no nulls without looking at the levels.
+      int64_t valid = L.num_levels;
+      if (values->length != L.num_levels || node.field.type->id == TypeId::kNull) {
+        valid = 0;
+        for (int64_t i = 0; i < L.num_levels; ++i) valid += def[i] >= node.def_level ? 1 : 0;
+      }
       if (valid == L.num_levels && node.field.type->id != TypeId::kNull) {
         if (values->length != valid) {
           return Status::Corrupt(fmt::format("field '{}': levels define {} values but the pages hold {}",

@@ -263,7 +263,11 @@ Status PhysicalValues::Append(ValueDecoder* decoder, int64_t n) {
 }
 
 Status PhysicalValues::AppendGather(const PhysicalValues& dict, const int32_t* indices, int64_t n) {
-  for (int64_t i = 0; i < n; ++i) {
+  // One branch-free (vectorised) range check; the first bad index is looked for only on failure.
+  bool bad = false;
+  const uint64_t limit = static_cast<uint64_t>(dict.count);
+  for (int64_t i = 0; i < n; ++i) bad |= static_cast<uint64_t>(static_cast<uint32_t>(indices[i])) >= limit;
+  for (int64_t i = 0; bad && i < n; ++i) {
     if (indices[i] < 0 || indices[i] >= dict.count) {
       return Status::Corrupt(
           fmt::format("dictionary index {} out of range (dictionary has {} values)", indices[i], dict.count));
@@ -284,29 +288,35 @@ Status PhysicalValues::AppendGather(const PhysicalValues& dict, const int32_t* i
       }
     }
   } else {
+    const int32_t* doff = dict.offsets.data();
     int64_t total = static_cast<int64_t>(data.size());
-    for (int64_t i = 0; i < n; ++i) total += dict.offsets[indices[i] + 1] - dict.offsets[indices[i]];
+    for (int64_t i = 0; i < n; ++i) total += doff[indices[i] + 1] - doff[indices[i]];
     if (total > INT32_MAX) {
       return Status::ResourceExhausted("string/binary values exceed 2 GiB in one column chunk read");
     }
     const size_t old = data.size();
     // 16 bytes of slack: values of up to 16 bytes are copied as one fixed-size (inlined) 16-byte move
-    // when the dictionary has 16 readable bytes there; the slack is cut off at the end.
+    // when the dictionary has 16 readable bytes there; the slack is cut off at the end. Raw pointers
+    // keep the loop free of reloads through the vectors.
     constexpr size_t kShort = 16;
     data.resize(static_cast<size_t>(total) + kShort);
-    size_t pos = old;
-    offsets.reserve(offsets.size() + static_cast<size_t>(n));
+    const size_t first_offset = offsets.size();
+    offsets.resize(first_offset + static_cast<size_t>(n));
+    uint8_t* out = data.data();
+    int32_t* out_offsets = offsets.data() + first_offset;
+    const uint8_t* src = dict.data.data();
     const size_t dict_size = dict.data.size();
+    size_t pos = old;
     for (int64_t i = 0; i < n; ++i) {
-      const int32_t b = dict.offsets[indices[i]], e = dict.offsets[indices[i] + 1];
+      const int32_t b = doff[indices[i]], e = doff[indices[i] + 1];
       const size_t len = static_cast<size_t>(e - b);
       if (len <= kShort && static_cast<size_t>(b) + kShort <= dict_size) {
-        std::memcpy(data.data() + pos, dict.data.data() + b, kShort);
+        std::memcpy(out + pos, src + b, kShort);
       } else if (len > 0) {
-        std::memcpy(data.data() + pos, dict.data.data() + b, len);
+        std::memcpy(out + pos, src + b, len);
       }
       pos += len;
-      offsets.push_back(static_cast<int32_t>(pos));
+      out_offsets[i] = static_cast<int32_t>(pos);
     }
     data.resize(static_cast<size_t>(total));
   }
