@@ -295,10 +295,10 @@ Status PhysicalValues::AppendGather(const PhysicalValues& dict, const int32_t* i
       return Status::ResourceExhausted("string/binary values exceed 2 GiB in one column chunk read");
     }
     const size_t old = data.size();
-    // 16 bytes of slack: values of up to 16 bytes are copied as one fixed-size (inlined) 16-byte move
-    // when the dictionary has 16 readable bytes there; the slack is cut off at the end. Raw pointers
+    // 32 bytes of slack: values of up to 32 bytes are copied as one fixed-size (inlined) 32-byte move
+    // when the dictionary has 32 readable bytes there; the slack is cut off at the end. Raw pointers
     // keep the loop free of reloads through the vectors.
-    constexpr size_t kShort = 16;
+    constexpr size_t kShort = 32;
     data.resize(static_cast<size_t>(total) + kShort);
     const size_t first_offset = offsets.size();
     offsets.resize(first_offset + static_cast<size_t>(n));
