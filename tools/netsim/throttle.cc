@@ -54,10 +54,12 @@ void Throttle::Acquire(size_t want, Grant grant) {
   }
   if (queue_.empty()) {
     // Nobody was waiting: the link may have been idle although streams are open (a response between
-    // two chunks, or one whose data is all sent but not yet finished). Credit for idle time would let
-    // the next response burst above the rate, so at most kIdleCredit of it is kept — enough to cover
-    // the gap while a single response writes one chunk and asks for the next.
-    next_free_ = std::max(next_free_, Clock::now() - kIdleCredit);
+    // two chunks, or requests still in their latency wait). Credit for idle time would let the next
+    // responses burst above the rate, so the link continues from its last grant only when that ended
+    // less than kIdleCredit ago (a single response writing one chunk and asking for the next);
+    // otherwise a new busy period starts now, without credit.
+    const auto now = Clock::now();
+    if (next_free_ < now - kIdleCredit) next_free_ = now;
   }
   queue_.push_back(Waiter{want, std::move(grant)});
   if (!timer_armed_) Pump();

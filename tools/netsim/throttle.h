@@ -9,7 +9,8 @@
 // Responses bracket their payload with BeginStream()/EndStream(). While responses are waiting for
 // grants the link may start a grant up to `catch_up` in the past, so that time lost to a late timer
 // or a descheduled server thread (common on a loaded test machine) is made up instead of silently
-// lowering the rate; when nobody was waiting, at most 0.5 ms of idle link time is made up. When the first stream of a busy period begins, the link starts "now": an idle
+// lowering the rate; when nobody was waiting, the link continues from its last grant only if that
+// ended less than 0.5 ms ago (one response fetching its next chunk), else it starts afresh, without credit. When the first stream of a busy period begins, the link starts "now": an idle
 // link accumulates no credit, so a new response never gets a burst above the rate.
 // Not thread-safe: every call must come from the io_context thread that owns the Throttle.
 #pragma once
