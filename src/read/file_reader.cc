@@ -51,6 +51,17 @@ Result<std::vector<Buffer>> FileReader::FetchRanges(const std::vector<ByteRange>
   return r;
 }
 
+void FileReader::CountFooterRead(const io::ReadStats& st) {
+  std::lock_guard<std::mutex> lock(stats_mu_);
+  stats_.read_calls++;
+  stats_.requests += static_cast<int64_t>(st.requests.size());
+  stats_.tail_requests += static_cast<int64_t>(st.requests.size());
+  for (const auto& t : st.requests) {
+    stats_.bytes += t.bytes;
+    stats_.tail_bytes += t.bytes;
+  }
+}
+
 Status FileReader::LoadMetadata() {
   MetadataCache& cache = MetadataCache::Global();
   const std::string endpoint = store_->endpoint();
@@ -64,16 +75,7 @@ Status FileReader::LoadMetadata() {
   io::ReadStats st;
   auto tail = store_->ReadTail(path_, std::max<uint64_t>(options_.tail_read_size, parquet::kFooterSize), options_.io,
                                &st);
-  {
-    std::lock_guard<std::mutex> lock(stats_mu_);
-    stats_.read_calls++;
-    stats_.requests += static_cast<int64_t>(st.requests.size());
-    stats_.tail_requests += static_cast<int64_t>(st.requests.size());
-    for (const auto& t : st.requests) {
-      stats_.bytes += t.bytes;
-      stats_.tail_bytes += t.bytes;
-    }
-  }
+  CountFooterRead(st);
   if (!tail.ok()) return tail.status();
   auto [buffer, info] = std::move(*tail);
   if (options_.use_metadata_cache && !info.etag.empty()) {
@@ -94,16 +96,7 @@ Status FileReader::LoadMetadata() {
     ByteRange rest{info.size - need, need - buffer.size()};
     io::ReadStats rest_stats;
     auto more_r = store_->ReadRanges(path_, std::vector<ByteRange>{rest}, options_.io, &rest_stats);
-    {
-      std::lock_guard<std::mutex> lock(stats_mu_);
-      stats_.read_calls++;
-      stats_.requests += static_cast<int64_t>(rest_stats.requests.size());
-      stats_.tail_requests += static_cast<int64_t>(rest_stats.requests.size());
-      for (const auto& t : rest_stats.requests) {
-        stats_.bytes += t.bytes;
-        stats_.tail_bytes += t.bytes;
-      }
-    }
+    CountFooterRead(rest_stats);
     if (!more_r.ok()) return more_r.status();
     std::vector<Buffer> more = std::move(*more_r);
     if (more.size() != 1 || more[0].size() != rest.length) {

@@ -132,6 +132,7 @@ class FileReader : public std::enable_shared_from_this<FileReader> {
   FileReader(io::ObjectStorePtr store, std::string path, FileReaderOptions options)
       : store_(std::move(store)), path_(std::move(path)), options_(std::move(options)) {}
   Status LoadMetadata();
+  void CountFooterRead(const io::ReadStats& st);  // adds a footer read to stats_
   Status Validate();
   // The one place column data and page indexes are fetched: a planned read (io::ReadPlanned) with
   // options_.plan, tagged with `purpose` in the PlanRecord.
