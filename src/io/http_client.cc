@@ -18,6 +18,7 @@ namespace {
 constexpr size_t kMaxErrorBody = 64 * 1024;
 constexpr size_t kMaxPlainBody = 256u << 20;  // listings and other plain GETs
 constexpr long kReceiveBufferSize = 512 * 1024;
+constexpr uint64_t kEagerBodyMax = 64u << 20;  // range bodies up to this size are allocated before the request
 
 std::string RangeText(const HttpRequest& r) {
   if (r.kind == HttpRequest::Kind::kRange) return "range " + r.range.ToString();
@@ -50,6 +51,7 @@ struct HttpClient::Exchange : CurlEngine::Transfer {
   Buffer buf;
   uint64_t received = 0;
   bool overflow = false;
+  uint64_t alloc_failed = 0;  // bytes of a body buffer that could not be allocated
   std::string plain_body;
   uint64_t put_offset = 0;
   curl_slist* hdrs = nullptr;
@@ -117,7 +119,22 @@ size_t OnWrite(char* data, size_t size, size_t n, void* p) {
     ex->overflow = true;
     return 0;
   }
-  if (ex->buf.size() == 0) ex->buf = Buffer::Allocate(ex->capacity);  // suffix ranges: allocated once data arrives
+  if (ex->buf.size() == 0) {
+    // Suffix and very large ranges: sized when the response is known, no larger than the length it
+    // announces, so an oversized request (a corrupt length, say) costs only what a server sends.
+    uint64_t want = ex->capacity;
+    auto announced = ParseUint64(ex->resp.Header("content-length"));
+    if (announced && *announced < want && *announced >= len) want = *announced;
+    ex->buf = AllocateBodyBuffer(want);
+    if (ex->buf.size() == 0) {
+      ex->alloc_failed = want;
+      return 0;
+    }
+  }
+  if (ex->received + len > ex->buf.size()) {  // more than announced (curl itself stops that first)
+    ex->overflow = true;
+    return 0;
+  }
   std::memcpy(ex->buf.mutable_data() + ex->received, data, len);
   ex->received += len;
   return len;
@@ -230,7 +247,15 @@ Result<CURL*> HttpClient::MakeEasy(Exchange* ex, double remaining_s) {
   }
   if (req.kind == HttpRequest::Kind::kRange) {
     ex->capacity = req.range.length;
-    ex->buf = AllocateBodyBuffer(ex->capacity);  // here, not on the transfer thread (see AllocateBodyBuffer)
+    // Here, not on the transfer thread (see AllocateBodyBuffer). Larger bodies are allocated when
+    // their first byte arrives, so an oversized request costs no memory unless a server answers it.
+    if (ex->capacity <= kEagerBodyMax) {
+      ex->buf = AllocateBodyBuffer(ex->capacity);
+      if (ex->buf.size() == 0) {
+        return Status::ResourceExhausted(req.object + ": cannot allocate " + std::to_string(ex->capacity) +
+                                         " bytes for " + RangeText(req));
+      }
+    }
     ex->hdrs = curl_slist_append(ex->hdrs, ("Range: bytes=" + std::to_string(req.range.offset) + "-" +
                                             std::to_string(req.range.end() - 1)).c_str());
   } else if (req.kind == HttpRequest::Kind::kSuffix) {
@@ -254,6 +279,11 @@ Verdict Evaluate(HttpClient::Exchange* ex, const std::string& endpoint, const Ht
     v.retry = true;
     return v;
   };
+  if (ex->result == CURLE_WRITE_ERROR && ex->alloc_failed) {
+    v.status = Status::ResourceExhausted(req.object + ": cannot allocate " + std::to_string(ex->alloc_failed) +
+                                         " bytes for the response to " + RangeText(req));
+    return v;
+  }
   if (ex->result == CURLE_WRITE_ERROR && ex->overflow) {
     if (req.kind == HttpRequest::Kind::kPlain) {
       v.status = Status::ResourceExhausted(req.object + ": response body exceeds " + std::to_string(kMaxPlainBody) +

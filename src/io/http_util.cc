@@ -5,6 +5,8 @@
 
 #include <cctype>
 #include <charconv>
+#include <memory>
+#include <new>
 
 namespace rap::io {
 
@@ -101,11 +103,18 @@ std::string NormalizeEtag(std::string_view etag) {
 
 Buffer AllocateBodyBuffer(size_t size) {
   constexpr size_t kMapThreshold = 1 << 20;
-  if (size < kMapThreshold) return Buffer::Allocate(size);
-  void* p = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
-  if (p == MAP_FAILED) return Buffer::Allocate(size);
-  std::shared_ptr<const void> owner(p, [size](const void* q) { ::munmap(const_cast<void*>(q), size); });
-  return Buffer(std::move(owner), static_cast<const uint8_t*>(p), size);
+  try {
+    if (size >= kMapThreshold) {
+      void* p = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+      if (p != MAP_FAILED) {
+        std::shared_ptr<const void> owner(p, [size](const void* q) { ::munmap(const_cast<void*>(q), size); });
+        return Buffer(std::move(owner), static_cast<const uint8_t*>(p), size);
+      }
+    }
+    return Buffer::Allocate(size);
+  } catch (const std::bad_alloc&) {
+    return Buffer();  // runs inside curl callbacks: no exception may leave
+  }
 }
 
 }  // namespace rap::io

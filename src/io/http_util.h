@@ -44,7 +44,7 @@ std::string NormalizeEtag(std::string_view etag);
 // 1 MiB and more get their own pre-faulted mapping (mmap MAP_POPULATE): faulting the pages in one
 // call costs less than faulting them one by one inside the receive loop, and it happens on the
 // thread that issues the read instead of the transfer thread. Smaller ones (and any size when
-// mmap fails) come from Buffer::Allocate.
+// mmap fails) come from Buffer::Allocate. An empty Buffer when the memory cannot be had.
 Buffer AllocateBodyBuffer(size_t size);
 
 }  // namespace rap::io

@@ -243,5 +243,26 @@ TEST_F(HttpStoreTest, OpenUrlSharesStoresPerEndpoint) {
   EXPECT_EQ(stats.requests.size(), 2u);
 }
 
+// A range far larger than the object (a corrupt length from a footer, say) fails with a clear error
+// and costs no memory beyond what the server actually sends: bodies are sized from the response.
+TEST_F(HttpStoreTest, OversizedRangeFailsWithoutAllocatingIt) {
+  HttpOptions o;
+  o.max_attempts = 2;
+  o.initial_backoff_s = 0.01;
+  auto s = MakeHttpStore(server_->base_url(), o);
+  ASSERT_TRUE(s.ok());
+  for (ByteRange r : {ByteRange{0, uint64_t{1} << 50}, ByteRange{5, uint64_t{1} << 40}}) {
+    std::vector<ByteRange> ranges = {r};
+    auto bufs = (*s)->ReadRanges("/small.bin", ranges, ReadOptions{}, nullptr);
+    ASSERT_FALSE(bufs.ok()) << r.ToString();
+    EXPECT_TRUE(bufs.status().Is(StatusCode::kCorrupt)) << bufs.status().ToString();
+    EXPECT_NE(bufs.status().message().find("does not match the request"), std::string::npos)
+        << bufs.status().ToString();
+  }
+  auto tail = (*s)->ReadTail("/small.bin", uint64_t{1} << 50, ReadOptions{}, nullptr);
+  ASSERT_TRUE(tail.ok()) << tail.status().ToString();
+  EXPECT_EQ(tail->first.view(), "0123456789");
+}
+
 }  // namespace
 }  // namespace rap::io
