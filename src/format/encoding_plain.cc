@@ -44,6 +44,10 @@ class PlainFixedDecoder final : public DecoderBase {
     return Status::OK();
   }
   Status Skip(int64_t n) override { return Advance(n).status(); }
+  Result<const uint8_t*> TakePlainFixed(int64_t n) override {
+    RAP_ASSIGN_OR_RETURN(size_t bytes, Advance(n));
+    return data_.data() + pos_ - bytes;
+  }
 
  private:
   // Moves past n values; returns their byte size.

@@ -248,6 +248,12 @@ Status DecodeDictionaryPage(const RawPage& raw, const ColumnDescriptor& column, 
 Status PhysicalValues::Append(ValueDecoder* decoder, int64_t n) {
   if (n <= 0) return Status::OK();
   if (width > 0) {
+    RAP_ASSIGN_OR_RETURN(const uint8_t* plain, decoder->TakePlainFixed(n));
+    if (plain != nullptr) {  // one copy straight from the page (resize would zero the bytes first)
+      fixed.insert(fixed.end(), plain, plain + static_cast<size_t>(n) * static_cast<size_t>(width));
+      count += n;
+      return Status::OK();
+    }
     const size_t old = fixed.size();
     fixed.resize(old + static_cast<size_t>(n) * static_cast<size_t>(width));
     Status st = decoder->DecodeFixed(fixed.data() + old, n);

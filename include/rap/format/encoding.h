@@ -38,6 +38,12 @@ class ValueDecoder {
   virtual Status DecodeIndices(int32_t* out, int64_t n) = 0;
   // Skips exactly n values without materialising them where the encoding allows.
   virtual Status Skip(int64_t n) = 0;
+  // PLAIN fixed-width pages only: the bytes of the next n values where they lie in the page (no copy),
+  // moving past them; nullptr for other encodings (use DecodeFixed). Corrupt if fewer remain.
+  virtual Result<const uint8_t*> TakePlainFixed(int64_t n) {
+    (void)n;
+    return static_cast<const uint8_t*>(nullptr);
+  }
 };
 
 // `data` is the page's value section (after levels); it must outlive the decoder. `num_values` is
