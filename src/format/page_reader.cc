@@ -298,7 +298,7 @@ Status PhysicalValues::AppendGather(const PhysicalValues& dict, const int32_t* i
     int64_t total = static_cast<int64_t>(data.size());
     for (int64_t i = 0; i < n; ++i) total += doff[indices[i] + 1] - doff[indices[i]];
     if (total > INT32_MAX) {
-      return Status::ResourceExhausted("string/binary values exceed 2 GiB in one column chunk read");
+      return Status::ResourceExhausted(std::string("string/binary values of one read ") + kOffsetOverflowMessage);
     }
     const size_t old = data.size();
     // 32 bytes of slack: values of up to 32 bytes are copied as one fixed-size (inlined) 32-byte move

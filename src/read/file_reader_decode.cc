@@ -1,6 +1,7 @@
 // FileReader: fetching the planned ranges of a row group and decoding them into record batches, in
 // row windows of at most batch_size selected rows (each page decoded once, a page spanning two
 // windows kept between them), so memory follows the batch size rather than the row group's size.
+// A window whose strings outgrow 32-bit offsets is retried with half the rows, down to one row.
 #include <fmt/format.h>
 
 #include <limits>
@@ -43,7 +44,9 @@ class FileReader::RowGroupDecoder {
     readers_.resize(static_cast<size_t>(reader_->schema().num_columns()));
     if (plan.empty()) {
       // Nothing selected: empty arrays of the right types.
-      for (int c : projection_.columns) RAP_RETURN_NOT_OK(AddColumn(c, parquet::ColumnChunkInput{}));
+      for (int c : projection_.columns) {
+        RAP_RETURN_NOT_OK(AddColumn(c, parquet::ColumnChunkInput{}, selection_.ranges()));
+      }
     }
     size_t bi = 0;
     for (const ChunkRanges& cr : plan) {
@@ -64,12 +67,23 @@ class FileReader::RowGroupDecoder {
           }
         }
       }
-      RAP_RETURN_NOT_OK(AddColumn(cr.column, std::move(input)));
+      RAP_RETURN_NOT_OK(AddColumn(cr.column, std::move(input), selection_.ranges()));
     }
     return Status::OK();
   }
 
   int64_t remaining() const { return selection_.Count() - emitted_; }
+
+  // Rebuilds the column readers for the selected rows not returned yet, from the bytes already
+  // fetched: after a window failed part-way the readers' state is unusable. Pages before those rows
+  // are walked again (skipped undecoded where their row count is known).
+  Status Restart() {
+    const RowSelection rest =
+        selection_.Intersect(RowSelection::Range(NthSelectedRow(emitted_), selection_.last_end()));
+    for (auto& r : readers_) r.reset();
+    for (const auto& [c, input] : inputs_) RAP_RETURN_NOT_OK(AddColumn(c, input, rest.ranges(), false));
+    return Status::OK();
+  }
 
   // The next at most max_rows selected rows (fewer only at the end of the selection).
   Result<RecordBatch> Next(int64_t max_rows) {
@@ -99,22 +113,25 @@ class FileReader::RowGroupDecoder {
   }
 
  private:
-  Status AddColumn(int c, parquet::ColumnChunkInput input) {
+  Status AddColumn(int c, parquet::ColumnChunkInput input, const std::vector<RowRange>& selection, bool keep = true) {
     const auto& md = reader_->metadata();
     const auto& cm = *md.row_groups[static_cast<size_t>(rg_)].columns[static_cast<size_t>(c)].meta_data;
-    auto r = parquet::ColumnChunkReader::Make(reader_->schema().column(c), cm.codec, std::move(input),
-                                              selection_.ranges(), copts_);
+    if (keep) inputs_.emplace_back(c, input);  // shares the fetched buffers
+    auto r = parquet::ColumnChunkReader::Make(reader_->schema().column(c), cm.codec, std::move(input), selection,
+                                              copts_);
     if (!r.ok()) return r.status().WithContext(fmt::format("row group {}", rg_));
     readers_[static_cast<size_t>(c)] = std::move(*r);
     return Status::OK();
   }
 
   // The row (relative to the row group) just after the next n selected rows (n < remaining()).
-  int64_t WindowEnd(int64_t n) {
-    int64_t skip = emitted_ + n;
+  int64_t WindowEnd(int64_t n) const { return NthSelectedRow(emitted_ + n); }
+
+  // The k-th selected row (from 0); the end of the selection when k is past it.
+  int64_t NthSelectedRow(int64_t k) const {
     for (const RowRange& r : selection_.ranges()) {
-      if (skip < r.size()) return r.begin + skip;
-      skip -= r.size();
+      if (k < r.size()) return r.begin + k;
+      k -= r.size();
     }
     return selection_.last_end();
   }
@@ -136,6 +153,7 @@ class FileReader::RowGroupDecoder {
   const Projection& projection_;
   parquet::ColumnReadOptions copts_;
   std::vector<std::unique_ptr<parquet::ColumnChunkReader>> readers_;  // by leaf column index
+  std::vector<std::pair<int, parquet::ColumnChunkInput>> inputs_;      // (column, its fetched pages)
   int64_t emitted_ = 0;
 };
 
@@ -163,9 +181,21 @@ class FileReader::BatchReader : public RecordBatchReader {
       auto decoder = std::make_unique<RowGroupDecoder>(reader_.get(), rg, std::move(sel), projection_);
       RAP_RETURN_NOT_OK(decoder->Open());
       current_ = std::move(decoder);
+      window_ = std::max<int64_t>(1, reader_->options().batch_size);
     }
-    RAP_ASSIGN_OR_RETURN(RecordBatch batch, current_->Next(std::max<int64_t>(1, reader_->options().batch_size)));
-    return std::optional<RecordBatch>(std::move(batch));
+    while (true) {
+      auto batch = current_->Next(window_);
+      if (batch.ok()) return std::optional<RecordBatch>(std::move(*batch));
+      // String/binary values of the window outgrew 32-bit offsets: the rest of this row group goes in
+      // windows of half as many rows, down to one row (a row that alone does not fit fails).
+      const Status& st = batch.status();
+      if (window_ <= 1 || !st.Is(StatusCode::kResourceExhausted) ||
+          st.message().find(parquet::kOffsetOverflowMessage) == std::string::npos) {
+        return st;
+      }
+      window_ = std::max<int64_t>(1, std::min(window_, current_->remaining()) / 2);
+      RAP_RETURN_NOT_OK(current_->Restart());
+    }
   }
 
  private:
@@ -174,6 +204,7 @@ class FileReader::BatchReader : public RecordBatchReader {
   Projection projection_;
   int rg_ = 0;
   std::unique_ptr<RowGroupDecoder> current_;  // the row group being decoded
+  int64_t window_ = 1;                          // rows per batch in this row group
 };
 
 Result<std::unique_ptr<RecordBatchReader>> FileReader::NewBatchReader(std::optional<RowSelection> selection,

@@ -72,6 +72,10 @@ Result<LeafColumnData> ReadColumnChunk(const ColumnDescriptor& column, Codec cod
                                        const std::vector<RowRange>& selection, const ColumnReadOptions& options,
                                        ColumnChunkStats* stats = nullptr);
 
+// Part of the message of the ResourceExhausted error raised when the string/binary values of one read
+// outgrow 32-bit Arrow offsets (a reader can retry with fewer rows; see FileReader's batches).
+inline constexpr const char* kOffsetOverflowMessage = "exceed the 2 GiB limit of int32 offsets";
+
 // Reads the selected rows of one column chunk in row windows, decoding every page once: each
 // Next(end_row) returns the selected rows before `end_row` (row-group relative) that earlier calls
 // did not return, so memory follows the window, not the row group. A page that spans two windows is
