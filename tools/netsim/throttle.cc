@@ -24,14 +24,14 @@ size_t Throttle::quantum() const {
 }
 
 Throttle::Clock::duration Throttle::Slack() const {
-  // A grant is released when its link time has (almost) elapsed: at most 200 us before the end of
-  // its slot on the virtual clock, never earlier. Releasing at the slot's start, or a fixed time ahead
+  // A grant is released when its link time has elapsed: at the end of its slot on the virtual
+  // clock, never earlier (a late timer releases it late; the virtual clock then catches up). Releasing at the slot's start, or a fixed time ahead
   // of it, delivers each burst of a busy period early by that much, so a client timing "payload
   // delivery" of short transfers (a wave of small responses) measured up to ~1.8x the configured rate.
   // Grants stay small (16 KiB), so concurrent responses receive their payload interleaved over the
   // whole transfer; at 128 MiB/s the pump wakes about every 120 us, and a late wake-up releases every
   // grant that has become due (the virtual clock makes up lost time within `catch_up`).
-  return std::chrono::microseconds(200);
+  return std::chrono::microseconds(0);
 }
 
 Throttle::Clock::duration Throttle::LinkTime(size_t bytes) const {
@@ -53,13 +53,11 @@ void Throttle::Acquire(size_t want, Grant grant) {
     return;
   }
   if (queue_.empty()) {
-    // Nobody was waiting: the link may have been idle although streams are open (a response between
-    // two chunks, or requests still in their latency wait). Credit for idle time would let the next
-    // responses burst above the rate, so the link continues from its last grant only when that ended
-    // less than kIdleCredit ago (a single response writing one chunk and asking for the next);
-    // otherwise a new busy period starts now, without credit.
-    const auto now = Clock::now();
-    if (next_free_ < now - kIdleCredit) next_free_ = now;
+    // Nobody was waiting, so the link may have been idle while a response wrote its last chunk and
+    // asked for the next one. Up to kIdleCredit of such a gap is made up (a single response on a busy
+    // machine keeps the configured rate); longer idle time is not, and the first stream of a busy
+    // period starts the link afresh (BeginStream), so a new response never bursts above the rate.
+    next_free_ = std::max(next_free_, Clock::now() - kIdleCredit);
   }
   queue_.push_back(Waiter{want, std::move(grant)});
   if (!timer_armed_) Pump();

@@ -9,8 +9,8 @@
 // Responses bracket their payload with BeginStream()/EndStream(). While responses are waiting for
 // grants the link may start a grant up to `catch_up` in the past, so that time lost to a late timer
 // or a descheduled server thread (common on a loaded test machine) is made up instead of silently
-// lowering the rate; when nobody was waiting, the link continues from its last grant only if that
-// ended less than 0.5 ms ago (one response fetching its next chunk), else it starts afresh, without credit. When the first stream of a busy period begins, the link starts "now": an idle
+// lowering the rate; when nobody was waiting, at most 0.5 ms of idle link time is made up (one response
+// fetching its next chunk). The first stream of a busy period starts the link afresh: no burst. When the first stream of a busy period begins, the link starts "now": an idle
 // link accumulates no credit, so a new response never gets a burst above the rate.
 // Not thread-safe: every call must come from the io_context thread that owns the Throttle.
 #pragma once
@@ -32,8 +32,8 @@ class Throttle {
   using Grant = std::function<void(size_t granted)>;
 
   // bytes_per_second 0 = unlimited. A grant (the fairness quantum) is `chunk` bytes. A grant is
-  // handed out when its link time has elapsed on the virtual clock (at most Slack(), 200 us, early),
-  // so payload never arrives ahead of the configured rate.
+  // handed out when its link time has elapsed on the virtual clock (never early), so payload never
+  // arrives ahead of the configured rate.
   Throttle(boost::asio::io_context& io, uint64_t bytes_per_second, size_t chunk = 16 * 1024,
            std::chrono::microseconds catch_up = std::chrono::milliseconds(50));
 
