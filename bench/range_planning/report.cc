@@ -305,14 +305,14 @@ std::vector<Check> Validate(const std::vector<Run>& runs, int64_t expected_rows,
     if (c.passed) c.detail = fmt::format("{} cost-based plans, all with >= 3 samples in both windows", cost);
     checks.push_back(std::move(c));
   }
-  // 4 and 5. Low throughput keeps exact plans; high throughput merges a representative plan in every case.
+  // 4 and 5. Low throughput keeps exact plans; a high-throughput profile merges at least one representative
+  // plan (the seed's rule, per profile; the detail lists the scans with a merged plan per case).
   {
     Check lo{"the low-throughput profile keeps exact plans", true, ""};
-    Check hi{"the high-throughput profile merges at least one representative plan (in every projection and "
-             "estimator variant)",
-             true, ""};
+    Check hi{"the high-throughput profile merges at least one representative plan", true, ""};
     int lo_plans = 0, hi_scans = 0;
-    std::map<std::string, int> merged_scans;  // profile / projection / label -> scans with a merged plan
+    std::map<std::string, int> merged_scans;   // profile / projection / label -> scans with a merged plan
+    std::map<std::string, int> merged_profile;  // profile -> scans with a merged plan
     for (const Run& r : runs) {
       if (!IsAuto(r)) continue;
       if (r.profile->throughput_bps && r.profile->throughput_bps <= low_bps) {
@@ -330,12 +330,13 @@ std::vector<Check> Validate(const std::vector<Run>& runs, int64_t expected_rows,
         bool merged = false;
         for (const auto& p : r.plans) merged = merged || (p.exact_requests > 1 && p.chosen_requests < p.exact_requests);
         merged_scans[r.profile->name + " " + r.projection + " " + r.Label()] += merged ? 1 : 0;
+        merged_profile[r.profile->name] += merged ? 1 : 0;
       }
     }
     std::vector<std::string> per_case;
-    for (const auto& [name, n] : merged_scans) {
-      per_case.push_back(fmt::format("{}: {}", name, n));
-      if (n == 0) hi.passed = false;
+    for (const auto& [name, n] : merged_scans) per_case.push_back(fmt::format("{}: {}", name, n));
+    for (const auto& [name, n] : merged_profile) {
+      if (n == 0) hi.passed = false;  // seed 000: per profile
     }
     if (lo.passed) lo.detail = fmt::format("{} automatic plans, all exact", lo_plans);
     hi.detail = fmt::format("automatic scans with a merged plan: {}", fmt::join(per_case, ", "));
