@@ -16,17 +16,29 @@ std::optional<size_t> RangeSet::Find(const ByteRange& r) const {
   return static_cast<size_t>(it - ranges_.begin());
 }
 
-Result<RangeSet> NormalizeTaggedRanges(std::span<const TaggedRange> input) {
-  std::vector<TaggedRange> sorted;
-  sorted.reserve(input.size());
+namespace {
+
+// Validates input[i] and appends it to `out` unless it is empty.
+template <typename Input, typename Get>
+Status CollectNonEmpty(std::span<const Input> input, Get get, std::vector<TaggedRange>* out) {
+  out->reserve(input.size());
   for (size_t i = 0; i < input.size(); ++i) {
-    const ByteRange& r = input[i].range;
+    const TaggedRange t = get(input[i]);
+    const ByteRange& r = t.range;
     if (r.length > UINT64_MAX - r.offset) {
       return Status::InvalidArgument(
           fmt::format("byte range {} (offset {}, length {}): end exceeds 2^64 - 1", i, r.offset, r.length));
     }
-    if (r.length > 0) sorted.push_back(input[i]);
+    if (r.length > 0) out->push_back(t);
   }
+  return Status::OK();
+}
+
+}  // namespace
+
+// One scratch vector, sorted in place (a second copy of the input would double the allocation, which
+// above ~5,000 ranges is a fresh mmap that page-faults on every call).
+RangeSet RangeSet::FromUnsorted(std::vector<TaggedRange>&& sorted) {
   std::sort(sorted.begin(), sorted.end(), [](const TaggedRange& a, const TaggedRange& b) {
     if (a.range.offset != b.range.offset) return a.range.offset < b.range.offset;
     if (a.range.length != b.range.length) return a.range.length < b.range.length;
@@ -55,10 +67,16 @@ Result<RangeSet> NormalizeTaggedRanges(std::span<const TaggedRange> input) {
   return out;
 }
 
-Result<RangeSet> NormalizeRanges(std::span<const ByteRange> ranges) {
-  std::vector<TaggedRange> tagged(ranges.size());
-  for (size_t i = 0; i < ranges.size(); ++i) tagged[i].range = ranges[i];
-  return NormalizeTaggedRanges(tagged);
+Result<RangeSet> NormalizeTaggedRanges(std::span<const TaggedRange> input) {
+  std::vector<TaggedRange> v;
+  RAP_RETURN_NOT_OK(CollectNonEmpty(input, [](const TaggedRange& t) { return t; }, &v));
+  return RangeSet::FromUnsorted(std::move(v));
+}
+
+Result<RangeSet> NormalizeRanges(std::span<const ByteRange> input) {
+  std::vector<TaggedRange> v;
+  RAP_RETURN_NOT_OK(CollectNonEmpty(input, [](const ByteRange& r) { return TaggedRange{r, kNoTag}; }, &v));
+  return RangeSet::FromUnsorted(std::move(v));
 }
 
 }  // namespace rap::plan

@@ -43,6 +43,9 @@ class RangeSet {
 
  private:
   friend Result<RangeSet> NormalizeTaggedRanges(std::span<const TaggedRange> ranges);
+  friend Result<RangeSet> NormalizeRanges(std::span<const ByteRange> ranges);
+  // Sorts `v` (valid, non-empty ranges) in place and combines overlaps and same-tag touching runs.
+  static RangeSet FromUnsorted(std::vector<TaggedRange>&& v);
   std::vector<ByteRange> ranges_;
   uint64_t total_bytes_ = 0;
 };
