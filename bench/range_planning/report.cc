@@ -40,40 +40,38 @@ double Profile::ModelSeconds(uint64_t requests, uint64_t bytes, uint64_t concurr
   return waves * latency_s + (throughput_bps ? static_cast<double>(bytes) / static_cast<double>(throughput_bps) : 0);
 }
 
-uint64_t Run::ExactRequests() const {
-  uint64_t s = 0;
-  for (const auto& p : plans) s += p.exact_requests;
+namespace {
+// Sum of f(plan) over a run's plans.
+template <typename T, typename F>
+T SumPlans(const std::vector<plan::PlanRecord>& plans, F f) {
+  T s = 0;
+  for (const auto& p : plans) s += f(p);
   return s;
+}
+double Finite(double v) { return std::isfinite(v) ? v : 0; }
+}  // namespace
+
+uint64_t Run::ExactRequests() const {
+  return SumPlans<uint64_t>(plans, [](const auto& p) { return p.exact_requests; });
 }
 uint64_t Run::ExactBytes() const {
-  uint64_t s = 0;
-  for (const auto& p : plans) s += p.exact_bytes;
-  return s;
+  return SumPlans<uint64_t>(plans, [](const auto& p) { return p.exact_bytes; });
 }
 uint64_t Run::PlannedRequests() const {
-  uint64_t s = 0;
-  for (const auto& p : plans) s += p.chosen_requests;
-  return s;
+  return SumPlans<uint64_t>(plans, [](const auto& p) { return p.chosen_requests; });
 }
 uint64_t Run::PlannedBytes() const {
-  uint64_t s = 0;
-  for (const auto& p : plans) s += p.chosen_bytes;
-  return s;
+  return SumPlans<uint64_t>(plans, [](const auto& p) { return p.chosen_bytes; });
 }
 double Run::ObservedPlanSeconds() const {
-  double s = 0;
-  for (const auto& p : plans) s += std::isfinite(p.observed_s) ? p.observed_s : 0;
-  return s;
+  return SumPlans<double>(plans, [](const auto& p) { return Finite(p.observed_s); });
 }
 double Run::EstimatedPlanSeconds() const {
-  double s = 0;
-  for (const auto& p : plans) s += std::isfinite(p.estimated_s) ? p.estimated_s : 0;
-  return s;
+  return SumPlans<double>(plans, [](const auto& p) { return Finite(p.estimated_s); });
 }
 double Run::ModelPlanSeconds() const {
-  double s = 0;
-  for (const auto& p : plans) s += profile->ModelSeconds(p.chosen_requests, p.chosen_bytes);
-  return s;
+  return SumPlans<double>(plans,
+                          [&](const auto& p) { return profile->ModelSeconds(p.chosen_requests, p.chosen_bytes); });
 }
 int Run::Decisions(plan::DecidedBy d) const {
   int n = 0;

@@ -23,17 +23,6 @@ size_t Throttle::quantum() const {
   return chunk_;
 }
 
-Throttle::Clock::duration Throttle::Slack() const {
-  // A grant is released when its link time has elapsed: at the end of its slot on the virtual
-  // clock, never earlier (a late timer releases it late; the virtual clock then catches up). Releasing at the slot's start, or a fixed time ahead
-  // of it, delivers each burst of a busy period early by that much, so a client timing "payload
-  // delivery" of short transfers (a wave of small responses) measured up to ~1.8x the configured rate.
-  // Grants stay small (16 KiB), so concurrent responses receive their payload interleaved over the
-  // whole transfer; at 128 MiB/s the pump wakes about every 120 us, and a late wake-up releases every
-  // grant that has become due (the virtual clock makes up lost time within `catch_up`).
-  return std::chrono::microseconds(0);
-}
-
 Throttle::Clock::duration Throttle::LinkTime(size_t bytes) const {
   return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(double(bytes) / double(rate_)));
 }
@@ -69,9 +58,14 @@ void Throttle::Pump() {
     auto start = std::max(next_free_, now - catch_up_);
     // The end of the next grant's link time (rate 0, unlimited, never waits).
     const auto due = rate_ == 0 ? now : start + LinkTime(std::min(queue_.front().want, quantum()));
-    if (due > now + Slack()) {
+    // A grant is released when its link time has elapsed, never earlier (a late timer releases it
+    // late; the virtual clock then catches up within catch_up_). Releasing at the slot's start, or a
+    // fixed time ahead of it, delivered each burst early, so a client timing the payload delivery of
+    // a wave of small responses measured up to 1.8x the configured rate. Grants stay small (16 KiB),
+    // so concurrent responses receive their payload interleaved over the whole transfer.
+    if (due > now) {
       timer_armed_ = true;
-      timer_.expires_at(due - Slack());
+      timer_.expires_at(due);
       timer_.async_wait([this](const boost::system::error_code& ec) {
         timer_armed_ = false;
         if (!ec) Pump();

@@ -62,7 +62,6 @@ class Throttle {
   };
   void Pump();
   Clock::duration LinkTime(size_t bytes) const;
-  Clock::duration Slack() const;
 
   boost::asio::io_context& io_;
   boost::asio::steady_timer timer_;
