@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "convert_input.h"
+#include "rap/util/civil_date.h"
 
 namespace rap::cli {
 namespace {
@@ -75,16 +76,6 @@ Status ParseBool(std::string_view s, bool* out) {
     return Status::OK();
   }
   return Status::InvalidArgument(fmt::format("value '{}' is not a boolean", s));
-}
-
-// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's days_from_civil).
-int64_t DaysFromCivil(int64_t y, unsigned m, unsigned d) {
-  y -= m <= 2;
-  const int64_t era = (y >= 0 ? y : y - 399) / 400;
-  const unsigned yoe = static_cast<unsigned>(y - era * 400);
-  const unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + static_cast<int64_t>(doe) - 719468;
 }
 
 bool Digits(std::string_view s, size_t pos, size_t n, int64_t* out) {

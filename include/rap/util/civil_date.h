@@ -1,0 +1,22 @@
+// Calendar arithmetic shared by the literal parsers (filter expressions, Delta partition values, CSV
+// and JSON input of `rap convert`).
+#pragma once
+
+#include <cstdint>
+
+namespace rap {
+
+// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's days_from_civil). m in 1..12.
+constexpr int64_t DaysFromCivil(int64_t y, unsigned m, unsigned d) {
+  y -= m <= 2;
+  const int64_t era = (y >= 0 ? y : y - 399) / 400;
+  const unsigned yoe = static_cast<unsigned>(y - era * 400);
+  const unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  return era * 146097 + static_cast<int64_t>(doe) - 719468;
+}
+
+static_assert(DaysFromCivil(1970, 1, 1) == 0);
+static_assert(DaysFromCivil(2000, 3, 1) == 11017);
+
+}  // namespace rap
