@@ -80,7 +80,11 @@ size_t OnHeader(char* data, size_t size, size_t n, void* p) {
   std::string_view line(data, len);
   while (!line.empty() && (line.back() == '\n' || line.back() == '\r')) line.remove_suffix(1);
   if (line.substr(0, 5) == "HTTP/") {
-    // A new response (after 100-continue or a redirect) starts with a status line.
+    // A new response (after 100-continue or a redirect) starts with a status line. Its arrival is
+    // the request's first response byte: latency ends and delivery begins here, so delivery time
+    // includes the transfer of the first body bytes (timing from the first body callback would
+    // leave out the first network read, inflating the throughput of short responses).
+    ex->resp.timing.first_byte_s = NowSeconds();
     ex->resp.headers.clear();
     size_t sp = line.find(' ');
     ex->resp.status = 0;

@@ -27,8 +27,8 @@ struct ObjectInfo {
 struct RequestTiming {
   ByteRange range;
   double start_s = 0;       // request issued
-  double first_byte_s = 0;  // response data became available
-  double end_s = 0;         // last payload byte received
+  double first_byte_s = 0;  // the response began (HTTP: its status line arrived)
+  double end_s = 0;         // last payload byte received (delivery: first_byte_s to end_s)
   uint64_t bytes = 0;       // payload bytes
   int attempts = 1;
   // Protocol of the final attempt: 10, 11 (HTTP/1.x), 20 (HTTP/2), 30 (HTTP/3); 0 when not HTTP.
