@@ -22,6 +22,7 @@
 #include "rap/read/scanner.h"
 #include "rap/table/scan_source.h"
 #include "rap/table/table.h"
+#include "rap/util/allocator.h"
 #include "rap/util/clock.h"
 #include "testing/arrays.h"
 #include "testing/paths.h"
@@ -314,6 +315,8 @@ Status Run(const Args& a) {
 }  // namespace rap::bench
 
 int main(int argc, char** argv) {
+  // As the rap CLI does (rap/util/allocator.h); RAP_MALLOC_TUNING=0 measures glibc's defaults.
+  rap::TuneAllocatorForScans();
   rap::bench::Args a;
   CLI::App app{"bench_scan: rap's Scanner vs DuckDB on a generated local table (selective filters, dense and "
                "sparse projections); medians, rows/s, bytes read, requests; CSV"};

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "command.h"
+#include "rap/util/allocator.h"
 
 namespace rap::cli {
 namespace {
@@ -27,6 +28,7 @@ int ExitCode() { return g_exit_code; }
 }  // namespace rap::cli
 
 int main(int argc, char** argv) {
+  rap::TuneAllocatorForScans();  // see rap/util/allocator.h
   CLI::App app{"rap — random access Parquet: fast scans and point lookups on a Parquet data lake"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "rap 0.1.0");

@@ -1,0 +1,28 @@
+#include "rap/util/allocator.h"
+
+#include <cstdlib>
+#include <cstring>
+
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
+namespace rap {
+
+bool TuneAllocatorForScans() {
+  static const bool applied = [] {
+    const char* env = std::getenv("RAP_MALLOC_TUNING");
+    if (env != nullptr && std::strcmp(env, "0") == 0) return false;
+#if defined(__GLIBC__)
+    // Setting either value also turns off glibc's dynamic threshold adjustment.
+    const bool mmap_ok = mallopt(M_MMAP_THRESHOLD, 32 << 20) == 1;
+    const bool trim_ok = mallopt(M_TRIM_THRESHOLD, 256 << 20) == 1;
+    return mmap_ok && trim_ok;
+#else
+    return false;
+#endif
+  }();
+  return applied;
+}
+
+}  // namespace rap
