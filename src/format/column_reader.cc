@@ -38,6 +38,9 @@ class ChunkReader final : public ColumnChunkReader {
   }
 
   Status Init() {
+    if (options_.dictionary_codes && (nested_ || null_type_)) {
+      return Status::NotSupported("column '" + column_.dotted_path + "': dictionary codes of a nested or null column");
+    }
     for (size_t i = 1; i < sel_.size(); ++i) {
       if (sel_[i].begin < sel_[i - 1].end) return Status::InvalidArgument("row selection is not sorted and disjoint");
     }
@@ -55,7 +58,9 @@ class ChunkReader final : public ColumnChunkReader {
     }
     out_ = LeafColumnData{};
     num_levels_ = 0;
-    if (!nested_ && !null_type_ && want <= options_.max_page_bytes) {
+    if (options_.dictionary_codes) {
+      if (want <= options_.max_page_bytes) out_.dictionary_codes.reserve(static_cast<size_t>(want));
+    } else if (!nested_ && !null_type_ && want <= options_.max_page_bytes) {
       // At most one value per selected row: reserve once instead of growing page by page.
       if (values_.width > 0) {
         values_.fixed.reserve(static_cast<size_t>(want) * static_cast<size_t>(values_.width));
@@ -82,7 +87,18 @@ class ChunkReader final : public ColumnChunkReader {
                                          column_.dotted_path, out_.num_rows, want));
     }
     out_.num_levels = num_levels_;
-    if (null_type_) {
+    if (options_.dictionary_codes) {
+      // The last window may take the dictionary; earlier ones copy it (later windows still gather).
+      PhysicalValues dict;
+      if (end_row == std::numeric_limits<int64_t>::max()) {
+        dict = std::move(dict_);
+        has_dict_ = false;
+      } else {
+        dict = dict_;
+      }
+      if (dict.width == 0) dict.width = values_.width;
+      RAP_ASSIGN_OR_RETURN(out_.dictionary, internal::PhysicalToArrow(std::move(dict), column_, column_.arrow_type));
+    } else if (null_type_) {
       auto a = std::make_shared<ArrayData>();
       a->type = column_.arrow_type;
       out_.values = a;
@@ -211,6 +227,11 @@ class ChunkReader final : public ColumnChunkReader {
       decoder_ = std::move(*d);
     }
     dict_encoded_ = IsDictionaryEncoding(page_.encoding);
+    if (options_.dictionary_codes && !dict_encoded_ && page_.num_non_null > 0) {
+      return Status::NotSupported(internal::PageContext(options_, column_, raw.offset) + ": " +
+                                  EncodingName(page_.encoding) + " page, not dictionary-encoded (dictionary codes " +
+                                  "requested)");
+    }
     page_offset_ = raw.offset;
     page_first_row_ = next_row_;
     level_pos_ = 0;
@@ -302,6 +323,13 @@ class ChunkReader final : public ColumnChunkReader {
     if (!selected) {
       st = decoder->Skip(n_values);
       if (stats_ && st.ok()) stats_->values_skipped += n_values;
+    } else if (dict_encoded_ && options_.dictionary_codes) {
+      std::vector<int32_t>& codes = out_.dictionary_codes;
+      const size_t old = codes.size();
+      codes.resize(old + static_cast<size_t>(n_values));
+      st = decoder->DecodeIndices(codes.data() + old, n_values);
+      if (st.ok()) st = internal::CheckDictionaryIndices(codes.data() + old, n_values, dict_.count);
+      if (stats_ && st.ok()) stats_->values_decoded += n_values;
     } else if (dict_encoded_) {
       indices_.resize(static_cast<size_t>(n_values));
       st = decoder->DecodeIndices(indices_.data(), n_values);

@@ -268,17 +268,22 @@ Status PhysicalValues::Append(ValueDecoder* decoder, int64_t n) {
   return Status::OK();
 }
 
-Status PhysicalValues::AppendGather(const PhysicalValues& dict, const int32_t* indices, int64_t n) {
+Status CheckDictionaryIndices(const int32_t* indices, int64_t n, int64_t dictionary_size) {
   // One branch-free (vectorised) range check; the first bad index is looked for only on failure.
   bool bad = false;
-  const uint64_t limit = static_cast<uint64_t>(dict.count);
+  const uint64_t limit = static_cast<uint64_t>(dictionary_size);
   for (int64_t i = 0; i < n; ++i) bad |= static_cast<uint64_t>(static_cast<uint32_t>(indices[i])) >= limit;
   for (int64_t i = 0; bad && i < n; ++i) {
-    if (indices[i] < 0 || indices[i] >= dict.count) {
+    if (indices[i] < 0 || indices[i] >= dictionary_size) {
       return Status::Corrupt(
-          fmt::format("dictionary index {} out of range (dictionary has {} values)", indices[i], dict.count));
+          fmt::format("dictionary index {} out of range (dictionary has {} values)", indices[i], dictionary_size));
     }
   }
+  return Status::OK();
+}
+
+Status PhysicalValues::AppendGather(const PhysicalValues& dict, const int32_t* indices, int64_t n) {
+  RAP_RETURN_NOT_OK(CheckDictionaryIndices(indices, n, dict.count));
   if (width > 0) {
     const size_t w = static_cast<size_t>(width);
     const size_t old = fixed.size();

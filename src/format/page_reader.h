@@ -41,6 +41,9 @@ struct PhysicalValues {
   Status AppendGather(const PhysicalValues& dict, const int32_t* indices, int64_t n);
 };
 
+// Corrupt when an index is outside [0, dictionary_size).
+Status CheckDictionaryIndices(const int32_t* indices, int64_t n, int64_t dictionary_size);
+
 // A decoded data page: levels and the value section, ready for value decoding.
 struct DataPage {
   uint64_t offset = 0;

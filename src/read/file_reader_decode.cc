@@ -4,6 +4,7 @@
 // A window whose strings outgrow 32-bit offsets is retried with half the rows, down to one row.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <limits>
 
 #include "rap/read/file_reader.h"
@@ -85,42 +86,129 @@ class FileReader::RowGroupDecoder {
     return Status::OK();
   }
 
+  // `rows` (within the selection) of the fetched columns of `sub`, decoded by fresh column readers
+  // from the fetched bytes; the window readers of Next() are not touched.
+  Result<RecordBatch> ReadSubset(const RowSelection& rows, const Projection& sub) {
+    RAP_RETURN_NOT_OK(CheckWithinSelection(rows));
+    std::vector<std::unique_ptr<parquet::ColumnChunkReader>> readers(readers_.size());
+    for (int c : sub.columns) {
+      RAP_ASSIGN_OR_RETURN(const parquet::ColumnChunkInput* input, FetchedInput(c));
+      RAP_ASSIGN_OR_RETURN(readers[static_cast<size_t>(c)], MakeReader(c, *input, rows.ranges(), copts_));
+    }
+    return Decode(readers, sub, rows.Count(), std::numeric_limits<int64_t>::max());
+  }
+
+  Result<std::optional<DictionaryCodes>> ReadCodes(const RowSelection& rows, int c) {
+    RAP_RETURN_NOT_OK(CheckWithinSelection(rows));
+    RAP_ASSIGN_OR_RETURN(const parquet::ColumnChunkInput* input, FetchedInput(c));
+    parquet::ColumnReadOptions opts = copts_;
+    opts.dictionary_codes = true;
+    auto r = MakeReader(c, *input, rows.ranges(), opts);
+    if (!r.ok() && r.status().Is(StatusCode::kNotSupported)) return std::optional<DictionaryCodes>();
+    if (!r.ok()) return r.status();
+    parquet::ColumnChunkStats cs;
+    auto leaf = (*r)->Next(std::numeric_limits<int64_t>::max(), &cs);
+    if (!leaf.ok() && leaf.status().Is(StatusCode::kNotSupported)) return std::optional<DictionaryCodes>();
+    if (!leaf.ok()) return leaf.status().WithContext(fmt::format("row group {}", rg_));
+    AddStats(c, cs);
+    const int64_t n = rows.Count();
+    DictionaryCodes out;
+    out.dictionary = std::move(leaf->dictionary);
+    const int16_t max_def = reader_->schema().column(c).max_definition_level;
+    const std::vector<int32_t>& dc = leaf->dictionary_codes;
+    if (max_def == 0) {
+      out.codes = std::move(leaf->dictionary_codes);
+    } else {
+      if (static_cast<int64_t>(leaf->def_levels.size()) != n) {
+        return Status::Corrupt(fmt::format("{}: row group {}: column '{}': {} definition levels for {} rows",
+                                           reader_->path_, rg_, reader_->schema().column(c).dotted_path,
+                                           leaf->def_levels.size(), n));
+      }
+      out.codes.resize(static_cast<size_t>(n));
+      size_t k = 0;
+      for (int64_t i = 0; i < n; ++i) {
+        const bool valid = leaf->def_levels[static_cast<size_t>(i)] == max_def;
+        out.codes[static_cast<size_t>(i)] = valid && k < dc.size() ? dc[k] : -1;
+        k += valid ? 1 : 0;
+      }
+      if (k != dc.size()) {
+        return Status::Corrupt(fmt::format("{}: row group {}: column '{}': {} values for {} non-null rows",
+                                           reader_->path_, rg_, reader_->schema().column(c).dotted_path, dc.size(),
+                                           k));
+      }
+    }
+    if (static_cast<int64_t>(out.codes.size()) != n) {
+      return Status::Corrupt(fmt::format("{}: row group {}: column '{}': {} dictionary codes for {} rows",
+                                         reader_->path_, rg_, reader_->schema().column(c).dotted_path,
+                                         out.codes.size(), n));
+    }
+    return std::optional<DictionaryCodes>(std::move(out));
+  }
+
   // The next at most max_rows selected rows (fewer only at the end of the selection).
   Result<RecordBatch> Next(int64_t max_rows) {
     const int64_t n = std::min(max_rows, remaining());
     const int64_t end_row = n == remaining() ? std::numeric_limits<int64_t>::max() : WindowEnd(n);
-    std::vector<parquet::LeafColumnData> data(readers_.size());
-    std::vector<const parquet::LeafColumnData*> leaves(readers_.size(), nullptr);
-    for (size_t c = 0; c < readers_.size(); ++c) {
-      if (!readers_[c]) continue;
+    RAP_ASSIGN_OR_RETURN(RecordBatch batch, Decode(readers_, projection_, n, end_row));
+    emitted_ += n;
+    return batch;
+  }
+
+ private:
+  Status CheckWithinSelection(const RowSelection& rows) const {
+    if (rows.Intersect(selection_).Count() != rows.Count()) {
+      return Status::InvalidArgument(
+          fmt::format("{}: row group {}: rows outside the fetched selection requested", reader_->path_, rg_));
+    }
+    return Status::OK();
+  }
+
+  Result<const parquet::ColumnChunkInput*> FetchedInput(int c) const {
+    for (const auto& [col, input] : inputs_) {
+      if (col == c) return &input;
+    }
+    return Status::InvalidArgument(fmt::format("{}: row group {}: column '{}' was not fetched", reader_->path_, rg_,
+                                               reader_->schema().column(c).dotted_path));
+  }
+
+  // The n rows up to end_row of every reader, assembled into the fields of `projection`.
+  Result<RecordBatch> Decode(std::vector<std::unique_ptr<parquet::ColumnChunkReader>>& readers,
+                             const Projection& projection, int64_t n, int64_t end_row) {
+    std::vector<parquet::LeafColumnData> data(readers.size());
+    std::vector<const parquet::LeafColumnData*> leaves(readers.size(), nullptr);
+    for (size_t c = 0; c < readers.size(); ++c) {
+      if (!readers[c]) continue;
       parquet::ColumnChunkStats cs;
-      auto leaf = readers_[c]->Next(end_row, &cs);
+      auto leaf = readers[c]->Next(end_row, &cs);
       AddStats(static_cast<int>(c), cs);
       if (!leaf.ok()) return leaf.status().WithContext(fmt::format("row group {}", rg_));
       data[c] = std::move(*leaf);
       leaves[c] = &data[c];
     }
     RecordBatch batch;
-    batch.schema = projection_.schema;
+    batch.schema = projection.schema;
     batch.num_rows = n;
-    for (const auto& field : projection_.fields) {
+    for (const auto& field : projection.fields) {
       auto array = parquet::AssembleField(field, leaves, batch.num_rows);
       if (!array.ok()) return array.status().WithContext(fmt::format("{}: row group {}", reader_->path_, rg_));
       batch.columns.push_back(std::move(*array));
     }
-    emitted_ += n;
     return batch;
   }
 
- private:
-  Status AddColumn(int c, parquet::ColumnChunkInput input, const std::vector<RowRange>& selection, bool keep = true) {
+  Result<std::unique_ptr<parquet::ColumnChunkReader>> MakeReader(int c, parquet::ColumnChunkInput input,
+                                                                const std::vector<RowRange>& selection,
+                                                                const parquet::ColumnReadOptions& opts) {
     const auto& md = reader_->metadata();
     const auto& cm = *md.row_groups[static_cast<size_t>(rg_)].columns[static_cast<size_t>(c)].meta_data;
-    if (keep) inputs_.emplace_back(c, input);  // shares the fetched buffers
-    auto r = parquet::ColumnChunkReader::Make(reader_->schema().column(c), cm.codec, std::move(input), selection,
-                                              copts_);
+    auto r = parquet::ColumnChunkReader::Make(reader_->schema().column(c), cm.codec, std::move(input), selection, opts);
     if (!r.ok()) return r.status().WithContext(fmt::format("row group {}", rg_));
-    readers_[static_cast<size_t>(c)] = std::move(*r);
+    return std::move(*r);
+  }
+
+  Status AddColumn(int c, parquet::ColumnChunkInput input, const std::vector<RowRange>& selection, bool keep = true) {
+    if (keep) inputs_.emplace_back(c, input);  // shares the fetched buffers
+    RAP_ASSIGN_OR_RETURN(readers_[static_cast<size_t>(c)], MakeReader(c, std::move(input), selection, copts_));
     return Status::OK();
   }
 
@@ -156,6 +244,32 @@ class FileReader::RowGroupDecoder {
   std::vector<std::pair<int, parquet::ColumnChunkInput>> inputs_;      // (column, its fetched pages)
   int64_t emitted_ = 0;
 };
+
+FileReader::FetchedRowGroup::FetchedRowGroup(int rg, RowSelection selection, Projection projection)
+    : rg_(rg), selection_(std::move(selection)), projection_(std::move(projection)) {}
+
+FileReader::FetchedRowGroup::~FetchedRowGroup() = default;
+
+Result<RecordBatch> FileReader::FetchedRowGroup::Read(const RowSelection& rows, const Projection& projection) {
+  return decoder_->ReadSubset(rows, projection);
+}
+
+Result<std::optional<FileReader::DictionaryCodes>> FileReader::FetchedRowGroup::ReadDictionaryCodes(
+    const RowSelection& rows, int column) {
+  return decoder_->ReadCodes(rows, column);
+}
+
+Result<std::unique_ptr<FileReader::FetchedRowGroup>> FileReader::FetchRowGroup(int rg, const RowSelection& selection,
+                                                                               const Projection& projection) {
+  if (rg < 0 || rg >= num_row_groups()) {
+    return Status::InvalidArgument(fmt::format("{}: row group {} out of range ({} row groups)", path_, rg,
+                                               num_row_groups()));
+  }
+  std::unique_ptr<FetchedRowGroup> f(new FetchedRowGroup(rg, selection, projection));
+  f->decoder_ = std::make_unique<RowGroupDecoder>(this, rg, selection, f->projection_);
+  RAP_RETURN_NOT_OK(f->decoder_->Open());
+  return f;
+}
 
 Result<RecordBatch> FileReader::ReadRowGroup(int rg, const RowSelection& selection, const Projection& projection) {
   RowGroupDecoder decoder(this, rg, selection, projection);

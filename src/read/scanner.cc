@@ -20,6 +20,7 @@ std::string ScanStats::ToString() const {
   line("rows_output", rows_output);
   line("pages_read", pages_read);
   line("pages_skipped", pages_skipped);
+  line("filter_dictionary_chunks", filter_dictionary_chunks);
   line("read_calls", read_calls);
   line("requests", requests);
   line("bytes", static_cast<int64_t>(bytes));
@@ -41,6 +42,21 @@ struct ColumnSource {
   int partition = -1;    // index into partition_columns, or -1 for a data column
 };
 
+// One conjunct of the filter's top-level AND, bound to its own columns.
+struct FilterStage {
+  Predicate predicate;       // bound against `schema`
+  SchemaPtr schema;          // the conjunct's columns
+  std::vector<size_t> cols;  // indices into filter_cols, in `schema` order
+};
+
+void SplitConjuncts(const ExprPtr& e, std::vector<ExprPtr>* out) {
+  if (e->kind == Expr::Kind::kAnd) {
+    for (const ExprPtr& c : e->children) SplitConjuncts(c, out);
+  } else {
+    out->push_back(e);
+  }
+}
+
 }  // namespace
 
 struct Scanner::Impl {
@@ -52,6 +68,10 @@ struct Scanner::Impl {
   std::vector<ColumnSource> filter_cols;  // columns the filter reads (bound schema order)
   std::optional<Predicate> predicate;
   SchemaPtr filter_schema;
+  std::vector<FilterStage> stages;  // the predicate's conjuncts (one when it is not an AND)
+  // Per filter column: read as dictionary codes when it can be (filter-only, and every conjunct
+  // reading it reads nothing else).
+  std::vector<bool> dictionary_eligible;
   ScanStats stats;
   size_t next_file = 0;
   std::deque<ScanBatch> pending;
@@ -118,6 +138,33 @@ Status Scanner::Impl::Init() {
     }
     RAP_ASSIGN_OR_RETURN(predicate, Predicate::Bind(options.filter, *fs));
     filter_schema = std::move(fs);
+    std::vector<ExprPtr> conjuncts;
+    SplitConjuncts(options.filter, &conjuncts);
+    for (const ExprPtr& conj : conjuncts) {
+      FilterStage st;
+      auto ss = std::make_shared<Schema>();
+      for (const std::string& name : ReferencedColumns(*conj)) {
+        const int c = filter_schema->FieldIndex(name);
+        if (c < 0) return Status::Internal("scan: conjunct column '" + name + "' is not a filter column");
+        st.cols.push_back(static_cast<size_t>(c));
+        ss->fields.push_back(filter_schema->fields[static_cast<size_t>(c)]);
+      }
+      RAP_ASSIGN_OR_RETURN(st.predicate, Predicate::Bind(conj, *ss));
+      st.schema = std::move(ss);
+      stages.push_back(std::move(st));
+    }
+    dictionary_eligible.assign(filter_cols.size(), options.dictionary_filter);
+    for (size_t c = 0; c < filter_cols.size(); ++c) {
+      if (filter_cols[c].partition >= 0) dictionary_eligible[c] = false;
+      for (const ColumnSource& o : out_cols) {
+        if (o.name == filter_cols[c].name) dictionary_eligible[c] = false;
+      }
+    }
+    for (const FilterStage& st : stages) {
+      if (st.cols.size() > 1) {
+        for (size_t c : st.cols) dictionary_eligible[c] = false;
+      }
+    }
   }
   return Status::OK();
 }
@@ -271,7 +318,9 @@ Status Scanner::Impl::ScanRowGroup(size_t file_index, FileReader& reader, int rg
   stats.rows_candidate += candidates.Count();
   if (candidates.empty()) return Status::OK();
 
-  // Read 1: the filter's data columns for the candidate rows; evaluate.
+  // Read 1: the filter's data columns for the candidate rows (one planned read); evaluate. A conjunct
+  // of one dictionary-encoded, filter-only column is evaluated once per dictionary entry and looked
+  // up per row by code; the other conjuncts over the decoded values.
   std::vector<int64_t> selected_rows;  // row numbers within the row group
   std::vector<ArrayPtr> filter_arrays(filter_cols.size());
   std::vector<int64_t> keep_positions;  // positions within the candidate rows
@@ -280,17 +329,29 @@ Status Scanner::Impl::ScanRowGroup(size_t file_index, FileReader& reader, int rg
     for (size_t c = 0; c < filter_cols.size(); ++c) {
       if (filter_leaf[c] >= 0) phys.push_back(filter_cols[c].physical);
     }
-    RecordBatch fb;
+    std::unique_ptr<FileReader::FetchedRowGroup> fetched;
     if (!phys.empty()) {
       RAP_ASSIGN_OR_RETURN(Projection proj, reader.Project(phys));
-      RAP_ASSIGN_OR_RETURN(fb, reader.ReadRowGroup(rg, candidates, proj));
+      RAP_ASSIGN_OR_RETURN(fetched, reader.FetchRowGroup(rg, candidates, proj));
     }
     const int64_t n = candidates.Count();
-    RecordBatch eval;
-    eval.schema = filter_schema;
-    eval.num_rows = n;
+    std::vector<std::optional<FileReader::DictionaryCodes>> codes(filter_cols.size());
+    std::vector<std::string> value_phys;
+    for (size_t c = 0; c < filter_cols.size(); ++c) {
+      if (filter_leaf[c] < 0) continue;
+      if (dictionary_eligible[c]) {
+        RAP_ASSIGN_OR_RETURN(codes[c], fetched->ReadDictionaryCodes(candidates, filter_leaf[c]));
+      }
+      if (!codes[c]) value_phys.push_back(filter_cols[c].physical);
+    }
+    RecordBatch fb;
+    if (!value_phys.empty()) {
+      RAP_ASSIGN_OR_RETURN(Projection proj, reader.Project(value_phys));
+      RAP_ASSIGN_OR_RETURN(fb, fetched->Read(candidates, proj));
+    }
     for (size_t c = 0; c < filter_cols.size(); ++c) {
       const ColumnSource& cs = filter_cols[c];
+      if (codes[c]) continue;
       ArrayPtr arr;
       if (cs.partition >= 0) {
         RAP_ASSIGN_OR_RETURN(arr, RepeatValue(*file.partition_values[static_cast<size_t>(cs.partition)], n));
@@ -304,9 +365,37 @@ Status Scanner::Impl::ScanRowGroup(size_t file_index, FileReader& reader, int rg
         RAP_ASSIGN_OR_RETURN(arr, CastArray(fb.columns[static_cast<size_t>(bi)], cs.type));
       }
       filter_arrays[c] = arr;
-      eval.columns.push_back(arr);
     }
-    RAP_ASSIGN_OR_RETURN(std::vector<uint8_t> keep, predicate->Select(eval));
+    std::vector<uint8_t> keep(static_cast<size_t>(n), 1);
+    for (const FilterStage& st : stages) {
+      if (st.cols.size() == 1 && codes[st.cols[0]]) {
+        const size_t c = st.cols[0];
+        const FileReader::DictionaryCodes& dc = *codes[c];
+        // The conjunct's result per dictionary entry (entry k at index k + 1) and for NULL (index 0).
+        RAP_ASSIGN_OR_RETURN(ArrayPtr dict, CastArray(dc.dictionary, filter_cols[c].type));
+        RecordBatch eval;
+        eval.schema = st.schema;
+        eval.num_rows = dict->length;
+        eval.columns.push_back(dict);
+        RAP_ASSIGN_OR_RETURN(std::vector<uint8_t> per_entry, st.predicate.Select(eval));
+        RAP_ASSIGN_OR_RETURN(eval.columns[0], MakeNullArray(filter_cols[c].type, 1));
+        eval.num_rows = 1;
+        RAP_ASSIGN_OR_RETURN(std::vector<uint8_t> for_null, st.predicate.Select(eval));
+        std::vector<uint8_t> lut(per_entry.size() + 1);
+        lut[0] = for_null[0];
+        std::copy(per_entry.begin(), per_entry.end(), lut.begin() + 1);
+        const int32_t* code = dc.codes.data();
+        for (int64_t i = 0; i < n; ++i) keep[static_cast<size_t>(i)] &= lut[static_cast<size_t>(code[i] + 1)];
+        ++stats.filter_dictionary_chunks;
+        continue;
+      }
+      RecordBatch eval;
+      eval.schema = st.schema;
+      eval.num_rows = n;
+      for (size_t c : st.cols) eval.columns.push_back(filter_arrays[c]);
+      RAP_ASSIGN_OR_RETURN(std::vector<uint8_t> k, st.predicate.Select(eval));
+      for (int64_t i = 0; i < n; ++i) keep[static_cast<size_t>(i)] &= k[static_cast<size_t>(i)];
+    }
     int64_t pos = 0;
     for (const RowRange& r : candidates) {
       for (int64_t row = r.begin; row < r.end; ++row, ++pos) {

@@ -263,3 +263,66 @@ TEST(FileReader, EncryptedFilesAreNotSupported) {
 
 }  // namespace
 }  // namespace rap::read
+
+namespace rap::read {
+namespace {
+
+// One fetch, then any subset of the fetched rows and columns decoded without another read: values,
+// and the dictionary codes of a dictionary-encoded column (which point at the same values).
+TEST(FileReader, FetchedRowGroupDecodesSubsetsWithoutReads) {
+  auto r = OpenFile(DataFile("alltypes_tiny_pages.parquet"));
+  ASSERT_TRUE(r);
+  auto both = r->Project({"id", "string_col"});
+  auto only_string = r->Project({"string_col"});
+  auto only_bool = r->Project({"bool_col"});
+  ASSERT_TRUE(both.ok() && only_string.ok() && only_bool.ok());
+  const int string_col = r->schema().FindColumn("string_col");
+  r->ResetStats();
+  auto fetched = r->FetchRowGroup(0, RowSelection::Range(100, 400), *both);
+  ASSERT_TRUE(fetched.ok()) << fetched.status().ToString();
+  const int64_t calls = r->stats().read_calls;
+  EXPECT_EQ(calls, 1);
+
+  const RowSelection rows = RowSelection::FromRanges({{120, 180}, {250, 251}, {399, 400}});
+  auto values = (*fetched)->Read(rows, *only_string);
+  ASSERT_TRUE(values.ok()) << values.status().ToString();
+  auto direct = r->ReadRowGroup(0, rows, *only_string);  // the reference (reads again)
+  ASSERT_TRUE(direct.ok());
+  EXPECT_EQ(Column({*values}, 0), Column({*direct}, 0));
+
+  r->ResetStats();
+  auto codes = (*fetched)->ReadDictionaryCodes(rows, string_col);
+  ASSERT_TRUE(codes.ok()) << codes.status().ToString();
+  ASSERT_TRUE(codes->has_value());
+  const FileReader::DictionaryCodes& dc = **codes;
+  ASSERT_EQ(static_cast<int64_t>(dc.codes.size()), rows.Count());
+  const std::vector<std::string> want = Column({*direct}, 0);
+  for (size_t i = 0; i < dc.codes.size(); ++i) {
+    ASSERT_GE(dc.codes[i], 0);
+    ASSERT_LT(dc.codes[i], dc.dictionary->length);
+    EXPECT_EQ(FormatValue(*dc.dictionary, dc.codes[i]), want[i]) << "row " << i;
+  }
+  EXPECT_EQ(r->stats().read_calls, 0);
+
+  // Rows outside the fetch, and columns not fetched, are refused.
+  EXPECT_EQ((*fetched)->Read(RowSelection::Range(90, 110), *only_string).status().code(),
+            StatusCode::kInvalidArgument);
+  EXPECT_EQ((*fetched)->Read(rows, *only_bool).status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ((*fetched)->ReadDictionaryCodes(rows, r->schema().FindColumn("bool_col")).status().code(),
+            StatusCode::kInvalidArgument);
+  EXPECT_EQ(r->FetchRowGroup(5, rows, *both).status().code(), StatusCode::kInvalidArgument);
+
+  // A PLAIN-encoded column has no codes: nullopt, and the caller decodes values.
+  auto plain = OpenFile(DataFile("alltypes_tiny_pages_plain.parquet"));
+  ASSERT_TRUE(plain);
+  auto plain_string = plain->Project({"string_col"});
+  ASSERT_TRUE(plain_string.ok());
+  auto fp = plain->FetchRowGroup(0, RowSelection::Range(0, 50), *plain_string);
+  ASSERT_TRUE(fp.ok()) << fp.status().ToString();
+  auto none = (*fp)->ReadDictionaryCodes(RowSelection::Range(0, 50), plain->schema().FindColumn("string_col"));
+  ASSERT_TRUE(none.ok()) << none.status().ToString();
+  EXPECT_FALSE(none->has_value());
+}
+
+}  // namespace
+}  // namespace rap::read

@@ -43,6 +43,11 @@ struct ColumnReadOptions {
   bool verify_crc = true;                       // check the page CRC when the header has one
   int64_t max_page_bytes = int64_t{1} << 30;    // decompressed page size (and level memory) limit
   std::string file_name;                        // for error messages
+  // Flat, dictionary-encoded columns: return the dictionary and the codes of the selected values
+  // (LeafColumnData::dictionary / dictionary_codes) instead of the values, so a filter can be
+  // evaluated once per dictionary entry. NotSupported for a nested column, a chunk without a
+  // dictionary page, or at the first page with values that is not dictionary-encoded.
+  bool dictionary_codes = false;
 };
 
 // Counters of one column chunk read (for tests and the read statistics).
@@ -63,6 +68,10 @@ struct LeafColumnData {
   std::vector<int16_t> def_levels;
   std::vector<int16_t> rep_levels;
   ArrayPtr values;
+  // With ColumnReadOptions::dictionary_codes (then `values` is null): the chunk's dictionary in the
+  // leaf's Arrow type, and per non-null selected value its index in the dictionary (checked in range).
+  ArrayPtr dictionary;
+  std::vector<int32_t> dictionary_codes;
 };
 
 // Reads the selected rows (sorted, disjoint, within [0, num_rows)) of one column chunk. Pages that

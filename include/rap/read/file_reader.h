@@ -80,6 +80,8 @@ struct ChunkRanges {
 };
 
 class FileReader : public std::enable_shared_from_this<FileReader> {
+  class RowGroupDecoder;  // one row group decoded in row windows (file_reader_decode.cc)
+
  public:
   static Result<std::shared_ptr<FileReader>> Open(io::ObjectStorePtr store, const std::string& path,
                                                   FileReaderOptions options = {});
@@ -115,6 +117,39 @@ class FileReader : public std::enable_shared_from_this<FileReader> {
   // Reads the selected rows of one row group (selection relative to the row group) as one batch.
   Result<RecordBatch> ReadRowGroup(int rg, const RowSelection& selection, const Projection& projection);
 
+  // A leaf column's dictionary and, per row, the row's index in it (-1: NULL).
+  struct DictionaryCodes {
+    ArrayPtr dictionary;         // the leaf's Arrow type (as the file stores it)
+    std::vector<int32_t> codes;  // one per requested row
+  };
+
+  // A row group's chunks fetched once (one planned read) for a selection and a projection. The
+  // methods decode fetched columns for any subset of the fetched rows, as often as needed, with no
+  // further request. The FileReader must outlive it.
+  class FetchedRowGroup {
+   public:
+    ~FetchedRowGroup();
+    int row_group() const { return rg_; }
+    const RowSelection& selection() const { return selection_; }
+    // The values of `projection`'s fields for `rows` (relative to the row group; within
+    // selection()). InvalidArgument when a leaf column of `projection` was not fetched.
+    Result<RecordBatch> Read(const RowSelection& rows, const Projection& projection);
+    // Dictionary codes of the flat leaf column `column` for `rows`; nullopt when the column is not
+    // dictionary-encoded there (no dictionary page, a fallback page, nested), so the caller decodes
+    // values instead.
+    Result<std::optional<DictionaryCodes>> ReadDictionaryCodes(const RowSelection& rows, int column);
+
+   private:
+    friend class FileReader;
+    FetchedRowGroup(int rg, RowSelection selection, Projection projection);
+    int rg_;
+    RowSelection selection_;
+    Projection projection_;                    // before decoder_, which refers to it
+    std::unique_ptr<RowGroupDecoder> decoder_;
+  };
+  Result<std::unique_ptr<FetchedRowGroup>> FetchRowGroup(int rg, const RowSelection& selection,
+                                                         const Projection& projection);
+
   // Batches of at most options().batch_size rows for `selection` (file row numbers; nullopt = all
   // rows), in row order; a batch never spans two row groups.
   Result<std::unique_ptr<RecordBatchReader>> NewBatchReader(std::optional<RowSelection> selection,
@@ -126,7 +161,6 @@ class FileReader : public std::enable_shared_from_this<FileReader> {
   void ResetStats();
 
  private:
-  class RowGroupDecoder;  // one row group decoded in row windows (file_reader_decode.cc)
   class BatchReader;      // NewBatchReader's batches (file_reader_decode.cc)
 
   FileReader(io::ObjectStorePtr store, std::string path, FileReaderOptions options)

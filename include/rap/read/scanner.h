@@ -50,6 +50,10 @@ struct ScanOptions {
   int64_t batch_size = 64 * 1024;    // rows per output batch (at most)
   bool use_statistics = true;        // file (ScanFile::column_stats) and row-group statistics pruning
   bool use_page_index = true;        // ColumnIndex page pruning and OffsetIndex page selection
+  // Evaluate a conjunct of the filter's top-level AND that reads one column once per dictionary
+  // entry of the column chunk instead of once per row, when the column is dictionary-encoded in the
+  // candidate rows and not an output column (its values are then never materialised).
+  bool dictionary_filter = true;
   FileReaderOptions reader;
   // Scope of the range planner's learning (seed 000). kEndpoint (default): plans from the store
   // endpoint's estimator, shared by every reader and scan of that endpoint in the process, so later
@@ -70,6 +74,7 @@ struct ScanStats {
   int64_t rows_selected = 0;                      // rows that passed the filter
   int64_t rows_output = 0;
   int64_t pages_read = 0, pages_skipped = 0;      // data pages decoded / stepped over
+  int64_t filter_dictionary_chunks = 0;           // filter column chunks evaluated on their dictionary
   int64_t requests = 0, read_calls = 0;
   uint64_t bytes = 0;
   int64_t footer_requests = 0;        // of `requests`: footer (tail) reads
