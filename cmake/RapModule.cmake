@@ -18,6 +18,15 @@ function(rap_module name)
   add_library(rap::${name} ALIAS rap_${name})
 endfunction()
 
+# rap_optimize_hot_loops(TARGET): -O3 in optimised builds for modules whose loops are written to
+# vectorise (GCC vectorises at -O3; -O2 left the level checks, dictionary lookups and comparisons of
+# bench_scan's scattered_sparse query scalar: 81 -> 73 ms). GCC 12 reports -Wrestrict false
+# positives inside std::string at -O3, so that warning is off for these targets.
+function(rap_optimize_hot_loops target)
+  target_compile_options(${target} PRIVATE $<$<CONFIG:Release,RelWithDebInfo>:-O3>
+                         $<$<AND:$<CONFIG:Release,RelWithDebInfo>,$<CXX_COMPILER_ID:GNU>>:-Wno-restrict>)
+endfunction()
+
 # rap_module_tests(NAME DEPS ...): one GoogleTest executable per tests/NAME/*_test.cc file, each one
 # CTest test named NAME.FILE (so a broken test file only breaks its own target, and fixtures that
 # start real servers run once per executable).
