@@ -12,6 +12,7 @@
 #include <fstream>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -44,6 +45,7 @@ struct Args {
   bool retain_fixtures = false;
   bool duckdb = true;
   std::string only;  // --query: run only this query
+  int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));  // rap's second run
 };
 
 const char* const kCountries[] = {"US", "DE", "NL", "FR", "GB", "BR", "IN", "JP", "CA", "ES",
@@ -166,9 +168,9 @@ double Median(std::vector<double> v) {
   return v.empty() ? 0 : v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
 }
 
-Result<Measured> RunRap(const std::string& dir, const Query& q, int reps) {
+Result<Measured> RunRap(const std::string& dir, const Query& q, int reps, int threads) {
   Measured m;
-  m.engine = "rap";
+  m.engine = threads == 1 ? "rap" : fmt::format("rap-{}t", threads);
   m.query = q.name;
   for (int rep = 0; rep <= reps; ++rep) {  // rep 0: untimed warm-up
     const double t0 = NowSeconds(), c0 = ProcessCpuSeconds();
@@ -178,6 +180,7 @@ Result<Measured> RunRap(const std::string& dir, const Query& q, int reps) {
     o.columns = q.columns;
     RAP_ASSIGN_OR_RETURN(o.filter, read::ParseExpr(q.where));
     o.reader.use_metadata_cache = false;  // every run reads its footers, like DuckDB (no metadata cache)
+    o.threads = threads;
     RAP_ASSIGN_OR_RETURN(auto scanner, read::Scanner::Make(std::move(src), std::move(o)));
     int64_t rows = 0;
     __int128 sum = 0;
@@ -263,8 +266,12 @@ Status Run(const Args& a) {
   }
   std::vector<Measured> all;
   for (const Query& q : queries) {
-    RAP_ASSIGN_OR_RETURN(Measured m, RunRap(dir, q, a.reps));
+    RAP_ASSIGN_OR_RETURN(Measured m, RunRap(dir, q, a.reps, 1));
     all.push_back(std::move(m));
+    if (a.threads > 1) {
+      RAP_ASSIGN_OR_RETURN(Measured mt, RunRap(dir, q, a.reps, a.threads));
+      all.push_back(std::move(mt));
+    }
   }
   Status duck_status = Status::OK();
   if (a.duckdb) {
@@ -332,6 +339,11 @@ int main(int argc, char** argv) {
   app.add_option("--query", a.only,
                  "Run only this query (range_dense, range_sparse, scattered_dense, scattered_sparse)");
   app.add_flag("!--no-duckdb", a.duckdb, "Skip the DuckDB comparison");
+  app.add_option("--threads", a.threads,
+                 "rap also runs with this many threads (ScanOptions::threads; 1 = only the one-thread run; "
+                 "default: the cores, as DuckDB's default)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 256));
   CLI11_PARSE(app, argc, argv);
   rap::Status st = rap::bench::Run(a);
   if (!st.ok()) {

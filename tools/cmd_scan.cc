@@ -33,6 +33,8 @@ struct ScanArgs {
   bool fingerprint = false;
   bool no_statistics = false;
   bool no_page_index = false;
+  bool no_dictionary_filter = false;
+  int threads = 1;
   PlanFlags plan;
 };
 
@@ -48,6 +50,8 @@ Status RunScan(const ScanArgs& args) {
   so.batch_size = args.batch_size;
   so.use_statistics = !args.no_statistics;
   so.use_page_index = !args.no_page_index;
+  so.dictionary_filter = !args.no_dictionary_filter;
+  so.threads = args.threads;
   RAP_ASSIGN_OR_RETURN(so.reader.plan, args.plan.Options());
   if (!args.where.empty()) {
     auto e = read::ParseExpr(args.where);
@@ -97,6 +101,12 @@ CommandRegistrar reg("scan", [](CLI::App& app) {
   cmd->add_flag("--fingerprint", args->fingerprint, "Print the result fingerprint (fnv1a64:<16 hex>)");
   cmd->add_flag("--no-statistics", args->no_statistics, "Do not prune row groups by statistics");
   cmd->add_flag("--no-page-index", args->no_page_index, "Do not use ColumnIndex/OffsetIndex");
+  cmd->add_flag("--no-dictionary-filter", args->no_dictionary_filter,
+                "Evaluate the filter on decoded values only, never once per dictionary entry");
+  cmd->add_option("--threads", args->threads,
+                  "Row groups decoded in parallel (the output is the same for any value)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 256));
   args->plan.AddTo(cmd);
   cmd->callback([args] {
     Status st = RunScan(*args);

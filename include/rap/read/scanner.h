@@ -54,6 +54,10 @@ struct ScanOptions {
   // entry of the column chunk instead of once per row, when the column is dictionary-encoded in the
   // candidate rows and not an output column (its values are then never materialised).
   bool dictionary_filter = true;
+  // Row groups of a file decoded by this many threads (1: in the calling thread). Batches come out
+  // in the same order with the same content for any value; up to `threads` row groups' planned
+  // reads run at once (so a remote scan shares the link between them).
+  int threads = 1;
   FileReaderOptions reader;
   // Scope of the range planner's learning (seed 000). kEndpoint (default): plans from the store
   // endpoint's estimator, shared by every reader and scan of that endpoint in the process, so later

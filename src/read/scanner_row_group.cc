@@ -1,0 +1,261 @@
+// One row group of a scan: statistics and page-index pruning, deletion vectors, read 1 (the filter
+// columns' candidate pages, one planned read) and the filter, read 2 (the other projected columns,
+// only the pages of selected rows), and the output batches.
+#include <algorithm>
+
+#include "read/scanner_impl.h"
+
+namespace rap::read {
+
+Status Scanner::Impl::ScanRowGroup(size_t file_index, FileReader& reader, int rg, const std::vector<int>& filter_leaf,
+                                   int64_t room, RowGroupOutput* result) const {
+  ScanStats& stats = result->stats;
+  const read::ScanFile& file = source.files[file_index];
+  const int64_t rg_rows = reader.row_group_num_rows(rg);
+  ++stats.row_groups;
+  if (rg_rows == 0) return Status::OK();
+  const auto& rg_meta = reader.metadata().row_groups[static_cast<size_t>(rg)];
+  // The file's type of a filter column's leaf, when its statistics compare like the table type.
+  auto usable_type = [&](size_t c) -> const DataTypePtr* {
+    int leaf = filter_leaf[c];
+    if (leaf < 0) return nullptr;
+    const DataTypePtr& ft = reader.schema().column(leaf).arrow_type;
+    const DataType& tt = *filter_cols[c].type;
+    bool same = ft->id == tt.id && (ft->id != TypeId::kTimestamp || ft->unit == tt.unit) &&
+                (ft->id != TypeId::kDecimal128 || ft->scale == tt.scale);
+    return same ? &ft : nullptr;
+  };
+  RowSelection candidates = RowSelection::All(rg_rows);
+  if (predicate) {
+    auto rg_stats = [&](int c) -> std::optional<ColumnStats> {
+      const ColumnSource& cs = filter_cols[static_cast<size_t>(c)];
+      if (cs.partition >= 0) {
+        ColumnStats s = StatsFromValue(ValueAt(*file.partition_values[static_cast<size_t>(cs.partition)], 0));
+        s.num_values = rg_rows;
+        if (s.null_count && *s.null_count > 0) s.null_count = rg_rows;
+        return s;
+      }
+      int leaf = filter_leaf[static_cast<size_t>(c)];
+      if (leaf < 0) {  // absent from this file: all NULL
+        ColumnStats s;
+        s.null_count = rg_rows;
+        s.num_values = rg_rows;
+        return s;
+      }
+      const DataTypePtr* ft = usable_type(static_cast<size_t>(c));
+      const auto& cc = rg_meta.columns[static_cast<size_t>(leaf)];
+      if (!ft || !options.use_statistics || !cc.meta_data || !cc.meta_data->statistics) return std::nullopt;
+      return StatsFromParquet(*cc.meta_data->statistics, reader.schema().column(leaf).physical_type, **ft, rg_rows);
+    };
+    if (predicate->CanMatch(rg_stats) == Match::kNever) {
+      ++stats.row_groups_pruned;
+      return Status::OK();
+    }
+    if (options.use_page_index) {
+      std::vector<int> leaves;
+      for (int l : filter_leaf) {
+        if (l >= 0) leaves.push_back(l);
+      }
+      if (!leaves.empty()) RAP_RETURN_NOT_OK(reader.LoadPageIndex({rg}, leaves, true, true));
+      std::vector<std::optional<std::vector<PageStats>>> pages(filter_cols.size());
+      for (size_t c = 0; c < filter_cols.size(); ++c) {
+        const DataTypePtr* ft = usable_type(c);
+        if (!ft) continue;
+        int leaf = filter_leaf[c];
+        RAP_ASSIGN_OR_RETURN(auto ci, reader.GetColumnIndex(rg, leaf));
+        RAP_ASSIGN_OR_RETURN(auto oi, reader.GetOffsetIndex(rg, leaf));
+        if (!ci || !oi) continue;
+        pages[c] = PageStatsFromIndex(*ci, *oi, rg_rows, reader.schema().column(leaf).physical_type, **ft);
+      }
+      candidates = predicate->PagesMayMatch([&](int c) { return pages[static_cast<size_t>(c)]; }, rg_rows);
+    }
+  }
+  stats.rows_in_row_groups += rg_rows;
+  // Deletion vectors: drop the deleted rows of this row group from the candidates.
+  if (!file.deleted_rows.empty()) {
+    const uint64_t first = static_cast<uint64_t>(reader.row_group_first_row(rg));
+    auto lo = std::lower_bound(file.deleted_rows.begin(), file.deleted_rows.end(), first);
+    auto hi = std::lower_bound(lo, file.deleted_rows.end(), first + static_cast<uint64_t>(rg_rows));
+    if (lo != hi) {
+      std::vector<RowRange> live;
+      int64_t next = 0;
+      for (auto it = lo; it != hi; ++it) {
+        int64_t row = static_cast<int64_t>(*it - first);
+        if (row > next) live.push_back(RowRange{next, row});
+        next = row + 1;
+      }
+      if (next < rg_rows) live.push_back(RowRange{next, rg_rows});
+      const int64_t before = candidates.Count();
+      candidates = candidates.Intersect(RowSelection::FromRanges(std::move(live)));
+      stats.rows_deleted += before - candidates.Count();
+    }
+  }
+  stats.rows_candidate += candidates.Count();
+  if (candidates.empty()) return Status::OK();
+
+  // Read 1: the filter's data columns for the candidate rows (one planned read); evaluate. A conjunct
+  // of one dictionary-encoded, filter-only column is evaluated once per dictionary entry and looked
+  // up per row by code; the other conjuncts over the decoded values.
+  std::vector<int64_t> selected_rows;  // row numbers within the row group
+  std::vector<ArrayPtr> filter_arrays(filter_cols.size());
+  std::vector<int64_t> keep_positions;  // positions within the candidate rows
+  if (predicate) {
+    std::vector<std::string> phys;
+    for (size_t c = 0; c < filter_cols.size(); ++c) {
+      if (filter_leaf[c] >= 0) phys.push_back(filter_cols[c].physical);
+    }
+    std::unique_ptr<FileReader::FetchedRowGroup> fetched;
+    if (!phys.empty()) {
+      RAP_ASSIGN_OR_RETURN(Projection proj, reader.Project(phys));
+      RAP_ASSIGN_OR_RETURN(fetched, reader.FetchRowGroup(rg, candidates, proj));
+    }
+    const int64_t n = candidates.Count();
+    std::vector<std::optional<FileReader::DictionaryCodes>> codes(filter_cols.size());
+    std::vector<std::string> value_phys;
+    for (size_t c = 0; c < filter_cols.size(); ++c) {
+      if (filter_leaf[c] < 0) continue;
+      if (dictionary_eligible[c]) {
+        RAP_ASSIGN_OR_RETURN(codes[c], fetched->ReadDictionaryCodes(candidates, filter_leaf[c]));
+      }
+      if (!codes[c]) value_phys.push_back(filter_cols[c].physical);
+    }
+    RecordBatch fb;
+    if (!value_phys.empty()) {
+      RAP_ASSIGN_OR_RETURN(Projection proj, reader.Project(value_phys));
+      RAP_ASSIGN_OR_RETURN(fb, fetched->Read(candidates, proj));
+    }
+    for (size_t c = 0; c < filter_cols.size(); ++c) {
+      const ColumnSource& cs = filter_cols[c];
+      if (codes[c]) continue;
+      ArrayPtr arr;
+      if (cs.partition >= 0) {
+        RAP_ASSIGN_OR_RETURN(arr, RepeatValue(*file.partition_values[static_cast<size_t>(cs.partition)], n));
+      } else if (filter_leaf[c] < 0) {
+        RAP_ASSIGN_OR_RETURN(arr, MakeNullArray(cs.type, n));
+      } else {
+        int bi = fb.schema ? fb.schema->FieldIndex(cs.physical) : -1;
+        if (bi < 0 || fb.columns[static_cast<size_t>(bi)]->length != n) {
+          return Status::Internal(file.path + ": filter column '" + cs.name + "' missing from read 1");
+        }
+        RAP_ASSIGN_OR_RETURN(arr, CastArray(fb.columns[static_cast<size_t>(bi)], cs.type));
+      }
+      filter_arrays[c] = arr;
+    }
+    std::vector<uint8_t> keep(static_cast<size_t>(n), 1);
+    for (const FilterStage& st : stages) {
+      if (st.cols.size() == 1 && codes[st.cols[0]]) {
+        const size_t c = st.cols[0];
+        const FileReader::DictionaryCodes& dc = *codes[c];
+        // The conjunct's result per dictionary entry (entry k at index k + 1) and for NULL (index 0).
+        RAP_ASSIGN_OR_RETURN(ArrayPtr dict, CastArray(dc.dictionary, filter_cols[c].type));
+        RecordBatch eval;
+        eval.schema = st.schema;
+        eval.num_rows = dict->length;
+        eval.columns.push_back(dict);
+        RAP_ASSIGN_OR_RETURN(std::vector<uint8_t> per_entry, st.predicate.Select(eval));
+        RAP_ASSIGN_OR_RETURN(eval.columns[0], MakeNullArray(filter_cols[c].type, 1));
+        eval.num_rows = 1;
+        RAP_ASSIGN_OR_RETURN(std::vector<uint8_t> for_null, st.predicate.Select(eval));
+        std::vector<uint8_t> lut(per_entry.size() + 1);
+        lut[0] = for_null[0];
+        std::copy(per_entry.begin(), per_entry.end(), lut.begin() + 1);
+        const int32_t* code = dc.codes.data();
+        for (int64_t i = 0; i < n; ++i) keep[static_cast<size_t>(i)] &= lut[static_cast<size_t>(code[i] + 1)];
+        ++stats.filter_dictionary_chunks;
+        continue;
+      }
+      RecordBatch eval;
+      eval.schema = st.schema;
+      eval.num_rows = n;
+      for (size_t c : st.cols) eval.columns.push_back(filter_arrays[c]);
+      RAP_ASSIGN_OR_RETURN(std::vector<uint8_t> k, st.predicate.Select(eval));
+      for (int64_t i = 0; i < n; ++i) keep[static_cast<size_t>(i)] &= k[static_cast<size_t>(i)];
+    }
+    int64_t pos = 0;
+    for (const RowRange& r : candidates) {
+      for (int64_t row = r.begin; row < r.end; ++row, ++pos) {
+        if (keep[static_cast<size_t>(pos)]) {
+          selected_rows.push_back(row);
+          keep_positions.push_back(pos);
+        }
+      }
+    }
+  } else {
+    selected_rows.reserve(static_cast<size_t>(candidates.Count()));
+    for (const RowRange& r : candidates) {
+      for (int64_t row = r.begin; row < r.end; ++row) selected_rows.push_back(row);
+    }
+  }
+  stats.rows_selected += static_cast<int64_t>(selected_rows.size());
+  // Under a limit, rows past it are not materialised.
+  if (room >= 0 && static_cast<int64_t>(selected_rows.size()) > room) {
+    selected_rows.resize(static_cast<size_t>(room));
+    if (!keep_positions.empty()) keep_positions.resize(static_cast<size_t>(room));
+  }
+  if (selected_rows.empty()) return Status::OK();
+  const int64_t n = static_cast<int64_t>(selected_rows.size());
+  std::vector<RowRange> ranges;
+  for (int64_t row : selected_rows) {
+    if (!ranges.empty() && ranges.back().end == row) ranges.back().end = row + 1;
+    else ranges.push_back(RowRange{row, row + 1});
+  }
+  RowSelection selection = RowSelection::FromRanges(std::move(ranges));
+
+  // Read 2: the other projected data columns, only the pages of the selected rows.
+  std::vector<std::string> phys;
+  std::vector<bool> in_file(out_cols.size(), false);
+  auto filter_index = [&](const ColumnSource& cs) -> int {
+    for (size_t c = 0; c < filter_cols.size(); ++c) {
+      if (filter_cols[c].name == cs.name && filter_arrays[c]) return static_cast<int>(c);
+    }
+    return -1;
+  };
+  for (size_t o = 0; o < out_cols.size(); ++o) {
+    const ColumnSource& cs = out_cols[o];
+    if (cs.partition >= 0 || filter_index(cs) >= 0) continue;
+    for (const parquet::FieldNode& f : reader.schema().fields()) {
+      if (f.field.name == cs.physical) in_file[o] = true;
+    }
+    if (in_file[o] && std::find(phys.begin(), phys.end(), cs.physical) == phys.end()) phys.push_back(cs.physical);
+  }
+  RecordBatch db;
+  if (!phys.empty()) {
+    RAP_ASSIGN_OR_RETURN(Projection proj, reader.Project(phys));
+    RAP_ASSIGN_OR_RETURN(db, reader.ReadRowGroup(rg, selection, proj));
+  }
+  RecordBatch out;
+  out.schema = out_schema;
+  out.num_rows = n;
+  for (size_t o = 0; o < out_cols.size(); ++o) {
+    const ColumnSource& cs = out_cols[o];
+    ArrayPtr arr;
+    if (cs.partition >= 0) {
+      RAP_ASSIGN_OR_RETURN(arr, RepeatValue(*file.partition_values[static_cast<size_t>(cs.partition)], n));
+    } else if (int fi = filter_index(cs); fi >= 0) {
+      RAP_ASSIGN_OR_RETURN(arr, TakeRows(*filter_arrays[static_cast<size_t>(fi)], keep_positions));
+    } else if (!in_file[o]) {
+      RAP_ASSIGN_OR_RETURN(arr, MakeNullArray(cs.type, n));
+    } else {
+      int bi = db.schema ? db.schema->FieldIndex(cs.physical) : -1;
+      if (bi < 0 || db.columns[static_cast<size_t>(bi)]->length != n) {
+        return Status::Internal(file.path + ": column '" + cs.name + "' missing from read 2");
+      }
+      RAP_ASSIGN_OR_RETURN(arr, CastArray(db.columns[static_cast<size_t>(bi)], cs.type));
+    }
+    out.columns.push_back(std::move(arr));
+  }
+  const uint64_t base = (static_cast<uint64_t>(file_index) << kRowIdFileShift) + static_cast<uint64_t>(reader.row_group_first_row(rg));
+  for (int64_t start = 0; start < n; start += options.batch_size) {
+    int64_t len = std::min(options.batch_size, n - start);
+    ScanBatch sb;
+    sb.batch.schema = out_schema;
+    sb.batch.num_rows = len;
+    for (const ArrayPtr& c : out.columns) sb.batch.columns.push_back(len == n ? c : SliceArray(c, start, len));
+    sb.row_ids.reserve(static_cast<size_t>(len));
+    for (int64_t k = start; k < start + len; ++k) sb.row_ids.push_back(base + static_cast<uint64_t>(selected_rows[static_cast<size_t>(k)]));
+    result->batches.push_back(std::move(sb));
+  }
+  return Status::OK();
+}
+
+}  // namespace rap::read
