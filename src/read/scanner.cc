@@ -116,7 +116,7 @@ Status Scanner::Impl::Init() {
   return Status::OK();
 }
 
-Status Scanner::Impl::ScanFile(size_t file_index) {
+Result<std::shared_ptr<Scanner::Impl::OpenedFile>> Scanner::Impl::OpenNextFile(size_t file_index) {
   const read::ScanFile& file = source.files[file_index];
   ++stats.files;
   if (file.partition_values.size() != source.partition_columns.size()) {
@@ -133,7 +133,7 @@ Status Scanner::Impl::ScanFile(size_t file_index) {
     };
     if (predicate->CanMatch(part_stats) == Match::kNever) {
       ++stats.files_pruned;
-      return Status::OK();
+      return std::shared_ptr<OpenedFile>();
     }
     // File statistics (Delta add.stats): prune without opening the file.
     if (options.use_statistics && !file.column_stats.empty()) {
@@ -146,62 +146,72 @@ Status Scanner::Impl::ScanFile(size_t file_index) {
       };
       if (predicate->CanMatch(file_stats) == Match::kNever) {
         ++stats.files_pruned_by_stats;
-        return Status::OK();
+        return std::shared_ptr<OpenedFile>();
       }
     }
   }
   FileReaderOptions ro = options.reader;
   ro.use_page_index = options.use_page_index;
-  RAP_ASSIGN_OR_RETURN(std::shared_ptr<FileReader> reader, FileReader::Open(source.store, file.path, ro));
-  // Leaf column of each filter column in this file (-1: partition column or absent from the file).
-  std::vector<int> filter_leaf;
+  auto opened = std::make_shared<OpenedFile>();
+  opened->index = file_index;
+  RAP_ASSIGN_OR_RETURN(opened->reader, FileReader::Open(source.store, file.path, ro));
   for (const ColumnSource& cs : filter_cols) {
     int leaf = -1;
     if (cs.partition < 0) {
-      for (const parquet::FieldNode& f : reader->schema().fields()) {
+      for (const parquet::FieldNode& f : opened->reader->schema().fields()) {
         if (f.field.name == cs.physical && f.column >= 0 && f.children.empty()) leaf = f.column;
       }
     }
-    filter_leaf.push_back(leaf);
+    opened->filter_leaf.push_back(leaf);
   }
-  const int num_rg = reader->num_row_groups();
-  if (!pool) {
-    for (int rg = 0; rg < num_rg && !done; ++rg) {
-      RowGroupOutput out;
-      RAP_RETURN_NOT_OK(ScanRowGroup(file_index, *reader, rg, filter_leaf, Room(), &out));
-      Merge(std::move(out));
+  opened->num_row_groups = opened->reader->num_row_groups();
+  opened->unmerged = opened->num_row_groups;
+  return opened;
+}
+
+Status Scanner::Impl::FillWindow() {
+  const size_t window = pool ? 2 * pool->size() : 1;
+  while (!done && in_flight.size() < window) {
+    if (!submitting || next_row_group >= submitting->num_row_groups) {
+      if (submitting && submitting->unmerged == 0) FinishFile(*submitting);
+      submitting.reset();
+      if (next_file >= source.files.size()) break;
+      RAP_ASSIGN_OR_RETURN(submitting, OpenNextFile(next_file++));
+      next_row_group = 0;
+      continue;
     }
-  } else {
-    // Row groups run on the pool, at most 2 x threads ahead of the one being merged; they are
-    // merged in row-group order, so the output is the same as with one thread.
-    const int window = 2 * static_cast<int>(pool->size());
-    std::vector<RowGroupOutput> outs(static_cast<size_t>(num_rg));
-    std::vector<std::future<Status>> futures(static_cast<size_t>(num_rg));
-    int submitted = 0;
-    Status failure;
-    for (int rg = 0; rg < num_rg && !done; ++rg) {
-      for (; submitted < num_rg && submitted <= rg + window; ++submitted) {
-        const int r = submitted;
-        const int64_t room = Room();
-        auto task = std::make_shared<std::packaged_task<Status()>>([this, file_index, &reader, r, &filter_leaf, room,
-                                                                    &outs] {
-          return ScanRowGroup(file_index, *reader, r, filter_leaf, room, &outs[static_cast<size_t>(r)]);
+    RowGroupTask t;
+    t.file = submitting;
+    t.out = std::make_shared<RowGroupOutput>();
+    const int rg = next_row_group++;
+    auto task = std::make_shared<std::packaged_task<Status()>>(
+        [this, file = t.file, out = t.out, rg, room = Room()] {
+          return ScanRowGroup(file->index, *file->reader, rg, file->filter_leaf, room, out.get());
         });
-        futures[static_cast<size_t>(r)] = task->get_future();
-        pool->Submit([task] { (*task)(); });
-      }
-      failure = futures[static_cast<size_t>(rg)].get();
-      if (!failure.ok()) break;
-      Merge(std::move(outs[static_cast<size_t>(rg)]));
-      outs[static_cast<size_t>(rg)] = RowGroupOutput{};
+    t.status = task->get_future();
+    if (pool) {
+      pool->Submit([task] { (*task)(); });
+    } else {
+      (*task)();
     }
-    // Every submitted row group finishes before the reader and the outputs go away.
-    for (int rg = 0; rg < submitted; ++rg) {
-      if (futures[static_cast<size_t>(rg)].valid()) futures[static_cast<size_t>(rg)].wait();
-    }
-    RAP_RETURN_NOT_OK(failure);
+    in_flight.push_back(std::move(t));
   }
-  ReaderStats rs = reader->stats();
+  return Status::OK();
+}
+
+Status Scanner::Impl::MergeOldest() {
+  RowGroupTask t = std::move(in_flight.front());
+  in_flight.pop_front();
+  RAP_RETURN_NOT_OK(t.status.get());
+  Merge(std::move(*t.out));
+  if (--t.file->unmerged == 0) FinishFile(*t.file);
+  return Status::OK();
+}
+
+void Scanner::Impl::FinishFile(OpenedFile& file) {
+  if (file.finished) return;
+  file.finished = true;
+  ReaderStats rs = file.reader->stats();
   stats.requests += rs.requests;
   stats.read_calls += rs.read_calls;
   stats.bytes += rs.bytes;
@@ -212,9 +222,17 @@ Status Scanner::Impl::ScanFile(size_t file_index) {
     stats.pages_read += c.data_pages_read;
     stats.pages_skipped += c.data_pages_skipped;
   }
-  return Status::OK();
 }
 
+void Scanner::Impl::Drain() {
+  for (RowGroupTask& t : in_flight) {
+    if (t.status.valid()) t.status.wait();
+  }
+  for (RowGroupTask& t : in_flight) FinishFile(*t.file);
+  in_flight.clear();
+  if (submitting) FinishFile(*submitting);
+  submitting.reset();
+}
 
 void Scanner::Impl::Merge(RowGroupOutput&& out) {
   const ScanStats& d = out.stats;
@@ -266,11 +284,19 @@ const ScanStats& Scanner::stats() const { return impl_->stats; }
 
 Result<std::optional<ScanBatch>> Scanner::Next() {
   Impl& s = *impl_;
-  while (s.pending.empty() && !s.done && s.next_file < s.source.files.size()) {
-    size_t f = s.next_file++;
-    Status st = s.ScanFile(f);
-    if (!st.ok()) return st;
+  if (!s.failure.ok()) return s.failure;
+  while (s.pending.empty() && !s.done) {
+    Status st = s.FillWindow();
+    if (st.ok() && s.in_flight.empty()) break;  // every file scanned
+    if (st.ok()) st = s.MergeOldest();
+    if (!st.ok()) {
+      s.failure = st;
+      s.done = true;
+      s.Drain();
+      return st;
+    }
   }
+  if (s.done) s.Drain();  // a limit: row groups still running are waited for, their reads counted
   if (s.pending.empty()) return std::optional<ScanBatch>();
   ScanBatch b = std::move(s.pending.front());
   s.pending.pop_front();

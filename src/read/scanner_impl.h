@@ -3,6 +3,7 @@
 #pragma once
 
 #include <deque>
+#include <future>
 #include <memory>
 #include <optional>
 #include <string>
@@ -51,14 +52,46 @@ struct Scanner::Impl {
   // reading it reads nothing else).
   std::vector<bool> dictionary_eligible;
   ScanStats stats;
-  size_t next_file = 0;
   std::deque<ScanBatch> pending;
   int64_t emitted = 0;
   bool done = false;
+  Status failure;  // the first error; every later Next() returns it
+
+  // A file whose row groups are being scanned.
+  struct OpenedFile {
+    size_t index = 0;
+    std::shared_ptr<FileReader> reader;
+    std::vector<int> filter_leaf;  // leaf column of each filter column (-1: partition column or absent)
+    int num_row_groups = 0;
+    int unmerged = 0;              // row groups not merged yet
+    bool finished = false;         // its reader's counters were added to `stats`
+  };
+  // A row group submitted and not merged yet (scan order).
+  struct RowGroupTask {
+    std::shared_ptr<OpenedFile> file;
+    std::shared_ptr<RowGroupOutput> out;
+    std::future<Status> status;
+  };
+  // Row groups run ahead of the consumer, across file boundaries: up to 2 x threads in flight (1
+  // without a pool: each runs in the calling thread when submitted).
+  std::deque<RowGroupTask> in_flight;
+  size_t next_file = 0;                   // next file to open
+  std::shared_ptr<OpenedFile> submitting;  // the file whose row groups are being submitted
+  int next_row_group = 0;                 // of `submitting`
 
   Status Init();
-  Status ScanFile(size_t file_index);
-  std::unique_ptr<ThreadPool> pool;  // options.threads > 1: decodes row groups in parallel
+  // Prunes by partition values and file statistics, then opens the file; null when pruned.
+  Result<std::shared_ptr<OpenedFile>> OpenNextFile(size_t file_index);
+  // Submits row groups until the window is full or the table is exhausted.
+  Status FillWindow();
+  // Waits for the oldest row group in flight and merges it.
+  Status MergeOldest();
+  // Adds a file's reader counters to `stats` (once).
+  void FinishFile(OpenedFile& file);
+  // Waits for every row group in flight and finishes their files (at the end, on a limit or error).
+  void Drain();
+
+  ~Impl() { Drain(); }
 
   // Evaluates one row group (reads, filter, late materialisation) into `out`; touches no state of
   // the scan, so row groups can run in parallel. `room`: at most this many rows are wanted (< 0: no
@@ -83,6 +116,9 @@ struct Scanner::Impl {
     }
     return c;
   }
+
+  // options.threads > 1: runs row groups in parallel. Declared last: destroyed first.
+  std::unique_ptr<ThreadPool> pool;
 };
 
 }  // namespace rap::read

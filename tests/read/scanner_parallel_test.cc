@@ -85,6 +85,23 @@ TEST_F(ScannerParallelTest, SameResultForAnyThreadCount) {
   }
 }
 
+// A scan dropped after its first batch, with row groups of two files still in flight: the scanner
+// waits for them (ASan/TSan would report a use after free or a race otherwise).
+TEST_F(ScannerParallelTest, AbandonedScanWaitsForItsRowGroups) {
+  for (int threads : {2, 4}) {
+    ScanOptions o;
+    o.threads = threads;
+    o.batch_size = 10;
+    auto scanner = Scanner::Make(Source(), o);
+    ASSERT_TRUE(scanner.ok()) << scanner.status().ToString();
+    auto first = (*scanner)->Next();
+    ASSERT_TRUE(first.ok()) << first.status().ToString();
+    ASSERT_TRUE(first->has_value());
+    EXPECT_EQ((*first)->batch.num_rows, 10);
+    scanner->reset();
+  }
+}
+
 TEST_F(ScannerParallelTest, RowGroupErrorEndsTheScan) {
   // Corrupt the second file's column data (its footer stays intact): a row group fails, the error
   // comes back from Next(), and the scan neither hangs nor crashes.
@@ -97,6 +114,19 @@ TEST_F(ScannerParallelTest, RowGroupErrorEndsTheScan) {
   o.reader.use_metadata_cache = false;
   auto r = rap::testing::RunScan(Source(), o);
   EXPECT_FALSE(r.ok());
+  // The error is sticky: Next() keeps returning it.
+  auto scanner = Scanner::Make(Source(), o);
+  ASSERT_TRUE(scanner.ok());
+  Status first_error;
+  for (int i = 0; i < 1000 && first_error.ok(); ++i) {
+    auto b = (*scanner)->Next();
+    if (!b.ok()) first_error = b.status();
+    else if (!b->has_value()) break;
+  }
+  ASSERT_FALSE(first_error.ok());
+  auto again = (*scanner)->Next();
+  ASSERT_FALSE(again.ok());
+  EXPECT_EQ(again.status().ToString(), first_error.ToString());
   ScanOptions zero = o;
   zero.threads = 0;
   EXPECT_EQ(Scanner::Make(Source(), zero).status().code(), StatusCode::kInvalidArgument);
