@@ -92,7 +92,8 @@ bool Digits(std::string_view s, size_t pos, size_t n, int64_t* out) {
 Status ParseDate(std::string_view s, int64_t* days, size_t* consumed) {
   int64_t y, m, d;
   if (!Digits(s, 0, 4, &y) || s.size() < 10 || s[4] != '-' || !Digits(s, 5, 2, &m) || s[7] != '-' ||
-      !Digits(s, 8, 2, &d) || m < 1 || m > 12 || d < 1 || d > 31) {
+      !Digits(s, 8, 2, &d) || m < 1 || m > 12 || d < 1 ||
+      d > DaysInMonth(y, static_cast<unsigned>(m))) {
     return Status::InvalidArgument(fmt::format("value '{}' is not a date (YYYY-MM-DD)", s));
   }
   *days = DaysFromCivil(y, static_cast<unsigned>(m), static_cast<unsigned>(d));

@@ -13,13 +13,6 @@ namespace rap::read {
 
 namespace {
 
-bool IsLeap(int64_t y) { return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0; }
-
-unsigned DaysInMonth(int64_t y, unsigned m) {
-  static const unsigned kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-  return m == 2 && IsLeap(y) ? 29 : kDays[m - 1];
-}
-
 // Reads exactly `n` digits at s[*pos].
 bool Digits(std::string_view s, size_t* pos, int n, int64_t* out) {
   int64_t v = 0;

@@ -135,6 +135,9 @@ TEST_F(ConvertTest, BadInputNamesLineAndColumnAndLeavesNothing) {
       {"in.jsonl", "{\"a\": 1}\n{\"a\": 2,}\n", "", "line 2", "malformed JSON"},
       {"in2.jsonl", "{\"a\": 1}\n{\"a\": \"x\"}\n", "--schema 'a:int64'", "line 2", "column 'a'"},
       {"in3.jsonl", "{\"a\": 1}\n{\"b\": 2}\n", "--infer-rows 1", "line 2", "field 'b'"},
+      // a day past the end of its month is refused, not rolled into the next month
+      {"in4.csv", "d\n2024-02-29\n2023-02-29\n", "--schema 'd:date32'", "line 3", "not a date"},
+      {"in5.csv", "d\n2023-04-31\n", "--schema 'd:date32'", "line 2", "not a date"},
   };
   for (const auto& c : cases) {
     const std::string in = dir_.Join(c.name);
