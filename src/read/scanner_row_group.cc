@@ -7,6 +7,20 @@
 
 namespace rap::read {
 
+namespace {
+
+// Column `cs` of a batch the file returned (n rows), cast to the table type.
+Result<ArrayPtr> ColumnOfRead(const RecordBatch& batch, const ColumnSource& cs, int64_t n, const std::string& path,
+                              const char* read) {
+  const int bi = batch.schema ? batch.schema->FieldIndex(cs.physical) : -1;
+  if (bi < 0 || batch.columns[static_cast<size_t>(bi)]->length != n) {
+    return Status::Internal(path + ": column '" + cs.name + "' missing from " + read);
+  }
+  return CastArray(batch.columns[static_cast<size_t>(bi)], cs.type);
+}
+
+}  // namespace
+
 Status Scanner::Impl::ScanRowGroup(size_t file_index, FileReader& reader, int rg, const std::vector<int>& filter_leaf,
                                    int64_t room, RowGroupOutput* result) const {
   ScanStats& stats = result->stats;
@@ -133,11 +147,7 @@ Status Scanner::Impl::ScanRowGroup(size_t file_index, FileReader& reader, int rg
       } else if (filter_leaf[c] < 0) {
         RAP_ASSIGN_OR_RETURN(arr, MakeNullArray(cs.type, n));
       } else {
-        int bi = fb.schema ? fb.schema->FieldIndex(cs.physical) : -1;
-        if (bi < 0 || fb.columns[static_cast<size_t>(bi)]->length != n) {
-          return Status::Internal(file.path + ": filter column '" + cs.name + "' missing from read 1");
-        }
-        RAP_ASSIGN_OR_RETURN(arr, CastArray(fb.columns[static_cast<size_t>(bi)], cs.type));
+        RAP_ASSIGN_OR_RETURN(arr, ColumnOfRead(fb, cs, n, file.path, "read 1"));
       }
       filter_arrays[c] = arr;
     }
@@ -236,11 +246,7 @@ Status Scanner::Impl::ScanRowGroup(size_t file_index, FileReader& reader, int rg
     } else if (!in_file[o]) {
       RAP_ASSIGN_OR_RETURN(arr, MakeNullArray(cs.type, n));
     } else {
-      int bi = db.schema ? db.schema->FieldIndex(cs.physical) : -1;
-      if (bi < 0 || db.columns[static_cast<size_t>(bi)]->length != n) {
-        return Status::Internal(file.path + ": column '" + cs.name + "' missing from read 2");
-      }
-      RAP_ASSIGN_OR_RETURN(arr, CastArray(db.columns[static_cast<size_t>(bi)], cs.type));
+      RAP_ASSIGN_OR_RETURN(arr, ColumnOfRead(db, cs, n, file.path, "read 2"));
     }
     out.columns.push_back(std::move(arr));
   }

@@ -23,10 +23,7 @@ class PlannedReadsTest : public ::testing::Test {
     auto files = rap::testing::MakeScanTable();
     ASSERT_TRUE(files.ok()) << files.status().ToString();
     files_ = std::move(*files);
-    for (const auto& f : files_) {
-      std::filesystem::create_directories(std::filesystem::path(dir_.Join("t/" + f.relative_path)).parent_path());
-      testing::WriteStringToFile(dir_.Join("t/" + f.relative_path), f.bytes);
-    }
+    rap::testing::WriteScanTable(dir_.Join("t"), files_);
     auto store = io::OpenUrl(dir_.Join("t"));
     ASSERT_TRUE(store.ok()) << store.status().ToString();
     store_ = store->store;

@@ -21,23 +21,12 @@ class ScannerParallelTest : public ::testing::Test {
     t.rows_per_file = 3000;
     t.row_group_rows = 250;  // 12 row groups per file: more than the window of 2 x threads
     t.page_rows = 50;
-    auto files = rap::testing::MakeScanTable(t);
-    ASSERT_TRUE(files.ok()) << files.status().ToString();
-    files_ = std::move(*files);
-    for (const auto& f : files_) {
-      std::filesystem::create_directories(std::filesystem::path(dir_.Join("t/" + f.relative_path)).parent_path());
-      testing::WriteStringToFile(dir_.Join("t/" + f.relative_path), f.bytes);
-    }
+    ASSERT_TRUE(table_.Write(t).ok());
   }
 
-  ScanSource Source() {
-    auto store = io::OpenUrl(dir_.Join("t"));
-    EXPECT_TRUE(store.ok());
-    return rap::testing::ScanTableSource(store->store, dir_.Join("t"), files_);
-  }
+  ScanSource Source() { return table_.Source(); }
 
-  testing::TempDir dir_;
-  std::vector<rap::testing::ScanTableFile> files_;
+  rap::testing::LocalScanTable table_;
 };
 
 TEST_F(ScannerParallelTest, SameResultForAnyThreadCount) {
@@ -105,9 +94,9 @@ TEST_F(ScannerParallelTest, AbandonedScanWaitsForItsRowGroups) {
 TEST_F(ScannerParallelTest, RowGroupErrorEndsTheScan) {
   // Corrupt the second file's column data (its footer stays intact): a row group fails, the error
   // comes back from Next(), and the scan neither hangs nor crashes.
-  std::string bytes = files_[1].bytes;
+  std::string bytes = table_.files()[1].bytes;
   for (size_t i = 4; i < bytes.size() / 2; i += 7) bytes[i] = static_cast<char>(bytes[i] ^ 0x5a);
-  testing::WriteStringToFile(dir_.Join("t/" + files_[1].relative_path), bytes);
+  testing::WriteStringToFile(table_.root() + "/" + table_.files()[1].relative_path, bytes);
   ScanOptions o;
   o.filter = *ParseExpr("v > 10");
   o.threads = 4;

@@ -23,26 +23,12 @@ using rap::testing::ScanRows;
 
 class ScannerTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    auto files = rap::testing::MakeScanTable();  // kFiles x kRowsPerFile, row groups of 1000, pages of 100
-    ASSERT_TRUE(files.ok()) << files.status().ToString();
-    files_ = std::move(*files);
-    for (const auto& f : files_) {
-      std::filesystem::create_directories(std::filesystem::path(dir_.Join("t/" + f.relative_path)).parent_path());
-      testing::WriteStringToFile(dir_.Join("t/" + f.relative_path), f.bytes);
-    }
-  }
-
-  ScanSource Source() {
-    auto store = io::OpenUrl(dir_.Join("t"));
-    EXPECT_TRUE(store.ok());
-    return rap::testing::ScanTableSource(store->store, dir_.Join("t"), files_);
-  }
-
+  // kFiles x kRowsPerFile, row groups of 1000, pages of 100
+  void SetUp() override { ASSERT_TRUE(table_.Write().ok()); }
+  ScanSource Source() { return table_.Source(); }
   Result<ScanRows> Run(ScanOptions o) { return rap::testing::RunScan(Source(), std::move(o)); }
 
-  testing::TempDir dir_;
-  std::vector<rap::testing::ScanTableFile> files_;
+  rap::testing::LocalScanTable table_;
 };
 
 TEST_F(ScannerTest, RandomFiltersEqualFilteredFullScan) {

@@ -93,10 +93,9 @@ class DeltaStatsScan : public ::testing::Test {
                .dump() +
            "\n";
     const int64_t rows = rap::testing::ScanTableOptions{}.rows_per_file;
+    rap::testing::WriteScanTable(root_, *files);
     for (size_t f = 0; f < files->size(); ++f) {
       const auto& file = (*files)[f];
-      std::filesystem::create_directories(std::filesystem::path(root_ + "/" + file.relative_path).parent_path());
-      rap::testing::WriteStringToFile(root_ + "/" + file.relative_path, file.bytes);
       // Exact id bounds; d within its generated range; s min only is used; v ignored (float).
       const int64_t first = static_cast<int64_t>(f) * rows;
       json stats{{"numRecords", rows},

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <algorithm>
+#include <filesystem>
 #include <random>
 #include <string>
 #include <vector>
@@ -19,6 +20,7 @@
 #include "rap/read/fingerprint.h"
 #include "rap/read/scanner.h"
 #include "testing/arrays.h"
+#include "testing/paths.h"
 
 namespace rap::testing {
 
@@ -85,6 +87,15 @@ inline Result<std::vector<ScanTableFile>> MakeScanTable(const ScanTableOptions& 
 }
 
 // The scan source of the table stored under `root` (a path within `store`).
+// Writes the files below `root` ("root/part=a/data.parquet", ...).
+inline void WriteScanTable(const std::string& root, const std::vector<ScanTableFile>& files) {
+  for (const ScanTableFile& f : files) {
+    const std::string path = root + "/" + f.relative_path;
+    std::filesystem::create_directories(std::filesystem::path(path).parent_path());
+    WriteStringToFile(path, f.bytes);
+  }
+}
+
 inline read::ScanSource ScanTableSource(io::ObjectStorePtr store, const std::string& root,
                                         const std::vector<ScanTableFile>& files) {
   read::ScanSource src;
@@ -99,6 +110,26 @@ inline read::ScanSource ScanTableSource(io::ObjectStorePtr store, const std::str
   }
   return src;
 }
+
+// A scan table written below a temporary directory ("<tmp>/t"), and ScanSources over it.
+class LocalScanTable {
+ public:
+  Status Write(const ScanTableOptions& options = {}) {
+    RAP_ASSIGN_OR_RETURN(files_, MakeScanTable(options));
+    WriteScanTable(root(), files_);
+    return Status::OK();
+  }
+  std::string root() const { return dir_.Join("t"); }
+  const std::vector<ScanTableFile>& files() const { return files_; }
+  read::ScanSource Source() const {
+    auto store = io::OpenUrl(root());
+    return store.ok() ? ScanTableSource(store->store, root(), files_) : read::ScanSource{};
+  }
+
+ private:
+  TempDir dir_;
+  std::vector<ScanTableFile> files_;
+};
 
 // A scan's rows: ids, values (FormatValue of each column, '|'-terminated), fingerprint, stats.
 struct ScanRows {
