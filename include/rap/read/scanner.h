@@ -2,8 +2,11 @@
 // order. Per file: partition pruning; per row group: statistics pruning, then ColumnIndex page
 // pruning; then late materialisation — read 1 fetches only the filter columns' pages of candidate
 // rows, the filter gives the selected rows, read 2 fetches only the other projected columns' pages
-// holding selected rows (OffsetIndex). Partition columns are constant columns made from the file's
-// partition values. The table layer (rap/table) builds the ScanSource from a listing or Delta log.
+// holding selected rows (OffsetIndex). A conjunct of the filter's top-level AND over one
+// dictionary-encoded, filter-only column is evaluated once per dictionary entry. Partition columns
+// are constant columns made from the file's partition values. Row groups run in the calling thread
+// or, with ScanOptions::threads > 1, on a pool (across file boundaries), and are always merged in
+// order. The table layer (rap/table) builds the ScanSource from a listing or Delta log.
 #pragma once
 
 #include <cstdint>
