@@ -103,9 +103,6 @@ Status Scanner::Impl::Init() {
     dictionary_eligible.assign(filter_cols.size(), options.dictionary_filter);
     for (size_t c = 0; c < filter_cols.size(); ++c) {
       if (filter_cols[c].partition >= 0) dictionary_eligible[c] = false;
-      for (const ColumnSource& o : out_cols) {
-        if (o.name == filter_cols[c].name) dictionary_eligible[c] = false;
-      }
     }
     for (const FilterStage& st : stages) {
       if (st.cols.size() > 1) {

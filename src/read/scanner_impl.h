@@ -48,7 +48,7 @@ struct Scanner::Impl {
   std::optional<Predicate> predicate;
   SchemaPtr filter_schema;
   std::vector<FilterStage> stages;  // the predicate's conjuncts (one when it is not an AND)
-  // Per filter column: read as dictionary codes when it can be (filter-only, and every conjunct
+  // Per filter column: read as dictionary codes when it can be (a data column, and every conjunct
   // reading it reads nothing else).
   std::vector<bool> dictionary_eligible;
   ScanStats stats;

@@ -2,6 +2,7 @@
 // columns' candidate pages, one planned read) and the filter, read 2 (the other projected columns,
 // only the pages of selected rows), and the output batches.
 #include <algorithm>
+#include <cstring>
 
 #include "read/scanner_impl.h"
 
@@ -17,6 +18,33 @@ Result<ArrayPtr> ColumnOfRead(const RecordBatch& batch, const ColumnSource& cs, 
     return Status::Internal(path + ": column '" + cs.name + "' missing from " + read);
   }
   return CastArray(batch.columns[static_cast<size_t>(bi)], cs.type);
+}
+
+// The rows at `positions` of a dictionary-coded column: the dictionary entry of each row's code, or
+// NULL for code -1. The dictionary itself holds no NULLs.
+Result<ArrayPtr> TakeCodedRows(const ArrayPtr& dictionary, const std::vector<int32_t>& codes,
+                               const std::vector<int64_t>& positions) {
+  const int64_t n = static_cast<int64_t>(positions.size());
+  if (dictionary->length == 0) return MakeNullArray(dictionary->type, n);  // every row is NULL
+  std::vector<int64_t> entries(positions.size());
+  Buffer validity = Buffer::Allocate(static_cast<size_t>((n + 7) / 8));
+  std::memset(validity.mutable_data(), 0, validity.size());
+  int64_t nulls = 0;
+  for (int64_t k = 0; k < n; ++k) {
+    const int32_t code = codes[static_cast<size_t>(positions[static_cast<size_t>(k)])];
+    entries[static_cast<size_t>(k)] = code < 0 ? 0 : code;
+    if (code < 0) {
+      ++nulls;
+    } else {
+      validity.mutable_data()[k >> 3] |= static_cast<uint8_t>(1u << (k & 7));
+    }
+  }
+  RAP_ASSIGN_OR_RETURN(ArrayPtr out, TakeRows(*dictionary, entries));
+  if (nulls > 0) {
+    out->buffers[0] = validity;
+    out->null_count = nulls;
+  }
+  return out;
 }
 
 }  // namespace
@@ -108,10 +136,19 @@ Status Scanner::Impl::ScanRowGroup(size_t file_index, FileReader& reader, int rg
   if (candidates.empty()) return Status::OK();
 
   // Read 1: the filter's data columns for the candidate rows (one planned read); evaluate. A conjunct
-  // of one dictionary-encoded, filter-only column is evaluated once per dictionary entry and looked
-  // up per row by code; the other conjuncts over the decoded values.
+  // of one dictionary-encoded column is evaluated once per dictionary entry and looked up per row by
+  // code; the other conjuncts over the decoded values.
   std::vector<int64_t> selected_rows;  // row numbers within the row group
-  std::vector<ArrayPtr> filter_arrays(filter_cols.size());
+  std::vector<ArrayPtr> filter_arrays(filter_cols.size());  // values of the candidate rows
+  // Or, for a dictionary-coded filter column: its codes per candidate row and its dictionary (table type).
+  std::vector<std::optional<FileReader::DictionaryCodes>> codes(filter_cols.size());
+  std::vector<ArrayPtr> coded_dict(filter_cols.size());
+  auto dictionary_of = [&](size_t c) -> Result<ArrayPtr> {
+    if (!coded_dict[c]) {
+      RAP_ASSIGN_OR_RETURN(coded_dict[c], CastArray(codes[c]->dictionary, filter_cols[c].type));
+    }
+    return coded_dict[c];
+  };
   std::vector<int64_t> keep_positions;  // positions within the candidate rows
   if (predicate) {
     std::vector<std::string> phys;
@@ -124,7 +161,6 @@ Status Scanner::Impl::ScanRowGroup(size_t file_index, FileReader& reader, int rg
       RAP_ASSIGN_OR_RETURN(fetched, reader.FetchRowGroup(rg, candidates, proj));
     }
     const int64_t n = candidates.Count();
-    std::vector<std::optional<FileReader::DictionaryCodes>> codes(filter_cols.size());
     std::vector<std::string> value_phys;
     for (size_t c = 0; c < filter_cols.size(); ++c) {
       if (filter_leaf[c] < 0) continue;
@@ -157,7 +193,7 @@ Status Scanner::Impl::ScanRowGroup(size_t file_index, FileReader& reader, int rg
         const size_t c = st.cols[0];
         const FileReader::DictionaryCodes& dc = *codes[c];
         // The conjunct's result per dictionary entry (entry k at index k + 1) and for NULL (index 0).
-        RAP_ASSIGN_OR_RETURN(ArrayPtr dict, CastArray(dc.dictionary, filter_cols[c].type));
+        RAP_ASSIGN_OR_RETURN(ArrayPtr dict, dictionary_of(c));
         RecordBatch eval;
         eval.schema = st.schema;
         eval.num_rows = dict->length;
@@ -216,7 +252,7 @@ Status Scanner::Impl::ScanRowGroup(size_t file_index, FileReader& reader, int rg
   std::vector<bool> in_file(out_cols.size(), false);
   auto filter_index = [&](const ColumnSource& cs) -> int {
     for (size_t c = 0; c < filter_cols.size(); ++c) {
-      if (filter_cols[c].name == cs.name && filter_arrays[c]) return static_cast<int>(c);
+      if (filter_cols[c].name == cs.name && (filter_arrays[c] || codes[c])) return static_cast<int>(c);
     }
     return -1;
   };
@@ -241,7 +277,10 @@ Status Scanner::Impl::ScanRowGroup(size_t file_index, FileReader& reader, int rg
     ArrayPtr arr;
     if (cs.partition >= 0) {
       RAP_ASSIGN_OR_RETURN(arr, RepeatValue(*file.partition_values[static_cast<size_t>(cs.partition)], n));
-    } else if (int fi = filter_index(cs); fi >= 0) {
+    } else if (int fi = filter_index(cs); fi >= 0 && codes[static_cast<size_t>(fi)]) {
+      RAP_ASSIGN_OR_RETURN(ArrayPtr dict, dictionary_of(static_cast<size_t>(fi)));
+      RAP_ASSIGN_OR_RETURN(arr, TakeCodedRows(dict, codes[static_cast<size_t>(fi)]->codes, keep_positions));
+    } else if (fi >= 0) {
       RAP_ASSIGN_OR_RETURN(arr, TakeRows(*filter_arrays[static_cast<size_t>(fi)], keep_positions));
     } else if (!in_file[o]) {
       RAP_ASSIGN_OR_RETURN(arr, MakeNullArray(cs.type, n));

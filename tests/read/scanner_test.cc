@@ -161,8 +161,9 @@ TEST_F(ScannerTest, LateMaterialisationReadsOnlyNeededPages) {
   EXPECT_EQ((*scanner)->stats().rows_candidate, 300);
 }
 
-// A conjunct of one filter-only, dictionary-encoded column is evaluated on the chunk's dictionary;
-// a column that is also projected, or shares a conjunct with another column, is evaluated on values.
+// A conjunct of one dictionary-encoded column is evaluated on the chunk's dictionary (a projected
+// one then takes its output values from the dictionary); a column that shares a conjunct with
+// another column is evaluated on values.
 TEST_F(ScannerTest, DictionaryFilterCounters) {
   struct Case {
     std::string filter;
@@ -172,9 +173,11 @@ TEST_F(ScannerTest, DictionaryFilterCounters) {
   const std::vector<Case> cases = {
       {"s IN ('kiwi', 'plum')", {"id"}, 6},
       {"s IN ('kiwi', 'plum') AND d >= '2022-01-20'", {"id", "v"}, 12},
-      {"s IN ('kiwi', 'plum') AND d >= '2022-01-20'", {"s"}, 6},          // s is projected: by value
+      {"s IN ('kiwi', 'plum') AND d >= '2022-01-20'", {"s", "d", "v"}, 12},  // projected filter columns
+      {"(s = 'kiwi' OR d = '2022-01-15') AND v > 30", {"s", "v"}, 6},        // only v by its dictionary
       {"s = 'kiwi' OR d = '2022-01-15'", {"id"}, 0},                      // one conjunct, two columns
       {"(s = 'kiwi' OR s IS NULL) AND NOT v > 20", {"id"}, 12},
+      {"(s = 'kiwi' OR s IS NULL) AND NOT v > 20", {"s", "id", "v"}, 12},  // NULLs among the output
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.filter);

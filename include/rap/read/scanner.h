@@ -3,7 +3,7 @@
 // pruning; then late materialisation — read 1 fetches only the filter columns' pages of candidate
 // rows, the filter gives the selected rows, read 2 fetches only the other projected columns' pages
 // holding selected rows (OffsetIndex). A conjunct of the filter's top-level AND over one
-// dictionary-encoded, filter-only column is evaluated once per dictionary entry. Partition columns
+// dictionary-encoded column is evaluated once per dictionary entry. Partition columns
 // are constant columns made from the file's partition values. Row groups run in the calling thread
 // or, with ScanOptions::threads > 1, on a pool (across file boundaries), and are always merged in
 // order. The table layer (rap/table) builds the ScanSource from a listing or Delta log.
@@ -55,7 +55,8 @@ struct ScanOptions {
   bool use_page_index = true;        // ColumnIndex page pruning and OffsetIndex page selection
   // Evaluate a conjunct of the filter's top-level AND that reads one column once per dictionary
   // entry of the column chunk instead of once per row, when the column is dictionary-encoded in the
-  // candidate rows and not an output column (its values are then never materialised).
+  // candidate rows. Its values are never decoded per row; when it is also an output column, only
+  // the selected rows' values are taken from the dictionary.
   bool dictionary_filter = true;
   // Row groups of a file decoded by this many threads (1: in the calling thread). Batches come out
   // in the same order with the same content for any value; up to `threads` row groups' planned
