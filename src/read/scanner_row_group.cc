@@ -188,6 +188,7 @@ Status Scanner::Impl::ScanRowGroup(size_t file_index, FileReader& reader, int rg
       filter_arrays[c] = arr;
     }
     std::vector<uint8_t> keep(static_cast<size_t>(n), 1);
+    std::vector<bool> counted(filter_cols.size(), false);  // chunks evaluated on their dictionary
     for (const FilterStage& st : stages) {
       if (st.cols.size() == 1 && codes[st.cols[0]]) {
         const size_t c = st.cols[0];
@@ -207,7 +208,10 @@ Status Scanner::Impl::ScanRowGroup(size_t file_index, FileReader& reader, int rg
         std::copy(per_entry.begin(), per_entry.end(), lut.begin() + 1);
         const int32_t* code = dc.codes.data();
         for (int64_t i = 0; i < n; ++i) keep[static_cast<size_t>(i)] &= lut[static_cast<size_t>(code[i] + 1)];
-        ++stats.filter_dictionary_chunks;
+        if (!counted[c]) {
+          counted[c] = true;
+          ++stats.filter_dictionary_chunks;
+        }
         continue;
       }
       RecordBatch eval;

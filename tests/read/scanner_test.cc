@@ -178,6 +178,7 @@ TEST_F(ScannerTest, DictionaryFilterCounters) {
       {"s = 'kiwi' OR d = '2022-01-15'", {"id"}, 0},                      // one conjunct, two columns
       {"(s = 'kiwi' OR s IS NULL) AND NOT v > 20", {"id"}, 12},
       {"(s = 'kiwi' OR s IS NULL) AND NOT v > 20", {"s", "id", "v"}, 12},  // NULLs among the output
+      {"v > 10 AND v < 90 AND NOT v = 50", {"id"}, 6},                      // three conjuncts, one chunk each
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.filter);
