@@ -33,6 +33,7 @@ class ChunkReader final : public ColumnChunkReader {
         sel_(std::move(selection)),
         options_(std::move(options)) {
     values_.width = PhysicalWidth(column.physical_type, column.type_length);
+    dict_.width = values_.width;  // an empty dictionary (none loaded yet) still has the column's width
     null_type_ = column.arrow_type && column.arrow_type->id == TypeId::kNull;
     nested_ = column.max_repetition_level > 0;
   }
@@ -96,7 +97,6 @@ class ChunkReader final : public ColumnChunkReader {
       } else {
         dict = dict_;
       }
-      if (dict.width == 0) dict.width = values_.width;
       RAP_ASSIGN_OR_RETURN(out_.dictionary, internal::PhysicalToArrow(std::move(dict), column_, column_.arrow_type));
     } else if (null_type_) {
       auto a = std::make_shared<ArrayData>();

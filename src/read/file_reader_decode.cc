@@ -111,36 +111,24 @@ class FileReader::RowGroupDecoder {
     if (!leaf.ok() && leaf.status().Is(StatusCode::kNotSupported)) return std::optional<DictionaryCodes>();
     if (!leaf.ok()) return leaf.status().WithContext(fmt::format("row group {}", rg_));
     AddStats(c, cs);
-    const int64_t n = rows.Count();
+    // The column reader returned one level per row (flat column) and one code per non-null value;
+    // spread the codes over the rows, -1 for NULL.
     DictionaryCodes out;
     out.dictionary = std::move(leaf->dictionary);
     const int16_t max_def = reader_->schema().column(c).max_definition_level;
-    const std::vector<int32_t>& dc = leaf->dictionary_codes;
+    std::vector<int32_t>& dc = leaf->dictionary_codes;
     if (max_def == 0) {
-      out.codes = std::move(leaf->dictionary_codes);
+      out.codes = std::move(dc);
     } else {
-      if (static_cast<int64_t>(leaf->def_levels.size()) != n) {
-        return Status::Corrupt(fmt::format("{}: row group {}: column '{}': {} definition levels for {} rows",
-                                           reader_->path_, rg_, reader_->schema().column(c).dotted_path,
-                                           leaf->def_levels.size(), n));
-      }
-      out.codes.resize(static_cast<size_t>(n));
-      size_t k = 0;
-      for (int64_t i = 0; i < n; ++i) {
-        const bool valid = leaf->def_levels[static_cast<size_t>(i)] == max_def;
-        out.codes[static_cast<size_t>(i)] = valid && k < dc.size() ? dc[k] : -1;
-        k += valid ? 1 : 0;
-      }
-      if (k != dc.size()) {
-        return Status::Corrupt(fmt::format("{}: row group {}: column '{}': {} values for {} non-null rows",
+      const auto& def = leaf->def_levels;
+      if (std::count(def.begin(), def.end(), max_def) != static_cast<std::ptrdiff_t>(dc.size())) {
+        return Status::Corrupt(fmt::format("{}: row group {}: column '{}': {} values for the non-null rows of {}",
                                            reader_->path_, rg_, reader_->schema().column(c).dotted_path, dc.size(),
-                                           k));
+                                           def.size()));
       }
-    }
-    if (static_cast<int64_t>(out.codes.size()) != n) {
-      return Status::Corrupt(fmt::format("{}: row group {}: column '{}': {} dictionary codes for {} rows",
-                                         reader_->path_, rg_, reader_->schema().column(c).dotted_path,
-                                         out.codes.size(), n));
+      out.codes.resize(def.size());
+      size_t k = 0;
+      for (size_t i = 0; i < def.size(); ++i) out.codes[i] = def[i] == max_def ? dc[k++] : -1;
     }
     return std::optional<DictionaryCodes>(std::move(out));
   }

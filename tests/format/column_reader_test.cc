@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <limits>
 
 #include <zlib.h>
 
@@ -160,6 +161,52 @@ TEST(ColumnReader, DictionaryAndBadIndex) {
   auto nodict = ReadColumnChunk(s.column(0), Codec::UNCOMPRESSED,
                                 Input(DataPage(4, Indices({0, 0, 0, 0}, 1), Encoding::RLE_DICTIONARY), 4), {{0, 4}}, {});
   EXPECT_TRUE(nodict.status().Is(StatusCode::kCorrupt));
+}
+
+// ColumnReadOptions::dictionary_codes: the dictionary plus one code per non-null selected value,
+// in row windows too; out-of-range codes are Corrupt; a page that is not dictionary-encoded and
+// nested columns are NotSupported (the caller then decodes values).
+TEST(ColumnReader, DictionaryCodesMode) {
+  SchemaDescriptor s = MakeSchema({Root(1), Leaf("x", Type::INT32, Repetition::OPTIONAL)});
+  ColumnReadOptions codes;
+  codes.dictionary_codes = true;
+  std::string dict = DictPage(4, Int32s({10, 11, 12, 13}));
+  std::string page1 = DataPage(4, LevelsV1({1, 0, 1, 1}, 1) + Indices({3, 0, 2}, 2), Encoding::RLE_DICTIONARY);
+  std::string page2 = DataPage(3, LevelsV1({1, 1, 0}, 1) + Indices({1, 1}, 2), Encoding::RLE_DICTIONARY);
+  auto reader = ColumnChunkReader::Make(s.column(0), Codec::UNCOMPRESSED, Input(dict + page1 + page2, 7),
+                                        {{0, 2}, {3, 6}}, codes);
+  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  auto first = (*reader)->Next(4);  // rows 0, 1, 3
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  EXPECT_FALSE(first->values);
+  EXPECT_EQ(first->def_levels, (std::vector<int16_t>{1, 0, 1}));
+  EXPECT_EQ(first->dictionary_codes, (std::vector<int32_t>{3, 2}));
+  ASSERT_TRUE(first->dictionary);
+  EXPECT_EQ(Strings(*first->dictionary), (std::vector<std::string>{"10", "11", "12", "13"}));
+  auto rest = (*reader)->Next(std::numeric_limits<int64_t>::max());  // rows 4, 5
+  ASSERT_TRUE(rest.ok()) << rest.status().ToString();
+  EXPECT_EQ(rest->def_levels, (std::vector<int16_t>{1, 1}));
+  EXPECT_EQ(rest->dictionary_codes, (std::vector<int32_t>{1, 1}));
+  ASSERT_TRUE(rest->dictionary);
+  EXPECT_EQ(Strings(*rest->dictionary), (std::vector<std::string>{"10", "11", "12", "13"}));
+
+  std::string bad = DataPage(2, LevelsV1({1, 1}, 1) + Indices({1, 6}, 3), Encoding::RLE_DICTIONARY);
+  auto out_of_range = ReadColumnChunk(s.column(0), Codec::UNCOMPRESSED, Input(dict + bad, 2), {{0, 2}}, codes);
+  EXPECT_TRUE(out_of_range.status().Is(StatusCode::kCorrupt)) << out_of_range.status().ToString();
+  std::string plain = DataPage(2, LevelsV1({1, 1}, 1) + Int32s({5, 6}));
+  auto fallback = ReadColumnChunk(s.column(0), Codec::UNCOMPRESSED, Input(dict + page1 + plain, 6), {{0, 6}}, codes);
+  EXPECT_TRUE(fallback.status().Is(StatusCode::kNotSupported)) << fallback.status().ToString();
+  // The same chunk decodes as values without the option.
+  auto values = ReadColumnChunk(s.column(0), Codec::UNCOMPRESSED, Input(dict + page1 + plain, 6), {{0, 6}}, {});
+  ASSERT_TRUE(values.ok()) << values.status().ToString();
+  EXPECT_EQ(Strings(*values->values), (std::vector<std::string>{"13", "10", "12", "5", "6"}));
+
+  SchemaElement list = Leaf("l", Type::INT32, Repetition::OPTIONAL);
+  list.type.reset();
+  list.num_children = 1;
+  SchemaDescriptor nested = MakeSchema({Root(1), list, Leaf("e", Type::INT32, Repetition::REPEATED)});
+  auto nested_reader = ColumnChunkReader::Make(nested.column(0), Codec::UNCOMPRESSED, Input(dict, 0), {}, codes);
+  EXPECT_TRUE(nested_reader.status().Is(StatusCode::kNotSupported)) << nested_reader.status().ToString();
 }
 
 TEST(ColumnReader, CrcIsCheckedUnlessDisabled) {

@@ -261,12 +261,6 @@ TEST(FileReader, EncryptedFilesAreNotSupported) {
   }
 }
 
-}  // namespace
-}  // namespace rap::read
-
-namespace rap::read {
-namespace {
-
 // One fetch, then any subset of the fetched rows and columns decoded without another read: values,
 // and the dictionary codes of a dictionary-encoded column (which point at the same values).
 TEST(FileReader, FetchedRowGroupDecodesSubsetsWithoutReads) {

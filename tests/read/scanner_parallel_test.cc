@@ -74,8 +74,8 @@ TEST_F(ScannerParallelTest, SameResultForAnyThreadCount) {
   }
 }
 
-// A scan dropped after its first batch, with row groups of two files still in flight: the scanner
-// waits for them (ASan/TSan would report a use after free or a race otherwise).
+// A scan dropped after its first batch, with row groups still in flight: the scanner waits for them
+// (ASan/TSan, which run this test, would report a use after free or a race otherwise).
 TEST_F(ScannerParallelTest, AbandonedScanWaitsForItsRowGroups) {
   for (int threads : {2, 4}) {
     ScanOptions o;
