@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the independent Parquet readers that tests/format/independent_readers_test.cc runs
-# (hyparquet + hyparquet-compressors, @duckdb/node-api; versions pinned in tests/npm/package.json
+# (hyparquet + hyparquet-compressors, @duckdb/node-api, parquet-wasm (arrow-rs) and apache-arrow; versions pinned in tests/npm/package.json
 # and package-lock.json) into tests/npm/node_modules. Idempotent: skips the install when
 # node_modules already matches the lock file.
 set -euo pipefail
@@ -19,4 +19,4 @@ fi
 npm ci --no-audit --no-fund
 cp package-lock.json "$stamp"
 # Smoke check: both readers load.
-node -e "import('hyparquet').then(() => import('hyparquet-compressors')).then(() => import('@duckdb/node-api')).then(() => console.log('install-npm-test-deps: readers ready'))"
+node -e "import('hyparquet').then(() => import('hyparquet-compressors')).then(() => import('@duckdb/node-api')).then(() => import('parquet-wasm/node')).then(() => import('apache-arrow')).then(() => console.log('install-npm-test-deps: readers ready'))"
