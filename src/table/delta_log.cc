@@ -184,8 +184,8 @@ Status LoadCheckpoint(const io::ObjectStorePtr& store, const std::string& log_di
 }  // namespace
 
 bool IsSupportedReaderFeature(const std::string& feature) {
-  // columnMapping is handled by the table layer (physical names) for top-level columns; the check
-  // below refuses nested physical names and id mode. deletionVectors: the Scanner skips the rows a
+  // columnMapping (modes name and id) is handled by the table layer: columns are read by their
+  // physical names, at the top level and inside structs, arrays and maps. deletionVectors: the Scanner skips the rows a
   // file's deletion vector lists (rap/table/deletion_vector.h).
   // typeWidening: old files keep their narrower types; the Scanner converts them to the table type
   // (only lossless conversions exist; anything else is an error naming the column).
@@ -208,9 +208,10 @@ Status CheckReaderSupport(const DeltaProtocol& protocol, const DeltaMetadata& me
     }
   }
   auto mode = metadata.configuration.find("delta.columnMapping.mode");
-  if (mode != metadata.configuration.end() && mode->second != "none" && mode->second != "name") {
+  if (mode != metadata.configuration.end() && mode->second != "none" && mode->second != "name" &&
+      mode->second != "id") {
     return Status::NotSupported(table + ": Delta reader feature 'columnMapping' in mode '" + mode->second +
-                                "' is not supported (only mode 'name')");
+                                "' is not supported (modes 'none', 'name' and 'id')");
   }
   return Status::OK();
 }
@@ -313,14 +314,10 @@ Result<TableSnapshot> OpenDeltaTable(const io::ObjectStorePtr& store, const std:
   RAP_RETURN_NOT_OK(CheckReaderSupport(log.protocol, log.metadata, root));
   ColumnMappingMode mode = ColumnMappingMode::kNone;
   if (auto it = log.metadata.configuration.find("delta.columnMapping.mode");
-      it != log.metadata.configuration.end() && it->second == "name") {
-    mode = ColumnMappingMode::kName;
+      it != log.metadata.configuration.end() && (it->second == "name" || it->second == "id")) {
+    mode = it->second == "name" ? ColumnMappingMode::kName : ColumnMappingMode::kId;
   }
   RAP_ASSIGN_OR_RETURN(DeltaSchema schema, ParseDeltaSchema(log.metadata.schema_string, mode));
-  if (schema.nested_physical_names) {
-    return Status::NotSupported(root + ": Delta reader feature 'columnMapping' with physical names inside nested "
-                                       "columns is not supported");
-  }
   TableSnapshot snap;
   snap.kind = TableKind::kDelta;
   snap.store = store;
@@ -328,6 +325,7 @@ Result<TableSnapshot> OpenDeltaTable(const io::ObjectStorePtr& store, const std:
   snap.version = log.version;
   snap.schema = schema.schema;
   snap.physical_names = schema.physical_names;
+  snap.physical_types = schema.physical_types;
   std::vector<std::string> part_physical;
   for (const std::string& name : log.metadata.partition_columns) {
     int idx = schema.schema->FieldIndex(name);

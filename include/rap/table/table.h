@@ -47,6 +47,9 @@ struct TableSnapshot {
   // Physical (in-file) name per schema field, same order as schema->fields. Equal to the logical
   // name unless Delta column mapping is on. Empty for directory tables.
   std::vector<std::string> physical_names;
+  // In-file type per schema field when nested fields have physical names (Delta column mapping of
+  // structs, arrays of structs, maps): struct children carry the physical names. Empty otherwise.
+  std::vector<DataTypePtr> physical_types;
   std::vector<DataFile> files;  // deterministic order: sorted by relative_path
 };
 
