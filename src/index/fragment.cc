@@ -221,7 +221,8 @@ Result<FragmentLayout> FragmentLayout::Of(const Schema& schema, const Manifest& 
   if (!m.cover.empty()) {
     RAP_ASSIGN_OR_RETURN(l.cover, need(kCoverColumn, TypeId::kList));
     const DataType& item = *schema.fields[static_cast<size_t>(l.cover)].type->children[0].type;
-    const DataType& want = *CoverStructType();
+    const DataTypePtr want_type = CoverStructType();
+    const DataType& want = *want_type;
     bool ok = item.id == TypeId::kStruct && item.children.size() == want.children.size();
     for (size_t i = 0; ok && i < want.children.size(); ++i) {
       ok = item.children[i].name == want.children[i].name && item.children[i].type->id == want.children[i].type->id;
