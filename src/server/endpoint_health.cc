@@ -12,6 +12,9 @@ void HandleReady(ServerContext& ctx, const HttpRequest&, Responder& out) {
   if (ctx.shutting_down.load()) reasons.push_back("shutting down");
   for (const auto& t : ctx.tables) {
     if (!t->current()) reasons.push_back("table '" + t->name() + "' is not loaded");
+    if ((ctx.options.require_index || !t->config().index_url.empty()) && !t->index()) {
+      reasons.push_back("table '" + t->name() + "': index not loaded: " + t->index_error());
+    }
   }
   if (reasons.empty()) return SendJson(out, 200, "{\"status\":\"ready\"}\n");
   std::string body = "{\"status\":\"not_ready\",\"reasons\":[";

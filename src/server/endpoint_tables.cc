@@ -28,6 +28,20 @@ void HandleTables(ServerContext& ctx, const HttpRequest& req, Responder& out) {
     } else {
       body += ",\"loaded\":false";
     }
+    if (std::shared_ptr<index::Index> idx = t.index()) {
+      const index::IndexInfo& info = idx->info();
+      std::string key = "[";
+      for (size_t k = 0; k < info.key.size(); ++k) {
+        key += (k ? "," : "") + fmt::format("{{\"name\":{},\"type\":\"{}\"}}", JsonQuote(info.key[k].name),
+                                            index::KeyTypeName(info.key[k].type));
+      }
+      body += fmt::format(",\"index\":{{\"url\":{},\"manifest_version\":{},\"table_version\":{},\"files\":{},"
+                          "\"fragments\":{},\"buckets\":{},\"key\":{}]}}",
+                          JsonQuote(RedactUrl(info.index_url)), info.manifest_version, info.table_version, info.files,
+                          info.fragments, info.buckets, key);
+    } else {
+      body += ",\"index\":null";
+    }
     body += "}";
   }
   body += "]}\n";

@@ -45,6 +45,20 @@ Result<bool> ServedTable::Refresh() {
   return true;
 }
 
+Result<bool> ServedTable::RefreshIndex() {
+  std::shared_ptr<index::Index> idx = index();
+  if (idx) return idx->Refresh();
+  auto opened = index::Index::Open(config_.index_url.empty() ? config_.url : config_.index_url);
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!opened.ok()) {
+    index_error_ = opened.status().message();
+    return opened.status();
+  }
+  index_ = std::move(*opened);
+  index_error_.clear();
+  return true;
+}
+
 namespace {
 
 // The metrics label of a request path.
@@ -87,6 +101,7 @@ struct Server::Impl {
       std::shared_ptr<ServedTable> t = ctx.FindTable(name);
       if (!t) return SendError(ctx, out, 404, "unknown_table", "no table named '" + name + "' is served");
       if (action == "scan") return HandleScan(ctx, req, out, *t);
+      if (action == "lookup") return HandleLookup(ctx, req, out, *t);
       return SendError(ctx, out, 404, "not_found",
                        "unknown endpoint '" + action + "' of table '" + name + "' (expected scan or lookup)");
     }
@@ -108,7 +123,9 @@ struct Server::Impl {
       lock.unlock();
       for (const auto& t : ctx.tables) {
         auto changed = t->Refresh();
-        ctx.metrics.RecordRefresh(t->name(), changed.ok() && *changed, !changed.ok());
+        auto index_changed = t->RefreshIndex();
+        ctx.metrics.RecordRefresh(t->name(), (changed.ok() && *changed) || (index_changed.ok() && *index_changed),
+                                  !changed.ok() || (!index_changed.ok() && !t->config().index_url.empty()));
       }
       lock.lock();
     }
@@ -136,6 +153,9 @@ Result<std::unique_ptr<Server>> Server::Start(ServerOptions options) {
       return Status::NotFound("table '" + tc.name + "' at " + RedactUrl(tc.url) +
                               ": no data files (a missing directory or a typo in the URL?)");
     }
+    // The index: optional unless configured explicitly (then a failure is an error at start).
+    auto idx = t->RefreshIndex();
+    if (!idx.ok() && !tc.index_url.empty()) return idx.status().WithContext("table '" + tc.name + "' index");
     impl->ctx.tables.push_back(std::move(t));
   }
   RAP_RETURN_NOT_OK(impl->access_log.Open(options.access_log));

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "rap/index/index.h"
 #include "rap/read/scanner.h"
 #include "rap/server/server.h"
 #include "rap/table/table.h"
@@ -41,10 +42,26 @@ class ServedTable {
   // Opens the table again; swaps in the new version when it differs. Returns whether it changed.
   Result<bool> Refresh();
 
+  // The RAP index (null until it opened). A lookup holds the shared_ptr for its whole life; the
+  // index itself swaps manifest snapshots atomically (Index::Refresh), so every lookup sees one version.
+  std::shared_ptr<index::Index> index() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return index_;
+  }
+  std::string index_error() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return index_error_;
+  }
+  // Opens the index when it is not open yet, else picks up a newer manifest. Returns whether the
+  // served index version changed. A failure leaves the previous index serving.
+  Result<bool> RefreshIndex();
+
  private:
   TableConfig config_;
   mutable std::mutex mu_;
   std::shared_ptr<const TableVersion> current_;
+  std::shared_ptr<index::Index> index_;
+  std::string index_error_;
 };
 
 struct ServerContext {
@@ -81,5 +98,6 @@ void HandleScan(ServerContext& ctx, const HttpRequest& req, Responder& out, Serv
 void HandleHealth(ServerContext& ctx, const HttpRequest& req, Responder& out);
 void HandleReady(ServerContext& ctx, const HttpRequest& req, Responder& out);
 void HandleMetrics(ServerContext& ctx, const HttpRequest& req, Responder& out);
+void HandleLookup(ServerContext& ctx, const HttpRequest& req, Responder& out, ServedTable& table);
 
 }  // namespace rap::server

@@ -1,0 +1,262 @@
+// GET|POST /v1/tables/{name}/lookup: point lookups of a batch of keys through the table's RAP
+// index (rap/index/index.h), with per-key pagination (docs/server.md).
+//
+// GET:  ?key=42&key=43&columns=a,b&limit=10&page_token=T (one page_token per key, in key order,
+//       or none). A compound key is `key=["a",1]` (a JSON array) or `key=a,1` (split at the first ',').
+// POST: {"keys": [42, "x", ["a", 1]], "columns": ["a", "b"], "limit": 10, "page_tokens": ["", "T"]}.
+// JSON response: {"table", "index_version", "columns": [schema], "keys": [{"key": [texts], "rows":
+// [{...}], "next_page_token": "T" | null}], "stats": {...}}. Arrow response (Accept:
+// application/vnd.apache.arrow.stream): one record batch per key with rows, in key order; the
+// header X-Rap-Key-Rows lists the row count of every key (so clients can regroup) and
+// X-Rap-Next-Page-Tokens the tokens as a JSON array.
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "rap/server/arrow_ipc.h"
+#include "rap/util/clock.h"
+#include "server/json_output.h"
+#include "server/server_context.h"
+
+namespace rap::server {
+namespace {
+
+using json = nlohmann::json;
+
+struct LookupRequest {
+  std::vector<std::vector<std::string>> keys;  // texts per key column
+  std::vector<std::string> columns;
+  int64_t limit = -1;
+  std::vector<std::string> page_tokens;
+};
+
+std::vector<std::string> SplitCommas(const std::string& s) {
+  std::vector<std::string> out;
+  size_t pos = 0;
+  while (pos <= s.size()) {
+    size_t c = s.find(',', pos);
+    if (c == std::string::npos) c = s.size();
+    if (c > pos) out.push_back(s.substr(pos, c - pos));
+    pos = c + 1;
+  }
+  return out;
+}
+
+// A key given as JSON (a number, a string, or an array of those for a compound key); "" on success.
+std::string KeyFromJson(const json& v, size_t key_columns, std::vector<std::string>* parts) {
+  auto part = [](const json& p, std::string* out) {
+    if (p.is_string()) {
+      *out = p.get<std::string>();
+    } else if (p.is_number_integer()) {
+      *out = p.dump();
+    } else {
+      return false;
+    }
+    return true;
+  };
+  if (v.is_array()) {
+    for (const json& p : v) {
+      std::string t;
+      if (!part(p, &t)) return "a key part must be a string or an integer, got " + p.dump();
+      parts->push_back(std::move(t));
+    }
+  } else {
+    std::string t;
+    if (!part(v, &t)) return "a key must be a string, an integer or an array of those, got " + v.dump();
+    parts->push_back(std::move(t));
+  }
+  if (parts->size() != key_columns) {
+    return fmt::format("key {} has {} parts, the index has {} key columns", v.dump(), parts->size(), key_columns);
+  }
+  return "";
+}
+
+std::string ParseGet(const HttpRequest& req, size_t key_columns, LookupRequest* r) {
+  for (const auto& [k, v] : req.query) {
+    if (k == "key") {
+      std::vector<std::string> parts;
+      if (!v.empty() && v[0] == '[') {
+        json j = json::parse(v, nullptr, false);
+        if (j.is_discarded()) return "key '" + v + "' is not a valid JSON array";
+        if (std::string e = KeyFromJson(j, key_columns, &parts); !e.empty()) return e;
+      } else if (key_columns == 1) {
+        parts.push_back(v);
+      } else {
+        const size_t c = v.find(',');
+        if (c == std::string::npos) return "compound key '" + v + "' needs two parts: key=a,b or key=[\"a\",\"b\"]";
+        parts = {v.substr(0, c), v.substr(c + 1)};
+      }
+      r->keys.push_back(std::move(parts));
+    } else if (k == "columns") {
+      for (std::string& c : SplitCommas(v)) r->columns.push_back(std::move(c));
+    } else if (k == "limit") {
+      if (v.empty() || v.size() > 18 || v.find_first_not_of("0123456789") != std::string::npos) {
+        return "limit '" + v + "' is not a non-negative integer";
+      }
+      r->limit = std::stoll(v);
+    } else if (k == "page_token") {
+      r->page_tokens.push_back(v);
+    } else {
+      return "unknown query parameter '" + k + "' (expected key, columns, limit, page_token)";
+    }
+  }
+  return "";
+}
+
+std::string ParsePost(const std::string& body, size_t key_columns, LookupRequest* r) {
+  json j = json::parse(body, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) return "request body is not valid JSON";
+  if (!j.is_object()) return "request body must be a JSON object";
+  for (const auto& [k, v] : j.items()) {
+    if (k == "keys") {
+      if (!v.is_array()) return "\"keys\" must be an array";
+      for (const json& key : v) {
+        std::vector<std::string> parts;
+        if (std::string e = KeyFromJson(key, key_columns, &parts); !e.empty()) return e;
+        r->keys.push_back(std::move(parts));
+      }
+    } else if (k == "columns") {
+      if (!v.is_array()) return "\"columns\" must be an array of column names";
+      for (const json& c : v) {
+        if (!c.is_string()) return "\"columns\" must be an array of column names, got " + c.dump();
+        r->columns.push_back(c.get<std::string>());
+      }
+    } else if (k == "limit") {
+      if (!v.is_number_integer() || v.get<int64_t>() < 0) return "\"limit\" must be a non-negative integer";
+      r->limit = v.get<int64_t>();
+    } else if (k == "page_tokens") {
+      if (!v.is_array()) return "\"page_tokens\" must be an array of strings";
+      for (const json& t : v) {
+        if (!t.is_string()) return "\"page_tokens\" must be an array of strings, got " + t.dump();
+        r->page_tokens.push_back(t.get<std::string>());
+      }
+    } else {
+      return "unknown key \"" + k + "\" (expected keys, columns, limit, page_tokens)";
+    }
+  }
+  return "";
+}
+
+std::string LookupStatsJson(const index::LookupStats& s) {
+  return fmt::format(
+      "{{\"rounds\":{},\"requests\":{},\"bytes\":{},\"index_pages_read\":{},\"index_page_cache_hits\":{},"
+      "\"data_files\":{},\"covered_files\":{},\"rows\":{},\"seconds\":{:.6f}}}",
+      s.dependent_rounds, s.requests, s.bytes, s.index_pages_read, s.index_page_cache_hits, s.data_files,
+      s.covered_files, s.rows, s.seconds);
+}
+
+}  // namespace
+
+void HandleLookup(ServerContext& ctx, const HttpRequest& req, Responder& out, ServedTable& table) {
+  if (req.method != "GET" && req.method != "POST") {
+    (void)out.Send(405, "application/json", ErrorJson(405, "method_not_allowed", "lookup takes GET or POST"),
+                   {{"Allow", "GET, POST"}});
+    return;
+  }
+  std::shared_ptr<index::Index> idx = table.index();
+  if (!idx) {
+    const std::string why = table.index_error();
+    if (table.config().index_url.empty()) {
+      return SendError(ctx, out, 404, "no_index",
+                       "table '" + table.name() + "' has no RAP index (build one with `rap index build`)" +
+                           (why.empty() ? "" : ": " + why));
+    }
+    return SendError(ctx, out, 503, "index_not_loaded", "the index of table '" + table.name() + "' is not loaded: " + why);
+  }
+  const index::IndexInfo& info = idx->info();
+  LookupRequest lr;
+  const std::string err = req.method == "GET" ? ParseGet(req, info.key.size(), &lr) : ParsePost(req.body, info.key.size(), &lr);
+  if (!err.empty()) return SendError(ctx, out, 400, "bad_request", err);
+  const ServerLimits& limits = ctx.options.limits;
+  if (lr.keys.empty()) return SendError(ctx, out, 400, "bad_request", "no key given (key=... or \"keys\": [...])");
+  if (static_cast<int64_t>(lr.keys.size()) > limits.max_keys) {
+    ctx.metrics.RecordRejected("too_many_keys");
+    return SendError(ctx, out, 413, "too_many_keys",
+                     fmt::format("{} keys in one request; the limit is {}", lr.keys.size(), limits.max_keys));
+  }
+  if (!lr.page_tokens.empty() && lr.page_tokens.size() != lr.keys.size()) {
+    return SendError(ctx, out, 400, "bad_page_token",
+                     fmt::format("{} page tokens for {} keys: give none or one per key", lr.page_tokens.size(),
+                                 lr.keys.size()));
+  }
+  if (std::shared_ptr<const TableVersion> v = table.current(); v && v->schema) {
+    for (const std::string& c : lr.columns) {
+      if (v->schema->FieldIndex(c) < 0) {
+        return SendError(ctx, out, 400, "unknown_column", "table '" + table.name() + "' has no column '" + c + "'");
+      }
+    }
+  }
+  std::vector<index::Key> keys;
+  keys.reserve(lr.keys.size());
+  for (const auto& parts : lr.keys) {
+    auto k = idx->ParseKey(parts);
+    if (!k.ok()) return SendError(ctx, out, 400, "bad_key", k.status().message());
+    keys.push_back(std::move(*k));
+  }
+  index::LookupOptions lo;
+  lo.columns = lr.columns;
+  lo.limit_per_key = lr.limit;
+  lo.page_tokens = lr.page_tokens;
+  auto res = idx->Lookup(keys, lo);
+  if (!res.ok()) {
+    // The request's own mistakes (a page token that does not decode, ...) are InvalidArgument.
+    if (res.status().Is(StatusCode::kInvalidArgument)) {
+      const bool token = res.status().message().find("token") != std::string::npos;
+      return SendError(ctx, out, 400, token ? "bad_page_token" : "bad_request", res.status().message());
+    }
+    return SendStatus(ctx, out, res.status());
+  }
+  ctx.metrics.RecordLookup(static_cast<int64_t>(keys.size()), res->stats.requests, res->stats.rows);
+  if (NowSeconds() > req.deadline_s) {
+    return SendError(ctx, out, 503, "deadline_exceeded",
+                     fmt::format("the lookup passed the request deadline of {} s", limits.request_deadline_s));
+  }
+  const Schema& schema = *res->schema;
+  std::string body;
+  HeaderList headers = {{"X-Rap-Index-Version", std::to_string(info.manifest_version)}};
+  if (WantsArrow(req)) {
+    auto s = EncodeIpcSchema(schema);
+    if (!s.ok()) return SendStatus(ctx, out, s.status());
+    body = std::move(*s);
+    std::string counts, tokens = "[";
+    for (size_t i = 0; i < res->keys.size(); ++i) {
+      const index::KeyRows& kr = res->keys[i];
+      counts += (i ? "," : "") + std::to_string(kr.rows.num_rows);
+      tokens += (i ? "," : "") + (kr.next_page_token.empty() ? std::string("null") : JsonQuote(kr.next_page_token));
+      if (kr.rows.num_rows == 0) continue;
+      auto m = EncodeIpcRecordBatch(kr.rows);
+      if (!m.ok()) return SendStatus(ctx, out, m.status());
+      body += *m;
+      if (body.size() > limits.max_response_bytes) break;
+    }
+    body += IpcEndOfStream();
+    headers.emplace_back("X-Rap-Key-Rows", counts);
+    headers.emplace_back("X-Rap-Next-Page-Tokens", tokens + "]");
+  } else {
+    const JsonRowWriter rows(schema);
+    body = fmt::format("{{\"table\":{},\"index_version\":{},\"columns\":{},\"keys\":[", JsonQuote(table.name()),
+                       info.manifest_version, SchemaJson(schema));
+    for (size_t i = 0; i < res->keys.size(); ++i) {
+      const index::KeyRows& kr = res->keys[i];
+      body += i ? ",\n{\"key\":[" : "\n{\"key\":[";
+      const std::vector<std::string> texts = index::KeyTexts(info.key, kr.key);
+      for (size_t p = 0; p < texts.size(); ++p) body += (p ? "," : "") + JsonQuote(texts[p]);
+      body += "],\"rows\":[";
+      for (int64_t r = 0; r < kr.rows.num_rows; ++r) {
+        if (r) body += ",";
+        rows.AppendRow(kr.rows, r, &body);
+      }
+      body += "],\"next_page_token\":" + (kr.next_page_token.empty() ? std::string("null") : JsonQuote(kr.next_page_token)) + "}";
+      if (body.size() > limits.max_response_bytes) break;
+    }
+    body += "],\"stats\":" + LookupStatsJson(res->stats) + "}\n";
+  }
+  if (body.size() > limits.max_response_bytes) {
+    ctx.metrics.RecordRejected("response_too_large");
+    return SendError(ctx, out, 413, "response_too_large",
+                     fmt::format("the response exceeds {} bytes; ask for fewer keys, columns or a smaller limit "
+                                 "(then follow next_page_token)", limits.max_response_bytes));
+  }
+  (void)out.Send(200, WantsArrow(req) ? kArrowStreamType : std::string_view("application/json"), std::move(body), headers);
+}
+
+}  // namespace rap::server
