@@ -61,19 +61,23 @@ inline void AppendUleb128(std::string* out, uint64_t v) {
 
 // Unpacks 8 values of W bits (LSB-first) from `in` into out[0..8). Reads up to W + 8 bytes from
 // `in` (the W bytes of the group plus up to 8 bytes of slack): callers guarantee them readable.
+// W may exceed the width of T by one (33 for uint32_t, 65 for uint64_t, as DELTA_BINARY_PACKED
+// allows, PARQUET-2435): each value then keeps its low bits, i.e. it wraps modulo 2^bits(T).
 template <typename T, int W>
 inline void Unpack8(const uint8_t* in, T* out) {
+  static_assert(W >= 0 && W <= 65);
   if constexpr (W == 0) {
     for (int i = 0; i < 8; ++i) out[i] = 0;
   } else {
-    constexpr uint64_t kMask = W == 64 ? ~uint64_t{0} : ((uint64_t{1} << W) - 1);
+    constexpr int kKept = W > 64 ? 64 : W;  // bits of each value that survive in 64 bits
+    constexpr uint64_t kMask = kKept == 64 ? ~uint64_t{0} : ((uint64_t{1} << kKept) - 1);
 #pragma GCC unroll 8
     for (int i = 0; i < 8; ++i) {
       const int bit = i * W;
       const int byte = bit >> 3;
       const int shift = bit & 7;
       uint64_t v = LoadLE<uint64_t>(in + byte) >> shift;
-      if (shift + W > 64) v |= static_cast<uint64_t>(in[byte + 8]) << (64 - shift);
+      if (shift + kKept > 64) v |= static_cast<uint64_t>(in[byte + 8]) << (64 - shift);
       out[i] = static_cast<T>(v & kMask);
     }
   }
@@ -91,7 +95,7 @@ void UnpackGroupsW(const uint8_t* in, size_t avail, T* out, int64_t groups) {
     ++g;
   }
   for (; g < groups; ++g) {
-    uint8_t pad[64 + 16] = {};
+    uint8_t pad[65 + 16] = {};
     const size_t start = static_cast<size_t>(g) * W;
     if (start < avail) std::memcpy(pad, in + start, std::min<size_t>(W, avail - start));
     Unpack8<T, W>(pad, out + g * 8);
@@ -109,10 +113,11 @@ constexpr auto MakeUnpackTable(std::integer_sequence<int, Ws...>) {
   return Table{{&UnpackGroupsW<T, Ws>...}};
 }
 
-// Unpacks `groups` groups of 8 values of `bit_width` bits (0..64; T must be wide enough).
+// Unpacks `groups` groups of 8 values of `bit_width` bits: 0..bits(T), or bits(T) + 1, where each
+// value wraps to its low bits(T) bits (DELTA_BINARY_PACKED's 33 and 65, see Unpack8).
 template <typename T>
 inline void UnpackGroups(const uint8_t* in, size_t avail, int bit_width, T* out, int64_t groups) {
-  static constexpr auto kTable = MakeUnpackTable<T>(std::make_integer_sequence<int, sizeof(T) * 8 + 1>{});
+  static constexpr auto kTable = MakeUnpackTable<T>(std::make_integer_sequence<int, sizeof(T) * 8 + 2>{});
   kTable.fns[bit_width](in, avail, out, groups);
 }
 

@@ -126,8 +126,11 @@ class DeltaBitPackReader {
       mini_idx_ = 0;
     }
     const int w = widths_[mini_idx_];
-    if (w > static_cast<int>(sizeof(T) * 8)) {
-      return Error("miniblock bit width " + std::to_string(w) + " exceeds " + std::to_string(sizeof(T) * 8));
+    // One bit more than T is allowed (PARQUET-2435): writers that compute INT32 deltas in 64 bits
+    // (DuckDB) emit 33-bit miniblocks, and 65 bits for INT64; the arithmetic below wraps in T, so
+    // keeping each delta's low bits(T) bits gives the exact values.
+    if (w > static_cast<int>(sizeof(T) * 8) + 1) {
+      return Error("miniblock bit width " + std::to_string(w) + " exceeds " + std::to_string(sizeof(T) * 8 + 1));
     }
     // Deltas still expected (the first value is not a delta).
     const uint64_t needed = std::min<uint64_t>(values_per_mini_, static_cast<uint64_t>(left_));

@@ -105,6 +105,16 @@ Result<ArrayPtr> MakeNullArray(const DataTypePtr& type, int64_t length) {
     out->buffers = {validity, ZeroBuffer(static_cast<size_t>(type->FixedWidth()) * static_cast<size_t>(length))};
   } else if (type->IsBinaryLike()) {
     out->buffers = {validity, ZeroBuffer(static_cast<size_t>(length + 1) * 4), Buffer()};
+  } else if (type->id == TypeId::kStruct) {
+    out->buffers = {validity};
+    for (const Field& f : type->children) {
+      RAP_ASSIGN_OR_RETURN(ArrayPtr child, MakeNullArray(f.type, length));
+      out->children.push_back(std::move(child));
+    }
+  } else if ((type->id == TypeId::kList || type->id == TypeId::kMap) && type->children.size() == 1) {
+    out->buffers = {validity, ZeroBuffer(static_cast<size_t>(length + 1) * 4)};  // every list empty
+    RAP_ASSIGN_OR_RETURN(ArrayPtr child, MakeNullArray(type->children[0].type, 0));
+    out->children.push_back(std::move(child));
   } else {
     return Status::NotSupported("a missing column of type " + type->ToString() + " cannot be filled with NULLs");
   }

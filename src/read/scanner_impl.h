@@ -26,6 +26,7 @@ struct ColumnSource {
   std::string name;      // logical name
   std::string physical;  // in-file name
   DataTypePtr type;      // table type
+  DataTypePtr file_type; // in-file names of nested fields (ScanSource::physical_types), or null
   int partition = -1;    // index into partition_columns, or -1 for a data column
 };
 
@@ -128,6 +129,7 @@ struct Scanner::Impl {
     c.name = table_schema->fields[static_cast<size_t>(field)].name;
     c.physical = Physical(field);
     c.type = table_schema->fields[static_cast<size_t>(field)].type;
+    if (static_cast<size_t>(field) < source.physical_types.size()) c.file_type = source.physical_types[static_cast<size_t>(field)];
     for (size_t p = 0; p < source.partition_columns.size(); ++p) {
       if (source.partition_columns[p].name == c.name) c.partition = static_cast<int>(p);
     }

@@ -17,7 +17,7 @@ Result<ArrayPtr> ColumnOfRead(const RecordBatch& batch, const ColumnSource& cs, 
   if (bi < 0 || batch.columns[static_cast<size_t>(bi)]->length != n) {
     return Status::Internal(path + ": column '" + cs.name + "' missing from " + read);
   }
-  return CastArray(batch.columns[static_cast<size_t>(bi)], cs.type);
+  return ConformArray(batch.columns[static_cast<size_t>(bi)], cs.type, cs.file_type, path + ": column '" + cs.name + "'");
 }
 
 // The rows at `positions` of a dictionary-coded column: the dictionary entry of each row's code, or

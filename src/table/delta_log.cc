@@ -106,6 +106,87 @@ std::optional<int64_t> ReadLastCheckpoint(const io::ObjectStorePtr& store, const
   return j["version"].get<int64_t>();
 }
 
+std::string VersionName(int64_t v) {
+  char name[32];
+  std::snprintf(name, sizeof name, "%020lld", static_cast<long long>(v));
+  return name;
+}
+
+// More commits than this after the checkpoint (or from 0) are not probed one by one.
+constexpr int64_t kMaxProbedCommits = 100000;
+
+// The log of a store that cannot list (plain HTTP without a JSON directory index), found as the
+// protocol allows: the checkpoint that `_last_checkpoint` names (classic, multi-part or V2), then
+// successive commit files probed from the one after it (or from 0) until one is missing. Empty when
+// neither `_last_checkpoint` nor commit 0 exists.
+Result<LogListing> ProbeLog(const io::ObjectStorePtr& store, const std::string& log_dir) {
+  LogListing out;
+  int64_t next = 0;
+  // A missing object: 404, or 403 from a bucket's web endpoint that may not list.
+  auto missing = [](const Status& st) { return st.Is(StatusCode::kNotFound) || st.Is(StatusCode::kAccessDenied); };
+  auto text = ReadWhole(store, log_dir + "/_last_checkpoint");
+  if (!text.ok() && !missing(text.status())) return text.status();
+  if (text.ok()) {
+    nlohmann::json j = nlohmann::json::parse(*text, nullptr, false);
+    if (j.is_discarded() || !j.is_object() || !j.contains("version") || !j["version"].is_number_integer() ||
+        j["version"].get<int64_t>() < 0) {
+      return Status::Corrupt(log_dir + "/_last_checkpoint: expected a JSON object with a non-negative integer "
+                             "\"version\" (the log cannot be listed here, so it is needed)");
+    }
+    CheckpointFiles cp;
+    cp.version = j["version"].get<int64_t>();
+    const std::string base = log_dir + "/" + VersionName(cp.version) + ".checkpoint";
+    if (j.contains("v2Checkpoint") && j["v2Checkpoint"].is_object() && j["v2Checkpoint"].contains("path") &&
+        j["v2Checkpoint"]["path"].is_string()) {
+      const std::string name = j["v2Checkpoint"]["path"].get<std::string>();
+      if (name.find('/') != std::string::npos) {
+        return Status::NotSupported(log_dir + "/_last_checkpoint: v2Checkpoint path '" + name +
+                                    "' is not a file name in _delta_log/");
+      }
+      cp.kind = CheckpointFiles::Kind::kV2;
+      cp.paths = {log_dir + "/" + name};
+    } else if (j.contains("parts") && j["parts"].is_number_integer() && j["parts"].get<int64_t>() > 1) {
+      const int64_t parts = j["parts"].get<int64_t>();
+      if (parts > 100000) return Status::Corrupt(log_dir + "/_last_checkpoint: " + std::to_string(parts) + " parts");
+      cp.kind = CheckpointFiles::Kind::kMultiPart;
+      cp.parts_expected = static_cast<int>(parts);
+      for (int64_t k = 1; k <= parts; ++k) {
+        char part[32];
+        std::snprintf(part, sizeof part, ".%010lld.%010lld.parquet", static_cast<long long>(k),
+                      static_cast<long long>(parts));
+        cp.paths.push_back(base + part);
+      }
+    } else {
+      cp.paths = {base + ".parquet"};
+    }
+    out.checkpoints[cp.version].push_back(std::move(cp));
+    next = j["version"].get<int64_t>() + 1;
+  }
+  for (int64_t v = next;; ++v) {
+    if (v - next >= kMaxProbedCommits) {
+      return Status::ResourceExhausted(log_dir + ": more than " + std::to_string(kMaxProbedCommits) +
+                                       " commits to probe without a listing; write a checkpoint or use a store "
+                                       "that lists (s3://, file)");
+    }
+    const std::string path = log_dir + "/" + VersionName(v) + ".json";
+    auto head = store->Head(path);
+    if (!head.ok()) {
+      if (missing(head.status())) break;
+      return head.status();
+    }
+    out.commits[v] = path;
+  }
+  return out;
+}
+
+// The log's files: listed when the store can list them, else probed (ProbeLog). A failed listing
+// whose probe finds nothing is an empty log (not a Delta table).
+Result<LogListing> DiscoverLog(const io::ObjectStorePtr& store, const std::string& log_dir) {
+  auto listed = ListLog(store, log_dir);
+  if (listed.ok() && (!listed->commits.empty() || !listed->checkpoints.empty())) return listed;
+  return ProbeLog(store, log_dir);
+}
+
 class Replay {
  public:
   void Apply(DeltaActions& actions, DeltaLogSnapshot* snap) {
@@ -184,8 +265,8 @@ Status LoadCheckpoint(const io::ObjectStorePtr& store, const std::string& log_di
 }  // namespace
 
 bool IsSupportedReaderFeature(const std::string& feature) {
-  // columnMapping is handled by the table layer (physical names) for top-level columns; the check
-  // below refuses nested physical names and id mode. deletionVectors: the Scanner skips the rows a
+  // columnMapping (modes name and id) is handled by the table layer: columns are read by their
+  // physical names, at the top level and inside structs, arrays and maps. deletionVectors: the Scanner skips the rows a
   // file's deletion vector lists (rap/table/deletion_vector.h).
   // typeWidening: old files keep their narrower types; the Scanner converts them to the table type
   // (only lossless conversions exist; anything else is an error naming the column).
@@ -208,15 +289,16 @@ Status CheckReaderSupport(const DeltaProtocol& protocol, const DeltaMetadata& me
     }
   }
   auto mode = metadata.configuration.find("delta.columnMapping.mode");
-  if (mode != metadata.configuration.end() && mode->second != "none" && mode->second != "name") {
+  if (mode != metadata.configuration.end() && mode->second != "none" && mode->second != "name" &&
+      mode->second != "id") {
     return Status::NotSupported(table + ": Delta reader feature 'columnMapping' in mode '" + mode->second +
-                                "' is not supported (only mode 'name')");
+                                "' is not supported (modes 'none', 'name' and 'id')");
   }
   return Status::OK();
 }
 
 Result<bool> IsDeltaTable(const io::ObjectStorePtr& store, const std::string& root) {
-  RAP_ASSIGN_OR_RETURN(LogListing listing, ListLog(store, TrimTrailingSlash(root) + "/_delta_log"));
+  RAP_ASSIGN_OR_RETURN(LogListing listing, DiscoverLog(store, TrimTrailingSlash(root) + "/_delta_log"));
   return !listing.commits.empty() || !listing.checkpoints.empty();
 }
 
@@ -224,7 +306,7 @@ Result<DeltaLogSnapshot> ReadDeltaLog(const io::ObjectStorePtr& store, const std
                                       const DeltaLogOptions& options) {
   const std::string root = TrimTrailingSlash(root_in);
   const std::string log_dir = root + "/_delta_log";
-  RAP_ASSIGN_OR_RETURN(LogListing listing, ListLog(store, log_dir));
+  RAP_ASSIGN_OR_RETURN(LogListing listing, DiscoverLog(store, log_dir));
   if (listing.commits.empty() && listing.checkpoints.empty()) {
     return Status::NotFound(log_dir + ": no Delta commits or checkpoints");
   }
@@ -313,14 +395,10 @@ Result<TableSnapshot> OpenDeltaTable(const io::ObjectStorePtr& store, const std:
   RAP_RETURN_NOT_OK(CheckReaderSupport(log.protocol, log.metadata, root));
   ColumnMappingMode mode = ColumnMappingMode::kNone;
   if (auto it = log.metadata.configuration.find("delta.columnMapping.mode");
-      it != log.metadata.configuration.end() && it->second == "name") {
-    mode = ColumnMappingMode::kName;
+      it != log.metadata.configuration.end() && (it->second == "name" || it->second == "id")) {
+    mode = it->second == "name" ? ColumnMappingMode::kName : ColumnMappingMode::kId;
   }
   RAP_ASSIGN_OR_RETURN(DeltaSchema schema, ParseDeltaSchema(log.metadata.schema_string, mode));
-  if (schema.nested_physical_names) {
-    return Status::NotSupported(root + ": Delta reader feature 'columnMapping' with physical names inside nested "
-                                       "columns is not supported");
-  }
   TableSnapshot snap;
   snap.kind = TableKind::kDelta;
   snap.store = store;
@@ -328,6 +406,7 @@ Result<TableSnapshot> OpenDeltaTable(const io::ObjectStorePtr& store, const std:
   snap.version = log.version;
   snap.schema = schema.schema;
   snap.physical_names = schema.physical_names;
+  snap.physical_types = schema.physical_types;
   std::vector<std::string> part_physical;
   for (const std::string& name : log.metadata.partition_columns) {
     int idx = schema.schema->FieldIndex(name);

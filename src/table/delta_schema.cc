@@ -15,54 +15,67 @@ using nlohmann::json;
 
 constexpr int kMaxNesting = 64;
 
+// A Delta type twice: with logical names (the table's) and with physical names (the files'; equal
+// unless column mapping gives nested fields physical names).
+struct Typed {
+  DataTypePtr logical;
+  DataTypePtr physical;
+};
+
 struct SchemaParser {
   ColumnMappingMode mode;
   bool nested_physical = false;
 
-  Result<DataTypePtr> Type(const json& t, const std::string& where, int depth) {
+  Result<Typed> Type(const json& t, const std::string& where, int depth) {
     if (depth > kMaxNesting) return Status::NotSupported(where + ": type nesting deeper than 64 levels");
-    if (t.is_string()) return ParseDeltaPrimitiveType(t.get<std::string>());
+    if (t.is_string()) {
+      RAP_ASSIGN_OR_RETURN(DataTypePtr p, ParseDeltaPrimitiveType(t.get<std::string>()));
+      return Typed{p, p};
+    }
     if (!t.is_object() || !t.contains("type") || !t["type"].is_string()) {
       return Status::Corrupt(where + ": expected a type name or an object with a \"type\" string");
     }
     std::string kind = t["type"].get<std::string>();
     if (kind == "struct") {
-      RAP_ASSIGN_OR_RETURN(std::vector<Field> fields, Fields(t, where, depth + 1, nullptr));
-      return MakeStruct(std::move(fields));
+      std::vector<Field> logical, physical;
+      RAP_RETURN_NOT_OK(Fields(t, where, depth + 1, &logical, &physical, nullptr));
+      return Typed{MakeStruct(std::move(logical)), MakeStruct(std::move(physical))};
     }
     if (kind == "array") {
       if (!t.contains("elementType")) return Status::Corrupt(where + ": array type without elementType");
-      RAP_ASSIGN_OR_RETURN(DataTypePtr elem, Type(t["elementType"], where + ".element", depth + 1));
+      RAP_ASSIGN_OR_RETURN(Typed elem, Type(t["elementType"], where + ".element", depth + 1));
       bool contains_null = !t.contains("containsNull") || !t["containsNull"].is_boolean() || t["containsNull"].get<bool>();
-      return MakeList(Field{"element", elem, contains_null});
+      return Typed{MakeList(Field{"element", elem.logical, contains_null}),
+                   MakeList(Field{"element", elem.physical, contains_null})};
     }
     if (kind == "map") {
       if (!t.contains("keyType") || !t.contains("valueType")) {
         return Status::Corrupt(where + ": map type without keyType/valueType");
       }
-      RAP_ASSIGN_OR_RETURN(DataTypePtr key, Type(t["keyType"], where + ".key", depth + 1));
-      RAP_ASSIGN_OR_RETURN(DataTypePtr value, Type(t["valueType"], where + ".value", depth + 1));
+      RAP_ASSIGN_OR_RETURN(Typed key, Type(t["keyType"], where + ".key", depth + 1));
+      RAP_ASSIGN_OR_RETURN(Typed value, Type(t["valueType"], where + ".value", depth + 1));
       bool vnull = !t.contains("valueContainsNull") || !t["valueContainsNull"].is_boolean() ||
                    t["valueContainsNull"].get<bool>();
-      return MakeMap(Field{"key", key, false}, Field{"value", value, vnull}, vnull);
+      return Typed{MakeMap(Field{"key", key.logical, false}, Field{"value", value.logical, vnull}, vnull),
+                   MakeMap(Field{"key", key.physical, false}, Field{"value", value.physical, vnull}, vnull)};
     }
     return Status::NotSupported(where + ": Delta type '" + kind + "' is not supported");
   }
 
-  // Fields of a struct; `physical` (top level only) receives the physical names.
-  Result<std::vector<Field>> Fields(const json& st, const std::string& where, int depth,
-                                    std::vector<std::string>* physical) {
+  // Fields of a struct, with logical and with physical names (and types); `top_physical` (top level
+  // only) receives the physical names.
+  Status Fields(const json& st, const std::string& where, int depth, std::vector<Field>* logical,
+                std::vector<Field>* physical, std::vector<std::string>* top_physical) {
     if (!st.contains("fields") || !st["fields"].is_array()) {
       return Status::Corrupt(where + ": struct type without a \"fields\" array");
     }
-    std::vector<Field> out;
     for (const json& f : st["fields"]) {
       if (!f.is_object() || !f.contains("name") || !f["name"].is_string() || !f.contains("type")) {
         return Status::Corrupt(where + ": struct field without \"name\" and \"type\"");
       }
       std::string name = f["name"].get<std::string>();
       std::string path = where.empty() ? name : where + "." + name;
-      RAP_ASSIGN_OR_RETURN(DataTypePtr type, Type(f["type"], path, depth));
+      RAP_ASSIGN_OR_RETURN(Typed type, Type(f["type"], path, depth));
       bool nullable = !f.contains("nullable") || !f["nullable"].is_boolean() || f["nullable"].get<bool>();
       std::string phys = name;
       if (mode != ColumnMappingMode::kNone && f.contains("metadata") && f["metadata"].is_object()) {
@@ -70,14 +83,15 @@ struct SchemaParser {
         auto it = md.find("delta.columnMapping.physicalName");
         if (it != md.end() && it->is_string()) phys = it->get<std::string>();
       }
-      if (physical) {
-        physical->push_back(phys);
+      if (top_physical) {
+        top_physical->push_back(phys);
       } else if (phys != name) {
         nested_physical = true;
       }
-      out.push_back(Field{std::move(name), std::move(type), nullable});
+      physical->push_back(Field{phys, std::move(type.physical), nullable});
+      logical->push_back(Field{std::move(name), std::move(type.logical), nullable});
     }
-    return out;
+    return Status::OK();
   }
 };
 
@@ -133,9 +147,13 @@ Result<DeltaSchema> ParseDeltaSchema(const std::string& schema_string, ColumnMap
   SchemaParser parser{mode};
   DeltaSchema out;
   auto schema = std::make_shared<Schema>();
-  RAP_ASSIGN_OR_RETURN(schema->fields, parser.Fields(j, "", 0, &out.physical_names));
+  std::vector<Field> physical;
+  RAP_RETURN_NOT_OK(parser.Fields(j, "", 0, &schema->fields, &physical, &out.physical_names));
   out.schema = std::move(schema);
   out.nested_physical_names = parser.nested_physical;
+  if (out.nested_physical_names) {
+    for (const Field& f : physical) out.physical_types.push_back(f.type);
+  }
   return out;
 }
 

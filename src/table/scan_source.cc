@@ -12,6 +12,7 @@ Result<read::ScanSource> ToScanSource(const TableSnapshot& snapshot) {
   src.store = snapshot.store;
   src.schema = snapshot.schema;
   src.physical_names = snapshot.physical_names;
+  src.physical_types = snapshot.physical_types;
   src.partition_columns = snapshot.partition_columns;
   src.files.reserve(snapshot.files.size());
   for (const DataFile& f : snapshot.files) {

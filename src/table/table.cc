@@ -18,7 +18,14 @@ Result<TableSnapshot> OpenTable(const std::string& url, const OpenTableOptions& 
   if (options.version) {
     return Status::InvalidArgument(url + ": a version was given but this is not a Delta table (no _delta_log/)");
   }
-  return ListDirectoryTable(resolved.store, root);
+  RAP_ASSIGN_OR_RETURN(TableSnapshot snap, ListDirectoryTable(resolved.store, root));
+  if (snap.files.empty()) {
+    // A typo and an empty folder must not look like an empty table (an empty Delta table, a log
+    // without live files, is a valid empty result and never gets here).
+    return Status::NotFound(url + ": no Parquet files found: no such file, folder or prefix, or nothing in it "
+                                  "ends in .parquet (outside hidden _ and . folders), and no Delta log (_delta_log/)");
+  }
+  return snap;
 }
 
 }  // namespace rap::table

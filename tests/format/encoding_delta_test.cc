@@ -3,6 +3,7 @@
 // and malformed sections.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -118,6 +119,93 @@ TEST(DeltaBinaryPacked, RoundTripBoundariesAndWraparound) {
   }
 }
 
+// A writer that computes deltas one bit wider than the type, as DuckDB does (INT32 deltas in 64
+// bits, INT64 deltas in 128 bits): miniblocks of extremes then need 33 (INT32) or 65 (INT64) bits.
+// `bits` is the type's width; values are given as int64 (INT32 values must fit).
+std::string EncodeWide(const std::vector<int64_t>& v, int bits, bool wrap_min_delta) {
+  using I = __int128;
+  using U = unsigned __int128;
+  std::string out;
+  auto uleb = [&](U x) {
+    do {
+      uint8_t b = static_cast<uint8_t>(x & 0x7f);
+      x >>= 7;
+      out.push_back(static_cast<char>(x ? b | 0x80 : b));
+    } while (x);
+  };
+  auto zigzag = [](I x) { return x < 0 ? static_cast<U>(-x) * 2 - 1 : static_cast<U>(x) * 2; };
+  uleb(128);
+  uleb(4);
+  uleb(v.size());
+  uleb(zigzag(v[0]));
+  for (size_t start = 1; start < v.size(); start += 128) {
+    const size_t end = std::min(v.size(), start + 128);
+    std::vector<I> d;
+    for (size_t i = start; i < end; ++i) d.push_back(static_cast<I>(v[i]) - static_cast<I>(v[i - 1]));
+    const I min = *std::min_element(d.begin(), d.end());
+    // The min delta as a zigzag varint, wrapped to the type's width or (DuckDB, INT32) not.
+    const I min_wrapped = !wrap_min_delta ? min : bits == 32 ? static_cast<I>(static_cast<int32_t>(static_cast<uint32_t>(min)))
+                                     : static_cast<I>(static_cast<int64_t>(static_cast<uint64_t>(min)));
+    uleb(zigzag(min_wrapped));
+    std::vector<int> widths(4, 0);
+    for (size_t m = 0; m < 4; ++m) {
+      for (size_t i = m * 32; i < std::min(d.size(), m * 32 + 32); ++i) {
+        U rel = static_cast<U>(d[i] - min);
+        int w = 0;
+        while (rel >> w) ++w;
+        widths[m] = std::max(widths[m], w);
+      }
+      out.push_back(static_cast<char>(widths[m]));
+    }
+    for (size_t m = 0; m < 4 && m * 32 < d.size(); ++m) {
+      std::vector<uint8_t> packed(static_cast<size_t>(32 * widths[m] / 8), 0);
+      for (size_t i = 0; i < 32; ++i) {
+        const U rel = m * 32 + i < d.size() ? static_cast<U>(d[m * 32 + i] - min) : 0;
+        for (int b = 0; b < widths[m]; ++b) {
+          const size_t bit = i * static_cast<size_t>(widths[m]) + static_cast<size_t>(b);
+          if ((rel >> b) & 1) packed[bit / 8] |= static_cast<uint8_t>(1u << (bit % 8));
+        }
+      }
+      out.append(packed.begin(), packed.end());
+    }
+  }
+  return out;
+}
+
+// PARQUET-2435: 33-bit INT32 and 65-bit INT64 miniblocks decode, wrapping, for extremes and for
+// values across the whole range; a skip over such miniblocks lands on the right value.
+TEST(DeltaBinaryPacked, WideDeltas) {
+  std::mt19937_64 rng(11);
+  for (int bits : {32, 64}) {
+    for (int pattern = 0; pattern < 3; ++pattern) {
+      std::vector<int64_t> v(1000);
+      for (size_t i = 0; i < v.size(); ++i) {
+        const int64_t lo = bits == 32 ? INT32_MIN : INT64_MIN, hi = bits == 32 ? INT32_MAX : INT64_MAX;
+        const uint64_t r = rng();
+        switch (pattern) {
+          case 0: v[i] = i % 2 ? hi : lo; break;
+          case 1: v[i] = bits == 32 ? static_cast<int32_t>(r) : static_cast<int64_t>(r); break;
+          case 2: v[i] = i % 64 < 32 ? static_cast<int64_t>(i) : (i % 3 ? hi - static_cast<int64_t>(i) : lo); break;
+        }
+      }
+      const std::string enc = EncodeWide(v, bits, pattern != 1 || bits == 64);
+      const size_t n = v.size();
+      if (bits == 32) {
+        std::vector<int32_t> expect(v.begin(), v.end());
+        ASSERT_EQ(DecodeInts<int32_t>(Type::INT32, enc, static_cast<int64_t>(n)), expect) << "pattern " << pattern;
+        std::vector<int32_t> skipped(expect.begin(), expect.begin() + 100);
+        skipped.insert(skipped.end(), expect.begin() + 400, expect.end());
+        ASSERT_EQ(DecodeInts<int32_t>(Type::INT32, enc, static_cast<int64_t>(n), 100, 300), skipped);
+      } else {
+        ASSERT_EQ(DecodeInts<int64_t>(Type::INT64, enc, static_cast<int64_t>(n)), v) << "pattern " << pattern;
+        std::vector<int64_t> skipped(v.begin(), v.begin() + 100);
+        skipped.insert(skipped.end(), v.begin() + 400, v.end());
+        ASSERT_EQ(DecodeInts<int64_t>(Type::INT64, enc, static_cast<int64_t>(n), 100, 300), skipped);
+      }
+    }
+  }
+}
+
 TEST(DeltaBinaryPacked, Malformed) {
   std::vector<int64_t> out(1000);
   auto* o = reinterpret_cast<uint8_t*>(out.data());
@@ -132,16 +220,16 @@ TEST(DeltaBinaryPacked, Malformed) {
   const std::string many("\x80\x01\x04\xff\xff\xff\xff\x0f\x00" "\x02\x00\x00\x00\x00", 14);
   EXPECT_TRUE(make(many, int64_t{1} << 40).status().Is(StatusCode::kCorrupt));
   EXPECT_TRUE(make(many, 100).status().Is(StatusCode::kCorrupt));
-  // Bit width 65 in a used miniblock.
-  const std::string wide("\x80\x01\x04\x03\x00" "\x00\x41\x00\x00\x00", 10);
+  // Bit width 66 in a used miniblock (65 is allowed, see WideDeltas).
+  const std::string wide("\x80\x01\x04\x03\x00" "\x00\x42\x00\x00\x00", 10);
   auto dec = make(wide, 3);
   ASSERT_TRUE(dec.ok());
   Status st = (*dec)->DecodeFixed(o, 3);
   ASSERT_TRUE(st.Is(StatusCode::kCorrupt));
   EXPECT_NE(st.message().find("DELTA_BINARY_PACKED INT64"), std::string::npos) << st.message();
-  // INT32 streams allow at most 32 bits.
-  const std::string w33("\x80\x01\x04\x03\x00" "\x00\x21\x00\x00\x00", 10);
-  auto dec32 = MakeValueDecoder(Encoding::DELTA_BINARY_PACKED, Type::INT32, 0, AsSpan(w33), 3);
+  // INT32 streams allow at most 33 bits.
+  const std::string w34("\x80\x01\x04\x03\x00" "\x00\x22\x00\x00\x00", 10);
+  auto dec32 = MakeValueDecoder(Encoding::DELTA_BINARY_PACKED, Type::INT32, 0, AsSpan(w34), 3);
   ASSERT_TRUE(dec32.ok());
   EXPECT_TRUE((*dec32)->DecodeFixed(o, 3).Is(StatusCode::kCorrupt));
   // More values asked for than the header holds.

@@ -161,5 +161,17 @@ TEST_F(ScanCli, FailuresLeaveNoOutput) {
   }
 }
 
+// A typo or a folder without Parquet files is an error naming the URL (exit code non-zero), not an
+// empty result.
+TEST_F(ScanCli, NothingFoundIsAnError) {
+  std::filesystem::create_directories(dir_.Join("nothing/sub"));
+  rap::testing::WriteStringToFile(dir_.Join("nothing/readme.txt"), "not parquet");
+  for (const std::string& url : {dir_.Join("no/such/path"), dir_.Join("nothing")}) {
+    CliRun r = RunCli("scan '" + url + "' --format csv");
+    EXPECT_NE(r.exit_code, 0) << r.out;
+    EXPECT_NE(r.out.find(url + ": no Parquet files found"), std::string::npos) << r.out;
+  }
+}
+
 }  // namespace
 }  // namespace rap::read

@@ -91,5 +91,38 @@ TEST(FileListing, SingleFileAndVersionOnDirectory) {
   EXPECT_EQ(bad.status().code(), StatusCode::kInvalidArgument);
 }
 
+// A typo and a folder without Parquet files are errors naming the URL, never an empty table; an
+// empty Delta table (a log whose files were all removed, or that never added any) is a valid one.
+TEST(FileListing, NothingFoundIsAnErrorButAnEmptyDeltaTableIsNot) {
+  testing::TempDir dir;
+  for (const std::string& url : {dir.Join("no/such/path"), dir.Join("no/such/file.parquet")}) {
+    auto missing = OpenTable(url);
+    ASSERT_FALSE(missing.ok()) << url;
+    EXPECT_EQ(missing.status().code(), StatusCode::kNotFound) << missing.status().ToString();
+    EXPECT_NE(missing.status().message().find(url + ": no Parquet files found"), std::string::npos)
+        << missing.status().ToString();
+  }
+  Touch(dir.Join("clutter/notes.txt"));
+  Touch(dir.Join("clutter/_tmp/a.parquet"));
+  Touch(dir.Join("clutter/.b.parquet"));
+  auto clutter = OpenTable(dir.Join("clutter"));
+  ASSERT_FALSE(clutter.ok());
+  EXPECT_EQ(clutter.status().code(), StatusCode::kNotFound);
+  EXPECT_NE(clutter.status().message().find(dir.Join("clutter")), std::string::npos) << clutter.status().ToString();
+
+  Touch(dir.Join("empty_delta/_delta_log/00000000000000000000.json"),
+        "{\"protocol\":{\"minReaderVersion\":1,\"minWriterVersion\":2}}\n"
+        "{\"metaData\":{\"id\":\"x\",\"format\":{\"provider\":\"parquet\",\"options\":{}},"
+        "\"schemaString\":\"{\\\"type\\\":\\\"struct\\\",\\\"fields\\\":[{\\\"name\\\":\\\"a\\\","
+        "\\\"type\\\":\\\"long\\\",\\\"nullable\\\":true,\\\"metadata\\\":{}}]}\","
+        "\"partitionColumns\":[],\"configuration\":{}}}\n");
+  auto empty = OpenTable(dir.Join("empty_delta"));
+  ASSERT_TRUE(empty.ok()) << empty.status().ToString();
+  EXPECT_EQ(empty->kind, TableKind::kDelta);
+  EXPECT_TRUE(empty->files.empty());
+  ASSERT_NE(empty->schema, nullptr);
+  EXPECT_EQ(empty->schema->fields.size(), 1u);
+}
+
 }  // namespace
 }  // namespace rap::table

@@ -138,7 +138,7 @@ NginxServer::NginxServer(const std::string& root, const NginxOptions& options) :
            << "    ssl_certificate_key " << dir_.Join("key.pem") << ";\n";
     }
     conf << "    root " << root << ";\n"
-         << "    location / { autoindex on; autoindex_format json; }\n"
+         << (options.autoindex ? "    location / { autoindex on; autoindex_format json; }\n" : "")
          << "  }\n"
          << "}\n";
     WriteStringToFile(dir_.Join("nginx.conf"), conf.str());

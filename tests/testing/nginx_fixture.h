@@ -32,6 +32,9 @@ struct NginxOptions {
   // certificate is self-signed for 127.0.0.1 and generated at start by the `openssl` tool; its PEM
   // file (ca_file()) is the only CA that trusts it.
   bool tls = false;
+  // Directory listings as nginx autoindex JSON (what HttpStore::List understands). Off: a plain
+  // static server that cannot list (a GET of a directory is 403, of a missing one 404).
+  bool autoindex = true;
 };
 
 // Runs `openssl req` to write a self-signed EC certificate for IP 127.0.0.1 (and localhost) to

@@ -43,6 +43,10 @@ struct ScanSource {
   SchemaPtr schema;
   // In-file name per schema field (Delta column mapping); empty = same as the logical names.
   std::vector<std::string> physical_names;
+  // In-file type per schema field, whose struct fields (at any depth) carry the in-file names; a
+  // file's column is matched to the table type field by field through it. Empty (or a null entry) =
+  // the logical type's names. Nested fields a file lacks read as NULL, extra ones are ignored.
+  std::vector<DataTypePtr> physical_types;
   std::vector<Field> partition_columns;
   std::vector<ScanFile> files;  // in scan order
 };
@@ -145,10 +149,16 @@ double Quantile(std::vector<double> values, double q);
 Result<ArrayPtr> RepeatValue(const ArrayData& value, int64_t length);
 // The rows of `array` at `indices` (primitive, decimal, bool, string and binary arrays).
 Result<ArrayPtr> TakeRows(const ArrayData& array, const std::vector<int64_t>& indices);
-// An all-NULL column of a primitive or string type.
+// An all-NULL column of any type (nested ones: empty lists and maps, all-NULL struct fields).
 Result<ArrayPtr> MakeNullArray(const DataTypePtr& type, int64_t length);
 // Converts `array` to `type` when that loses nothing: integer widening, integer/float32 to float64,
 // timestamp unit changes (to a coarser unit only when exact), date32 to timestamp. NotSupported else.
 Result<ArrayPtr> CastArray(const ArrayPtr& array, const DataTypePtr& type);
+// A file's column as the table's `type` (src/read/conform_array.cc): struct fields matched by the
+// in-file names of `file_type` (null: `type`'s own names), missing ones NULL, extra ones dropped,
+// list elements and map keys/values by position, leaves through CastArray. `column` names the
+// column in messages.
+Result<ArrayPtr> ConformArray(const ArrayPtr& array, const DataTypePtr& type, const DataTypePtr& file_type,
+                              const std::string& column);
 
 }  // namespace rap::read

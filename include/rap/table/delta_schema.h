@@ -25,9 +25,13 @@ struct DeltaSchema {
   // True when a nested field (inside a struct/array/map) carries a physical name different from its
   // logical name; such columns need renaming below the top level.
   bool nested_physical_names = false;
+  // When nested_physical_names: per top-level field, its type with the physical names of nested
+  // struct fields (what the data files hold); else empty.
+  std::vector<DataTypePtr> physical_types;
 };
 
-// Parses a schemaString. `mode` decides whether delta.columnMapping.physicalName is used.
+// Parses a schemaString. `mode` decides whether delta.columnMapping.physicalName is used (name and
+// id mode alike: writers put the physical names into the Parquet schema in both modes).
 // Unknown types (e.g. variant) give NotSupported naming the field and the type.
 Result<DeltaSchema> ParseDeltaSchema(const std::string& schema_string, ColumnMappingMode mode);
 

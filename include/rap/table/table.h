@@ -47,6 +47,9 @@ struct TableSnapshot {
   // Physical (in-file) name per schema field, same order as schema->fields. Equal to the logical
   // name unless Delta column mapping is on. Empty for directory tables.
   std::vector<std::string> physical_names;
+  // In-file type per schema field when nested fields have physical names (Delta column mapping of
+  // structs, arrays of structs, maps): struct children carry the physical names. Empty otherwise.
+  std::vector<DataTypePtr> physical_types;
   std::vector<DataFile> files;  // deterministic order: sorted by relative_path
 };
 
@@ -55,7 +58,10 @@ struct OpenTableOptions {
 };
 
 // Opens `url` as a table: a Delta table when `<url>/_delta_log/` holds commits, else a directory
-// (or prefix) of Parquet files. A URL that names one Parquet object is a one-file table.
+// (or prefix) of Parquet files. A URL that names one Parquet object is a one-file table. A URL with
+// neither a Delta log nor a single Parquet file under it is NotFound naming the URL (a typo is not an
+// empty table); a Delta table whose log has no live files is a valid empty table. A Delta log on a
+// store that cannot list (plain HTTP) is found by probing (`_last_checkpoint`, then commits).
 Result<TableSnapshot> OpenTable(const std::string& url, const OpenTableOptions& options = {});
 
 }  // namespace rap::table
