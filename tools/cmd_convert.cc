@@ -26,7 +26,9 @@ struct ConvertArgs {
   bool no_header = false;
   std::optional<int64_t> row_group_rows, page_rows;
   std::string row_group_bytes, page_bytes, dictionary_limit;
-  std::vector<std::string> compression, encoding, page_break_on, kv;
+  std::vector<std::string> compression, encoding, page_break_on, frame_per_key, kv;
+  std::string align;
+  bool interleave = false;
   int data_page_version = 1;
   bool no_page_index = false, crc = false, no_dictionary = false, no_statistics = false, quiet = false;
 };
@@ -146,15 +148,24 @@ Result<parquet::WriterOptions> BuildOptions(const ConvertArgs& a) {
       if (ov.encoding) dst.encoding = ov.encoding;
     }
   }
-  for (const auto& k : a.page_break_on) {
-    size_t start = 0;
-    while (start <= k.size()) {
-      size_t comma = k.find(',', start);
-      if (comma == std::string::npos) comma = k.size();
-      if (comma > start) o.page_break_on.push_back(k.substr(start, comma - start));
-      start = comma + 1;
+  const auto split = [](const std::vector<std::string>& lists, std::vector<std::string>* out) {
+    for (const auto& k : lists) {
+      size_t start = 0;
+      while (start <= k.size()) {
+        size_t comma = k.find(',', start);
+        if (comma == std::string::npos) comma = k.size();
+        if (comma > start) out->push_back(k.substr(start, comma - start));
+        start = comma + 1;
+      }
     }
+  };
+  split(a.page_break_on, &o.page_break_on);
+  split(a.frame_per_key, &o.frame_break_on);
+  if (!a.align.empty()) {
+    RAP_ASSIGN_OR_RETURN(uint64_t b, ParseByteSize(a.align));
+    o.frame_align = static_cast<int64_t>(b);
   }
+  o.interleave = a.interleave;
   o.data_page_version = a.data_page_version;
   o.write_page_index = !a.no_page_index;
   o.page_crc = a.crc;
@@ -226,6 +237,11 @@ Status RunConvert(const ConvertArgs& a) {
   }
   RAP_RETURN_NOT_OK(writer->Close());
   const auto& s = writer->summary();
+  if (s.num_frames > 0) {
+    std::printf("frame per key: %lld frames, %lld skippable frames, %s alignment padding%s\n",
+                static_cast<long long>(s.num_frames), static_cast<long long>(s.num_skippable_frames),
+                FormatBytes(static_cast<uint64_t>(s.padding_bytes)).c_str(), options.interleave ? ", interleaved" : "");
+  }
   const auto& l = options.defaults;
   std::printf(
       "wrote %s: %lld rows, %lld columns, %lld row groups, %lld data pages, %lld dictionary pages, %s "
@@ -234,8 +250,9 @@ Status RunConvert(const ConvertArgs& a) {
       static_cast<long long>(s.num_row_groups), static_cast<long long>(s.num_data_pages),
       static_cast<long long>(s.num_dictionary_pages), FormatBytes(s.file_bytes).c_str(),
       FormatBytes(static_cast<uint64_t>(s.uncompressed_page_bytes)).c_str(),
-      FormatBytes(static_cast<uint64_t>(s.compressed_page_bytes)).c_str(), parquet::CodecName(l.codec),
-      l.codec_level ? fmt::format(":{}", l.codec_level).c_str() : "", options.data_page_version,
+      FormatBytes(static_cast<uint64_t>(s.compressed_page_bytes)).c_str(),
+      s.num_frames > 0 ? "ZSTD (a frame per key)" : parquet::CodecName(l.codec),
+      l.codec_level ? fmt::format(":{}", l.codec_level).c_str() : "", s.num_frames > 0 ? 2 : options.data_page_version,
       options.write_page_index ? "yes" : "no", options.page_crc ? ", page CRC" : "", clock.ElapsedSeconds());
   return Status::OK();
 }
@@ -267,6 +284,14 @@ CommandRegistrar reg("convert", [](CLI::App& app) {
   cmd->add_flag("--no-dictionary", args->no_dictionary, "No dictionary encoding");
   cmd->add_option("--page-break-on", args->page_break_on, "Start a new page whenever these columns change value")
       ->allow_extra_args(false);
+  cmd->add_option("--frame-per-key", args->frame_per_key,
+                  "A ZSTD frame per key: these columns delimit keys; every non-BOOLEAN column gets PLAIN values, "
+                  "ZSTD, data page v2 (docs/layouts.md)")
+      ->allow_extra_args(false);
+  cmd->add_option("--align", args->align,
+                  "With --frame-per-key: skippable frames pad so no key's data crosses a multiple of this, e.g. 4KiB");
+  cmd->add_flag("--interleave", args->interleave,
+                "With --frame-per-key: a key's frames of all columns adjacent (one range per key)");
   cmd->add_option("--data-page-version", args->data_page_version, "Data page version 1 or 2")->capture_default_str();
   cmd->add_flag("--no-page-index", args->no_page_index, "Do not write ColumnIndex/OffsetIndex");
   cmd->add_flag("--no-statistics", args->no_statistics, "Do not write min/max statistics");

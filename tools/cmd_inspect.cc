@@ -17,6 +17,7 @@
 #include "rap/io/object_store.h"
 
 #include "command.h"
+#include "inspect_frames.h"
 
 namespace rap::cli {
 namespace {
@@ -27,6 +28,7 @@ using namespace rap::parquet;
 struct InspectArgs {
   std::string file;
   bool pages = false;
+  bool frames = false;
   bool json = false;
 };
 
@@ -217,7 +219,8 @@ bool RangeInFile(int64_t offset, int64_t length, uint64_t size) {
 // Walks the page headers of one column chunk. Rows come from the OffsetIndex when there is one,
 // else from v2 headers, else (columns without repetition) from the value count.
 Status WalkPages(Source& src, uint64_t file_size, const ColumnMetaData& m, const Leaf& leaf,
-                 const std::optional<OffsetIndex>& oi, int64_t rg_rows, const std::string& where, json* pages) {
+                 const std::optional<OffsetIndex>& oi, int64_t rg_rows, const std::string& where, bool list_frames,
+                 json* pages) {
   int64_t start = ChunkStart(m);
   if (!RangeInFile(start, m.total_compressed_size, file_size)) {
     return Status::Corrupt(fmt::format("{}: column chunk [{}, +{}) lies outside the file of {} bytes", where, start,
@@ -266,12 +269,25 @@ Status WalkPages(Source& src, uint64_t file_size, const ColumnMetaData& m, const
       p["num_rows"] = h->data_page_header->num_values;
     }
     if (h->crc) p["crc"] = fmt::format("{:08x}", static_cast<uint32_t>(*h->crc));
-    pages->push_back(std::move(p));
     uint64_t next = static_cast<uint64_t>(pos) + header_size + static_cast<uint64_t>(h->compressed_page_size);
     if (next > chunk.size()) {
       return Status::Corrupt(fmt::format("{}: page at file offset {} ({} + {} bytes) runs past the column chunk end {}",
                                          where, at, header_size, h->compressed_page_size, start + chunk.size()));
     }
+    if (m.codec == Codec::ZSTD) {  // frame per key: the section's frames and skippable frames
+      int64_t levels = 0;
+      if (h->data_page_header_v2) {
+        levels = std::max(0, h->data_page_header_v2->definition_levels_byte_length) +
+                 std::max(0, h->data_page_header_v2->repetition_levels_byte_length);
+      }
+      if (levels <= h->compressed_page_size) {
+        const size_t body = pos + header_size + static_cast<size_t>(levels);
+        json f = DescribeFrames(chunk.subspan(body, static_cast<size_t>(h->compressed_page_size - levels)),
+                                static_cast<uint64_t>(start) + body, list_frames);
+        if (!f.is_null()) p["frames"] = std::move(f);
+      }
+    }
+    pages->push_back(std::move(p));
     pos = static_cast<size_t>(next);
   }
   return Status::OK();
@@ -426,7 +442,7 @@ Result<json> Inspect(const InspectArgs& args, Status* late_error) {
       if (args.pages) {
         json pages = json::array();
         auto where = fmt::format("{}: row group {} column {} ({})", name, g, c, leaf.path);
-        Status st = WalkPages(src, size, m, leaf, oi, rg.num_rows, where, &pages);
+        Status st = WalkPages(src, size, m, leaf, oi, rg.num_rows, where, args.frames, &pages);
         jc["pages"] = std::move(pages);
         if (!st.ok()) {
           jc["pages_error"] = st.ToString();
@@ -526,6 +542,7 @@ void PrintText(const json& j, std::FILE* out) {
           fmt::print(out, "      {:>12} {:>6} {:>10} {:>12} {:<15} {:<23} {:>8} {:>10} {:>8}\n", Str(p["offset"]),
                      Str(p["header_size"]), Str(p["compressed_size"]), Str(p["uncompressed_size"]), Str(p["type"]),
                      opt("encoding"), opt("num_values"), opt("first_row"), opt("num_rows"));
+          if (p.contains("frames")) PrintFrames(p["frames"], out);
         }
         if (c.contains("pages_error")) fmt::print(out, "      error: {}\n", Str(c["pages_error"]));
       }
@@ -547,11 +564,15 @@ CommandRegistrar registrar("inspect", [](CLI::App& app) {
                 "Also list every page of every column chunk, walking the page headers from the chunk start: offset, "
                 "header size, compressed/uncompressed size, page type, encoding, values, and first row and row count "
                 "(from the OffsetIndex when present)");
+  cmd->add_flag("--frames", args->frames,
+                "With --pages: list every ZSTD frame and skippable frame of multi-frame pages (a frame per key); "
+                "without it each such page gets a one-line summary");
   cmd->add_flag("--json", args->json, "Print the report as one JSON object instead of text");
   cmd->footer(
       "Examples:\n"
       "  rap inspect data.parquet\n"
       "  rap inspect --pages data.parquet      # every page, with its first row and row count\n"
+      "  rap inspect --pages --frames keyed.parquet   # and every ZSTD / skippable frame of each page\n"
       "  rap inspect --json http://host/data.parquet | jq '.row_groups[0].columns[0].statistics'\n"
       "Exit status: 0 on success; 1 when the file cannot be read or is malformed (the message on stderr\n"
       "names the file, the structure and the byte offset).");

@@ -8,8 +8,10 @@
 
 #include <fmt/format.h>
 #include <zlib.h>
+#include <zstd.h>
 
 #include "rap/format/codec.h"
+#include "rap/format/frame_layout.h"
 #include "rap/format/levels.h"
 #include "rap/format/thrift.h"
 
@@ -96,10 +98,11 @@ class Dictionary {
 
 class ColumnChunkWriter::Impl {
  public:
-  Impl(const LeafColumn& leaf, const ColumnLayout& layout, int version, bool crc)
+  Impl(const LeafColumn& leaf, const ColumnLayout& layout, int version, bool crc, bool framed)
       : leaf_(leaf),
-        layout_(layout),
-        version_(version),
+        layout_(framed ? FramedLayout(layout) : layout),
+        version_(framed ? 2 : version),
+        framed_(framed),
         crc_(crc),
         width_(PhysicalWidth(leaf.physical, leaf.type_length)),
         dict_(width_),
@@ -110,7 +113,20 @@ class ColumnChunkWriter::Impl {
     chunk_stats_ = StatsAccumulator(leaf.stats_kind, leaf.type_length);
   }
 
+  // A frame per key: PLAIN values (a frame decodes without its predecessors), ZSTD.
+  static ColumnLayout FramedLayout(ColumnLayout l) {
+    l.dictionary = false;
+    l.encoding = Encoding::PLAIN;
+    l.codec = Codec::ZSTD;
+    return l;
+  }
+
   Status Init() {
+    if (framed_ && leaf_.physical == Type::BOOLEAN) {
+      return Status::InvalidArgument(fmt::format(
+          "column {}: BOOLEAN values cannot be framed per key (PLAIN booleans are bit-packed across keys)",
+          leaf_.dotted));
+    }
     RAP_ASSIGN_OR_RETURN(value_encoder_, MakeValueEncoder(layout_.encoding, leaf_.physical, leaf_.type_length));
     if (layout_.codec != Codec::UNCOMPRESSED && !IsCodecSupported(layout_.codec)) {
       return Status::NotSupported(
@@ -119,9 +135,9 @@ class ColumnChunkWriter::Impl {
     return Status::OK();
   }
 
-  Status AddRows(const LeafBatch& b, std::span<const int64_t> breaks) {
+  Status AddRows(const LeafBatch& b, std::span<const int64_t> breaks, std::span<const int64_t> frame_breaks) {
     const int64_t n = b.num_rows;
-    size_t bi = 0;
+    size_t bi = 0, fi = 0;
     // Average bytes per row of this batch, to size the steps between page-size checks.
     const int64_t value_bytes = width_ >= 0
                                     ? b.num_values * width_
@@ -134,8 +150,14 @@ class ColumnChunkWriter::Impl {
         if (page_rows_ > 0) RAP_RETURN_NOT_OK(FlushPage());
         ++bi;
       }
+      while (fi < frame_breaks.size() && frame_breaks[fi] < row) ++fi;
+      if (framed_ && fi < frame_breaks.size() && frame_breaks[fi] == row) {
+        RAP_RETURN_NOT_OK(CloseFrame());
+        ++fi;
+      }
       int64_t end = n;
       if (bi < breaks.size()) end = std::min(end, breaks[bi]);
+      if (framed_ && fi < frame_breaks.size()) end = std::min(end, frame_breaks[fi]);
       if (layout_.page_max_rows > 0) end = std::min(end, row + (layout_.page_max_rows - page_rows_));
       if (layout_.page_max_bytes > 0) {
         const double room = static_cast<double>(layout_.page_max_bytes - PageBytes());
@@ -183,7 +205,7 @@ class ColumnChunkWriter::Impl {
   int64_t PageBytes() const {
     int64_t values = use_dict_ ? (static_cast<int64_t>(indices_.size()) * BitWidth(std::max(1, dict_.size())) + 7) / 8
                                : static_cast<int64_t>(value_encoder_->EstimatedSize());
-    return LevelBytes(page_levels_) + values;
+    return LevelBytes(page_levels_) + values + frame_raw_bytes_;
   }
 
   // Appends rows [r0, r1) of the batch to the open page.
@@ -250,7 +272,40 @@ class ColumnChunkWriter::Impl {
     return Status::OK();
   }
 
+  // Frame per key: the open frame's values become one independent ZSTD frame.
+  Status CloseFrame() {
+    if (page_rows_ == frame_row0_) return Status::OK();
+    EncodedFrame f;
+    std::string raw;
+    value_encoder_->Finish(&raw);
+    thread_local std::unique_ptr<ZSTD_CCtx, size_t (*)(ZSTD_CCtx*)> cctx(ZSTD_createCCtx(), ZSTD_freeCCtx);
+    if (!cctx) return Status::Internal("ZSTD: cannot create a compression context");
+    f.bytes.resize(ZSTD_compressBound(raw.size()));
+    const size_t n = ZSTD_compressCCtx(cctx.get(), f.bytes.data(), f.bytes.size(), raw.data(), raw.size(),
+                                       layout_.codec_level == 0 ? ZSTD_CLEVEL_DEFAULT : layout_.codec_level);
+    if (ZSTD_isError(n)) {
+      return Status::Internal(fmt::format("column {}: ZSTD: {}", leaf_.dotted, ZSTD_getErrorName(n)));
+    }
+    f.bytes.resize(n);
+    f.first_row = chunk_rows_ + frame_row0_;
+    f.num_rows = page_rows_ - frame_row0_;
+    f.num_levels = page_levels_ - frame_level0_;
+    f.num_values = page_values_ - frame_value0_;
+    f.raw_size = static_cast<int64_t>(raw.size());
+    const auto slice = [&](const std::vector<int16_t>& v) {
+      return v.empty() ? std::span<const int16_t>() : std::span<const int16_t>(v).subspan(frame_level0_);
+    };
+    f.levels = EncodeKeyLevels(slice(rep_), slice(def_), leaf_.max_rep, leaf_.max_def);
+    frame_raw_bytes_ += f.raw_size;
+    frames_.push_back(std::move(f));
+    frame_row0_ = page_rows_;
+    frame_level0_ = page_levels_;
+    frame_value0_ = page_values_;
+    return Status::OK();
+  }
+
   Status FlushPage() {
+    if (framed_) return FlushFramedPage();
     // Values section.
     std::string values;
     Encoding encoding = layout_.encoding;
@@ -340,6 +395,58 @@ class ColumnChunkWriter::Impl {
     return Status::OK();
   }
 
+  // A data page v2 whose compressed section is the page's frames; the layout finishes its header.
+  Status FlushFramedPage() {
+    RAP_RETURN_NOT_OK(CloseFrame());
+    EncodedPage page;
+    page.encoding = Encoding::PLAIN;
+    page.first_row = chunk_rows_;
+    page.num_rows = page_rows_;
+    page.num_levels = page_levels_;
+    page.stats = page_stats_;
+    std::string rep_bytes, def_bytes;
+    if (leaf_.max_rep > 0) {
+      RleBitPackedEncoder e(rep_bw_);
+      e.PutBatch(rep_.data(), static_cast<int64_t>(rep_.size()));
+      e.Finish(&rep_bytes);
+    }
+    if (leaf_.max_def > 0) {
+      RleBitPackedEncoder e(def_bw_);
+      e.PutBatch(def_.data(), static_cast<int64_t>(def_.size()));
+      e.Finish(&def_bytes);
+    }
+    page.levels = rep_bytes + def_bytes;
+    page.uncompressed_body = static_cast<int64_t>(page.levels.size()) + frame_raw_bytes_;
+    RAP_RETURN_NOT_OK(CheckPageSize(page.uncompressed_body));
+    page.frames = std::move(frames_);
+    frames_.clear();
+    PageHeader& h = page.pending;
+    h.type = PageType::DATA_PAGE_V2;
+    h.uncompressed_page_size = static_cast<int32_t>(page.uncompressed_body);
+    DataPageHeaderV2 dh;
+    dh.num_values = static_cast<int32_t>(page_levels_);
+    dh.num_nulls = static_cast<int32_t>(page_levels_ - page_values_);
+    dh.num_rows = static_cast<int32_t>(page_rows_);
+    dh.encoding = Encoding::PLAIN;
+    dh.definition_levels_byte_length = static_cast<int32_t>(def_bytes.size());
+    dh.repetition_levels_byte_length = static_cast<int32_t>(rep_bytes.size());
+    dh.is_compressed = true;
+    if (layout_.page_statistics) dh.statistics = page_stats_.ToThrift(layout_.max_statistics_bytes);
+    h.data_page_header_v2 = dh;
+    page.type = PageType::DATA_PAGE_V2;
+    finished_bytes_ += page.uncompressed_body;
+    chunk_stats_.Merge(page_stats_);
+    chunk_rows_ += page_rows_;
+    chunk_levels_ += page_levels_;
+    pages_.push_back(std::move(page));
+    def_.clear();
+    rep_.clear();
+    page_rows_ = page_levels_ = page_values_ = 0;
+    frame_row0_ = frame_level0_ = frame_value0_ = frame_raw_bytes_ = 0;
+    page_stats_.Reset();
+    return Status::OK();
+  }
+
   void FinishHeader(PageHeader* h, EncodedPage* page) const {
     h->uncompressed_page_size = static_cast<int32_t>(page->uncompressed_body);
     h->compressed_page_size = static_cast<int32_t>(page->body.size());
@@ -375,6 +482,7 @@ class ColumnChunkWriter::Impl {
   const LeafColumn& leaf_;
   const ColumnLayout layout_;
   const int version_;
+  const bool framed_;
   const bool crc_;
   const int width_;  // physical width, -1 for BYTE_ARRAY
   Dictionary dict_;
@@ -389,6 +497,9 @@ class ColumnChunkWriter::Impl {
   std::vector<int32_t> indices_;
   int64_t page_rows_ = 0, page_levels_ = 0, page_values_ = 0;
   StatsAccumulator page_stats_;
+  // Frame per key: the page's closed frames and where the open frame starts in the page.
+  std::vector<EncodedFrame> frames_;
+  int64_t frame_row0_ = 0, frame_level0_ = 0, frame_value0_ = 0, frame_raw_bytes_ = 0;
   // The open chunk.
   std::vector<EncodedPage> pages_;
   StatsAccumulator chunk_stats_;
@@ -396,16 +507,17 @@ class ColumnChunkWriter::Impl {
 };
 
 Result<std::unique_ptr<ColumnChunkWriter>> ColumnChunkWriter::Make(const LeafColumn& leaf, const ColumnLayout& layout,
-                                                                   int data_page_version, bool page_crc) {
-  auto impl = std::make_unique<Impl>(leaf, layout, data_page_version, page_crc);
+                                                                   int data_page_version, bool page_crc, bool framed) {
+  auto impl = std::make_unique<Impl>(leaf, layout, data_page_version, page_crc, framed);
   RAP_RETURN_NOT_OK(impl->Init());
   return std::unique_ptr<ColumnChunkWriter>(new ColumnChunkWriter(std::move(impl)));
 }
 
 ColumnChunkWriter::ColumnChunkWriter(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 ColumnChunkWriter::~ColumnChunkWriter() = default;
-Status ColumnChunkWriter::AddRows(const LeafBatch& batch, std::span<const int64_t> breaks) {
-  return impl_->AddRows(batch, breaks);
+Status ColumnChunkWriter::AddRows(const LeafBatch& batch, std::span<const int64_t> breaks,
+                                  std::span<const int64_t> frame_breaks) {
+  return impl_->AddRows(batch, breaks, frame_breaks);
 }
 int64_t ColumnChunkWriter::BufferedBytes() const { return impl_->BufferedBytes(); }
 Result<ColumnChunkPages> ColumnChunkWriter::Finish() { return impl_->Finish(); }

@@ -43,6 +43,17 @@ struct LeafBatch {
 // a non-nullable field holds a null (naming the column and row), or a value does not fit.
 Status ShredLeaf(const LeafColumn& leaf, const ArrayData& top, int64_t row_begin, int64_t row_end, LeafBatch* out);
 
+// Frame per key: one key's values of one page as an independent ZSTD frame.
+struct EncodedFrame {
+  std::string bytes;       // the ZSTD frame
+  int64_t first_row = 0;   // row within the row group
+  int64_t num_rows = 0;
+  int64_t num_levels = 0;
+  int64_t num_values = 0;  // non-null values
+  int64_t raw_size = 0;    // PLAIN bytes the frame decompresses to
+  std::string levels;      // EncodeKeyLevels of the key's levels ("" when trivial)
+};
+
 // One page of a column chunk, encoded and compressed, waiting to be laid out.
 struct EncodedPage {
   PageType type = PageType::DATA_PAGE;
@@ -54,6 +65,13 @@ struct EncodedPage {
   int64_t num_rows = 0;
   int64_t num_levels = 0;  // num_values of the page header
   StatsAccumulator stats;  // data pages: min/max/null count of the page
+  // Frame per key (data page v2): `header` and `body` stay empty until the layout places the page;
+  // its body is then `levels` + the frames (with skippable frames the layout adds), and `pending`
+  // gets the final compressed_page_size before it is encoded.
+  std::vector<EncodedFrame> frames;
+  std::string levels;  // rep + def levels (uncompressed, in front of the compressed section)
+  PageHeader pending;
+  bool framed() const { return !frames.empty(); }
   int64_t compressed_size() const { return static_cast<int64_t>(header.size() + body.size()); }
   int64_t uncompressed_size() const { return static_cast<int64_t>(header.size()) + uncompressed_body; }
 };
@@ -69,12 +87,15 @@ struct ColumnChunkPages {
 class ColumnChunkWriter {
  public:
   // Fails when the layout's encoding or codec cannot be used for this column's physical type.
+  // `framed`: a ZSTD frame per key (the layout is forced to PLAIN, no dictionary, ZSTD, page v2);
+  // BOOLEAN leaves cannot be framed (InvalidArgument).
   static Result<std::unique_ptr<ColumnChunkWriter>> Make(const LeafColumn& leaf, const ColumnLayout& layout,
-                                                         int data_page_version, bool page_crc);
+                                                         int data_page_version, bool page_crc, bool framed = false);
   ~ColumnChunkWriter();
 
-  // Adds every row of `batch`. `breaks` (sorted, batch-relative) are rows that must start a page.
-  Status AddRows(const LeafBatch& batch, std::span<const int64_t> breaks);
+  // Adds every row of `batch`. `breaks` (sorted, batch-relative) are rows that must start a page;
+  // `frame_breaks` rows that must start a frame (framed writers only; a page break is one too).
+  Status AddRows(const LeafBatch& batch, std::span<const int64_t> breaks, std::span<const int64_t> frame_breaks = {});
   // Uncompressed bytes buffered for the current chunk (finished pages + the open page).
   int64_t BufferedBytes() const;
   // Closes the chunk: flushes the open page, prepends the dictionary page. Resets for the next chunk.

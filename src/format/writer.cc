@@ -9,6 +9,7 @@
 #include "rap/format/thrift.h"
 
 #include "column_writer.h"
+#include "writer_layout.h"
 #include "writer_schema.h"
 
 namespace rap::parquet {
@@ -34,33 +35,48 @@ class ParquetWriter::Impl {
         return Status::InvalidArgument("column option for '" + name + "': no such column or leaf path");
       }
     }
+    RAP_RETURN_NOT_OK(ResolveKeys(options_.page_break_on, "page break key", &key_columns_));
+    RAP_RETURN_NOT_OK(ResolveKeys(options_.frame_break_on, "frame key", &frame_key_columns_));
+    const bool framing = !frame_key_columns_.empty();
     for (const auto& leaf : ws_.leaves) {
-      const ColumnLayout layout = options_.LayoutFor(schema_->fields[leaf.top_level].name, leaf.dotted);
-      auto w = ColumnChunkWriter::Make(leaf, layout, options_.data_page_version, options_.page_crc);
+      ColumnLayout layout = options_.LayoutFor(schema_->fields[leaf.top_level].name, leaf.dotted);
+      const bool framed = framing && leaf.physical != Type::BOOLEAN;
+      if (framed) {  // a frame decodes without its predecessors: PLAIN values, ZSTD
+        layout.dictionary = false;
+        layout.encoding = Encoding::PLAIN;
+        layout.codec = Codec::ZSTD;
+      }
+      auto w = ColumnChunkWriter::Make(leaf, layout, options_.data_page_version, options_.page_crc, framed);
       if (!w.ok()) return w.status().WithContext("column " + leaf.dotted);
       layouts_.push_back(layout);
       columns_.push_back(std::move(*w));
     }
-    for (const auto& key : options_.page_break_on) {
-      const int idx = schema_->FieldIndex(key);
-      if (idx < 0) return Status::InvalidArgument("page break key '" + key + "': no such top-level column");
-      const auto& t = *schema_->fields[idx].type;
-      if (t.IsNested()) return Status::InvalidArgument("page break key '" + key + "' must be a primitive column");
-      key_columns_.push_back(idx);
-    }
     return sink_->Append(std::string_view("PAR1", 4));
+  }
+
+  Status ResolveKeys(const std::vector<std::string>& names, const char* what, std::vector<int>* out) const {
+    for (const auto& key : names) {
+      const int idx = schema_->FieldIndex(key);
+      if (idx < 0) return Status::InvalidArgument(fmt::format("{} '{}': no such top-level column", what, key));
+      const auto& t = *schema_->fields[idx].type;
+      if (t.IsNested()) return Status::InvalidArgument(fmt::format("{} '{}' must be a primitive column", what, key));
+      out->push_back(idx);
+    }
+    return Status::OK();
   }
 
   Status Write(const RecordBatch& batch) {
     RAP_RETURN_NOT_OK(CheckBatch(batch));
-    std::vector<int64_t> breaks = KeyBreaks(batch);
+    std::vector<int64_t> breaks = KeyBreaks(batch, key_columns_, &page_key_);
+    std::vector<int64_t> frame_breaks = KeyBreaks(batch, frame_key_columns_, &frame_key_);
     // Bytes per row of this batch, to size slices against the row-group byte limit.
     int64_t batch_bytes = 0;
     for (const auto& c : batch.columns) batch_bytes += ArrayBytes(*c);
     const double row_bytes = std::max(1.0, static_cast<double>(batch_bytes) / std::max<int64_t>(1, batch.num_rows));
     int64_t row = 0;
     size_t bi = 0;
-    std::vector<int64_t> slice_breaks;
+    std::vector<int64_t> slice_breaks, slice_frame_breaks;
+    size_t fi = 0;
     while (row < batch.num_rows) {
       int64_t end = batch.num_rows;
       if (options_.row_group_max_rows > 0) end = std::min(end, row + options_.row_group_max_rows - rg_rows_);
@@ -73,10 +89,21 @@ class ParquetWriter::Impl {
         if (breaks[bi] >= row) slice_breaks.push_back(breaks[bi] - row);
         ++bi;
       }
+      slice_frame_breaks.clear();
+      while (fi < frame_breaks.size() && frame_breaks[fi] < end) {
+        if (frame_breaks[fi] >= row) slice_frame_breaks.push_back(frame_breaks[fi] - row);
+        ++fi;
+      }
+      if (!frame_key_columns_.empty()) {
+        if (rg_rows_ == 0) rg_key_starts_.assign(1, 0);
+        for (int64_t b : slice_frame_breaks) {
+          if (rg_rows_ + b > rg_key_starts_.back()) rg_key_starts_.push_back(rg_rows_ + b);
+        }
+      }
       for (size_t c = 0; c < columns_.size(); ++c) {
         const LeafColumn& leaf = ws_.leaves[c];
         RAP_RETURN_NOT_OK(internal::ShredLeaf(leaf, *batch.columns[leaf.top_level], row, end, &leaf_batch_));
-        RAP_RETURN_NOT_OK(columns_[c]->AddRows(leaf_batch_, slice_breaks));
+        RAP_RETURN_NOT_OK(columns_[c]->AddRows(leaf_batch_, slice_breaks, slice_frame_breaks));
       }
       rg_rows_ += end - row;
       summary_.num_rows += end - row;
@@ -94,34 +121,45 @@ class ParquetWriter::Impl {
     RowGroup rg;
     rg.num_rows = rg_rows_;
     rg.ordinal = static_cast<int16_t>(std::min<size_t>(metadata_.row_groups.size(), INT16_MAX));
-    rg.file_offset = static_cast<int64_t>(sink_->position());
+    const int64_t rg_start = static_cast<int64_t>(sink_->position());
+    rg.file_offset = rg_start;
     int64_t rg_compressed = 0;
     std::vector<ColumnIndex> cis;
     std::vector<bool> ci_valid;
     std::vector<OffsetIndex> ois;
+    std::vector<ColumnChunkPages> chunks;
+    for (auto& w : columns_) {
+      RAP_ASSIGN_OR_RETURN(ColumnChunkPages pages, w->Finish());
+      chunks.push_back(std::move(pages));
+    }
+    internal::LayoutOptions lo;
+    lo.align = options_.frame_align;
+    lo.interleave = options_.interleave;
+    RAP_ASSIGN_OR_RETURN(internal::RowGroupLayout placed,
+                         internal::LayOutRowGroup(&chunks, rg_key_starts_, static_cast<int64_t>(sink_->position()), lo,
+                                                  sink_));
     for (size_t c = 0; c < columns_.size(); ++c) {
       const LeafColumn& leaf = ws_.leaves[c];
-      RAP_ASSIGN_OR_RETURN(ColumnChunkPages pages, columns_[c]->Finish());
+      ColumnChunkPages& pages = chunks[c];
       ColumnChunk cc;
       ColumnMetaData md;
       md.type = leaf.physical;
       md.path_in_schema = leaf.path;
       md.codec = layouts_[c].codec;
       md.num_values = pages.num_levels;
-      const int64_t chunk_start = static_cast<int64_t>(sink_->position());
-      cc.file_offset = chunk_start;
+      cc.file_offset = placed.pages[c].empty() ? 0 : placed.pages[c].front().offset;
       std::set<Encoding> encodings;
       std::map<std::pair<PageType, Encoding>, int32_t> enc_stats;
       OffsetIndex oi;
       ColumnIndex ci;
       bool valid = leaf.stats_kind != StatsKind::kNone;
       bool first_data = true;
-      for (auto& p : pages.pages) {
-        const int64_t offset = static_cast<int64_t>(sink_->position());
-        RAP_RETURN_NOT_OK(sink_->Append(p.header));
-        RAP_RETURN_NOT_OK(sink_->Append(p.body));
+      for (size_t pi = 0; pi < pages.pages.size(); ++pi) {
+        const auto& p = pages.pages[pi];
+        const int64_t offset = placed.pages[c][pi].offset;
+        const int64_t stored = placed.pages[c][pi].size;
         md.total_uncompressed_size += p.uncompressed_size();
-        md.total_compressed_size += p.compressed_size();
+        md.total_compressed_size += stored;
         encodings.insert(p.encoding);
         ++enc_stats[{p.type, p.encoding}];
         if (p.type == PageType::DICTIONARY_PAGE) {
@@ -132,7 +170,7 @@ class ParquetWriter::Impl {
         ++summary_.num_data_pages;
         if (first_data) md.data_page_offset = offset;
         first_data = false;
-        oi.page_locations.push_back({offset, static_cast<int32_t>(p.compressed_size()), p.first_row});
+        oi.page_locations.push_back({offset, static_cast<int32_t>(stored), p.first_row});
         AddPageToColumnIndex(leaf, p, &ci, &valid);
       }
       if (leaf.max_def > 0 || leaf.max_rep > 0) encodings.insert(Encoding::RLE);
@@ -140,7 +178,7 @@ class ParquetWriter::Impl {
       for (const auto& [k, n] : enc_stats) md.encoding_stats.push_back({k.first, k.second, n});
       if (layouts_[c].statistics) md.statistics = pages.stats.ToThrift(layouts_[c].max_statistics_bytes);
       summary_.uncompressed_page_bytes += md.total_uncompressed_size;
-      summary_.compressed_page_bytes += md.total_compressed_size;
+      if (!options_.interleave) summary_.compressed_page_bytes += md.total_compressed_size;
       if (pages.fell_back) ++summary_.num_dictionary_fallbacks;
       rg.total_byte_size += md.total_uncompressed_size;
       rg_compressed += md.total_compressed_size;
@@ -151,7 +189,16 @@ class ParquetWriter::Impl {
       ci_valid.push_back(valid);
       ois.push_back(std::move(oi));
     }
-    rg.total_compressed_size = rg_compressed;
+    // Interleaved chunks overlap (each spans the others' frames): count the row group's bytes once.
+    rg.total_compressed_size = options_.interleave ? placed.end - rg_start : rg_compressed;
+    if (options_.interleave) summary_.compressed_page_bytes += placed.end - rg_start;
+    for (const auto& f : placed.frames) summary_.num_frames += static_cast<int64_t>(f.size());
+    summary_.num_skippable_frames += placed.skippable_frames;
+    summary_.padding_bytes += placed.padding_bytes;
+    summary_.misaligned_keys += placed.misaligned;
+    frame_locations_.push_back(std::move(placed.frames));
+    key_ranges_.push_back(std::move(placed.keys));
+    rg_key_starts_.clear();
     metadata_.row_groups.push_back(std::move(rg));
     column_indexes_.push_back(std::move(cis));
     column_index_valid_.push_back(std::move(ci_valid));
@@ -213,6 +260,8 @@ class ParquetWriter::Impl {
   WriteSummary summary_;
   FileMetaData metadata_;
   std::vector<std::vector<OffsetIndex>> page_locations_;
+  std::vector<std::vector<std::vector<FrameLocation>>> frame_locations_;
+  std::vector<std::vector<KeyRange>> key_ranges_;
 
  private:
   int64_t BufferedBytes() const {
@@ -251,9 +300,9 @@ class ParquetWriter::Impl {
   }
 
   // Serialised key of row i (null marker + value bytes of every key column).
-  void KeyOf(const RecordBatch& batch, int64_t i, std::string* out) const {
+  void KeyOf(const RecordBatch& batch, const std::vector<int>& columns, int64_t i, std::string* out) const {
     out->clear();
-    for (int idx : key_columns_) {
+    for (int idx : columns) {
       const ArrayData& a = *batch.columns[idx];
       if (a.IsNull(i)) {
         out->push_back('\0');
@@ -275,16 +324,21 @@ class ParquetWriter::Impl {
     }
   }
 
+  // The last key seen by KeyBreaks, across batches.
+  struct LastKey {
+    std::string key;
+    bool has = false;
+  };
   // Rows of the batch where the key differs from the previous row (batch-relative).
-  std::vector<int64_t> KeyBreaks(const RecordBatch& batch) {
+  std::vector<int64_t> KeyBreaks(const RecordBatch& batch, const std::vector<int>& columns, LastKey* last) const {
     std::vector<int64_t> breaks;
-    if (key_columns_.empty()) return breaks;
+    if (columns.empty()) return breaks;
     std::string key;
     for (int64_t i = 0; i < batch.num_rows; ++i) {
-      KeyOf(batch, i, &key);
-      if (has_last_key_ && key != last_key_) breaks.push_back(i);
-      last_key_.swap(key);
-      has_last_key_ = true;
+      KeyOf(batch, columns, i, &key);
+      if (last->has && key != last->key) breaks.push_back(i);
+      last->key.swap(key);
+      last->has = true;
     }
     return breaks;
   }
@@ -335,9 +389,9 @@ class ParquetWriter::Impl {
 
   std::vector<ColumnLayout> layouts_;
   std::vector<std::unique_ptr<ColumnChunkWriter>> columns_;
-  std::vector<int> key_columns_;
-  std::string last_key_;
-  bool has_last_key_ = false;
+  std::vector<int> key_columns_, frame_key_columns_;
+  LastKey page_key_, frame_key_;
+  std::vector<int64_t> rg_key_starts_;  // frame per key: rows of the open row group where a key starts
   int64_t rg_rows_ = 0;
   LeafBatch leaf_batch_;
   std::vector<std::vector<ColumnIndex>> column_indexes_;
@@ -405,6 +459,10 @@ const WriteSummary& ParquetWriter::summary() const { return impl_->summary_; }
 const std::vector<SchemaElement>& ParquetWriter::parquet_schema() const { return impl_->ws_.elements; }
 const FileMetaData& ParquetWriter::metadata() const { return impl_->metadata_; }
 const std::vector<std::vector<OffsetIndex>>& ParquetWriter::page_locations() const { return impl_->page_locations_; }
+const std::vector<std::vector<std::vector<FrameLocation>>>& ParquetWriter::frame_locations() const {
+  return impl_->frame_locations_;
+}
+const std::vector<std::vector<KeyRange>>& ParquetWriter::key_ranges() const { return impl_->key_ranges_; }
 
 Result<std::string> WriteParquetToString(const SchemaPtr& schema, const std::vector<RecordBatch>& batches,
                                          const WriterOptions& options) {

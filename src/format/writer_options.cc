@@ -80,6 +80,16 @@ Status WriterOptions::Validate() const {
     return Status::InvalidArgument(fmt::format("data page version must be 1 or 2, got {}", data_page_version));
   }
   if (column_index_truncate_bytes < 1) return Status::InvalidArgument("column_index_truncate_bytes must be >= 1");
+  if (frame_align < 0 || (frame_align > 0 && (frame_align < 64 || (frame_align & (frame_align - 1)) != 0))) {
+    return Status::InvalidArgument(fmt::format("frame alignment {}: expected 0 or a power of two >= 64", frame_align));
+  }
+  if ((frame_align > 0 || interleave) && frame_break_on.empty()) {
+    return Status::InvalidArgument("frame alignment and interleaving need frame_break_on (a frame per key)");
+  }
+  if (!frame_break_on.empty() && page_crc) {
+    return Status::InvalidArgument("page CRCs are not written with a frame per key (a page's bytes change with its "
+                                   "placement)");
+  }
   RAP_RETURN_NOT_OK(CheckLayout(defaults, "default layout"));
   for (const auto& [name, o] : columns) {
     ColumnLayout l = defaults;

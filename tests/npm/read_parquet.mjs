@@ -1,5 +1,6 @@
 // Prints a Parquet file's rows (and what the reader sees of its layout) as one JSON document, using
-// an independent reader: `node read_parquet.mjs hyparquet|duckdb FILE`.
+// an independent reader: `node read_parquet.mjs hyparquet|duckdb|arrowrs FILE [COL,COL...]` (arrowrs:
+// arrow-rs through parquet-wasm; the optional third argument projects top-level columns).
 //
 // Output: {"reader": ..., "rows": [{col: value, ...}, ...], "layout": {...}}
 // Values are made JSON-safe without losing information: bigint -> decimal string, NaN/Infinity/-0
@@ -30,12 +31,42 @@ function canon(v) {
   return String(v);
 }
 
-async function readHyparquet(path) {
+// apache-arrow values (Vector, StructRow, Map) -> plain JS values for canon().
+function fromArrow(v) {
+  if (v === null || v === undefined || typeof v !== 'object' || v instanceof Uint8Array || v instanceof Date) return v;
+  if (typeof v.toArray === 'function' && typeof v.length === 'number' && !Array.isArray(v)) {
+    return Array.from({ length: v.length }, (_, i) => fromArrow(v.get(i)));
+  }
+  if (typeof v.toJSON === 'function') {
+    const out = {};
+    for (const [k, x] of Object.entries(v.toJSON())) out[k] = fromArrow(x);
+    return out;
+  }
+  return v;
+}
+
+async function readArrowRs(path, columns) {
+  const { ParquetFile } = await import('parquet-wasm');
+  const { tableFromIPC } = await import('apache-arrow');
+  // ParquetFile.read honours `columns` (readParquet 0.8.0 ignores it).
+  const file = await ParquetFile.fromFile(new Blob([readFileSync(path)]));
+  const table = tableFromIPC((await file.read(columns ? { columns } : undefined)).intoIPCStream());
+  const names = table.schema.fields.map((f) => f.name);
+  const rows = [];
+  for (let r = 0; r < table.numRows; ++r) {
+    const row = {};
+    for (let c = 0; c < names.length; ++c) row[names[c]] = fromArrow(table.getChildAt(c).get(r));
+    rows.push(canon(row));
+  }
+  return { rows, layout: {} };
+}
+
+async function readHyparquet(path, columns) {
   const { parquetReadObjects, parquetMetadata, readOffsetIndex, readColumnIndex } = await import('hyparquet');
   const { compressors } = await import('hyparquet-compressors');
   const bytes = readFileSync(path);
   const arrayBuffer = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
-  const rows = await parquetReadObjects({ file: arrayBuffer, compressors, utf8: false });
+  const rows = await parquetReadObjects({ file: arrayBuffer, compressors, utf8: false, columns });
   const md = parquetMetadata(arrayBuffer);
   const leafSchema = md.schema.filter((e) => e.num_children === undefined || e.num_children === 0);
   const layout = {
@@ -70,12 +101,13 @@ async function readHyparquet(path) {
   return { rows: rows.map(canon), layout };
 }
 
-async function readDuckdb(path) {
+async function readDuckdb(path, columns) {
   const { DuckDBInstance } = await import('@duckdb/node-api');
   const instance = await DuckDBInstance.create(':memory:');
   const conn = await instance.connect();
   const quoted = path.replaceAll("'", "''");
-  const reader = await conn.runAndReadAll(`SELECT * FROM read_parquet('${quoted}')`);
+  const select = columns ? columns.map((c) => `"${c}"`).join(', ') : '*';
+  const reader = await conn.runAndReadAll(`SELECT ${select} FROM read_parquet('${quoted}')`);
   const rows = reader.getRowObjectsJS();
   const meta = await conn.runAndReadAll(
     `SELECT row_group_id, row_group_num_rows, column_id, path_in_schema, type, num_values, stats_null_count,
@@ -89,13 +121,15 @@ async function readDuckdb(path) {
   };
 }
 
-const [reader, path] = process.argv.slice(2);
+const [reader, path, columnList] = process.argv.slice(2);
+const columns = columnList ? columnList.split(',') : undefined;
 if (!reader || !path) {
-  console.error('usage: node read_parquet.mjs hyparquet|duckdb FILE');
+  console.error('usage: node read_parquet.mjs hyparquet|duckdb|arrowrs FILE [COL,COL...]');
   process.exit(2);
 }
 try {
-  const result = reader === 'duckdb' ? await readDuckdb(path) : reader === 'hyparquet' ? await readHyparquet(path) : null;
+  const readers = { duckdb: readDuckdb, hyparquet: readHyparquet, arrowrs: readArrowRs };
+  const result = readers[reader] ? await readers[reader](path, columns) : null;
   if (!result) {
     console.error(`unknown reader '${reader}'`);
     process.exit(2);

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "rap/format/array.h"
+#include "rap/format/frame_layout.h"
 #include "rap/format/metadata.h"
 #include "rap/format/writer_options.h"
 #include "rap/format/writer_sink.h"
@@ -35,6 +36,11 @@ struct WriteSummary {
   int64_t num_dictionary_fallbacks = 0;  // column chunks that fell back from dictionary encoding
   int64_t uncompressed_page_bytes = 0;   // page headers + uncompressed page data
   int64_t compressed_page_bytes = 0;     // page headers + page data as stored
+  // Frame per key (WriterOptions::frame_break_on).
+  int64_t num_frames = 0;            // ZSTD frames, one per (key, page)
+  int64_t num_skippable_frames = 0;  // alignment padding and interleaving bridges
+  int64_t padding_bytes = 0;         // alignment padding
+  int64_t misaligned_keys = 0;       // keys (frames) that fit a boundary and still cross one
   uint64_t file_bytes = 0;
 };
 
@@ -65,6 +71,12 @@ class ParquetWriter {
   // Page locations per row group and leaf column, as written to the OffsetIndex (also kept when
   // write_page_index is off). For index builders that record page locations next to keys.
   const std::vector<std::vector<OffsetIndex>>& page_locations() const;
+  // Frame per key, after Close(): per row group and leaf column, every key's frame (in row order;
+  // empty for columns that are not framed, i.e. BOOLEAN). docs/layouts.md.
+  const std::vector<std::vector<std::vector<FrameLocation>>>& frame_locations() const;
+  // Interleaved layout, after Close(): per row group, one contiguous range per key holding every
+  // framed column's frames of the key (empty unless WriterOptions::interleave).
+  const std::vector<std::vector<KeyRange>>& key_ranges() const;
 
   class Impl;
 

@@ -72,6 +72,22 @@ struct WriterOptions {
   // split a key's rows when they are reached.
   std::vector<std::string> page_break_on;
 
+  // A ZSTD frame per key (docs/layouts.md): top-level primitive columns whose combined value
+  // delimits keys. Every data page of every non-BOOLEAN leaf is then a data page v2 whose
+  // compressed section is one independent ZSTD frame per key (PLAIN values, no dictionary; the
+  // column's codec becomes ZSTD at its level), its levels uncompressed in front of the frames.
+  // BOOLEAN leaves (PLAIN booleans are bit-packed across keys) keep the ordinary layout.
+  // ParquetWriter::frame_locations() then names every key's frame per column.
+  std::vector<std::string> frame_break_on;
+  // Storage alignment (0 = none; else a power of two >= 64, e.g. 4096): skippable frames pad so
+  // that no key's frame (interleaved: no key's group of frames) crosses a multiple of this many
+  // bytes; a frame larger than the boundary starts at one.
+  int64_t frame_align = 0;
+  // Interleaved columns (needs frame_break_on): the frames of all framed columns of one key are
+  // adjacent, each column's frame followed by a skippable frame over the other columns' bytes, so
+  // each column's pages still decode on their own and one range returns every column of a key.
+  bool interleave = false;
+
   bool write_page_index = true;              // ColumnIndex + OffsetIndex after the row groups
   int64_t column_index_truncate_bytes = 64;  // binary min/max in the ColumnIndex are truncated to this
   bool page_crc = false;                     // CRC32 of every page's bytes in its header

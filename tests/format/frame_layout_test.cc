@@ -1,0 +1,247 @@
+// Frame per key, alignment and interleaving (rap/format/frame_layout.h): every layout reads back
+// identically through rap's reader; the pages really are concatenations of one ZSTD frame per key
+// (with skippable frames); each reported frame decodes alone to exactly its key's values and
+// levels; no key crosses an alignment boundary; an interleaved key is one contiguous range.
+#include "rap/format/frame_layout.h"
+
+#include <zstd.h>
+
+#include <gtest/gtest.h>
+
+#include "rap/format/encoding.h"
+#include "rap/format/footer.h"
+#include "rap/format/schema.h"
+#include "rap/format/thrift.h"
+#include "rap/format/writer.h"
+
+#include "format/layout_testing.h"
+#include "format/writer_testing.h"
+
+namespace rap::parquet {
+namespace {
+
+using rap::testing::CheckPageIndex;
+using rap::testing::CompareBatches;
+using rap::testing::FrameLayouts;
+using rap::testing::KeyedBatch;
+using rap::testing::KeyedSchema;
+using rap::testing::ReadBackFormatLevel;
+
+std::span<const uint8_t> Bytes(const std::string& s) { return {reinterpret_cast<const uint8_t*>(s.data()), s.size()}; }
+
+struct Written {
+  std::string file;
+  FileMetaData md;
+  std::vector<std::vector<std::vector<FrameLocation>>> frames;
+  std::vector<std::vector<KeyRange>> keys;
+  WriteSummary summary;
+};
+
+Written Write(const RecordBatch& batch, const WriterOptions& options) {
+  MemorySink sink;
+  auto w = ParquetWriter::Open(batch.schema, &sink, options);
+  EXPECT_TRUE(w.ok()) << w.status().ToString();
+  if (!w.ok()) return {};
+  EXPECT_TRUE((*w)->Write(batch).ok());
+  Status st = (*w)->Close();
+  EXPECT_TRUE(st.ok()) << st.ToString();
+  return {sink.data(), (*w)->metadata(), (*w)->frame_locations(), (*w)->key_ranges(), (*w)->summary()};
+}
+
+std::string Decompress(std::string_view frame, int64_t size) {
+  std::string out(static_cast<size_t>(size), '\0');
+  const size_t n = ZSTD_decompress(out.data(), out.size(), frame.data(), frame.size());
+  EXPECT_FALSE(ZSTD_isError(n)) << ZSTD_getErrorName(n);
+  EXPECT_EQ(n, static_cast<size_t>(size));
+  return out;
+}
+
+// Rows of each key of the batch (key column 0), as [first, end) in batch rows.
+std::vector<std::pair<int64_t, int64_t>> KeyRuns(const RecordBatch& b) {
+  std::vector<std::pair<int64_t, int64_t>> runs;
+  const auto* k = reinterpret_cast<const int64_t*>(b.columns[0]->buffers[1].data());
+  for (int64_t i = 0; i < b.num_rows; ++i) {
+    if (i == 0 || k[i] != k[i - 1]) runs.push_back({i, i + 1});
+    runs.back().second = i + 1;
+  }
+  return runs;
+}
+
+class FrameLayoutTest : public ::testing::TestWithParam<size_t> {};
+
+TEST_P(FrameLayoutTest, ReadsBackAndEveryFrameHoldsExactlyItsKey) {
+  const auto layout = FrameLayouts()[GetParam()];
+  SCOPED_TRACE(layout.name);
+  const RecordBatch batch = KeyedBatch(5000, 11);
+  const Written w = Write(batch, layout.options);
+  ASSERT_FALSE(w.file.empty());
+
+  // rap's reader: the same rows; the OffsetIndex matches a walk over the pages.
+  EXPECT_EQ(CheckPageIndex(w.file), "");
+  auto back = ReadBackFormatLevel(w.file);
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(CompareBatches({batch}, *back), "");
+
+  auto desc = SchemaDescriptor::Make(w.md.schema, "t");
+  ASSERT_TRUE(desc.ok());
+  const auto runs = KeyRuns(batch);
+  const int64_t align = layout.options.frame_align;
+  int64_t rg_first = 0, frames = 0;
+  ASSERT_EQ(w.frames.size(), w.md.row_groups.size());
+  for (size_t g = 0; g < w.md.row_groups.size(); ++g) {
+    const auto& rg = w.md.row_groups[g];
+    // Keys of this row group (row-group relative).
+    std::vector<std::pair<int64_t, int64_t>> keys;
+    for (const auto& [a, b] : runs) {
+      const int64_t lo = std::max(a, rg_first), hi = std::min(b, rg_first + rg.num_rows);
+      if (lo < hi) keys.push_back({lo - rg_first, hi - rg_first});
+    }
+    for (int c = 0; c < desc->num_columns(); ++c) {
+      const auto& col = desc->column(c);
+      const auto& locs = w.frames[g][c];
+      if (col.physical_type == Type::BOOLEAN) {
+        EXPECT_TRUE(locs.empty());
+        continue;
+      }
+      // Frames tile the rows in key order, never crossing a key.
+      int64_t row = 0;
+      size_t k = 0;
+      for (const auto& f : locs) {
+        ASSERT_EQ(f.first_row, row) << "column " << col.dotted_path;
+        while (k < keys.size() && keys[k].second <= f.first_row) ++k;
+        ASSERT_LT(k, keys.size());
+        EXPECT_LE(f.first_row + f.num_rows, keys[k].second) << "a frame crosses a key";
+        row += f.num_rows;
+        ++frames;
+        if (align > 0 && !layout.options.interleave && f.size <= align) {
+          EXPECT_EQ(f.offset / align, (f.offset + f.size - 1) / align) << "frame crosses an alignment boundary";
+        }
+        // The frame alone decodes to its PLAIN values; its levels give the key's nulls.
+        const std::string raw = Decompress(std::string_view(w.file).substr(f.offset, f.size), f.raw_size);
+        auto lv = DecodeKeyLevels(f.levels, f.num_rows, col.max_repetition_level, col.max_definition_level);
+        ASSERT_TRUE(lv.ok()) << lv.status().ToString();
+        EXPECT_EQ(lv->num_levels, f.num_levels);
+        int64_t non_null = 0;
+        for (int16_t d : lv->def) non_null += d == col.max_definition_level;
+        if (col.max_definition_level == 0) non_null = f.num_levels;
+        EXPECT_EQ(non_null, f.num_values);
+        if (col.dotted_path == "n") {  // required INT32: the frame is the key's values, byte for byte
+          const auto* v = reinterpret_cast<const char*>(batch.columns[1]->buffers[1].data());
+          EXPECT_EQ(raw, std::string(v + (rg_first + f.first_row) * 4, f.num_rows * 4));
+        }
+        if (col.dotted_path == "x") {  // nullable DOUBLE: nulls where the input has them
+          for (int64_t r = 0; r < f.num_rows; ++r) {
+            EXPECT_EQ(lv->def[r] == 1, !batch.columns[3]->IsNull(rg_first + f.first_row + r));
+          }
+        }
+      }
+      EXPECT_EQ(row, rg.num_rows);
+    }
+    // Interleaved: one contiguous range per key covers every framed column's frame of the key.
+    if (layout.options.interleave) {
+      const auto& kr = w.keys[g];
+      ASSERT_EQ(kr.size(), keys.size());
+      for (size_t k = 0; k < kr.size(); ++k) {
+        EXPECT_EQ(kr[k].first_row, keys[k].first);
+        EXPECT_EQ(kr[k].num_rows, keys[k].second - keys[k].first);
+        if (align > 0 && kr[k].size <= align) {
+          EXPECT_EQ(kr[k].offset / align, (kr[k].offset + kr[k].size - 1) / align) << "key " << k << " crosses";
+        }
+      }
+      for (int c = 0; c < desc->num_columns(); ++c) {
+        for (const auto& f : w.frames[g][c]) {
+          auto it = std::upper_bound(kr.begin(), kr.end(), f.first_row,
+                                     [](int64_t r, const KeyRange& x) { return r < x.first_row; });
+          ASSERT_NE(it, kr.begin());
+          --it;
+          EXPECT_GE(f.offset, it->offset);
+          EXPECT_LE(f.offset + f.size, it->offset + it->size);
+        }
+      }
+    } else {
+      EXPECT_TRUE(w.keys[g].empty());
+    }
+    rg_first += rg.num_rows;
+  }
+  EXPECT_EQ(frames, w.summary.num_frames);
+  EXPECT_EQ(w.summary.misaligned_keys, 0);
+  if (align > 0 || layout.options.interleave) {
+    EXPECT_GT(w.summary.num_skippable_frames, 0);
+  }
+}
+
+TEST_P(FrameLayoutTest, PagesAreManyFramesSoAReaderSizingFromTheFirstFrameFails) {
+  const auto layout = FrameLayouts()[GetParam()];
+  SCOPED_TRACE(layout.name);
+  const RecordBatch batch = KeyedBatch(3000, 5);
+  const Written w = Write(batch, layout.options);
+  ASSERT_FALSE(w.file.empty());
+  const auto& cc = w.md.row_groups[0].columns[1];  // "n": required INT32, no levels
+  size_t hsize = 0;
+  auto h = DecodePageHeader(Bytes(w.file).subspan(cc.meta_data->data_page_offset), &hsize);
+  ASSERT_TRUE(h.ok());
+  ASSERT_TRUE(h->data_page_header_v2.has_value());
+  const auto section = Bytes(w.file).subspan(cc.meta_data->data_page_offset + hsize, h->compressed_page_size);
+  auto frames = ListFrames(section);
+  ASSERT_TRUE(frames.ok()) << frames.status().ToString();
+  int64_t zstd = 0, skippable = 0, content = 0;
+  for (const auto& f : *frames) {
+    (f.skippable ? skippable : zstd) += 1;
+    if (!f.skippable) content += f.content_size;
+  }
+  EXPECT_GT(zstd, 20);  // one per key of the page
+  EXPECT_EQ(content, h->uncompressed_page_size);
+  if (layout.options.interleave) {
+    EXPECT_GT(skippable, 0);
+  }
+  // A whole-section decoder gets every value; one that sizes its output from the first frame's
+  // declared size (Velox issue 18714) cannot decode the page.
+  std::string all(static_cast<size_t>(h->uncompressed_page_size), '\0');
+  EXPECT_EQ(ZSTD_decompress(all.data(), all.size(), section.data(), section.size()), all.size());
+  std::string first(static_cast<size_t>((*frames)[0].content_size), '\0');
+  EXPECT_TRUE(ZSTD_isError(ZSTD_decompress(first.data(), first.size(), section.data(), section.size())));
+}
+
+INSTANTIATE_TEST_SUITE_P(Layouts, FrameLayoutTest, ::testing::Range<size_t>(0, FrameLayouts().size()),
+                         [](const auto& info) { return FrameLayouts()[info.param].name; });
+
+TEST(FrameLayout, KeyLevelsRoundTrip) {
+  const std::vector<int16_t> rep{0, 1, 1, 0, 0, 1}, def{3, 3, 1, 0, 3, 2};
+  const std::string enc = EncodeKeyLevels(rep, def, 1, 3);
+  auto back = DecodeKeyLevels(enc, 4, 1, 3);
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ(back->rep, rep);
+  EXPECT_EQ(back->def, def);
+  // Flat, no nulls: nothing stored.
+  const std::vector<int16_t> full{1, 1, 1};
+  EXPECT_EQ(EncodeKeyLevels({}, full, 0, 1), "");
+  auto trivial = DecodeKeyLevels("", 3, 0, 1);
+  ASSERT_TRUE(trivial.ok());
+  EXPECT_EQ(trivial->def, full);
+  EXPECT_FALSE(DecodeKeyLevels("\x05\x40", 1, 1, 1).ok());  // repetition bytes past the end
+}
+
+TEST(FrameLayout, OptionsAreChecked) {
+  auto schema = KeyedSchema();
+  WriterOptions o;
+  o.interleave = true;
+  EXPECT_FALSE(o.Validate().ok());  // interleaving needs a frame key
+  o.frame_break_on = {"key"};
+  o.frame_align = 1000;
+  EXPECT_FALSE(o.Validate().ok());  // not a power of two
+  o.frame_align = 4096;
+  EXPECT_TRUE(o.Validate().ok());
+  o.frame_break_on = {"nope"};
+  MemorySink sink;
+  EXPECT_FALSE(ParquetWriter::Open(schema, &sink, o).ok());
+}
+
+TEST(FrameLayout, ListFramesNamesTheBadOffset) {
+  std::string section = SkippableFrameHeader(3) + "abc" + "garbage!";
+  auto r = ListFrames(Bytes(section));
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("offset 11"), std::string::npos) << r.status().ToString();
+}
+
+}  // namespace
+}  // namespace rap::parquet
