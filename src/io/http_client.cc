@@ -1,5 +1,7 @@
 #include "io/http_client.h"
 
+#include "rap/io/store_metrics.h"
+
 #include <algorithm>
 #include <cmath>
 #include <condition_variable>
@@ -582,7 +584,11 @@ Result<std::vector<HttpResponse>> HttpClient::Run(std::vector<HttpRequest> reque
     }
     batch.done.clear();
   }
-  if (!failure.ok()) return failure;
+  StoreMetrics::Global().RecordRequests(StoreKind::kHttp, local);
+  if (!failure.ok()) {
+    StoreMetrics::Global().RecordFailure(StoreKind::kHttp);
+    return failure;
+  }
   if (stats) {
     FinalizeReadStats(&local);
     *stats = std::move(local);

@@ -1,5 +1,7 @@
 #include "io/local_store.h"
 
+#include "rap/io/store_metrics.h"
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -127,6 +129,7 @@ Result<std::vector<Buffer>> LocalStore::ReadRanges(const std::string& path, std:
     local.requests.push_back(t);
     out.push_back(std::move(buf));
   }
+  StoreMetrics::Global().RecordRequests(StoreKind::kLocal, local);
   if (stats) {
     FinalizeReadStats(&local);
     *stats = std::move(local);
@@ -153,9 +156,11 @@ Result<std::pair<Buffer, ObjectInfo>> LocalStore::ReadTail(const std::string& pa
   t.first_byte_s = t.start_s;
   t.end_s = NowSeconds();
   t.bytes = len;
-  if (stats) {
+  {
     ReadStats local;
     local.requests.push_back(t);
+    StoreMetrics::Global().RecordRequests(StoreKind::kLocal, local);
+    if (!stats) return std::make_pair(std::move(buf), std::move(info));
     FinalizeReadStats(&local);
     *stats = std::move(local);
   }

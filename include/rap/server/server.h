@@ -1,0 +1,77 @@
+// rap serve: an HTTP API over lookups and scans of the configured tables (docs/server.md).
+// Endpoints: GET /v1/tables, GET|POST /v1/tables/{name}/lookup, POST /v1/tables/{name}/scan,
+// GET /healthz, GET /readyz, GET /metrics (Prometheus text). Responses are JSON, or an Arrow IPC
+// stream with `Accept: application/vnd.apache.arrow.stream`.
+//
+// Bounded by construction: a fixed pool of `limits.max_in_flight` worker threads runs requests
+// (plus `io_threads` for the network), at most `limits.max_queued` requests wait for a worker
+// (beyond that: 429 with Retry-After), a request waiting past its deadline gets 503 with
+// Retry-After, bodies and headers beyond their limits get 413 / 431, and a response is cut at
+// `limits.max_response_bytes`. Slow clients are closed after the read / write timeouts, so they
+// cannot hold a worker. Shutdown() is graceful: no new connections or requests (503), in-flight
+// requests finish (up to the grace period), then every connection closes and every thread is joined.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "rap/util/result.h"
+
+namespace rap::server {
+
+struct TableConfig {
+  std::string name;       // the {name} of /v1/tables/{name}/...: [A-Za-z0-9_.-]+
+  std::string url;        // table URL (path, file://, http(s)://, s3://)
+  std::string index_url;  // RAP index; empty = the table's default index (<url>/_rap_index/...)
+};
+
+struct ServerLimits {
+  int max_in_flight = 32;                       // worker threads = requests processed at once
+  int max_queued = 256;                         // requests waiting for a worker; beyond: 429
+  int max_connections = 4096;                   // open connections; beyond: accepted and closed
+  int64_t max_keys = 1000;                      // keys per lookup request; beyond: 413
+  uint64_t max_body_bytes = 1 << 20;            // request body; beyond: 413
+  uint64_t max_header_bytes = 16 << 10;         // request line + headers; beyond: 431
+  uint64_t max_response_bytes = 256ull << 20;   // a response body is cut (and marked) here
+  int64_t max_scan_rows = -1;                   // cap of a scan's limit (< 0: none)
+  double request_deadline_s = 30;               // from the request's arrival; beyond: 503
+  double read_timeout_s = 10;                   // to receive a whole request (slow clients)
+  double idle_timeout_s = 60;                   // keep-alive connection without a request
+  double write_timeout_s = 30;                  // one write to a client that does not read
+  int retry_after_s = 1;                        // Retry-After of 429 / 503
+};
+
+struct ServerOptions {
+  std::string host = "127.0.0.1";
+  uint16_t port = 8080;  // 0: any free port (see Server::port())
+  std::vector<TableConfig> tables;
+  ServerLimits limits;
+  int io_threads = 1;                // network threads (Asio)
+  int scan_threads = 1;              // ScanOptions::prefetch.producers of each scan (1: no threads, no warmup)
+  double refresh_interval_s = 10;    // poll for a newer index manifest / table version (<= 0: never)
+  std::string access_log = "-";      // "-": stderr, "": none, else a file (appended)
+  bool require_index = false;        // /readyz also waits for every table's index
+};
+
+class Server {
+ public:
+  // Opens every table (an error names the table that failed), binds and starts serving.
+  static Result<std::unique_ptr<Server>> Start(ServerOptions options);
+  ~Server();  // Shutdown(0) when still running
+  Server(const Server&) = delete;
+  Server& operator=(const Server&) = delete;
+
+  uint16_t port() const;
+  // Graceful stop (see above); idempotent. Returns when every thread has been joined.
+  void Shutdown(double grace_s);
+
+  struct Impl;
+
+ private:
+  explicit Server(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace rap::server

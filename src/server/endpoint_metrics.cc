@@ -1,0 +1,78 @@
+// GET /metrics: Prometheus text format 0.0.4 — the server's request metrics (metrics.h), the
+// transport's gauges, the object-store counters of the process (rap/io/store_metrics.h) and the
+// metadata cache.
+#include <fmt/format.h>
+
+#include "rap/io/store_metrics.h"
+#include "rap/read/metadata_cache.h"
+#include "server/server_context.h"
+
+namespace rap::server {
+
+void HandleMetrics(ServerContext& ctx, const HttpRequest&, Responder& out) {
+  std::string body = ctx.metrics.Render();
+  body += "# HELP rap_http_in_flight_requests Requests queued or running in a worker.\n";
+  body += "# TYPE rap_http_in_flight_requests gauge\n";
+  body += fmt::format("rap_http_in_flight_requests {}\n", ctx.http ? ctx.http->in_flight() : 0);
+  body += "# HELP rap_http_open_connections Open client connections.\n# TYPE rap_http_open_connections gauge\n";
+  body += fmt::format("rap_http_open_connections {}\n", ctx.http ? ctx.http->connections() : 0);
+  body += fmt::format("# HELP rap_http_max_in_flight_requests The in-flight limit (workers).\n"
+                      "# TYPE rap_http_max_in_flight_requests gauge\nrap_http_max_in_flight_requests {}\n",
+                      ctx.options.limits.max_in_flight);
+
+  struct Kind {
+    io::StoreKind kind;
+    io::StoreMetricsSnapshot s;
+  };
+  std::vector<Kind> kinds;
+  for (io::StoreKind k : {io::StoreKind::kLocal, io::StoreKind::kHttp}) {
+    kinds.push_back({k, io::StoreMetrics::Global().Snapshot(k)});
+  }
+  auto counter = [&](const char* name, const char* help, auto get) {
+    body += fmt::format("# HELP {} {}\n# TYPE {} counter\n", name, help, name);
+    for (const Kind& k : kinds) body += fmt::format("{}{{store=\"{}\"}} {}\n", name, io::StoreKindName(k.kind), get(k.s));
+  };
+  counter("rap_store_requests_total", "Object-store requests (range reads) that succeeded.",
+          [](const io::StoreMetricsSnapshot& s) { return s.requests; });
+  counter("rap_store_bytes_total", "Object-store payload bytes received.",
+          [](const io::StoreMetricsSnapshot& s) { return s.bytes; });
+  counter("rap_store_failed_reads_total", "Object-store reads that failed after retries.",
+          [](const io::StoreMetricsSnapshot& s) { return s.failed_reads; });
+  counter("rap_store_hedges_sent_total", "Hedged duplicate range requests sent.",
+          [](const io::StoreMetricsSnapshot& s) { return s.hedges_sent; });
+  counter("rap_store_hedges_won_total", "Hedged duplicates that answered first.",
+          [](const io::StoreMetricsSnapshot& s) { return s.hedges_won; });
+  body += "# HELP rap_store_first_byte_seconds Object-store request latency to the first response byte.\n";
+  body += "# TYPE rap_store_first_byte_seconds histogram\n";
+  for (const Kind& k : kinds) {
+    uint64_t cum = 0;
+    const char* store = io::StoreKindName(k.kind);
+    for (size_t i = 0; i < io::kStoreLatencyBounds.size(); ++i) {
+      cum += k.s.latency_buckets[i];
+      body += fmt::format("rap_store_first_byte_seconds_bucket{{store=\"{}\",le=\"{}\"}} {}\n", store,
+                          io::kStoreLatencyBounds[i], cum);
+    }
+    cum += k.s.latency_buckets.back();
+    body += fmt::format("rap_store_first_byte_seconds_bucket{{store=\"{}\",le=\"+Inf\"}} {}\n", store, cum);
+    body += fmt::format("rap_store_first_byte_seconds_sum{{store=\"{}\"}} {:.6f}\n", store, k.s.latency_sum_s);
+    body += fmt::format("rap_store_first_byte_seconds_count{{store=\"{}\"}} {}\n", store, cum);
+  }
+
+  const read::MetadataCacheStats mc = read::MetadataCache::Global().stats();
+  body += fmt::format(
+      "# HELP rap_metadata_cache_hits_total Parquet metadata cache hits.\n# TYPE rap_metadata_cache_hits_total counter\n"
+      "rap_metadata_cache_hits_total {}\n"
+      "# HELP rap_metadata_cache_misses_total Parquet metadata cache misses.\n"
+      "# TYPE rap_metadata_cache_misses_total counter\nrap_metadata_cache_misses_total {}\n"
+      "# HELP rap_metadata_cache_hit_ratio Hits / (hits + misses) since start.\n"
+      "# TYPE rap_metadata_cache_hit_ratio gauge\nrap_metadata_cache_hit_ratio {:.6f}\n"
+      "# HELP rap_metadata_cache_entries Files whose metadata is cached.\n"
+      "# TYPE rap_metadata_cache_entries gauge\nrap_metadata_cache_entries {}\n"
+      "# HELP rap_metadata_cache_bytes Approximate bytes held by the metadata cache.\n"
+      "# TYPE rap_metadata_cache_bytes gauge\nrap_metadata_cache_bytes {}\n",
+      mc.hits, mc.misses, mc.hits + mc.misses > 0 ? static_cast<double>(mc.hits) / static_cast<double>(mc.hits + mc.misses) : 0.0,
+      mc.entries, mc.bytes);
+  (void)out.Send(200, "text/plain; version=0.0.4; charset=utf-8", std::move(body));
+}
+
+}  // namespace rap::server

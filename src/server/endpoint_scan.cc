@@ -1,0 +1,181 @@
+// POST /v1/tables/{name}/scan: a projection, a filter and a limit over the table's current version,
+// streamed with chunked transfer encoding as it is read (docs/server.md).
+//
+// Body (JSON, every key optional): {"columns": ["id", "name"], "where": "id > 5 AND name = 'x'",
+// "limit": 100}. JSON response: {"table": ..., "version": ..., "columns": [schema],
+// "rows": [{...}, ...], "row_count": N, "truncated": false, "stats": {...}}; an error after the rows
+// began ends the document with "error": {...} instead of "stats". Arrow response: the schema, one
+// record batch per scanned batch, end of stream; an error after the start aborts the stream
+// (the client sees an incomplete chunked body). Both stop at the response byte limit: JSON ends
+// with "truncated": true; Arrow aborts (an Arrow stream cannot say it was cut).
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "rap/read/expr.h"
+#include "rap/server/arrow_ipc.h"
+#include "rap/util/clock.h"
+#include "server/json_output.h"
+#include "server/server_context.h"
+
+namespace rap::server {
+namespace {
+
+using json = nlohmann::json;
+
+struct ScanRequest {
+  std::vector<std::string> columns;
+  std::string where;
+  int64_t limit = -1;
+};
+
+// Parses the body; "" on success, else the problem (a 400).
+std::string ParseScanRequest(const std::string& body, ScanRequest* r) {
+  if (body.find_first_not_of(" \t\r\n") == std::string::npos) return "";
+  json j = json::parse(body, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) return "request body is not valid JSON";
+  if (!j.is_object()) return "request body must be a JSON object";
+  for (const auto& [key, v] : j.items()) {
+    if (key == "columns") {
+      if (!v.is_array()) return "\"columns\" must be an array of column names";
+      for (const auto& c : v) {
+        if (!c.is_string()) return "\"columns\" must be an array of column names, got " + c.dump();
+        r->columns.push_back(c.get<std::string>());
+      }
+    } else if (key == "where") {
+      if (!v.is_string()) return "\"where\" must be a string (a filter expression)";
+      r->where = v.get<std::string>();
+    } else if (key == "limit") {
+      if (!v.is_number_integer() || v.get<int64_t>() < 0) return "\"limit\" must be a non-negative integer";
+      r->limit = v.get<int64_t>();
+    } else {
+      return "unknown key \"" + key + "\" (expected columns, where, limit)";
+    }
+  }
+  return "";
+}
+
+std::string StatsJson(const read::ScanStats& s, double seconds) {
+  return fmt::format(
+      "{{\"files\":{},\"files_pruned\":{},\"row_groups\":{},\"row_groups_pruned\":{},\"rows_selected\":{},"
+      "\"requests\":{},\"bytes\":{},\"seconds\":{:.6f}}}",
+      s.files, s.files_pruned + s.files_pruned_by_stats, s.row_groups, s.row_groups_pruned, s.rows_selected,
+      s.requests, s.bytes, seconds);
+}
+
+}  // namespace
+
+void HandleScan(ServerContext& ctx, const HttpRequest& req, Responder& out, ServedTable& table) {
+  if (req.method != "POST") {
+    (void)out.Send(405, "application/json", ErrorJson(405, "method_not_allowed", "scan takes POST"),
+                   {{"Allow", "POST"}});
+    return;
+  }
+  ScanRequest sr;
+  if (std::string err = ParseScanRequest(req.body, &sr); !err.empty()) {
+    return SendError(ctx, out, 400, "bad_request", err);
+  }
+  const ServerLimits& limits = ctx.options.limits;
+  if (limits.max_scan_rows >= 0 && (sr.limit < 0 || sr.limit > limits.max_scan_rows)) sr.limit = limits.max_scan_rows;
+  std::shared_ptr<const TableVersion> version = table.current();
+  if (!version) return SendError(ctx, out, 503, "not_ready", "table '" + table.name() + "' is not loaded yet");
+  read::ScanOptions so;
+  so.columns = sr.columns;
+  so.limit = sr.limit;
+  // Producers per scan (seed 001's prefetch); one producer reads in this thread, with no warmup
+  // thread either, as before prefetch existed.
+  so.prefetch.producers = std::max(1, ctx.options.scan_threads);
+  if (so.prefetch.producers == 1) so.warmup.level = read::WarmupLevel::kNone;
+  so.batch_size = 8192;
+  if (!sr.where.empty()) {
+    auto e = read::ParseExpr(sr.where);
+    if (!e.ok()) return SendError(ctx, out, 400, "bad_filter", "\"where\": " + e.status().message());
+    so.filter = *e;
+  }
+  const double t0 = NowSeconds();
+  auto scanner = read::Scanner::Make(*version->source, std::move(so));
+  if (!scanner.ok()) return SendStatus(ctx, out, scanner.status());
+  read::Scanner& sc = **scanner;
+  const Schema& schema = *sc.schema();
+  const bool arrow = WantsArrow(req);
+
+  // The first batch before the status line, so an early failure still gets a proper status.
+  auto first = sc.Next();
+  if (!first.ok()) return SendStatus(ctx, out, first.status());
+  if (NowSeconds() > req.deadline_s) {
+    return SendError(ctx, out, 503, "deadline_exceeded",
+                     fmt::format("the scan passed the request deadline of {} s", limits.request_deadline_s));
+  }
+  const HeaderList headers = {{"X-Rap-Table-Version", std::to_string(version->snapshot->version)}};
+  if (!out.BeginStream(200, arrow ? kArrowStreamType : std::string_view("application/json"), headers).ok()) return;
+
+  std::optional<read::ScanBatch> batch = std::move(*first);
+  int64_t rows = 0;
+  Status failure;
+  std::string truncated_reason;
+  const JsonRowWriter rows_json(schema);
+  std::string chunk;
+  if (arrow) {
+    auto s = EncodeIpcSchema(schema);
+    if (!s.ok() || !out.Write(*s).ok()) return out.AbortStream();
+  } else {
+    const std::string head = fmt::format("{{\"table\":{},\"version\":{},\"columns\":{},\"rows\":[",
+                                         JsonQuote(table.name()), version->snapshot->version, SchemaJson(schema));
+    if (!out.Write(head).ok()) return;
+  }
+  while (batch) {
+    if (arrow) {
+      auto m = EncodeIpcRecordBatch(batch->batch);
+      if (!m.ok()) {
+        failure = m.status();
+        break;
+      }
+      if (out.bytes_sent() + m->size() > limits.max_response_bytes) {
+        truncated_reason = "max_response_bytes";
+        break;
+      }
+      if (!out.Write(*m).ok()) return;  // the client went away
+    } else {
+      for (int64_t r = 0; r < batch->batch.num_rows; ++r) {
+        if (rows + r > 0) chunk += ",\n";
+        rows_json.AppendRow(batch->batch, r, &chunk);
+      }
+      if (out.bytes_sent() + chunk.size() > limits.max_response_bytes) {
+        truncated_reason = "max_response_bytes";
+        chunk.clear();
+        break;
+      }
+      if (!out.Write(chunk).ok()) return;
+      chunk.clear();
+    }
+    rows += batch->batch.num_rows;
+    if (NowSeconds() > req.deadline_s) {
+      failure = Status::Timeout(fmt::format("the scan passed the request deadline of {} s after {} rows",
+                                            limits.request_deadline_s, rows));
+      break;
+    }
+    auto next = sc.Next();
+    if (!next.ok()) {
+      failure = next.status();
+      break;
+    }
+    batch = std::move(*next);
+  }
+  if (!truncated_reason.empty()) ctx.metrics.RecordRejected("response_too_large");
+  if (arrow) {
+    if (!failure.ok() || !truncated_reason.empty()) return out.AbortStream();
+    if (out.Write(IpcEndOfStream()).ok()) (void)out.EndStream();
+    return;
+  }
+  chunk += fmt::format("],\"row_count\":{},\"truncated\":{}", rows, truncated_reason.empty() ? "false" : "true");
+  if (!truncated_reason.empty()) chunk += ",\"truncated_reason\":" + JsonQuote(truncated_reason);
+  if (!failure.ok()) {
+    const int status = failure.Is(StatusCode::kTimeout) && NowSeconds() > req.deadline_s ? 503 : HttpStatusOf(failure);
+    chunk += fmt::format(",\"error\":{{\"status\":{},\"code\":{},\"message\":{}}}}}\n", status,
+                         JsonQuote(ErrorCodeOf(failure)), JsonQuote(failure.message()));
+  } else {
+    chunk += ",\"stats\":" + StatsJson(sc.stats(), NowSeconds() - t0) + "}\n";
+  }
+  if (out.Write(chunk).ok()) (void)out.EndStream();
+}
+
+}  // namespace rap::server

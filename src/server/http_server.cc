@@ -1,0 +1,604 @@
+// HttpServer on Boost.Beast/Asio (src/server/http_server.h). The only file of the server that
+// includes Beast or Asio headers.
+#include "server/http_server.h"
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <future>
+#include <mutex>
+#include <optional>
+#include <thread>
+#include <unordered_map>
+
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/strand.hpp>
+#include <boost/asio/write.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/core/tcp_stream.hpp>
+#include <boost/beast/http.hpp>
+#include <fmt/format.h>
+
+#include "rap/format/array.h"
+#include "rap/util/clock.h"
+
+namespace rap::server {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+using tcp = asio::ip::tcp;
+using boost::system::error_code;
+
+std::string ErrorJson(int status, std::string_view code, std::string_view message) {
+  return fmt::format("{{\"error\":{{\"status\":{},\"code\":{},\"message\":{}}}}}\n", status, JsonQuote(code),
+                     JsonQuote(message));
+}
+
+bool PercentDecode(std::string_view s, bool plus_is_space, std::string* out) {
+  out->clear();
+  out->reserve(s.size());
+  auto hex = [](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+  };
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '%') {
+      if (i + 2 >= s.size()) return false;
+      const int hi = hex(s[i + 1]), lo = hex(s[i + 2]);
+      if (hi < 0 || lo < 0) return false;
+      out->push_back(static_cast<char>(hi * 16 + lo));
+      i += 2;
+    } else if (s[i] == '+' && plus_is_space) {
+      out->push_back(' ');
+    } else {
+      out->push_back(s[i]);
+    }
+  }
+  return true;
+}
+
+bool ParseQuery(std::string_view q, std::vector<std::pair<std::string, std::string>>* out) {
+  size_t pos = 0;
+  while (pos <= q.size()) {
+    size_t amp = q.find('&', pos);
+    if (amp == std::string_view::npos) amp = q.size();
+    const std::string_view part = q.substr(pos, amp - pos);
+    if (!part.empty()) {
+      const size_t eq = part.find('=');
+      std::string k, v;
+      if (!PercentDecode(part.substr(0, eq), true, &k)) return false;
+      if (eq != std::string_view::npos && !PercentDecode(part.substr(eq + 1), true, &v)) return false;
+      out->emplace_back(std::move(k), std::move(v));
+    }
+    pos = amp + 1;
+  }
+  return true;
+}
+
+class Session;
+
+struct HttpServer::Impl {
+  HttpServerOptions options;
+  Handler handler;
+  Observer observer;
+
+  std::atomic<int> in_flight{0};
+  std::atomic<int> connections{0};
+  std::atomic<bool> shutting_down{false};
+  std::atomic<bool> io_stopped{false};  // no new strand work is started
+  std::atomic<bool> io_joined{false};   // every io thread has returned (no handler runs any more)
+  uint16_t port = 0;
+
+  // Worker pool.
+  std::mutex mu;
+  std::condition_variable work_cv;
+  std::condition_variable idle_cv;
+  std::deque<std::function<void()>> queue;
+  bool stop_workers = false;
+  std::vector<std::thread> workers;
+
+  std::mutex sessions_mu;
+  uint64_t next_session = 0;
+  std::unordered_map<uint64_t, std::weak_ptr<Session>> sessions;
+
+  std::mutex shutdown_mu;
+  bool shut_down = false;
+
+  // Declared last: destroyed first, so pending handlers (holding sessions) go before the state above.
+  asio::io_context io;
+  std::optional<asio::executor_work_guard<asio::io_context::executor_type>> work;
+  tcp::acceptor acceptor{io};
+  std::vector<std::thread> io_threads;
+
+  void Accept();
+  void Submit(std::function<void()> task) {
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      queue.push_back(std::move(task));
+    }
+    work_cv.notify_one();
+  }
+  void WorkerLoop() {
+    while (true) {
+      std::function<void()> task;
+      {
+        std::unique_lock<std::mutex> lock(mu);
+        work_cv.wait(lock, [&] { return stop_workers || !queue.empty(); });
+        if (stop_workers) return;
+        task = std::move(queue.front());
+        queue.pop_front();
+      }
+      task();
+    }
+  }
+  void RequestDone() {
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      --in_flight;
+    }
+    idle_cv.notify_all();
+  }
+  void Shutdown(double grace_s);
+};
+
+namespace {
+
+constexpr auto kPoll = std::chrono::milliseconds(50);
+
+std::chrono::steady_clock::duration Seconds(double s) {
+  return std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(s));
+}
+
+}  // namespace
+
+class Session : public std::enable_shared_from_this<Session> {
+ public:
+  Session(HttpServer::Impl* server, tcp::socket socket, uint64_t id)
+      : server_(server), stream_(std::move(socket)), id_(id) {
+    error_code ec;
+    const auto ep = stream_.socket().remote_endpoint(ec);
+    if (!ec) remote_ = ep.address().to_string() + ":" + std::to_string(ep.port());
+  }
+
+  void Start() {
+    asio::post(stream_.get_executor(), [self = shared_from_this()] { self->DoRead(); });
+  }
+
+  // On the strand: close an idle or half-received connection (shutdown).
+  void CloseIfReading() {
+    asio::post(stream_.get_executor(), [self = shared_from_this()] {
+      if (self->reading_) self->Close();
+    });
+  }
+
+  // ---- Called from a worker thread (through WorkerResponder) ----
+  // Runs `op` on the strand under the write timeout and waits for its completion.
+  Status RunOnStrand(std::function<void(std::function<void(error_code)>)> op) {
+    if (server_->io_stopped.load()) return Status::IOError("server stopped");
+    auto done = std::make_shared<std::promise<error_code>>();
+    std::future<error_code> f = done->get_future();
+    asio::post(stream_.get_executor(), [self = shared_from_this(), op = std::move(op), done] {
+      if (self->closed_) {
+        done->set_value(asio::error::not_connected);
+        return;
+      }
+      self->stream_.expires_after(Seconds(self->server_->options.write_timeout_s));
+      op([done](error_code ec) { done->set_value(ec); });
+    });
+    // A started write may still use the caller's bytes until the io threads are gone.
+    while (f.wait_for(kPoll) != std::future_status::ready) {
+      if (server_->io_joined.load()) return Status::IOError("server stopped");
+    }
+    const error_code ec = f.get();
+    if (ec) return Status::IOError("client connection: " + ec.message());
+    return Status::OK();
+  }
+
+  beast::tcp_stream& stream() { return stream_; }
+  HttpServer::Impl* server() { return server_; }
+  const HttpRequest& request() const { return request_; }
+  bool keep_alive() const { return keep_alive_; }
+
+  // After the worker finished: continue reading or close (on the strand).
+  void AfterResponse(bool close) {
+    asio::post(stream_.get_executor(), [self = shared_from_this(), close] {
+      if (close || !self->keep_alive_ || self->server_->shutting_down.load()) {
+        self->Close();
+      } else {
+        self->DoRead();
+      }
+    });
+  }
+
+  void Close() {
+    if (closed_) return;
+    closed_ = true;
+    reading_ = false;
+    error_code ec;
+    stream_.socket().shutdown(tcp::socket::shutdown_both, ec);
+    stream_.close();
+    --server_->connections;
+    std::lock_guard<std::mutex> lock(server_->sessions_mu);
+    server_->sessions.erase(id_);
+  }
+
+ private:
+  void DoRead() {
+    if (closed_) return;
+    if (server_->shutting_down.load()) return Close();
+    reading_ = true;
+    request_ = HttpRequest();
+    request_.remote = remote_;
+    parser_.emplace();
+    parser_->header_limit(static_cast<uint32_t>(std::min<uint64_t>(server_->options.max_header_bytes, UINT32_MAX)));
+    parser_->body_limit(server_->options.max_body_bytes);
+    if (buffer_.size() == 0) {
+      // Wait for the first byte of the next request under the idle timeout.
+      stream_.expires_after(Seconds(server_->options.idle_timeout_s));
+      stream_.async_read_some(buffer_.prepare(4096), [self = shared_from_this()](error_code ec, size_t n) {
+        if (ec) return self->Close();
+        self->buffer_.commit(n);
+        self->ReadHeader();
+      });
+    } else {
+      ReadHeader();
+    }
+  }
+
+  void ReadHeader() {
+    // The whole request (header and body) must arrive within the read timeout.
+    stream_.expires_after(Seconds(server_->options.read_timeout_s));
+    http::async_read_header(stream_, buffer_, *parser_, [self = shared_from_this()](error_code ec, size_t) {
+      if (ec) return self->OnReadError(ec);
+      const auto& h = self->parser_->get();
+      if (beast::iequals(h[http::field::expect], "100-continue") && !self->parser_->is_done()) {
+        auto cont = std::make_shared<http::response<http::empty_body>>(http::status::continue_, h.version());
+        http::async_write(self->stream_, *cont, [self, cont](error_code wec, size_t) {
+          if (wec) return self->Close();
+          self->ReadBody();
+        });
+        return;
+      }
+      self->ReadBody();
+    });
+  }
+
+  void ReadBody() {
+    if (parser_->is_done()) return OnRequest();
+    http::async_read(stream_, buffer_, *parser_, [self = shared_from_this()](error_code ec, size_t) {
+      if (ec) return self->OnReadError(ec);
+      self->OnRequest();
+    });
+  }
+
+  void OnReadError(error_code ec) {
+    reading_ = false;
+    if (ec == http::error::header_limit) {
+      return Reject(431, "header_too_large", "request headers exceed the server's limit of " +
+                                                 std::to_string(server_->options.max_header_bytes) + " bytes");
+    }
+    if (ec == http::error::body_limit) {
+      return Reject(413, "body_too_large", "request body exceeds the server's limit of " +
+                                               std::to_string(server_->options.max_body_bytes) + " bytes");
+    }
+    if (ec == beast::error::timeout || ec == http::error::end_of_stream || ec == asio::error::eof ||
+        ec == asio::error::operation_aborted || ec == asio::error::connection_reset || closed_) {
+      return Close();
+    }
+    Reject(400, "bad_request", "malformed HTTP request: " + ec.message());
+  }
+
+  void OnRequest() {
+    reading_ = false;
+    http::request<http::string_body> req = parser_->release();
+    parser_.reset();
+    request_.method = std::string(req.method_string());
+    request_.target = std::string(req.target());
+    const size_t q = request_.target.find('?');
+    bool ok = PercentDecode(std::string_view(request_.target).substr(0, q), false, &request_.path);
+    if (ok && q != std::string::npos) ok = ParseQuery(std::string_view(request_.target).substr(q + 1), &request_.query);
+    for (const auto& f : req) {
+      std::string name(f.name_string());
+      for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      request_.headers[name] = std::string(f.value());
+    }
+    request_.body = std::move(req.body());
+    request_.remote = remote_;
+    request_.received_s = NowSeconds();
+    request_.deadline_s = request_.received_s + server_->options.request_deadline_s;
+    keep_alive_ = req.keep_alive();
+    if (!ok) return Reject(400, "bad_request", "malformed percent-escape in the request target", /*close=*/false);
+    if (server_->shutting_down.load()) {
+      return Reject(503, "shutdown", "the server is shutting down", /*close=*/true, "shutdown");
+    }
+    {
+      std::lock_guard<std::mutex> lock(server_->mu);
+      if (server_->in_flight.load() >= server_->options.workers + server_->options.max_queued) {
+        overload_ = true;
+      } else {
+        overload_ = false;
+        ++server_->in_flight;
+      }
+    }
+    if (overload_) {
+      return Reject(429, "overloaded",
+                    fmt::format("{} requests are already queued or running; retry later",
+                                server_->options.workers + server_->options.max_queued),
+                    /*close=*/false, "overload");
+    }
+    server_->Submit([self = shared_from_this()] { self->RunHandler(); });
+  }
+
+  // Answers from the io thread (no worker): error JSON, Retry-After on 429/503.
+  void Reject(int status, const std::string& code, const std::string& message, bool close = true,
+              std::string reason = "") {
+    if (reason.empty()) reason = code;
+    auto res = std::make_shared<http::response<http::string_body>>(static_cast<http::status>(status), 11);
+    res->set(http::field::server, "rap");
+    res->set(http::field::content_type, "application/json");
+    if (status == 429 || status == 503) res->set(http::field::retry_after, std::to_string(server_->options.retry_after_s));
+    res->body() = ErrorJson(status, code, message);
+    res->keep_alive(!close && keep_alive_);
+    res->prepare_payload();
+    const double t0 = request_.received_s > 0 ? request_.received_s : NowSeconds();
+    stream_.expires_after(Seconds(server_->options.write_timeout_s));
+    http::async_write(stream_, *res, [self = shared_from_this(), res, close, status, reason, t0](error_code ec, size_t) {
+      CompletedRequest c;
+      c.request = &self->request_;
+      c.status = status;
+      c.bytes = res->body().size();
+      c.seconds = NowSeconds() - t0;
+      c.reject_reason = reason;
+      if (self->server_->observer) self->server_->observer(c);
+      if (ec || close || !self->keep_alive_) return self->Close();
+      self->DoRead();
+    });
+  }
+
+  void RunHandler();
+
+  HttpServer::Impl* server_;
+  beast::tcp_stream stream_;
+  beast::flat_buffer buffer_;
+  std::optional<http::request_parser<http::string_body>> parser_;
+  HttpRequest request_;
+  uint64_t id_;
+  std::string remote_;
+  bool keep_alive_ = true;
+  bool reading_ = false;
+  bool closed_ = false;
+  bool overload_ = false;
+};
+
+namespace {
+
+class WorkerResponder : public Responder {
+ public:
+  explicit WorkerResponder(std::shared_ptr<Session> s) : s_(std::move(s)) {}
+
+  Status Send(int status, std::string_view content_type, std::string body, const HeaderList& extra) override {
+    if (started_) return Status::Internal("response already started");
+    started_ = true;
+    status_ = status;
+    auto res = std::make_shared<http::response<http::string_body>>(static_cast<http::status>(status), 11);
+    Decorate(*res, content_type, extra);
+    res->body() = std::move(body);
+    res->prepare_payload();
+    bytes_ = res->body().size();
+    Session* s = s_.get();
+    Status st = s_->RunOnStrand([s, res](std::function<void(error_code)> done) {
+      http::async_write(s->stream(), *res, [res, done](error_code ec, size_t) { done(ec); });
+    });
+    if (!st.ok()) failed_ = true;
+    return st;
+  }
+
+  Status BeginStream(int status, std::string_view content_type, const HeaderList& extra) override {
+    if (started_) return Status::Internal("response already started");
+    started_ = true;
+    streaming_ = true;
+    status_ = status;
+    head_ = std::make_unique<http::response<http::empty_body>>(static_cast<http::status>(status), 11);
+    Decorate(*head_, content_type, extra);
+    head_->chunked(true);
+    serializer_ = std::make_unique<http::response_serializer<http::empty_body>>(*head_);
+    Session* s = s_.get();
+    auto* sr = serializer_.get();
+    Status st = s_->RunOnStrand([s, sr](std::function<void(error_code)> done) {
+      http::async_write_header(s->stream(), *sr, [done](error_code ec, size_t) { done(ec); });
+    });
+    if (!st.ok()) failed_ = true;
+    return st;
+  }
+
+  Status Write(std::string_view data) override {
+    if (!streaming_ || ended_) return Status::Internal("Write outside a stream");
+    if (failed_) return Status::IOError("client connection failed");
+    if (data.empty()) return Status::OK();
+    bytes_ += data.size();
+    Session* s = s_.get();
+    Status st = s_->RunOnStrand([s, data](std::function<void(error_code)> done) {
+      asio::async_write(s->stream(), http::make_chunk(asio::const_buffer(data.data(), data.size())),
+                        [done](error_code ec, size_t) { done(ec); });
+    });
+    if (!st.ok()) failed_ = true;
+    return st;
+  }
+
+  Status EndStream() override {
+    if (!streaming_ || ended_) return Status::Internal("EndStream outside a stream");
+    ended_ = true;
+    if (failed_) return Status::IOError("client connection failed");
+    Session* s = s_.get();
+    Status st = s_->RunOnStrand([s](std::function<void(error_code)> done) {
+      asio::async_write(s->stream(), http::make_chunk_last(), [done](error_code ec, size_t) { done(ec); });
+    });
+    if (!st.ok()) failed_ = true;
+    return st;
+  }
+
+  void AbortStream() override {
+    ended_ = true;
+    failed_ = true;
+  }
+
+  bool started() const override { return started_; }
+  uint64_t bytes_sent() const override { return bytes_; }
+  int status() const { return status_; }
+  // The connection must close after this response (failure, or a stream that did not end cleanly).
+  bool must_close() const { return failed_ || (streaming_ && !ended_); }
+
+ private:
+  template <typename Res>
+  void Decorate(Res& res, std::string_view content_type, const HeaderList& extra) {
+    res.set(http::field::server, "rap");
+    res.set(http::field::content_type, beast::string_view(content_type.data(), content_type.size()));
+    for (const auto& [k, v] : extra) res.set(k, v);
+    const bool shutting = s_->server()->shutting_down.load();
+    res.keep_alive(s_->keep_alive() && !shutting);
+  }
+
+  std::shared_ptr<Session> s_;
+  bool started_ = false, streaming_ = false, ended_ = false, failed_ = false;
+  int status_ = 0;
+  uint64_t bytes_ = 0;
+  std::unique_ptr<http::response<http::empty_body>> head_;
+  std::unique_ptr<http::response_serializer<http::empty_body>> serializer_;
+};
+
+}  // namespace
+
+void Session::RunHandler() {
+  WorkerResponder responder(shared_from_this());
+  HttpServer::Impl* srv = server_;
+  if (NowSeconds() > request_.deadline_s) {
+    (void)responder.Send(503, "application/json",
+                         ErrorJson(503, "deadline_exceeded",
+                                   fmt::format("the request waited longer than its deadline of {} s for a worker",
+                                               srv->options.request_deadline_s)),
+                         {{"Retry-After", std::to_string(srv->options.retry_after_s)}});
+  } else {
+    try {
+      srv->handler(request_, responder);
+    } catch (const std::exception& e) {
+      if (!responder.started()) {
+        (void)responder.Send(500, "application/json", ErrorJson(500, "internal", std::string("internal error: ") + e.what()), {});
+      } else {
+        responder.AbortStream();
+      }
+    }
+    if (!responder.started()) {
+      (void)responder.Send(500, "application/json", ErrorJson(500, "internal", "the endpoint sent no response"), {});
+    }
+  }
+  CompletedRequest c;
+  c.request = &request_;
+  c.status = responder.status();
+  c.bytes = responder.bytes_sent();
+  c.seconds = NowSeconds() - request_.received_s;
+  if (c.status == 503 && NowSeconds() > request_.deadline_s && !responder.started()) c.reject_reason = "deadline";
+  if (srv->observer) srv->observer(c);
+  const bool close = responder.must_close();
+  srv->RequestDone();
+  AfterResponse(close);
+}
+
+void HttpServer::Impl::Accept() {
+  acceptor.async_accept(asio::make_strand(io), [this](error_code ec, tcp::socket socket) {
+    if (ec || shutting_down.load()) return;  // acceptor closed
+    if (connections.load() >= options.max_connections) {
+      error_code ignored;
+      socket.close(ignored);
+    } else {
+      ++connections;
+      std::shared_ptr<Session> s;
+      {
+        std::lock_guard<std::mutex> lock(sessions_mu);
+        const uint64_t id = next_session++;
+        s = std::make_shared<Session>(this, std::move(socket), id);
+        sessions[id] = s;
+      }
+      s->Start();
+    }
+    Accept();
+  });
+}
+
+void HttpServer::Impl::Shutdown(double grace_s) {
+  {
+    std::lock_guard<std::mutex> lock(shutdown_mu);
+    if (shut_down) return;
+    shut_down = true;
+  }
+  shutting_down.store(true);
+  asio::post(io, [this] {
+    error_code ec;
+    acceptor.close(ec);
+    std::vector<std::shared_ptr<Session>> live;
+    {
+      std::lock_guard<std::mutex> lock(sessions_mu);
+      for (auto& [id, w] : sessions) {
+        if (auto s = w.lock()) live.push_back(std::move(s));
+      }
+    }
+    for (auto& s : live) s->CloseIfReading();
+  });
+  const auto deadline = std::chrono::steady_clock::now() + Seconds(std::max(0.0, grace_s));
+  {
+    std::unique_lock<std::mutex> lock(mu);
+    idle_cv.wait_until(lock, deadline, [&] { return in_flight.load() == 0; });
+  }
+  // Let the last responses reach their clients and their connections close.
+  while (connections.load() > 0 && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(kPoll);
+  io_stopped.store(true);
+  work.reset();
+  io.stop();
+  for (auto& t : io_threads) t.join();
+  io_threads.clear();
+  io_joined.store(true);
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    stop_workers = true;
+  }
+  work_cv.notify_all();
+  for (auto& t : workers) t.join();
+  workers.clear();
+  queue.clear();
+}
+
+Result<std::unique_ptr<HttpServer>> HttpServer::Start(const HttpServerOptions& options, Handler handler,
+                                                      Observer observer) {
+  auto impl = std::make_shared<Impl>();
+  impl->options = options;
+  impl->handler = std::move(handler);
+  impl->observer = std::move(observer);
+  error_code ec;
+  const auto address = asio::ip::make_address(options.host, ec);
+  if (ec) return Status::InvalidArgument("listen address '" + options.host + "': " + ec.message());
+  const tcp::endpoint ep(address, options.port);
+  impl->acceptor.open(ep.protocol(), ec);
+  if (!ec) impl->acceptor.set_option(asio::socket_base::reuse_address(true), ec);
+  if (!ec) impl->acceptor.bind(ep, ec);
+  if (!ec) impl->acceptor.listen(asio::socket_base::max_listen_connections, ec);
+  if (ec) return Status::IOError(fmt::format("listen on {}:{}: {}", options.host, options.port, ec.message()));
+  impl->port = impl->acceptor.local_endpoint().port();
+  impl->work.emplace(impl->io.get_executor());
+  impl->Accept();
+  for (int i = 0; i < std::max(1, options.io_threads); ++i) impl->io_threads.emplace_back([p = impl.get()] { p->io.run(); });
+  for (int i = 0; i < std::max(1, options.workers); ++i) impl->workers.emplace_back([p = impl.get()] { p->WorkerLoop(); });
+  return std::unique_ptr<HttpServer>(new HttpServer(std::move(impl)));
+}
+
+HttpServer::~HttpServer() { Shutdown(0); }
+uint16_t HttpServer::port() const { return impl_->port; }
+int HttpServer::in_flight() const { return impl_->in_flight.load(); }
+int HttpServer::connections() const { return impl_->connections.load(); }
+void HttpServer::Shutdown(double grace_s) { impl_->Shutdown(grace_s); }
+
+}  // namespace rap::server

@@ -1,0 +1,177 @@
+// Server: routing, the served tables and their refresh thread, metrics and the access log around
+// the HTTP transport (include/rap/server/server.h).
+#include "rap/server/server.h"
+
+#include <condition_variable>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "rap/server/server_config.h"
+#include "rap/table/scan_source.h"
+#include "rap/util/clock.h"
+#include "rap/util/hash.h"
+#include "server/access_log.h"
+#include "server/server_context.h"
+
+namespace rap::server {
+
+Result<bool> ServedTable::Refresh() {
+  RAP_ASSIGN_OR_RETURN(table::TableSnapshot snap, table::OpenTable(config_.url));
+  std::string fp = fmt::format("{}:{}:", static_cast<int>(snap.kind), snap.version);
+  Fnv1a64 h;
+  for (const table::DataFile& f : snap.files) {
+    h.Update(f.path);
+    h.UpdateU64(f.size);
+    h.UpdateU64(static_cast<uint64_t>(f.modification_time_ms));
+  }
+  fp += std::to_string(snap.files.size()) + ":" + h.ToString();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (current_ && current_->fingerprint == fp) return false;
+  }
+  auto v = std::make_shared<TableVersion>();
+  RAP_ASSIGN_OR_RETURN(read::ScanSource src, table::ToScanSource(snap));
+  // The table's columns as a full scan returns them (directory tables: from the first file's footer).
+  RAP_ASSIGN_OR_RETURN(auto probe, read::Scanner::Make(src, read::ScanOptions{}));
+  v->schema = probe->schema();
+  v->snapshot = std::make_shared<const table::TableSnapshot>(std::move(snap));
+  v->source = std::make_shared<const read::ScanSource>(std::move(src));
+  v->fingerprint = std::move(fp);
+  v->loaded_s = NowSeconds();
+  std::lock_guard<std::mutex> lock(mu_);
+  current_ = std::move(v);
+  return true;
+}
+
+namespace {
+
+// The metrics label of a request path.
+std::string EndpointOf(const std::string& path) {
+  if (path == "/healthz") return "healthz";
+  if (path == "/readyz") return "readyz";
+  if (path == "/metrics") return "metrics";
+  if (path == "/v1/tables" || path == "/v1/tables/") return "tables";
+  if (path.rfind("/v1/tables/", 0) == 0) {
+    const size_t slash = path.rfind('/');
+    const std::string last = path.substr(slash + 1);
+    if (last == "scan" || last == "lookup") return last;
+  }
+  return "other";
+}
+
+}  // namespace
+
+struct Server::Impl {
+  ServerContext ctx;
+  AccessLog access_log;
+  std::unique_ptr<HttpServer> http;
+  std::thread refresher;
+  std::mutex mu;
+  std::condition_variable cv;
+  bool stop = false;
+
+  void Route(const HttpRequest& req, Responder& out) {
+    const std::string& p = req.path;
+    if (p == "/healthz") return HandleHealth(ctx, req, out);
+    if (p == "/readyz") return HandleReady(ctx, req, out);
+    if (p == "/metrics") return HandleMetrics(ctx, req, out);
+    if (p == "/v1/tables" || p == "/v1/tables/") return HandleTables(ctx, req, out);
+    const std::string prefix = "/v1/tables/";
+    if (p.rfind(prefix, 0) == 0) {
+      const std::string rest = p.substr(prefix.size());
+      const size_t slash = rest.find('/');
+      const std::string name = rest.substr(0, slash);
+      const std::string action = slash == std::string::npos ? "" : rest.substr(slash + 1);
+      std::shared_ptr<ServedTable> t = ctx.FindTable(name);
+      if (!t) return SendError(ctx, out, 404, "unknown_table", "no table named '" + name + "' is served");
+      if (action == "scan") return HandleScan(ctx, req, out, *t);
+      return SendError(ctx, out, 404, "not_found",
+                       "unknown endpoint '" + action + "' of table '" + name + "' (expected scan or lookup)");
+    }
+    SendError(ctx, out, 404, "not_found", "no endpoint at " + p + " (see docs/server.md)");
+  }
+
+  void Observe(const CompletedRequest& c) {
+    const std::string endpoint = c.request ? EndpointOf(c.request->path) : "other";
+    ctx.metrics.RecordRequest(endpoint, c.status, c.seconds, c.bytes);
+    if (!c.reject_reason.empty()) ctx.metrics.RecordRejected(c.reject_reason);
+    access_log.Write(c);
+  }
+
+  void RefreshLoop() {
+    const auto interval = std::chrono::duration<double>(ctx.options.refresh_interval_s);
+    std::unique_lock<std::mutex> lock(mu);
+    while (!stop) {
+      if (cv.wait_for(lock, interval, [&] { return stop; })) break;
+      lock.unlock();
+      for (const auto& t : ctx.tables) {
+        auto changed = t->Refresh();
+        ctx.metrics.RecordRefresh(t->name(), changed.ok() && *changed, !changed.ok());
+      }
+      lock.lock();
+    }
+  }
+};
+
+Server::Server(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+Result<std::unique_ptr<Server>> Server::Start(ServerOptions options) {
+  auto impl = std::make_unique<Impl>();
+  if (options.tables.empty()) return Status::InvalidArgument("rap serve: no table configured (--table name=URL)");
+  for (const TableConfig& tc : options.tables) {
+    for (const auto& other : impl->ctx.tables) {
+      if (other->name() == tc.name) return Status::InvalidArgument("table '" + tc.name + "' is configured twice");
+    }
+    auto t = std::make_shared<ServedTable>(tc);
+    auto loaded = t->Refresh();
+    if (!loaded.ok()) return loaded.status().WithContext("table '" + tc.name + "'");
+    if (t->current()->snapshot->files.empty()) {
+      return Status::NotFound("table '" + tc.name + "' at " + RedactUrl(tc.url) +
+                              ": no data files (a missing directory or a typo in the URL?)");
+    }
+    impl->ctx.tables.push_back(std::move(t));
+  }
+  RAP_RETURN_NOT_OK(impl->access_log.Open(options.access_log));
+  impl->ctx.options = options;
+  HttpServerOptions ho;
+  ho.host = options.host;
+  ho.port = options.port;
+  ho.io_threads = std::max(1, options.io_threads);
+  const ServerLimits& l = options.limits;
+  ho.workers = std::max(1, l.max_in_flight);
+  ho.max_queued = std::max(0, l.max_queued);
+  ho.max_connections = std::max(1, l.max_connections);
+  ho.max_header_bytes = l.max_header_bytes;
+  ho.max_body_bytes = l.max_body_bytes;
+  ho.read_timeout_s = l.read_timeout_s;
+  ho.idle_timeout_s = l.idle_timeout_s;
+  ho.write_timeout_s = l.write_timeout_s;
+  ho.request_deadline_s = l.request_deadline_s;
+  ho.retry_after_s = l.retry_after_s;
+  Impl* p = impl.get();
+  RAP_ASSIGN_OR_RETURN(impl->http, HttpServer::Start(
+                                       ho, [p](const HttpRequest& req, Responder& out) { p->Route(req, out); },
+                                       [p](const CompletedRequest& c) { p->Observe(c); }));
+  impl->ctx.http = impl->http.get();
+  if (options.refresh_interval_s > 0) impl->refresher = std::thread([p] { p->RefreshLoop(); });
+  return std::unique_ptr<Server>(new Server(std::move(impl)));
+}
+
+Server::~Server() { Shutdown(0); }
+
+uint16_t Server::port() const { return impl_->http ? impl_->http->port() : 0; }
+
+void Server::Shutdown(double grace_s) {
+  Impl& s = *impl_;
+  s.ctx.shutting_down.store(true);
+  {
+    std::lock_guard<std::mutex> lock(s.mu);
+    s.stop = true;
+  }
+  s.cv.notify_all();
+  if (s.refresher.joinable()) s.refresher.join();
+  if (s.http) s.http->Shutdown(grace_s);
+}
+
+}  // namespace rap::server

@@ -1,0 +1,120 @@
+// `rap serve`: the HTTP lookup and scan server (include/rap/server/server.h, docs/server.md).
+// Tables come from --table name=URL[,index=URL] flags and/or a --config JSON file; flags win.
+// Runs until SIGTERM or SIGINT, then shuts down gracefully (in-flight requests finish, up to --grace).
+#include <signal.h>
+
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "command.h"
+#include "rap/server/server.h"
+#include "rap/server/server_config.h"
+
+namespace rap::cli {
+namespace {
+
+struct ServeArgs {
+  std::string config;
+  std::vector<std::string> tables;
+  std::string listen;
+  std::string port_file;
+  std::string access_log;
+  bool no_access_log = false;
+  int max_in_flight = -1;
+  int max_queued = -1;
+  int64_t max_keys = -1;
+  double request_deadline_s = -1;
+  double refresh_interval_s = -1;
+  int io_threads = -1;
+  int scan_threads = -1;
+  double grace_s = 10;
+};
+
+Status RunServe(const ServeArgs& a) {
+  server::ServerOptions o;
+  if (!a.config.empty()) RAP_RETURN_NOT_OK(server::LoadServerConfig(a.config, &o));
+  for (const std::string& t : a.tables) {
+    RAP_ASSIGN_OR_RETURN(server::TableConfig tc, server::ParseTableFlag(t));
+    bool replaced = false;
+    for (auto& existing : o.tables) {
+      if (existing.name == tc.name) {
+        existing = tc;
+        replaced = true;
+      }
+    }
+    if (!replaced) o.tables.push_back(std::move(tc));
+  }
+  if (!a.listen.empty()) {
+    RAP_ASSIGN_OR_RETURN(auto hp, server::ParseListen(a.listen));
+    o.host = hp.first;
+    o.port = hp.second;
+  }
+  if (!a.access_log.empty()) o.access_log = a.access_log;
+  if (a.no_access_log) o.access_log.clear();
+  if (a.max_in_flight > 0) o.limits.max_in_flight = a.max_in_flight;
+  if (a.max_queued >= 0) o.limits.max_queued = a.max_queued;
+  if (a.max_keys > 0) o.limits.max_keys = a.max_keys;
+  if (a.request_deadline_s > 0) o.limits.request_deadline_s = a.request_deadline_s;
+  if (a.refresh_interval_s >= 0) o.refresh_interval_s = a.refresh_interval_s;
+  if (a.io_threads > 0) o.io_threads = a.io_threads;
+  if (a.scan_threads > 0) o.scan_threads = a.scan_threads;
+
+  // Every thread the server starts inherits this mask, so SIGTERM/SIGINT reach sigwait below only.
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGTERM);
+  sigaddset(&set, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+
+  RAP_ASSIGN_OR_RETURN(auto srv, server::Server::Start(o));
+  std::string names;
+  for (const auto& t : o.tables) names += (names.empty() ? "" : ", ") + t.name;
+  std::fprintf(stderr, "rap serve: listening on http://%s:%u (tables: %s)\n", o.host.c_str(), srv->port(),
+               names.c_str());
+  if (!a.port_file.empty()) {
+    const std::string tmp = a.port_file + ".tmp";
+    {
+      std::ofstream f(tmp);
+      f << srv->port() << "\n";
+    }
+    std::rename(tmp.c_str(), a.port_file.c_str());
+  }
+  int sig = 0;
+  sigwait(&set, &sig);
+  std::fprintf(stderr, "rap serve: %s, shutting down (grace %.1f s)\n", sig == SIGTERM ? "SIGTERM" : "SIGINT",
+               a.grace_s);
+  srv->Shutdown(a.grace_s);
+  std::fprintf(stderr, "rap serve: stopped\n");
+  return Status::OK();
+}
+
+CommandRegistrar reg("serve", [](CLI::App& app) {
+  auto a = std::make_shared<ServeArgs>();
+  CLI::App* cmd = app.add_subcommand("serve", "Serve lookups and scans of tables over HTTP (docs/server.md)");
+  cmd->add_option("--config", a->config, "JSON config file (tables, listen, limits; see docs/server.md)");
+  cmd->add_option("--table,-t", a->tables, "A table to serve: name=URL or name=URL,index=INDEX_URL (repeatable)");
+  cmd->add_option("--listen,-l", a->listen, "Address to listen on, host:port (default 127.0.0.1:8080; port 0: any)");
+  cmd->add_option("--port-file", a->port_file, "Write the bound port to this file once listening");
+  cmd->add_option("--access-log", a->access_log, "Access log file ('-' = stderr, the default)");
+  cmd->add_flag("--no-access-log", a->no_access_log, "Do not write an access log");
+  cmd->add_option("--max-in-flight", a->max_in_flight, "Requests processed at once (worker threads; default 32)");
+  cmd->add_option("--max-queued", a->max_queued, "Requests waiting for a worker before 429 (default 256)");
+  cmd->add_option("--max-keys", a->max_keys, "Keys per lookup request before 413 (default 1000)");
+  cmd->add_option("--request-deadline", a->request_deadline_s, "Per-request deadline in seconds (default 30)");
+  cmd->add_option("--refresh-interval", a->refresh_interval_s,
+                  "Seconds between polls for a new table version / index manifest (default 10; 0: never)");
+  cmd->add_option("--io-threads", a->io_threads, "Network threads (default 1)");
+  cmd->add_option("--scan-threads", a->scan_threads, "Row groups decoded in parallel per scan (default 1)");
+  cmd->add_option("--grace", a->grace_s, "Seconds in-flight requests get to finish on SIGTERM")->capture_default_str();
+  cmd->callback([a] {
+    Status st = RunServe(*a);
+    if (!st.ok()) Fail(st);
+  });
+});
+
+}  // namespace
+}  // namespace rap::cli
