@@ -32,6 +32,7 @@ struct ServeArgs {
   int io_threads = -1;
   int scan_threads = -1;
   double grace_s = 10;
+  bool no_hedge = false;
 };
 
 Status RunServe(const ServeArgs& a) {
@@ -62,6 +63,7 @@ Status RunServe(const ServeArgs& a) {
   if (a.refresh_interval_s >= 0) o.refresh_interval_s = a.refresh_interval_s;
   if (a.io_threads > 0) o.io_threads = a.io_threads;
   if (a.scan_threads > 0) o.scan_threads = a.scan_threads;
+  if (a.no_hedge) o.hedge_reads = false;
 
   // Every thread the server starts inherits this mask, so SIGTERM/SIGINT reach sigwait below only.
   sigset_t set;
@@ -109,6 +111,7 @@ CommandRegistrar reg("serve", [](CLI::App& app) {
                   "Seconds between polls for a new table version / index manifest (default 10; 0: never)");
   cmd->add_option("--io-threads", a->io_threads, "Network threads (default 1)");
   cmd->add_option("--scan-threads", a->scan_threads, "Row groups decoded in parallel per scan (default 1)");
+  cmd->add_flag("--no-hedge", a->no_hedge, "Do not hedge slow range reads of remote tables");
   cmd->add_option("--grace", a->grace_s, "Seconds in-flight requests get to finish on SIGTERM")->capture_default_str();
   cmd->callback([a] {
     Status st = RunServe(*a);

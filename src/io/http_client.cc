@@ -60,6 +60,8 @@ struct HttpClient::Exchange : CurlEngine::Transfer {
   char errbuf[CURL_ERROR_SIZE] = {0};
   CURLcode result = CURLE_OK;
   double end_s = 0;
+  bool is_hedge = false;   // a duplicate of a slow request (HedgeOptions)
+  double submitted_s = 0;  // when this thread handed it to the engine
 
   ~Exchange() {
     if (easy) curl_easy_cleanup(easy);
@@ -193,6 +195,7 @@ HttpClient::HttpClient(std::string endpoint, HttpOptions options)
       options_(std::move(options)),
       engine_(std::make_unique<CurlEngine>(options_.max_endpoint_concurrency)) {
   map_error_ = &HttpClient::DefaultError;
+  if (options_.hedge.enabled) hedge_ = std::make_unique<HedgePolicy>(options_.hedge);
 }
 
 Status HttpClient::DefaultError(const HttpRequest& req, const HttpResponse& resp) {
@@ -450,18 +453,43 @@ Result<std::vector<HttpResponse>> HttpClient::Run(std::vector<HttpRequest> reque
   Batch batch;
   batch.group.max_active = max_active;
   std::vector<std::unique_ptr<Exchange>> inflight;
+  // Hedging: live exchanges per request, and whether it got its duplicate.
+  std::vector<int> copies(n, 0);
+  std::vector<bool> hedged(n, false);
+  auto eligible = [&](const HttpRequest& r) {
+    if (!hedge_) return false;
+    if (r.kind == HttpRequest::Kind::kRange) return r.range.length <= hedge_->options().max_bytes;
+    return r.kind == HttpRequest::Kind::kSuffix && r.suffix <= hedge_->options().max_bytes;
+  };
+  // A new exchange for request `index` (a first attempt, a retry or a hedged duplicate).
+  auto make_exchange = [&](size_t index, int attempt, bool is_hedge, double remaining_s) -> Result<std::unique_ptr<Exchange>> {
+    auto ex = std::make_unique<Exchange>();
+    ex->batch = &batch;
+    ex->index = index;
+    ex->attempt = attempt;
+    ex->req = &requests[index];
+    ex->on_done = [&batch](CurlEngine::Transfer* t, CURLcode code) {
+      auto* e = static_cast<Exchange*>(t);
+      e->result = code;
+      e->end_s = NowSeconds();
+      std::lock_guard<std::mutex> lock(batch.mu);
+      batch.done.push_back(e);
+      batch.cv.notify_all();
+    };
+    // A duplicate does not wait behind the read's own (possibly stalled) requests.
+    ex->group = is_hedge ? nullptr : &batch.group;
+    ex->is_hedge = is_hedge;
+    auto easy = MakeEasy(ex.get(), remaining_s);
+    if (!easy.ok()) return easy.status();
+    ex->submitted_s = NowSeconds();
+    ++copies[index];
+    if (!is_hedge && eligible(requests[index])) hedge_->CountRequest();
+    return ex;
+  };
   Status failure;
   std::string last_error;
   int last_attempts = 0;
 
-  auto on_done = [&batch](CurlEngine::Transfer* t, CURLcode code) {
-    auto* ex = static_cast<Exchange*>(t);
-    ex->result = code;
-    ex->end_s = NowSeconds();
-    std::lock_guard<std::mutex> lock(batch.mu);
-    batch.done.push_back(ex);
-    batch.cv.notify_all();
-  };
 
   while (remaining > 0 && failure.ok()) {
     double now = NowSeconds();
@@ -482,29 +510,30 @@ Result<std::vector<HttpResponse>> HttpClient::Run(std::vector<HttpRequest> reque
         ++it;
         continue;
       }
-      auto ex = std::make_unique<Exchange>();
-      ex->batch = &batch;
-      ex->index = it->index;
-      ex->attempt = it->attempt;
-      ex->req = &requests[it->index];
-      ex->on_done = on_done;
-      ex->group = &batch.group;
-      auto easy = MakeEasy(ex.get(), deadline - now);
-      if (!easy.ok()) {
-        failure = easy.status();
+      auto made = make_exchange(it->index, it->attempt, /*is_hedge=*/false, deadline - now);
+      if (!made.ok()) {
+        failure = made.status();
         break;
       }
-      engine_->Submit(ex.get());
-      inflight.push_back(std::move(ex));
+      engine_->Submit(made->get());
+      inflight.push_back(std::move(*made));
       it = queue.erase(it);
     }
     if (!failure.ok()) break;
     for (const Due& d : queue) next_due = std::min(next_due, d.not_before);
+    const double hedge_delay = hedge_ ? hedge_->Delay() : -1;
     std::vector<Exchange*> done;
     {
       std::unique_lock<std::mutex> lock(batch.mu);
       double wake = next_due;
       if (read.cancel) wake = std::min(wake, NowSeconds() + 0.01);
+      if (hedge_delay > 0) {
+        for (const auto& ex : inflight) {
+          if (!ex->is_hedge && !hedged[ex->index] && !finished[ex->index] && eligible(*ex->req)) {
+            wake = std::min(wake, ex->submitted_s + hedge_delay);
+          }
+        }
+      }
       auto until = Clock::now() + std::chrono::duration_cast<Clock::duration>(
                                       std::chrono::duration<double>(std::max(0.0, wake - NowSeconds())));
       batch.cv.wait_until(lock, until, [&] { return !batch.done.empty(); });
@@ -514,7 +543,10 @@ Result<std::vector<HttpResponse>> HttpClient::Run(std::vector<HttpRequest> reque
       auto it = std::find_if(inflight.begin(), inflight.end(), [&](auto& p) { return p.get() == ex; });
       std::unique_ptr<Exchange> owned = std::move(*it);
       inflight.erase(it);
+      --copies[ex->index];
       if (!failure.ok()) continue;
+      // The other copy of a hedged request already answered: this one was cancelled or lost.
+      if (finished[ex->index]) continue;
       Verdict v = Evaluate(ex, endpoint_, map_error_);
       if (v.status.ok() && !ex->resp.etag.empty() && requests[ex->index].kind != HttpRequest::Kind::kPlain) {
         if (batch_etag.empty()) {
@@ -540,11 +572,21 @@ Result<std::vector<HttpResponse>> HttpClient::Run(std::vector<HttpRequest> reque
         t.range = ex->req->kind == HttpRequest::Kind::kRange ? ex->req->range
                                                              : ByteRange{ex->resp.object_size - t.bytes, t.bytes};
         local.requests.push_back(t);
+        if (hedged[ex->index]) {
+          for (auto& other : inflight) {
+            if (other->index == ex->index) engine_->Cancel(other.get());  // the slower copy
+          }
+          if (ex->is_hedge) StoreMetrics::Global().RecordHedgeWon(StoreKind::kHttp);
+        }
+        // Only successful winners teach the estimator (never a failed or cancelled copy).
+        if (eligible(*ex->req) && ex->attempt == 0) hedge_->Observe(std::max(0.0, ex->end_s - ex->start_s));
         out[ex->index] = std::move(ex->resp);
         finished[ex->index] = true;
         --remaining;
         continue;
       }
+      // A failed copy while the other copy of the request is still running: that one decides.
+      if (copies[ex->index] > 0) continue;
       last_error = v.status.message();
       last_attempts = ex->attempt + 1;
       if (!v.retry || ex->attempt + 1 >= options_.max_attempts) {
@@ -571,6 +613,25 @@ Result<std::vector<HttpResponse>> HttpClient::Run(std::vector<HttpRequest> reque
         continue;  // the other finished exchanges still have to leave `inflight`
       }
       queue.push_back({ex->index, ex->attempt + 1, when});
+    }
+    // Hedge: one duplicate for each eligible request still unanswered after the delay, within budget.
+    if (failure.ok() && hedge_delay > 0) {
+      const double t = NowSeconds();
+      std::vector<std::unique_ptr<Exchange>> duplicates;
+      for (const auto& ex : inflight) {
+        if (ex->is_hedge || hedged[ex->index] || finished[ex->index] || !eligible(*ex->req)) continue;
+        if (t - ex->submitted_s < hedge_delay) continue;
+        if (!hedge_->TryHedge()) break;
+        auto made = make_exchange(ex->index, ex->attempt, /*is_hedge=*/true, deadline - t);
+        if (!made.ok()) break;  // no duplicate; the original still runs
+        hedged[ex->index] = true;
+        StoreMetrics::Global().RecordHedgeSent(StoreKind::kHttp);
+        duplicates.push_back(std::move(*made));
+      }
+      for (auto& d : duplicates) {
+        engine_->Submit(d.get());
+        inflight.push_back(std::move(d));
+      }
     }
   }
   // Abort whatever is still running and wait until the engine has let go of it.

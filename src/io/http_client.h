@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "io/curl_engine.h"
+#include "io/hedge_policy.h"
 #include "rap/io/http_options.h"
 #include "rap/io/object_store.h"
 
@@ -63,6 +64,8 @@ class HttpClient {
   const HttpOptions& options() const { return options_; }
   const std::string& endpoint() const { return endpoint_; }
   long connections_opened() const { return engine_->connections_opened(); }
+  // Hedged requests (HttpOptions::hedge): null when hedging is off.
+  const HedgePolicy* hedge_policy() const { return hedge_.get(); }
 
   // Runs every request (at most read.max_concurrency at once) and returns their responses in
   // order. Range and suffix responses are checked against their requests; a request of a plain
@@ -86,6 +89,7 @@ class HttpClient {
   PrepareFn prepare_;
   ErrorFn map_error_;
   std::unique_ptr<CurlEngine> engine_;
+  std::unique_ptr<HedgePolicy> hedge_;
 };
 
 }  // namespace rap::io

@@ -1,5 +1,7 @@
 #include "io/http_store.h"
 
+#include <mutex>
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -10,8 +12,27 @@
 
 namespace rap::io {
 
+namespace {
+std::mutex g_hedge_mu;
+HedgeOptions g_hedge;
+}  // namespace
+
+void SetDefaultHedgeOptions(const HedgeOptions& options) {
+  std::lock_guard<std::mutex> lock(g_hedge_mu);
+  g_hedge = options;
+}
+
+HedgeOptions DefaultHedgeOptions() {
+  std::lock_guard<std::mutex> lock(g_hedge_mu);
+  return g_hedge;
+}
+
 HttpOptions HttpOptionsFromEnv() {
   HttpOptions o;
+  o.hedge = DefaultHedgeOptions();
+  if (const char* v = std::getenv("RAP_HTTP_HEDGE"); v && (std::string(v) == "0" || std::string(v) == "1")) {
+    o.hedge.enabled = std::string(v) == "1";
+  }
   auto num = [](const char* name, double* out) {
     const char* v = std::getenv(name);
     if (v && *v) {

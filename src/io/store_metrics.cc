@@ -29,10 +29,12 @@ void StoreMetrics::RecordFailure(StoreKind kind) {
   kinds_[static_cast<size_t>(kind)].failed.fetch_add(1, std::memory_order_relaxed);
 }
 
-void StoreMetrics::RecordHedge(StoreKind kind, bool won) {
-  PerKind& k = kinds_[static_cast<size_t>(kind)];
-  k.hedges_sent.fetch_add(1, std::memory_order_relaxed);
-  if (won) k.hedges_won.fetch_add(1, std::memory_order_relaxed);
+void StoreMetrics::RecordHedgeSent(StoreKind kind) {
+  kinds_[static_cast<size_t>(kind)].hedges_sent.fetch_add(1, std::memory_order_relaxed);
+}
+
+void StoreMetrics::RecordHedgeWon(StoreKind kind) {
+  kinds_[static_cast<size_t>(kind)].hedges_won.fetch_add(1, std::memory_order_relaxed);
 }
 
 StoreMetricsSnapshot StoreMetrics::Snapshot(StoreKind kind) const {

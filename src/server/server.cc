@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "rap/io/http_options.h"
 #include "rap/server/server_config.h"
 #include "rap/table/scan_source.h"
 #include "rap/util/clock.h"
@@ -119,6 +120,11 @@ Server::Server(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Result<std::unique_ptr<Server>> Server::Start(ServerOptions options) {
   auto impl = std::make_unique<Impl>();
   if (options.tables.empty()) return Status::InvalidArgument("rap serve: no table configured (--table name=URL)");
+  {
+    io::HedgeOptions hedge = io::DefaultHedgeOptions();
+    hedge.enabled = options.hedge_reads;
+    io::SetDefaultHedgeOptions(hedge);
+  }
   for (const TableConfig& tc : options.tables) {
     for (const auto& other : impl->ctx.tables) {
       if (other->name() == tc.name) return Status::InvalidArgument("table '" + tc.name + "' is configured twice");

@@ -106,6 +106,9 @@ Status ParseServerConfig(const std::string& json_text, const std::string& origin
     } else if (key == "access_log") {
       if (!v.is_string()) return Status::InvalidArgument(w + ": expected a string");
       o->access_log = v.get<std::string>();
+    } else if (key == "hedge_reads") {
+      if (!v.is_boolean()) return Status::InvalidArgument(w + ": expected true or false");
+      o->hedge_reads = v.get<bool>();
     } else if (key == "require_index") {
       if (!v.is_boolean()) return Status::InvalidArgument(w + ": expected true or false");
       o->require_index = v.get<bool>();

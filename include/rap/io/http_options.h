@@ -2,9 +2,33 @@
 // and full jitter, the overall deadline of one read, stall detection and concurrency limits.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 namespace rap::io {
+
+// Hedged range reads (The Tail at Scale): a range request of at most `max_bytes` that has not
+// completed after the endpoint's observed `quantile` completion time (never less than
+// `min_delay_s`) gets one duplicate; the first complete response wins and the other is cancelled.
+// Duplicates are capped at `max_fraction` of the endpoint's requests (plus `burst`). Only successful
+// winners teach the completion-time estimator (failed and cancelled copies never do), and no
+// duplicate is sent before `min_samples` requests were observed. Completion rather than the first
+// byte: for the small reads that are hedged the two differ by one network read, and a response whose
+// headers arrive but whose body stalls is a slow request too.
+struct HedgeOptions {
+  bool enabled = false;
+  double quantile = 0.95;
+  double min_delay_s = 0.010;  // the floor; The Tail at Scale hedged BigTable reads after 10 ms
+  double max_fraction = 0.05;
+  int burst = 2;
+  int min_samples = 20;
+  uint64_t max_bytes = 1 << 20;
+};
+
+// The process-wide default of HttpOptions::hedge for stores created from now on (OpenUrl,
+// HttpOptionsFromEnv). `rap serve` enables it; RAP_HTTP_HEDGE=0/1 overrides it.
+void SetDefaultHedgeOptions(const HedgeOptions& options);
+HedgeOptions DefaultHedgeOptions();
 
 struct HttpOptions {
   // Attempts per request (first try included). Retried: connection errors, timeouts and stalls,
@@ -28,6 +52,7 @@ struct HttpOptions {
   // false skips certificate and host name verification (insecure; for debugging only).
   bool verify_tls = true;
   std::string user_agent = "rap/0.1";
+  HedgeOptions hedge;  // off unless enabled (see above)
 };
 
 // Reads overrides from the environment: RAP_HTTP_MAX_ATTEMPTS, RAP_HTTP_DEADLINE_S,

@@ -36,7 +36,8 @@ class StoreMetrics {
   static StoreMetrics& Global();
   void RecordRequests(StoreKind kind, const ReadStats& stats);
   void RecordFailure(StoreKind kind);
-  void RecordHedge(StoreKind kind, bool won);
+  void RecordHedgeSent(StoreKind kind);
+  void RecordHedgeWon(StoreKind kind);
   StoreMetricsSnapshot Snapshot(StoreKind kind) const;
 
  private:

@@ -53,6 +53,9 @@ struct ServerOptions {
   double refresh_interval_s = 10;    // poll for a newer index manifest / table version (<= 0: never)
   std::string access_log = "-";      // "-": stderr, "": none, else a file (appended)
   bool require_index = false;        // /readyz also waits for every table's index
+  // Hedged range reads (rap/io/http_options.h HedgeOptions) for the HTTP/S3 stores of the tables.
+  // Process-wide: Start() sets the default for stores created from then on.
+  bool hedge_reads = true;
 };
 
 class Server {

@@ -1,0 +1,133 @@
+// rap-test-labels: network concurrent
+// Hedged range reads (HedgeOptions, src/io/hedge_policy.h) against rap-netsim with injected stalls
+// (headers, then nothing for 1.5 s): every read returns exactly its bytes, reads held up by a
+// stall are far fewer with hedging than without, the duplicates stay within the cap, cancelled
+// losers leave nothing behind, and the policy's estimator learns only from successful winners.
+#include <gtest/gtest.h>
+
+#include <random>
+#include <string>
+
+#include "io/hedge_policy.h"
+#include "rap/io/http_store.h"
+#include "rap/io/store_metrics.h"
+#include "rap/util/clock.h"
+#include "testing/netsim_fixture.h"
+#include "testing/paths.h"
+
+namespace rap::io {
+namespace {
+
+constexpr int kReads = 300;
+
+struct RunResult {
+  int slow_reads = 0;      // reads that took longer than 0.75 s (a 1.5 s stall held them up)
+  int stalls = 0;          // stalls rap-netsim injected
+  uint64_t hedges_sent = 0, hedges_won = 0;
+  uint64_t requests = 0;   // requests rap-netsim saw
+  bool bytes_ok = true;
+};
+
+class HedgeTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::mt19937_64 rng(3);
+    data_.resize(256 << 10);
+    for (char& c : data_) c = static_cast<char>(rng());
+    rap::testing::WriteStringToFile(dir_.Join("obj.bin"), data_);
+  }
+
+  RunResult Run(bool hedge) {
+    rap::testing::NetsimOptions no;
+    no.root = dir_.path();
+    no.latency = "5ms";
+    no.extra_args = {"--seed", "17"};
+    auto srv = rap::testing::NetsimServer::Start(no);
+    EXPECT_TRUE(srv.ok()) << srv.status().ToString();
+    RunResult r;
+    if (!srv.ok()) return r;
+    HttpOptions ho;
+    ho.hedge.enabled = hedge;
+    auto store = MakeHttpStore((*srv)->url(), ho);
+    EXPECT_TRUE(store.ok());
+    // Warm-up (trains the estimator), then stalls on 3% of the requests.
+    std::mt19937_64 rng(5);
+    auto read_one = [&](double* seconds) {
+      const uint64_t off = rng() % (data_.size() - 4096), len = 1 + rng() % 4096;
+      const ByteRange range{off, len};
+      const double t0 = NowSeconds();
+      auto bufs = (*store)->ReadRanges("/obj.bin", std::span<const ByteRange>(&range, 1), ReadOptions{}, nullptr);
+      *seconds = NowSeconds() - t0;
+      if (!bufs.ok() || bufs->size() != 1 ||
+          std::string(reinterpret_cast<const char*>((*bufs)[0].data()), (*bufs)[0].size()) != data_.substr(off, len)) {
+        r.bytes_ok = false;
+      }
+    };
+    double s = 0;
+    for (int i = 0; i < 40; ++i) read_one(&s);
+    EXPECT_TRUE((*srv)->ResetStats().ok());
+    EXPECT_TRUE((*srv)->AddFault("kind=stall&seconds=1.5&prob=0.03&count=-1").ok());
+    const auto before = StoreMetrics::Global().Snapshot(StoreKind::kHttp);
+    for (int i = 0; i < kReads; ++i) {
+      read_one(&s);
+      if (s > 0.75) ++r.slow_reads;
+    }
+    const auto after = StoreMetrics::Global().Snapshot(StoreKind::kHttp);
+    r.hedges_sent = after.hedges_sent - before.hedges_sent;
+    r.hedges_won = after.hedges_won - before.hedges_won;
+    auto stats = (*srv)->Stats();
+    EXPECT_TRUE(stats.ok());
+    if (stats.ok()) {
+      r.requests = stats->total.requests;
+      r.stalls = static_cast<int>(stats->faults["stall"]);
+    }
+    return r;
+  }
+
+  rap::testing::TempDir dir_;
+  std::string data_;
+};
+
+TEST_F(HedgeTest, FewerSlowReadsSameBytesWithinTheCap) {
+  const RunResult plain = Run(false), hedged = Run(true);
+  EXPECT_TRUE(plain.bytes_ok);
+  EXPECT_TRUE(hedged.bytes_ok);
+  // Without hedging every stalled request is a slow read.
+  EXPECT_EQ(plain.hedges_sent, 0u);
+  ASSERT_GE(plain.stalls, 3) << "too few stalls injected for the comparison";
+  EXPECT_GE(plain.slow_reads, plain.stalls);
+  // With hedging a stalled request gets a duplicate that answers first.
+  EXPECT_GE(hedged.hedges_won, 1u);
+  EXPECT_LT(hedged.slow_reads * 3, plain.slow_reads) << "hedged " << hedged.slow_reads << ", plain " << plain.slow_reads;
+  // The cap: duplicates <= 5% of the requests (+ a burst of 2), counted by the server as well.
+  const HedgeOptions defaults;
+  EXPECT_LE(static_cast<double>(hedged.hedges_sent), defaults.max_fraction * (kReads + 40) + defaults.burst);
+  EXPECT_EQ(hedged.requests, static_cast<uint64_t>(kReads) + hedged.hedges_sent);
+  std::printf("plain: %d slow of %d reads (%d stalls); hedged: %d slow, %llu hedges sent, %llu won (%d stalls)\n",
+              plain.slow_reads, kReads, plain.stalls, hedged.slow_reads,
+              static_cast<unsigned long long>(hedged.hedges_sent), static_cast<unsigned long long>(hedged.hedges_won),
+              hedged.stalls);
+}
+
+TEST(HedgePolicy, DelayIsTheQuantileOfWinnersAndTheBudgetHolds) {
+  HedgeOptions o;
+  o.enabled = true;
+  o.min_samples = 10;
+  o.min_delay_s = 0.001;
+  HedgePolicy p(o);
+  for (int i = 0; i < 9; ++i) p.Observe(0.010);
+  EXPECT_LT(p.Delay(), 0) << "no delay before min_samples observations";
+  for (int i = 1; i <= 91; ++i) p.Observe(0.001 * i);  // 100 samples: 9 x 10 ms and 1..91 ms
+  EXPECT_NEAR(p.Delay(), 0.086, 0.002);
+  HedgePolicy floor_policy(o);
+  for (int i = 0; i < 20; ++i) floor_policy.Observe(0.0001);
+  EXPECT_DOUBLE_EQ(floor_policy.Delay(), 0.001);
+  // Budget: 5% of requests + a burst of 2.
+  for (int i = 0; i < 100; ++i) p.CountRequest();
+  int granted = 0;
+  for (int i = 0; i < 50; ++i) granted += p.TryHedge() ? 1 : 0;
+  EXPECT_EQ(granted, 7);
+}
+
+}  // namespace
+}  // namespace rap::io
