@@ -26,7 +26,7 @@ struct ConvertArgs {
   bool no_header = false;
   std::optional<int64_t> row_group_rows, page_rows;
   std::string row_group_bytes, page_bytes, dictionary_limit;
-  std::vector<std::string> compression, encoding, page_break_on, frame_per_key, kv;
+  std::vector<std::string> compression, encoding, page_break_on, frame_per_key, sort_by, blob, kv;
   std::string align;
   bool interleave = false;
   int data_page_version = 1;
@@ -148,19 +148,8 @@ Result<parquet::WriterOptions> BuildOptions(const ConvertArgs& a) {
       if (ov.encoding) dst.encoding = ov.encoding;
     }
   }
-  const auto split = [](const std::vector<std::string>& lists, std::vector<std::string>* out) {
-    for (const auto& k : lists) {
-      size_t start = 0;
-      while (start <= k.size()) {
-        size_t comma = k.find(',', start);
-        if (comma == std::string::npos) comma = k.size();
-        if (comma > start) out->push_back(k.substr(start, comma - start));
-        start = comma + 1;
-      }
-    }
-  };
-  split(a.page_break_on, &o.page_break_on);
-  split(a.frame_per_key, &o.frame_break_on);
+  o.page_break_on = SplitLists(a.page_break_on);
+  o.frame_break_on = SplitLists(a.frame_per_key);
   if (!a.align.empty()) {
     RAP_ASSIGN_OR_RETURN(uint64_t b, ParseByteSize(a.align));
     o.frame_align = static_cast<int64_t>(b);
@@ -208,6 +197,12 @@ Status RunConvert(const ConvertArgs& a) {
     } else {
       RAP_ASSIGN_OR_RETURN(source, OpenJsonLines(a.input, t));
     }
+  }
+  if (!a.sort_by.empty()) {
+    RAP_ASSIGN_OR_RETURN(source, SortedSource(std::move(source), SplitLists(a.sort_by), a.batch_rows));
+  }
+  if (!a.blob.empty()) {
+    RAP_ASSIGN_OR_RETURN(source, BlobSource(std::move(source), SplitLists(a.blob)));
   }
   // The sink: a local file through a temporary sibling, or one atomic Put to an object store.
   std::unique_ptr<parquet::ByteSink> sink;
@@ -283,6 +278,13 @@ CommandRegistrar reg("convert", [](CLI::App& app) {
   cmd->add_option("--dictionary-limit", args->dictionary_limit, "Dictionary size before falling back to plain");
   cmd->add_flag("--no-dictionary", args->no_dictionary, "No dictionary encoding");
   cmd->add_option("--page-break-on", args->page_break_on, "Start a new page whenever these columns change value")
+      ->allow_extra_args(false);
+  cmd->add_option("--sort-by", args->sort_by,
+                  "Sort the rows by these columns first (the whole input is held in memory)")
+      ->allow_extra_args(false);
+  cmd->add_option("--blob", args->blob,
+                  "Keep these key columns and serialise every other column of a row into one JSON column 'blob' "
+                  "(docs/layouts.md)")
       ->allow_extra_args(false);
   cmd->add_option("--frame-per-key", args->frame_per_key,
                   "A ZSTD frame per key: these columns delimit keys; every non-BOOLEAN column gets PLAIN values, "

@@ -69,3 +69,27 @@ class ColumnBuilder {
 std::unique_ptr<ColumnBuilder> MakeColumnBuilder(const Field& field);
 
 }  // namespace rap::cli
+
+namespace rap::cli {
+
+// `rap convert --sort-by`: reads every batch of `inner` into memory and yields its rows stably
+// sorted by `keys` (top-level primitive columns, lexicographic; nulls first; strings and binary
+// bytewise unsigned, floats by value), in batches of `batch_rows`.
+Result<std::unique_ptr<BatchSource>> SortedSource(std::unique_ptr<BatchSource> inner,
+                                                  const std::vector<std::string>& keys, int64_t batch_rows);
+
+}  // namespace rap::cli
+
+namespace rap::cli {
+
+// `rap convert --blob`: the `keys` columns, then one non-null JSON column "blob" holding each row's
+// other columns as an object {"name": value, ...} in schema order (values as FormatJsonValue
+// writes them: numbers and booleans bare, strings/dates/times/timestamps quoted, binary with \xNN
+// escapes, lists as arrays, structs and maps as objects, null as null).
+Result<std::unique_ptr<BatchSource>> BlobSource(std::unique_ptr<BatchSource> inner,
+                                                const std::vector<std::string>& keys);
+
+// "a,b" "c" -> {a, b, c}: the comma-separated lists of a repeatable flag.
+std::vector<std::string> SplitLists(const std::vector<std::string>& lists);
+
+}  // namespace rap::cli

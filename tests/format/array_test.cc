@@ -4,6 +4,8 @@
 
 #include "rap/format/array.h"
 
+#include "format/layout_testing.h"
+
 namespace rap {
 namespace {
 
@@ -185,6 +187,34 @@ TEST(Array, FormatTemporalDecimalStruct) {
   EXPECT_EQ(FormatValue(*h, 0), "1");
   EXPECT_EQ(FormatValue(*h, 1), "-2");
   EXPECT_EQ(FormatValue(*h, 2), "NaN");
+}
+
+TEST(Array, TakeGathersEveryTypeInOrder) {
+  const RecordBatch b = rap::testing::KeyedBatch(400, 9);  // int64, int32, string, double, list, bool; nulls
+  std::vector<int64_t> idx;
+  for (int64_t i = 399; i >= 0; i -= 3) idx.push_back(i);
+  idx.push_back(5);
+  idx.push_back(5);
+  for (const auto& col : b.columns) {
+    const ArrayPtr sliced = SliceArray(col, 7, 393);  // a non-zero offset too
+    std::vector<int64_t> in_slice;
+    for (int64_t i : idx) {
+      if (i >= 7) in_slice.push_back(i - 7);
+    }
+    for (const auto& [src, ix] : {std::pair{col, idx}, std::pair{sliced, in_slice}}) {
+      auto t = TakeArray(src, ix);
+      ASSERT_TRUE(t.ok()) << t.status().ToString();
+      ASSERT_EQ((*t)->length, static_cast<int64_t>(ix.size()));
+      EXPECT_TRUE(ValidateArray(**t).ok()) << ValidateArray(**t).ToString();
+      for (size_t i = 0; i < ix.size(); ++i) {
+        ASSERT_EQ(rap::testing::CompareValues(*src, ix[i], **t, static_cast<int64_t>(i)), "")
+            << col->type->ToString() << " row " << i;
+      }
+    }
+  }
+  auto bad = TakeArray(b.columns[0], std::vector<int64_t>{0, 400});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("index 400 at position 1"), std::string::npos);
 }
 
 }  // namespace

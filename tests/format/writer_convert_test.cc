@@ -218,5 +218,46 @@ TEST_F(ConvertTest, ParquetTestingFilesRewrittenReadBackEqual) {
   EXPECT_EQ(checked, static_cast<int>(std::size(files)));
 }
 
+TEST_F(ConvertTest, SortedFramePerKeyInterleavedAlignedAndBlob) {
+  const std::string in = dir_.Join("in.csv"), out = dir_.Join("out.parquet"), blob = dir_.Join("blob.parquet");
+  // Keys in descending order, two rows each: --sort-by must reorder them, keeping the input order
+  // of a key's rows (stable).
+  std::string csv = "user,event,name\n";
+  for (int u = 300; u > 0; --u) {
+    for (int e = 0; e < 2; ++e) csv += fmt::format("{},{},n{}-{}\n", u, u * 10 + e, u, e);
+  }
+  rap::testing::WriteStringToFile(in, csv);
+  auto r = Rap("convert -q " + Q(in) + " " + Q(out) + " --sort-by user --frame-per-key user --interleave --align 4KiB",
+               dir_);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("frame per key: 900 frames"), std::string::npos) << r.out;  // 300 keys x 3 columns
+  auto b = ReadBack(out);
+  ASSERT_EQ(b.size(), 1u);
+  ASSERT_EQ(b[0].num_rows, 600);
+  for (int64_t row = 0; row < 600; ++row) {
+    const int u = 1 + static_cast<int>(row / 2), e = static_cast<int>(row % 2);
+    ASSERT_EQ(Cell(b, row, "user"), std::to_string(u)) << row;
+    ASSERT_EQ(Cell(b, row, "event"), std::to_string(u * 10 + e)) << row;
+  }
+  auto inspect = Rap("inspect --pages " + Q(out), dir_);
+  ASSERT_EQ(inspect.status, 0) << inspect.err;
+  EXPECT_NE(inspect.out.find("frames: 300 ZSTD"), std::string::npos) << inspect.out;
+  EXPECT_NE(inspect.out.find("crossing 4 KiB: 0, 16 KiB: 0"), std::string::npos) << inspect.out;
+
+  r = Rap("convert -q " + Q(in) + " " + Q(blob) + " --sort-by user --blob user", dir_);
+  ASSERT_EQ(r.status, 0) << r.err;
+  b = ReadBack(blob);
+  ASSERT_EQ(b.size(), 1u);
+  ASSERT_EQ(b[0].schema->fields.size(), 2u);
+  EXPECT_EQ(b[0].schema->fields[1].name, "blob");
+  EXPECT_EQ(Cell(b, 0, "user"), "1");
+  EXPECT_EQ(Cell(b, 0, "blob"), R"({"event":10,"name":"n1-0"})");
+  EXPECT_EQ(Cell(b, 599, "blob"), R"({"event":3001,"name":"n300-1"})");
+
+  r = Rap("convert -q " + Q(in) + " " + Q(out) + " --sort-by nope", dir_);
+  EXPECT_NE(r.status, 0);
+  EXPECT_NE(r.err.find("--sort-by 'nope': no such column"), std::string::npos) << r.err;
+}
+
 }  // namespace
 }  // namespace rap::parquet

@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -118,6 +119,10 @@ ArrayPtr SliceArray(const ArrayPtr& array, int64_t offset, int64_t length);
 
 // Concatenates arrays of identical type into one (copies).
 Result<ArrayPtr> ConcatArrays(const std::vector<ArrayPtr>& arrays);
+
+// The rows `indices` of `array`, in that order (copies; any type, nested included). Indices must be
+// in [0, length): InvalidArgument names the first one that is not.
+Result<ArrayPtr> TakeArray(const ArrayPtr& array, std::span<const int64_t> indices);
 
 // Human-readable value for CLI output ("null" for nulls, JSON-ish for nested values).
 std::string FormatValue(const ArrayData& array, int64_t i);
