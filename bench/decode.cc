@@ -4,6 +4,9 @@
 // column), consuming every value the way the DuckDB query does (count and sum, or summed string
 // lengths; the results are cross-checked). DuckDB runs through bench/decode/duckdb_decode.mjs (@duckdb/node-api
 // from tests/npm, SET threads=1); without node or the module the comparison is skipped with a note.
+// Also three DuckDB-written files (snappy, zstd, uncompressed) of the shape DuckDB users have: 4
+// columns i64, f64, s (string, 10% NULL), low_card (16 values), row groups of 122,880 rows, and the
+// same aggregate on both sides: sum(i64), sum(f64), sum(length(s)), sum(low_card).
 // Footer decode time for wide metadata is bench_footer's job: it is run when it sits beside this
 // binary. Prints medians (uncompressed MB/s = PLAIN-encoded value bytes / s, and rows/s) per CPU
 // second of the process (robust on a shared machine; wall-clock medians go to the CSV too), writes CSV.
@@ -28,6 +31,7 @@
 #include "rap/format/writer.h"
 #include "rap/io/object_store.h"
 #include "rap/read/file_reader.h"
+#include "rap/util/allocator.h"
 
 namespace {
 
@@ -106,8 +110,10 @@ Options ParseArgs(int argc, char** argv) {
   return o;
 }
 
-enum class Kind { kInt64, kDouble, kString };
-const char* KindName(Kind k) { return k == Kind::kInt64 ? "int64" : k == Kind::kDouble ? "double" : "string"; }
+enum class Kind { kInt64, kDouble, kString, kDuckDb4 };
+const char* KindName(Kind k) {
+  return k == Kind::kInt64 ? "int64" : k == Kind::kDouble ? "double" : k == Kind::kString ? "string" : "duckdb4";
+}
 
 // 4096 distinct values per type (so dictionary encoding never falls back), drawn uniformly.
 constexpr int kDistinct = 4096;
@@ -158,6 +164,7 @@ struct Case {
   Timing ours, duck;
   std::string ours_result, duck_result;
   std::string Name() const {
+    if (kind == Kind::kDuckDb4) return fmt::format("duckdb 4-column {}", parquet::CodecName(codec));
     return fmt::format("{} {} {}", KindName(kind), dictionary ? "dict" : "plain", parquet::CodecName(codec));
   }
 };
@@ -212,14 +219,72 @@ std::string Int128ToString(__int128 v) {
 
 // DuckDB's double sum and ours add in different orders: compare to 6 significant digits.
 std::string DuckResult(const std::string& r, Kind kind) {
+  if (kind == Kind::kDuckDb4) {  // i64 sum, f64 sum, length sum, low_card sum
+    const size_t a = r.find(','), b = a == std::string::npos ? a : r.find(',', a + 1);
+    if (b == std::string::npos) return r;
+    return fmt::format("{},{:.6g}{}", r.substr(0, a), std::strtod(r.c_str() + a + 1, nullptr), r.substr(b));
+  }
   if (kind != Kind::kDouble) return r;
   const size_t comma = r.find(',');
   if (comma == std::string::npos) return r;
   return fmt::format("{},{:.6g}", r.substr(0, comma), std::strtod(r.c_str() + comma + 1, nullptr));
 }
 
+// Sum of doubles in four partial sums: one serial chain of dependent additions would dominate.
+double SumDoubles(const double* v, int64_t n) {
+  double s[4] = {0, 0, 0, 0};
+  int64_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    for (int k = 0; k < 4; ++k) s[k] += v[i + k];
+  }
+  for (; i < n; ++i) s[0] += v[i];
+  return (s[0] + s[1]) + (s[2] + s[3]);
+}
+
+// The DuckDB-written 4-column file read through FileReader (all four columns), computing
+// sum(i64), sum(f64), sum(length(s)), sum(low_card) as DuckDB does (NULLs do not count).
+std::string ReadDuckDb4(const std::string& path, double* plain_bytes) {
+  auto url = io::OpenUrl(path);
+  Check(url.status(), path);
+  read::FileReaderOptions ro;
+  ro.use_metadata_cache = false;
+  auto reader = read::FileReader::Open(url->store, url->path, ro);
+  Check(reader.status(), path);
+  auto proj = (*reader)->Project({"i64", "f64", "s", "low_card"});
+  Check(proj.status(), path);
+  auto batches = (*reader)->NewBatchReader(std::nullopt, *proj);
+  Check(batches.status(), path);
+  __int128 i64 = 0;
+  int64_t lengths = 0, low = 0, rows = 0, strings = 0;
+  double f64 = 0;
+  while (true) {
+    auto b = (*batches)->Next();
+    Check(b.status(), path);
+    if (!*b) break;
+    const auto& cols = (*b)->columns;
+    const int64_t n = (*b)->num_rows;
+    rows += n;
+    const ArrayData& a = *cols[0];
+    const ArrayData& d = *cols[1];
+    const ArrayData& s = *cols[2];
+    const ArrayData& l = *cols[3];
+    // NULL slots hold 0 (numbers) and add no string bytes, so plain sums are the SQL sums.
+    const int64_t* iv = a.values<int64_t>();
+    for (int64_t i = 0; i < n; ++i) i64 += iv[i];
+    f64 += SumDoubles(d.values<double>(), n);
+    lengths += s.offsets()[n] - s.offsets()[0];
+    strings += n - (s.buffers[0].empty() ? 0 : CountNulls(s));
+    const int64_t* lv = l.values<int64_t>();
+    for (int64_t i = 0; i < n; ++i) low += lv[i];
+  }
+  // PLAIN-encoded value bytes: 8 per number, 4 + length per non-NULL string.
+  if (plain_bytes) *plain_bytes = 24.0 * static_cast<double>(rows) + 4.0 * static_cast<double>(strings) + static_cast<double>(lengths);
+  return fmt::format("{},{:.6g},{},{}", Int128ToString(i64), f64, lengths, low);
+}
+
 // One full read of the column through FileReader, consuming every value like the DuckDB query.
 std::string ReadOnce(const std::string& path, Kind kind) {
+  if (kind == Kind::kDuckDb4) return ReadDuckDb4(path, nullptr);
   auto url = io::OpenUrl(path);
   Check(url.status(), path);
   read::FileReaderOptions ro;
@@ -245,15 +310,7 @@ std::string ReadOnce(const std::string& path, Kind kind) {
       const int64_t* v = a.values<int64_t>();
       for (int64_t i = 0; i < a.length; ++i) isum += v[i];
     } else {
-      // Four partial sums: one serial chain of dependent additions would dominate the decode time.
-      const double* v = a.values<double>();
-      double s[4] = {0, 0, 0, 0};
-      int64_t i = 0;
-      for (; i + 4 <= a.length; i += 4) {
-        for (int k = 0; k < 4; ++k) s[k] += v[i + k];
-      }
-      for (; i < a.length; ++i) s[0] += v[i];
-      dsum += (s[0] + s[1]) + (s[2] + s[3]);
+      dsum += SumDoubles(a.values<double>(), a.length);
     }
   }
   if (kind == Kind::kString) return fmt::format("{},{}", count, lengths);
@@ -309,16 +366,46 @@ std::string RunCommand(const std::string& cmd, int* status) {
   return out;
 }
 
+// Why DuckDB cannot run ("" when it can).
+std::string DuckDbMissing(const fs::path& src) {
+  int st = 0;
+  RunCommand("command -v node >/dev/null 2>&1", &st);
+  if (st != 0) return "node is not installed; the DuckDB comparison is skipped (scripts/install-deps.sh)";
+  if (src.empty() || !fs::exists(src / "tests/npm/node_modules/@duckdb/node-api/package.json")) {
+    return "@duckdb/node-api is not installed (scripts/install-npm-test-deps.sh); DuckDB skipped";
+  }
+  return "";
+}
+
+// The DuckDB-written 4-column fixtures (one per codec), written by duckdb_decode.mjs --write.
+void AddDuckDbFixtures(const Options& o, const fs::path& src, const fs::path& dir, std::vector<Case>* cases) {
+  if (!DuckDbMissing(src).empty()) return;
+  for (parquet::Codec codec : {parquet::Codec::UNCOMPRESSED, parquet::Codec::SNAPPY, parquet::Codec::ZSTD}) {
+    Case c;
+    c.kind = Kind::kDuckDb4;
+    c.codec = codec;
+    if (!o.only.empty() && c.Name().find(o.only) == std::string::npos) continue;
+    c.path = (dir / fmt::format("duckdb4_{}.parquet", parquet::CodecName(codec))).string();
+    std::string codec_name = parquet::CodecName(codec);
+    std::transform(codec_name.begin(), codec_name.end(), codec_name.begin(), ::tolower);
+    int st = 0;
+    const std::string out = RunCommand(
+        fmt::format("node '{}' --npm-dir '{}' --write '{}' --codec {} --rows {} 2>&1",
+                    (src / "bench/decode/duckdb_decode.mjs").string(), (src / "tests/npm").string(), c.path,
+                    codec_name, o.rows),
+        &st);
+    if (st != 0) Die("DuckDB could not write " + c.path + ": " + out);
+    c.file_bytes = fs::file_size(c.path);
+    ReadDuckDb4(c.path, &c.plain_bytes);
+    cases->push_back(std::move(c));
+  }
+}
+
 // DuckDB medians per fixture path; empty with a printed note when node or the module is missing.
 void RunDuckdb(const Options& o, const fs::path& src, std::vector<Case>* cases) {
   int st = 0;
-  RunCommand("command -v node >/dev/null 2>&1", &st);
-  if (st != 0) {
-    std::printf("note: node is not installed; the DuckDB comparison is skipped (scripts/install-deps.sh)\n");
-    return;
-  }
-  if (src.empty() || !fs::exists(src / "tests/npm/node_modules/@duckdb/node-api/package.json")) {
-    std::printf("note: @duckdb/node-api is not installed (scripts/install-npm-test-deps.sh); DuckDB skipped\n");
+  if (const std::string why = DuckDbMissing(src); !why.empty()) {
+    std::printf("note: %s\n", why.c_str());
     return;
   }
   std::string cmd = fmt::format("node '{}' --npm-dir '{}' --reps {} --column v", (src / "bench/decode/duckdb_decode.mjs").string(),
@@ -350,6 +437,9 @@ void RunDuckdb(const Options& o, const fs::path& src, std::vector<Case>* cases) 
 
 int main(int argc, char** argv) {
   const Options o = ParseArgs(argc, argv);
+  // As the rap executables and bench_scan do (rap/util/allocator.h): freed page and value buffers are
+  // reused instead of being page-faulted in again for every column chunk.
+  rap::TuneAllocatorForScans();
   const fs::path dir = fs::path(o.temp_dir.empty() ? fs::temp_directory_path().string() : o.temp_dir) /
                        fmt::format("rap-bench-decode-{}", getpid());
   fs::create_directories(dir);
@@ -385,12 +475,13 @@ int main(int argc, char** argv) {
       }
     }
   }
+  const fs::path src = FindSourceDir(o, argv[0]);
+  if (o.duckdb) AddDuckDbFixtures(o, src, dir, &cases);
   std::printf("%zu fixtures of %lld rows in %s\n", cases.size(), static_cast<long long>(o.rows), dir.c_str());
 
   for (Case& c : cases) {
     c.ours = Measure(o.reps, [&] { c.ours_result = ReadOnce(c.path, c.kind); });
   }
-  const fs::path src = FindSourceDir(o, argv[0]);
   if (o.duckdb) RunDuckdb(o, src, &cases);
 
   auto mbs = [](const Case& c, double s) { return s > 0 ? c.plain_bytes / s / 1e6 : 0.0; };
@@ -422,7 +513,7 @@ int main(int argc, char** argv) {
                                 mrows(c.duck.cpu_s) * 1e6, c.duck_result == c.ours_result ? "yes" : "no");
       }
       std::fprintf(f, "%s,%s,%s,%lld,%d,%llu,%.0f,%.6f,%.6f,%.1f,%.0f,%s\n", KindName(c.kind),
-                   c.dictionary ? "dictionary" : "plain", parquet::CodecName(c.codec), static_cast<long long>(o.rows),
+                   c.kind == Kind::kDuckDb4 ? "duckdb" : c.dictionary ? "dictionary" : "plain", parquet::CodecName(c.codec), static_cast<long long>(o.rows),
                    o.reps, static_cast<unsigned long long>(c.file_bytes), c.plain_bytes, c.ours.cpu_s, c.ours.wall_s,
                    mbs(c, c.ours.cpu_s), mrows(c.ours.cpu_s) * 1e6, duck_cols.c_str());
     }

@@ -51,7 +51,9 @@ function(rap_module_tests name)
       list(APPEND file_labels ${line})
     endforeach()
     set_tests_properties(${name}.${base} PROPERTIES
-      ENVIRONMENT "RAP_SHARED_DIR=${PROJECT_SOURCE_DIR}/../shared;RAP_SOURCE_DIR=${PROJECT_SOURCE_DIR};RAP_BINARY_DIR=${PROJECT_BINARY_DIR}"
+      # RAP_SHARED_DIR is not set here, so that the caller's environment overrides the default
+      # (SourceDir()/../shared, tests/testing/paths.cc).
+      ENVIRONMENT "RAP_SOURCE_DIR=${PROJECT_SOURCE_DIR};RAP_BINARY_DIR=${PROJECT_BINARY_DIR}"
       TIMEOUT 1200 LABELS "${name};${T_LABELS};${file_labels}")
   endforeach()
 endfunction()

@@ -1,9 +1,15 @@
 // FormatValue: human-readable values of Arrow-layout arrays for the CLI (JSON-ish for nested values).
+// The rules (README "Output values"): floats print so that they read back as the same float, bit
+// for bit, and always look like floats (13165.0, -0.0, 1e+300); NaN and infinities as NaN, inf, -inf
+// (quoted in JSON); binary (BYTE_ARRAY without a string type, FIXED_LEN_BYTE_ARRAY without a logical
+// type) as 0x followed by lowercase hex; INTERVAL as an ISO 8601 duration; timestamps and times
+// adjusted to UTC end in Z; JSON columns are inlined as JSON values in JSON output.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "rap/format/array.h"
 
@@ -55,7 +61,7 @@ std::string FormatFraction(int64_t frac, TimeUnit u) {
   return "";
 }
 
-std::string FormatTimeOfDay(int64_t v, TimeUnit u) {
+std::string FormatTimeOfDay(int64_t v, TimeUnit u, const std::string& timezone) {
   const int64_t per = UnitsPerSecond(u);
   int64_t secs = v / per, frac = v % per;
   if (frac < 0) {
@@ -63,7 +69,8 @@ std::string FormatTimeOfDay(int64_t v, TimeUnit u) {
     secs -= 1;
   }
   int64_t sod = ((secs % 86400) + 86400) % 86400;
-  return fmt::format("{:02}:{:02}:{:02}{}", sod / 3600, (sod / 60) % 60, sod % 60, FormatFraction(frac, u));
+  return fmt::format("{:02}:{:02}:{:02}{}", sod / 3600, (sod / 60) % 60, sod % 60, FormatFraction(frac, u)) +
+         (timezone.empty() ? "" : "Z");
 }
 
 std::string FormatTimestamp(int64_t v, const DataType& t) {
@@ -118,6 +125,27 @@ std::string FormatDecimal(const uint8_t* p, int32_t scale) {
   return digits;
 }
 
+// Parquet INTERVAL (3 little-endian uint32: months, days, milliseconds) as an ISO 8601 duration,
+// e.g. P1Y2M3DT4H5M6.007S; zero parts are left out, all zero is PT0S.
+std::string FormatInterval(const uint8_t* p) {
+  uint32_t months, days, millis;
+  std::memcpy(&months, p, 4);
+  std::memcpy(&days, p + 4, 4);
+  std::memcpy(&millis, p + 8, 4);
+  std::string s = "P";
+  if (months / 12) s += fmt::format("{}Y", months / 12);
+  if (months % 12) s += fmt::format("{}M", months % 12);
+  if (days) s += fmt::format("{}D", days);
+  if (millis || s == "P") {
+    s += "T";
+    const uint32_t h = millis / 3600000, m = millis / 60000 % 60, sec = millis / 1000 % 60, ms = millis % 1000;
+    if (h) s += fmt::format("{}H", h);
+    if (m) s += fmt::format("{}M", m);
+    if (sec || ms || (!h && !m)) s += ms ? fmt::format("{}.{:03}S", sec, ms) : fmt::format("{}S", sec);
+  }
+  return s;
+}
+
 std::string Hex(const uint8_t* p, size_t n) {
   static const char* kHex = "0123456789abcdef";
   std::string s;
@@ -154,12 +182,20 @@ std::string JsonQuote(std::string_view s) {
 
 namespace {
 
-// JSON has no NaN or infinities: in JSON mode they are quoted.
-std::string FormatDouble(double v, bool json) {
+// The shortest text that reads back as the same value of type F (fmt's round-trip formatting, so a
+// float32 prints as 0.1, not 0.10000000149011612), with ".0" added when it would look like an
+// integer (13165.0, -0.0). JSON has no NaN or infinities: in JSON mode they are quoted.
+template <typename F>
+std::string FormatFloat(F v, bool json) {
   if (std::isnan(v)) return json ? "\"NaN\"" : "NaN";
   if (std::isinf(v)) return json ? (v > 0 ? "\"inf\"" : "\"-inf\"") : (v > 0 ? "inf" : "-inf");
-  return fmt::format("{}", v);
+  std::string s = fmt::format("{}", v);
+  if (s.find_first_of(".eE") == std::string::npos) s += ".0";
+  return s;
 }
+
+// Binary: 0x and lowercase hex of every byte, so that it never reads as text.
+std::string FormatBinary(const uint8_t* p, size_t n) { return "0x" + Hex(p, n); }
 
 // `nested`: inside a list, struct or map (strings are quoted); `json`: the whole value is JSON.
 std::string FormatImpl(const ArrayData& a, int64_t i, bool nested, bool json) {
@@ -181,41 +217,38 @@ std::string FormatImpl(const ArrayData& a, int64_t i, bool nested, bool json) {
     case TypeId::kFloat16: {
       uint16_t h;
       std::memcpy(&h, a.buffers[1].data() + j * 2, 2);
-      return FormatDouble(HalfToFloat(h), json);
+      return FormatFloat(HalfToFloat(h), json);
     }
-    case TypeId::kFloat32: return FormatDouble(a.values<float>()[i], json);
-    case TypeId::kFloat64: return FormatDouble(a.values<double>()[i], json);
+    case TypeId::kFloat32: return FormatFloat(a.values<float>()[i], json);
+    case TypeId::kFloat64: return FormatFloat(a.values<double>()[i], json);
     case TypeId::kString: {
       const int32_t* o = a.offsets();
-      return quote(std::string(reinterpret_cast<const char*>(a.buffers[2].data()) + o[i],
-                               static_cast<size_t>(o[i + 1] - o[i])));
+      std::string s(reinterpret_cast<const char*>(a.buffers[2].data()) + o[i], static_cast<size_t>(o[i + 1] - o[i]));
+      // A JSON column in JSON output is the JSON value itself (when it is valid JSON).
+      // Re-serialised compactly (a value on one line; keys in their order; invalid UTF-8 replaced).
+      if (json && t.extension == "json" && nlohmann::ordered_json::accept(s)) {
+        return nlohmann::ordered_json::parse(s).dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+      }
+      return quote(std::move(s));
     }
     case TypeId::kBinary: {
-      // Printable ASCII as is, other bytes (and the backslash) as \xNN.
       const int32_t* o = a.offsets();
-      const uint8_t* p = a.buffers[2].data() + o[i];
-      std::string s;
-      for (int32_t k = 0; k < o[i + 1] - o[i]; ++k) {
-        if (p[k] >= 0x20 && p[k] < 0x7f && p[k] != '\\') {
-          s.push_back(static_cast<char>(p[k]));
-        } else {
-          s += "\\x" + Hex(p + k, 1);
-        }
-      }
-      return quote(s);
+      return quote(FormatBinary(a.buffers[2].data() + o[i], static_cast<size_t>(o[i + 1] - o[i])));
     }
     case TypeId::kFixedSizeBinary: {
       const uint8_t* p = a.buffers[1].data() + j * t.byte_width;
-      std::string h = Hex(p, static_cast<size_t>(t.byte_width));
+      if (t.extension == "interval" && t.byte_width == 12) return quote(FormatInterval(p));
       if (t.extension == "uuid" && t.byte_width == 16) {
-        h = h.substr(0, 8) + "-" + h.substr(8, 4) + "-" + h.substr(12, 4) + "-" + h.substr(16, 4) + "-" + h.substr(20);
+        const std::string h = Hex(p, 16);
+        return quote(h.substr(0, 8) + "-" + h.substr(8, 4) + "-" + h.substr(12, 4) + "-" + h.substr(16, 4) + "-" +
+                     h.substr(20));
       }
-      return quote(h);
+      return quote(FormatBinary(p, static_cast<size_t>(t.byte_width)));
     }
     case TypeId::kDecimal128: return FormatDecimal(a.buffers[1].data() + j * 16, t.scale);
     case TypeId::kDate32: return quote(FormatDate(a.values<int32_t>()[i]));
-    case TypeId::kTime32: return quote(FormatTimeOfDay(a.values<int32_t>()[i], t.unit));
-    case TypeId::kTime64: return quote(FormatTimeOfDay(a.values<int64_t>()[i], t.unit));
+    case TypeId::kTime32: return quote(FormatTimeOfDay(a.values<int32_t>()[i], t.unit, t.timezone));
+    case TypeId::kTime64: return quote(FormatTimeOfDay(a.values<int64_t>()[i], t.unit, t.timezone));
     case TypeId::kTimestamp: return quote(FormatTimestamp(a.values<int64_t>()[i], t));
     case TypeId::kList: {
       const int32_t* o = a.offsets();

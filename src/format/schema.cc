@@ -65,7 +65,9 @@ DataTypePtr LeafArrowType(const SchemaNode& n) {
           case LK::DECIMAL: return DecimalOr(n, lt.decimal_precision, lt.decimal_scale, raw);
           case LK::DATE: return MakeTemporal(TypeId::kDate32, rap::TimeUnit::kSecond);
           case LK::TIME:
-            return lt.unit == TimeUnit::MILLIS ? MakeTemporal(TypeId::kTime32, rap::TimeUnit::kMilli) : raw;
+            return lt.unit == TimeUnit::MILLIS
+                       ? MakeTemporal(TypeId::kTime32, rap::TimeUnit::kMilli, lt.is_adjusted_to_utc ? "UTC" : "")
+                       : raw;
           case LK::UNKNOWN: return MakeType(TypeId::kNull);
           default: return raw;
         }
@@ -79,7 +81,8 @@ DataTypePtr LeafArrowType(const SchemaNode& n) {
         case ConvertedType::UINT_32: return MakeType(TypeId::kUInt32);
         case ConvertedType::DECIMAL: return DecimalOr(n, n.precision, n.scale, raw);
         case ConvertedType::DATE: return MakeTemporal(TypeId::kDate32, rap::TimeUnit::kSecond);
-        case ConvertedType::TIME_MILLIS: return MakeTemporal(TypeId::kTime32, rap::TimeUnit::kMilli);
+        // The converted types TIME_MILLIS/TIME_MICROS mean TIME(isAdjustedToUTC=true) (LogicalTypes.md).
+        case ConvertedType::TIME_MILLIS: return MakeTemporal(TypeId::kTime32, rap::TimeUnit::kMilli, "UTC");
         default: return raw;
       }
     }
@@ -95,7 +98,9 @@ DataTypePtr LeafArrowType(const SchemaNode& n) {
             return lt.bit_width == 64 ? MakeType(lt.is_signed ? TypeId::kInt64 : TypeId::kUInt64) : raw;
           case LK::DECIMAL: return DecimalOr(n, lt.decimal_precision, lt.decimal_scale, raw);
           case LK::TIME:
-            return lt.unit == TimeUnit::MILLIS ? raw : MakeTemporal(TypeId::kTime64, unit_of(lt.unit));
+            return lt.unit == TimeUnit::MILLIS
+                       ? raw
+                       : MakeTemporal(TypeId::kTime64, unit_of(lt.unit), lt.is_adjusted_to_utc ? "UTC" : "");
           case LK::TIMESTAMP:
             return MakeTemporal(TypeId::kTimestamp, unit_of(lt.unit), lt.is_adjusted_to_utc ? "UTC" : "");
           case LK::UNKNOWN: return MakeType(TypeId::kNull);
@@ -107,7 +112,7 @@ DataTypePtr LeafArrowType(const SchemaNode& n) {
         case ConvertedType::INT_64: return raw;
         case ConvertedType::UINT_64: return MakeType(TypeId::kUInt64);
         case ConvertedType::DECIMAL: return DecimalOr(n, n.precision, n.scale, raw);
-        case ConvertedType::TIME_MICROS: return MakeTemporal(TypeId::kTime64, rap::TimeUnit::kMicro);
+        case ConvertedType::TIME_MICROS: return MakeTemporal(TypeId::kTime64, rap::TimeUnit::kMicro, "UTC");
         case ConvertedType::TIMESTAMP_MILLIS: return MakeTemporal(TypeId::kTimestamp, rap::TimeUnit::kMilli, "UTC");
         case ConvertedType::TIMESTAMP_MICROS: return MakeTemporal(TypeId::kTimestamp, rap::TimeUnit::kMicro, "UTC");
         default: return raw;

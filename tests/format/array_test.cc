@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstdlib>
 #include <cstring>
 
 #include "rap/format/array.h"
@@ -184,9 +186,119 @@ TEST(Array, FormatTemporalDecimalStruct) {
   h->type = MakeType(TypeId::kFloat16);
   h->length = 3;
   h->buffers = {Buffer(), Values(std::vector<uint16_t>{0x3c00, 0xc000, 0x7e00})};
-  EXPECT_EQ(FormatValue(*h, 0), "1");
-  EXPECT_EQ(FormatValue(*h, 1), "-2");
+  EXPECT_EQ(FormatValue(*h, 0), "1.0");
+  EXPECT_EQ(FormatValue(*h, 1), "-2.0");
   EXPECT_EQ(FormatValue(*h, 2), "NaN");
+}
+
+// --- output rules (README "Output values"), one test each --------------------------------------
+
+ArrayPtr Fixed(DataTypePtr type, Buffer values, int64_t n) {
+  auto a = std::make_shared<ArrayData>();
+  a->type = std::move(type);
+  a->length = n;
+  a->buffers = {Buffer(), std::move(values)};
+  return a;
+}
+
+DataTypePtr WithExtension(DataTypePtr t, const std::string& ext) {
+  auto c = std::make_shared<DataType>(*t);
+  c->extension = ext;
+  return c;
+}
+
+// Floats read back bit-exact as floats of their type, and always look like floats.
+TEST(OutputRules, FloatsReadBackBitExactAndLookLikeFloats) {
+  const std::vector<double> d = {13165.0, -0.0, 0.0, 0.1, 1e300, -2.5e-310, 123456789012345680.0, 1.0 / 3};
+  auto da = Fixed(MakeType(TypeId::kFloat64), Values(d), static_cast<int64_t>(d.size()));
+  EXPECT_EQ(FormatValue(*da, 0), "13165.0");
+  EXPECT_EQ(FormatValue(*da, 1), "-0.0");
+  EXPECT_EQ(FormatValue(*da, 2), "0.0");
+  EXPECT_EQ(FormatValue(*da, 3), "0.1");
+  EXPECT_EQ(FormatJsonValue(*da, 0), "13165.0");
+  for (size_t i = 0; i < d.size(); ++i) {
+    const std::string text = FormatValue(*da, static_cast<int64_t>(i));
+    EXPECT_NE(text.find_first_of(".e"), std::string::npos) << text;
+    const double back = std::strtod(text.c_str(), nullptr);
+    EXPECT_EQ(std::memcmp(&back, &d[i], 8), 0) << text;
+  }
+  const std::vector<float> f = {0.1f, 13165.0f, -0.0f, 3.4e38f, 1e-45f};
+  auto fa = Fixed(MakeType(TypeId::kFloat32), Values(f), static_cast<int64_t>(f.size()));
+  EXPECT_EQ(FormatValue(*fa, 0), "0.1");  // the float's shortest form, not the double's
+  EXPECT_EQ(FormatValue(*fa, 1), "13165.0");
+  EXPECT_EQ(FormatValue(*fa, 2), "-0.0");
+  for (size_t i = 0; i < f.size(); ++i) {
+    const std::string text = FormatValue(*fa, static_cast<int64_t>(i));
+    const float back = std::strtof(text.c_str(), nullptr);
+    EXPECT_EQ(std::memcmp(&back, &f[i], 4), 0) << text;
+  }
+}
+
+// NaN and infinities: bare in text, quoted strings in JSON (JSON has no such numbers).
+TEST(OutputRules, NanAndInfinities) {
+  const std::vector<double> d = {std::nan(""), INFINITY, -INFINITY};
+  auto da = Fixed(MakeType(TypeId::kFloat64), Values(d), 3);
+  EXPECT_EQ(FormatValue(*da, 0), "NaN");
+  EXPECT_EQ(FormatValue(*da, 1), "inf");
+  EXPECT_EQ(FormatValue(*da, 2), "-inf");
+  EXPECT_EQ(FormatJsonValue(*da, 0), "\"NaN\"");
+  EXPECT_EQ(FormatJsonValue(*da, 1), "\"inf\"");
+  EXPECT_EQ(FormatJsonValue(*da, 2), "\"-inf\"");
+}
+
+// One rendering for all binary: 0x and lowercase hex, for BYTE_ARRAY and for FIXED_LEN_BYTE_ARRAY
+// without a logical type alike (never the bytes as text); UUIDs keep their own form.
+TEST(OutputRules, BinaryIsHexWithMarker) {
+  auto b = std::make_shared<ArrayData>();
+  b->type = MakeType(TypeId::kBinary);
+  b->length = 3;
+  b->buffers = {Buffer(), Values(std::vector<int32_t>{0, 3, 3, 5}), Buffer::Copy(std::string("ab\\\x00\xff", 5))};
+  EXPECT_EQ(FormatValue(*b, 0), "0x61625c");
+  EXPECT_EQ(FormatValue(*b, 1), "0x");
+  EXPECT_EQ(FormatValue(*b, 2), "0x00ff");
+  EXPECT_EQ(FormatJsonValue(*b, 0), "\"0x61625c\"");
+  auto fsb = Fixed(MakeFixedSizeBinary(2), Buffer::Copy(std::string("ab")), 1);
+  EXPECT_EQ(FormatValue(*fsb, 0), "0x6162");
+  std::string u(16, '\0');
+  u[0] = '\x12';
+  u[15] = '\x34';
+  auto uuid = Fixed(WithExtension(MakeFixedSizeBinary(16), "uuid"), Buffer::Copy(u), 1);
+  EXPECT_EQ(FormatValue(*uuid, 0), "12000000-0000-0000-0000-000000000034");
+}
+
+// INTERVAL (months, days, milliseconds) as an ISO 8601 duration.
+TEST(OutputRules, IntervalIsIso8601Duration) {
+  const std::vector<uint32_t> v = {14, 3, 3723004, 0, 0, 0, 1, 0, 0, 0, 0, 500, 0, 40, 60000};
+  auto a = Fixed(WithExtension(MakeFixedSizeBinary(12), "interval"), Values(v), 5);
+  EXPECT_EQ(FormatValue(*a, 0), "P1Y2M3DT1H2M3.004S");
+  EXPECT_EQ(FormatValue(*a, 1), "PT0S");
+  EXPECT_EQ(FormatValue(*a, 2), "P1M");
+  EXPECT_EQ(FormatValue(*a, 3), "PT0.500S");
+  EXPECT_EQ(FormatValue(*a, 4), "P40DT1M");
+  EXPECT_EQ(FormatJsonValue(*a, 0), "\"P1Y2M3DT1H2M3.004S\"");
+}
+
+// TIME adjusted to UTC keeps its marker, as timestamps do; local times have none.
+TEST(OutputRules, TimeAdjustedToUtcEndsInZ) {
+  auto utc = Fixed(MakeTemporal(TypeId::kTime64, TimeUnit::kMicro, "UTC"), Values(std::vector<int64_t>{3723000004}), 1);
+  EXPECT_EQ(FormatValue(*utc, 0), "01:02:03.000004Z");
+  auto local = Fixed(MakeTemporal(TypeId::kTime32, TimeUnit::kMilli), Values(std::vector<int32_t>{3723004}), 1);
+  EXPECT_EQ(FormatValue(*local, 0), "01:02:03.004");
+  auto utc32 = Fixed(MakeTemporal(TypeId::kTime32, TimeUnit::kMilli, "UTC"), Values(std::vector<int32_t>{0}), 1);
+  EXPECT_EQ(FormatJsonValue(*utc32, 0), "\"00:00:00.000Z\"");
+}
+
+// JSON columns are inlined as JSON values in JSON output (compact, keys in order); invalid JSON
+// text stays a string; text output prints the text.
+TEST(OutputRules, JsonColumnsInlineInJson) {
+  auto s = StringArray({"{\"b\": [1, 2.5],\n \"a\": null}", "not json", "\"x\""});
+  auto j = std::make_shared<ArrayData>(*s);
+  j->type = WithExtension(MakeType(TypeId::kString), "json");
+  EXPECT_EQ(FormatJsonValue(*j, 0), "{\"b\":[1,2.5],\"a\":null}");
+  EXPECT_EQ(FormatJsonValue(*j, 1), "\"not json\"");
+  EXPECT_EQ(FormatJsonValue(*j, 2), "\"x\"");
+  EXPECT_EQ(FormatValue(*j, 1), "not json");
+  EXPECT_EQ(FormatJsonValue(*s, 0), "\"{\\\"b\\\": [1, 2.5],\\n \\\"a\\\": null}\"");  // plain strings stay strings
 }
 
 TEST(Array, TakeGathersEveryTypeInOrder) {

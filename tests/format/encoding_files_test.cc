@@ -77,6 +77,10 @@ Status DecodeValues(ValueDecoder* dec, Type type, int32_t type_length, bool dict
 // All values of leaf column `col` (flat schemas only), decoded page by page.
 std::vector<Value> ReadColumn(const FileData& f, size_t col, uint64_t skip_mask = 0) {
   std::vector<Value> values;
+  if (col >= f.leaves.size() || f.md.row_groups.empty()) {
+    ADD_FAILURE() << "no column " << col << " (the file did not open)";
+    return values;
+  }
   const SchemaElement& leaf = *f.leaves[col];
   const int max_def = leaf.repetition_type == Repetition::OPTIONAL ? 1 : 0;
   for (const RowGroup& rg : f.md.row_groups) {
@@ -202,8 +206,8 @@ std::vector<std::vector<Value>> ReadCsv(const std::string& name) {
     }
   }
   if (!rows.back().empty() || !field->empty()) end_field();
-  if (rows.back().empty()) rows.pop_back();
-  rows.erase(rows.begin());  // header
+  if (!rows.empty() && rows.back().empty()) rows.pop_back();
+  if (!rows.empty()) rows.erase(rows.begin());  // header
   return rows;
 }
 

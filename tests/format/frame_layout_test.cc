@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include "rap/format/column_reader.h"
 #include "rap/format/encoding.h"
 #include "rap/format/footer.h"
 #include "rap/format/schema.h"
@@ -125,6 +126,23 @@ TEST_P(FrameLayoutTest, ReadsBackAndEveryFrameHoldsExactlyItsKey) {
         for (int16_t d : lv->def) non_null += d == col.max_definition_level;
         if (col.max_definition_level == 0) non_null = f.num_levels;
         EXPECT_EQ(non_null, f.num_values);
+        // A lookup's decode: the key's rows of this leaf from the frame alone.
+        auto leaf = ReadKeyFrame(col, Bytes(w.file).subspan(f.offset, f.size), f);
+        ASSERT_TRUE(leaf.ok()) << leaf.status().ToString();
+        if (col.max_repetition_level == 0) {
+          const int top = col.field;
+          std::vector<const LeafColumnData*> leaves(static_cast<size_t>(desc->num_columns()), nullptr);
+          leaves[c] = &*leaf;  // AssembleField takes every leaf by ordinal; this field has one
+          auto arr = AssembleField(desc->field(top), leaves, f.num_rows);
+          ASSERT_TRUE(arr.ok()) << arr.status().ToString();
+          for (int64_t r = 0; r < f.num_rows; ++r) {
+            ASSERT_EQ(rap::testing::CompareValues(*batch.columns[top], rg_first + f.first_row + r, **arr, r), "")
+                << col.dotted_path << " row " << f.first_row + r;
+          }
+        } else {
+          EXPECT_EQ(leaf->num_levels, f.num_levels);
+          EXPECT_EQ(leaf->rep_levels, lv->rep);
+        }
         if (col.dotted_path == "n") {  // required INT32: the frame is the key's values, byte for byte
           const auto* v = reinterpret_cast<const char*>(batch.columns[1]->buffers[1].data());
           EXPECT_EQ(raw, std::string(v + (rg_first + f.first_row) * 4, f.num_rows * 4));

@@ -15,6 +15,7 @@
 
 #include "rap/io/object_store.h"
 #include "rap/read/file_reader.h"
+#include "testing/cli_run.h"
 #include "testing/duckdb_run.h"
 #include "testing/paths.h"
 
@@ -106,6 +107,33 @@ TEST_F(DuckDbFiles, DeltaBinaryPackedExtremesOfInt32Int64UInt32) {
     }
     EXPECT_EQ(row, kRows) << c.name;
   }
+}
+
+// The output rules (README "Output values") end to end: `rap cat` of a DuckDB-written file prints
+// floats that read back as floats, binary as 0x hex, INTERVAL as an ISO 8601 duration, TIME adjusted
+// to UTC with Z (and local TIME without), JSON inlined in jsonl, NaN as documented.
+TEST_F(DuckDbFiles, CatPrintsValuesByTheOutputRules) {
+  if (!rap::testing::RapBinaryExists()) GTEST_SKIP() << "the rap CLI is not built";
+  rap::testing::TempDir tmp;
+  const std::string file = tmp.Join("values.parquet");
+  auto made = rap::testing::RunDuckDb(
+      {"COPY (SELECT 13165.0::DOUBLE AS d, '-0.0'::DOUBLE AS nz, 0.1::FLOAT AS f, 'ab\\x00'::BLOB AS b, "
+       "INTERVAL '14 months 3 days 3723.004 seconds' AS iv, '{\"b\": [1, 2.5], \"a\": null}'::JSON AS j, "
+       "'01:02:03.000004+00'::TIMETZ AS tz, '01:02:03'::TIME AS t, 'NaN'::DOUBLE AS nan) TO '" +
+       file + "' (FORMAT parquet)"});
+  ASSERT_TRUE(made.ok()) << made.status().ToString();
+  auto jsonl = rap::testing::RunCli("cat '" + file + "' --format jsonl");
+  ASSERT_EQ(jsonl.exit_code, 0) << jsonl.out;
+  EXPECT_EQ(jsonl.out,
+            "{\"d\": 13165.0, \"nz\": -0.0, \"f\": 0.1, \"b\": \"0x616200\", \"iv\": \"P1Y2M3DT1H2M3.004S\", "
+            "\"j\": {\"b\":[1,2.5],\"a\":null}, \"tz\": \"01:02:03.000004Z\", \"t\": \"01:02:03.000000\", "
+            "\"nan\": \"NaN\"}\n");
+  auto csv = rap::testing::RunCli("cat '" + file + "' --format csv");
+  ASSERT_EQ(csv.exit_code, 0) << csv.out;
+  EXPECT_EQ(csv.out,
+            "d,nz,f,b,iv,j,tz,t,nan\n"
+            "13165.0,-0.0,0.1,0x616200,P1Y2M3DT1H2M3.004S,\"{\"\"b\"\": [1, 2.5], \"\"a\"\": null}\",01:02:03.000004Z,"
+            "01:02:03.000000,NaN\n");
 }
 
 }  // namespace

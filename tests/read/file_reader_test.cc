@@ -41,7 +41,8 @@ TEST(FileReader, AlltypesPlain) {
   EXPECT_EQ(Column(*batches, 0), (std::vector<std::string>{"4", "5", "6", "7", "2", "3", "0", "1"}));
   EXPECT_EQ(Column(*batches, 1),
             (std::vector<std::string>{"true", "false", "true", "false", "true", "false", "true", "false"}));
-  EXPECT_EQ(Column(*batches, 9), (std::vector<std::string>{"0", "1", "0", "1", "0", "1", "0", "1"}));
+  EXPECT_EQ(Column(*batches, 9),
+            (std::vector<std::string>{"0x30", "0x31", "0x30", "0x31", "0x30", "0x31", "0x30", "0x31"}));
   EXPECT_EQ(Column(*batches, 10)[0], "2009-03-01 00:00:00.000000000");
   for (const auto& b : *batches) {
     for (const auto& c : b.columns) EXPECT_TRUE(ValidateArray(*c).ok());

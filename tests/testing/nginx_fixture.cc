@@ -137,10 +137,21 @@ NginxServer::NginxServer(const std::string& root, const NginxOptions& options) :
       conf << "    ssl_certificate " << dir_.Join("cert.pem") << ";\n"
            << "    ssl_certificate_key " << dir_.Join("key.pem") << ";\n";
     }
-    conf << "    root " << root << ";\n"
-         << (options.autoindex ? "    location / { autoindex on; autoindex_format json; }\n" : "")
-         << "  }\n"
-         << "}\n";
+    if (options.upstream_ports.empty()) {
+      conf << "    root " << root << ";\n"
+           << (options.autoindex ? "    location / { autoindex on; autoindex_format json; }\n" : "");
+    } else {
+      conf << "    location / { proxy_pass http://rap_upstream; proxy_http_version 1.1;\n"
+           << "      proxy_set_header Connection \"\"; proxy_buffering off;\n"
+           << "      proxy_next_upstream error timeout http_502 http_503; }\n";
+    }
+    conf << "  }\n";
+    if (!options.upstream_ports.empty()) {
+      conf << "  upstream rap_upstream {\n";
+      for (int p : options.upstream_ports) conf << "    server 127.0.0.1:" << p << " max_fails=1 fail_timeout=30s;\n";
+      conf << "    keepalive 16;\n  }\n";
+    }
+    conf << "}\n";
     WriteStringToFile(dir_.Join("nginx.conf"), conf.str());
     pid_t pid = ::fork();
     if (pid == 0) {

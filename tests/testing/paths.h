@@ -5,7 +5,8 @@
 
 namespace rap::testing {
 
-// ../shared relative to the source tree (or $RAP_SHARED_DIR).
+// ../shared relative to the source tree (or $RAP_SHARED_DIR). When it lacks parquet-testing/ and
+// delta-tables/, says so once on stderr (naming the path and RAP_SHARED_DIR) and fails the calling test.
 std::string SharedDir();
 std::string ParquetTestingData();  // SharedDir()/parquet-testing/data
 std::string ParquetTestingBad();   // SharedDir()/parquet-testing/bad_data

@@ -44,7 +44,7 @@ struct DataType {
   int32_t precision = 0;           // decimal128
   int32_t scale = 0;               // decimal128
   TimeUnit unit = TimeUnit::kMilli;// time32/time64/timestamp
-  std::string timezone;            // timestamp: "UTC" when adjusted to UTC, else empty
+  std::string timezone;            // timestamp, time32/64: "UTC" when adjusted to UTC, else empty
   std::vector<Field> children;     // list: 1 (item); map: 1 (entries struct<key,value>); struct: fields
   std::string extension;           // informational: "uuid", "json", "bson", "enum", "interval", "float16" ...
 

@@ -17,6 +17,7 @@
 #include <string_view>
 #include <vector>
 
+#include "rap/format/column_reader.h"
 #include "rap/util/result.h"
 
 namespace rap::parquet {
@@ -80,5 +81,11 @@ struct KeyLevels {
 };
 // `num_rows` gives the level count of the "" form.
 Result<KeyLevels> DecodeKeyLevels(std::string_view levels, int64_t num_rows, int16_t max_rep, int16_t max_def);
+
+// A lookup's decode of one key's frame of `column` (the bytes [loc.offset, loc.offset + loc.size)):
+// the key's rows of that leaf, values and levels, as ReadColumnChunk returns them (AssembleField
+// turns them into the Arrow column). Corrupt when the frame, its levels and its location disagree.
+Result<LeafColumnData> ReadKeyFrame(const ColumnDescriptor& column, std::span<const uint8_t> frame,
+                                    const FrameLocation& loc, const ColumnReadOptions& options = {});
 
 }  // namespace rap::parquet
