@@ -2,7 +2,7 @@
 # The main job on an embedded default (local files): installs dependencies, builds rap, turns the
 # bundled sample (examples/events.csv) into a small Delta table of two Parquet files with page
 # indexes, shows `rap inspect` and `rap cat` on one file, then a filtered, projected `rap scan` with
-# --stats.
+# --stats, and finally builds the RAP index of the table and looks a key up through it.
 #
 #   scripts/demo.sh [OUTPUT_DIR]      (default: build/demo)
 set -euo pipefail
@@ -53,3 +53,17 @@ echo
 echo "== rap scan $TABLE --columns user_id,event_id,kind,duration_ms --where \"country = 'NL' AND duration_ms > 250000\" --stats"
 "$RAP" scan "$TABLE" --columns user_id,event_id,kind,duration_ms \
   --where "country = 'NL' AND duration_ms > 250000" --stats --fingerprint
+echo
+echo "== rap index build $TABLE --key user_id --buckets 2 --cover kind,duration_ms"
+rm -rf "$TABLE/_rap_index"
+"$RAP" index build "$TABLE" --key user_id --buckets 2 --cover kind,duration_ms
+echo
+echo "== rap index inspect $TABLE"
+"$RAP" index inspect "$TABLE"
+KEY=$("$RAP" cat "$TABLE/part-0.parquet" --columns user_id --rows 7:8 --format csv | tail -1)
+echo
+echo "== rap lookup $TABLE --key $KEY --columns event_id,kind,duration_ms --stats"
+"$RAP" lookup "$TABLE" --key "$KEY" --columns event_id,kind,duration_ms --stats
+echo
+echo "== rap lookup $TABLE --key $KEY --columns kind,duration_ms --stats   (covered: no data-file footer read)"
+"$RAP" lookup "$TABLE" --key "$KEY" --columns kind,duration_ms --stats

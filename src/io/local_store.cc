@@ -197,14 +197,15 @@ Result<std::vector<ObjectInfo>> LocalStore::List(const std::string& prefix) {
   return out;
 }
 
-Status LocalStore::Put(const std::string& path, const Buffer& data) {
+namespace {
+// Writes `data` to a fresh temporary sibling of `path` (fsync'ed); returns its name.
+Result<std::string> WriteTempSibling(const std::string& path, const Buffer& data) {
   fs::path target(path);
   std::error_code ec;
   if (target.has_parent_path()) {
     fs::create_directories(target.parent_path(), ec);
     if (ec) return ErrnoStatus(target.parent_path().string(), "create directories", ec.value());
   }
-  // Temp file in the same directory, then rename(2): readers see the old file or the whole new one.
   std::random_device rd;
   std::string tmp = path + ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(rd());
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
@@ -229,10 +230,40 @@ Status LocalStore::Put(const std::string& path, const Buffer& data) {
     ::unlink(tmp.c_str());
     return ErrnoStatus(tmp, "fsync/close", err);
   }
+  return tmp;
+}
+}  // namespace
+
+Status LocalStore::Put(const std::string& path, const Buffer& data) {
+  // Temp file in the same directory, then rename(2): readers see the old file or the whole new one.
+  RAP_ASSIGN_OR_RETURN(std::string tmp, WriteTempSibling(path, data));
   if (::rename(tmp.c_str(), path.c_str()) != 0) {
     int err = errno;
     ::unlink(tmp.c_str());
     return ErrnoStatus(path, "rename", err);
+  }
+  return Status::OK();
+}
+
+Status LocalStore::PutIfAbsent(const std::string& path, const Buffer& data) {
+  // link(2) creates the name only when it does not exist yet (atomically, also against other
+  // processes); the complete temporary file becomes visible under it at once.
+  RAP_ASSIGN_OR_RETURN(std::string tmp, WriteTempSibling(path, data));
+  const int rc = ::link(tmp.c_str(), path.c_str());
+  const int err = errno;
+  ::unlink(tmp.c_str());
+  if (rc != 0) {
+    if (err == EEXIST) return Status::Changed(path + ": already exists (another writer created it first)");
+    return ErrnoStatus(path, "link", err);
+  }
+  return Status::OK();
+}
+
+Status LocalStore::Delete(const std::string& path) {
+  if (::unlink(path.c_str()) != 0) {
+    const int err = errno;
+    if (err == ENOENT) return Status::NotFound(path + ": no such object to delete");
+    return ErrnoStatus(path, "unlink", err);
   }
   return Status::OK();
 }

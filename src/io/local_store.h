@@ -22,6 +22,8 @@ class LocalStore final : public ObjectStore {
                                                  ReadStats* stats) override;
   Result<std::vector<ObjectInfo>> List(const std::string& prefix) override;
   Status Put(const std::string& path, const Buffer& data) override;
+  Status PutIfAbsent(const std::string& path, const Buffer& data) override;
+  Status Delete(const std::string& path) override;
 };
 
 }  // namespace rap::io

@@ -54,6 +54,14 @@ std::string JoinPath(const std::string& base, const std::string& child) {
   return base.substr(0, b) + "/" + child.substr(c);
 }
 
+Status ObjectStore::PutIfAbsent(const std::string& path, const Buffer&) {
+  return Status::NotSupported(path + ": this store (" + endpoint() + ") has no conditional create");
+}
+
+Status ObjectStore::Delete(const std::string& path) {
+  return Status::NotSupported(path + ": this store (" + endpoint() + ") cannot delete objects");
+}
+
 Result<std::vector<Buffer>> ObjectStore::ReadRangesNative(const std::string& path, std::span<const ByteRange> ranges,
                                                           const ReadOptions& options, ReadStats* stats) {
   // Like common object-store clients (e.g. Arrow's ReadRangeCache hole-size limit): sort the

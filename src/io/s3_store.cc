@@ -169,6 +169,33 @@ class S3Store final : public HttpBasedStore {
     return Status::OK();
   }
 
+  Status PutIfAbsent(const std::string& key, const Buffer& data) override {
+    // S3 conditional write: "If-None-Match: *" fails with 412 when the key exists (409 when a
+    // concurrent conditional write is in progress).
+    HttpRequest req = Request("PUT", key);
+    req.body = &data;
+    req.headers = AuthHeaders(sigv4::Sha256Hex(data.view()));
+    req.headers.push_back("Content-Type: application/octet-stream");
+    req.headers.push_back("If-None-Match: *");
+    RAP_ASSIGN_OR_RETURN(auto resps, client_.Run({req}, ReadOptions{}, nullptr));
+    const HttpResponse& r = resps[0];
+    if (r.status == 412 || r.status == 409) {
+      return Status::Changed(key + ": already exists (another writer created it first; HTTP " +
+                             std::to_string(r.status) + ")");
+    }
+    if (r.status != 200 && r.status != 201 && r.status != 204) return MapError(req, r);
+    return Status::OK();
+  }
+
+  Status Delete(const std::string& key) override {
+    HttpRequest req = Request("DELETE", key);
+    req.headers = AuthHeaders(sigv4::Sha256Hex(""));
+    RAP_ASSIGN_OR_RETURN(auto resps, client_.Run({req}, ReadOptions{}, nullptr));
+    const HttpResponse& r = resps[0];
+    if (r.status != 200 && r.status != 204) return MapError(req, r);
+    return Status::OK();
+  }
+
  private:
   std::string Host() const {
     std::string url = bucket_url_;

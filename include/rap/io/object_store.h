@@ -97,6 +97,14 @@ class ObjectStore {
 
   // Atomic write: readers see the old object or the whole new one.
   virtual Status Put(const std::string& path, const Buffer& data) = 0;
+
+  // Atomic create: writes `data` only when no object exists at `path`; when one does, fails with
+  // kChanged and leaves it untouched (of two concurrent callers exactly one succeeds). Default:
+  // NotSupported (stores without a conditional write, e.g. plain HTTP).
+  virtual Status PutIfAbsent(const std::string& path, const Buffer& data);
+
+  // Removes the object; NotFound when there is none. Default: NotSupported (read-only stores).
+  virtual Status Delete(const std::string& path);
 };
 
 using ObjectStorePtr = std::shared_ptr<ObjectStore>;

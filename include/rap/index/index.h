@@ -1,0 +1,112 @@
+// Index: looking keys up in a RAP index (docs/index-format.md) — the library API behind
+// `rap lookup` and the server.
+//
+//   auto index = Index::Open("s3://bucket/table");            // or the index URL itself
+//   auto key = index->ParseKey({"42"});                         // one text per key column
+//   auto res = index->Lookup({&key, 1}, {.columns = {"a", "b"}});
+//
+// A lookup of a batch of keys reads, in one parallel round, the one candidate index page per
+// (key, fragment of the key's bucket) that is not in the page cache, then — in one more parallel
+// round — the data pages holding the keys' rows in every data file (planned by the range planner),
+// decoding only those rows. With covering data for the requested columns no data-file footer or
+// page index is read; with hoisted columns only, no data file at all.
+//
+// Results: one KeyRows per requested key, in request order; the rows of a key in (file ordinal,
+// row number) order; the columns are the key columns that are not requested explicitly followed by
+// the requested columns (empty = every column of the data files). Rows of files that left the table
+// and rows deleted by a deletion vector are never returned; a data file that changed since it was
+// indexed (size or ETag) fails the lookup with kChanged naming it.
+//
+// Thread safety: Open, Lookup and Refresh may be called from any number of threads. Every lookup
+// runs against one immutable manifest snapshot; Refresh swaps in a newer one atomically.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "rap/format/array.h"
+#include "rap/index/key.h"
+#include "rap/index/manifest.h"
+#include "rap/io/planned_read.h"
+#include "rap/util/result.h"
+
+namespace rap::index {
+
+struct IndexOpenOptions {
+  int64_t page_cache_bytes = 64ll << 20;  // LRU cache of decoded index pages (0 = off)
+  int threads = 16;                       // parallel index-page and data-file reads
+  bool preload = true;                    // read every fragment's footer and key page index at Open
+  io::PlanOptions plan;                   // range planning of data reads
+};
+
+struct IndexInfo {
+  std::string index_url;
+  std::string table_url;
+  std::vector<KeyColumn> key;
+  int64_t manifest_version = 0;
+  int64_t table_version = -1;
+  std::string table_kind;
+  int32_t buckets = 1;
+  int64_t files = 0;       // live files
+  int64_t fragments = 0;
+  std::vector<std::string> cover;
+  std::vector<std::string> hoist;
+};
+
+struct LookupOptions {
+  std::vector<std::string> columns;      // output columns (see above); empty = all
+  int64_t limit_per_key = -1;            // at most this many rows per key (< 0: all)
+  std::vector<std::string> page_tokens;  // empty, or one per key ("" = from the start)
+  bool use_cover = true;                 // use covering data / hoisted values when they suffice
+};
+
+struct LookupStats {
+  int dependent_rounds = 0;     // sequential rounds of requests (0: everything cached)
+  int64_t requests = 0;         // physical requests
+  uint64_t bytes = 0;           // payload bytes
+  int64_t index_pages_read = 0;       // index pages fetched from fragments
+  int64_t index_page_cache_hits = 0;  // index pages served by the cache
+  int64_t data_files = 0;             // data files read
+  int64_t covered_files = 0;          // of those, read through covering data (no footer)
+  int64_t hoisted_only = 0;           // keys answered from hoisted values only
+  int64_t rows = 0;
+  double seconds = 0;
+  std::string ToString() const;  // "key value" lines
+};
+
+struct KeyRows {
+  Key key;
+  RecordBatch rows;
+  std::string next_page_token;  // empty at the end
+};
+
+struct LookupResult {
+  SchemaPtr schema;
+  std::vector<KeyRows> keys;
+  LookupStats stats;
+};
+
+class Index {
+ public:
+  // `url`: the index directory, or a table (then `<table>/_rap_index/default`).
+  static Result<std::shared_ptr<Index>> Open(const std::string& url, IndexOpenOptions options = {});
+  ~Index();
+
+  const IndexInfo& info() const;  // of the snapshot current when called (stable reference per snapshot)
+  Result<Key> ParseKey(const std::vector<std::string>& parts) const;
+  Result<LookupResult> Lookup(std::span<const Key> keys, const LookupOptions& options) const;
+  // Loads a newer manifest if one was published; true when the snapshot changed.
+  Result<bool> Refresh();
+
+  class Snapshot;  // one manifest version with its fragments (index.cc)
+  class Impl;
+
+ private:
+  explicit Index(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace rap::index

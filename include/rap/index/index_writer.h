@@ -1,0 +1,64 @@
+// IndexWriter: writes one build run of an index — fragments (one per bucket) from entries, the
+// schema files of covered data files, and a new manifest version. It takes entries from anywhere:
+// the table builder (build.h) reads them from data files; a data writer (`rap rewrite`) supplies
+// the page or frame locations it has just written, so a file is indexed in the same pass.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "rap/index/fragment.h"
+#include "rap/index/manifest.h"
+#include "rap/io/object_store.h"
+#include "rap/util/result.h"
+
+namespace rap::index {
+
+struct IndexWriterOptions {
+  std::vector<KeyColumn> key;        // one or two columns
+  int32_t buckets = 1;
+  std::vector<std::string> cover;    // covered columns (Location::column indexes this list)
+  std::vector<Field> hoist;          // hoisted columns with their types
+  FragmentWriteOptions fragment;
+  int threads = 2;                   // fragments written in parallel
+};
+
+class IndexWriter {
+ public:
+  // `base`: the manifest this run extends (update), or nullopt for a new index / full rebuild (the
+  // new version then replaces every fragment and file of earlier versions).
+  static Result<std::unique_ptr<IndexWriter>> Make(std::string index_url, IndexWriterOptions options,
+                                                   std::optional<Manifest> base);
+
+  // Adds a file to the file table (its ordinal is assigned: returned). `schema_file`: a zero-row
+  // Parquet file with the data file's schema, needed for covered lookups (empty: none).
+  int32_t AddFile(FileEntry file, const std::string& schema_file = {});
+  // Marks a file of the base manifest as removed (its entries are no longer returned).
+  Status RemoveFile(int32_t ordinal);
+  // Replaces the deletion vector of a file.
+  Status SetDeletionVector(int32_t ordinal, std::optional<table::DeletionVectorDescriptor> dv);
+  // Adds an entry of a file added in this run (cover locations refer to options.cover).
+  Status AddEntry(IndexEntry entry);
+
+  int64_t entries() const { return num_entries_; }
+  const Manifest& manifest() const { return manifest_; }
+
+  // Writes the fragments and schema files and publishes the next manifest version. kChanged when
+  // another writer published that version first (nothing of theirs is touched).
+  Result<Manifest> Commit(const std::string& table_root, const std::string& table_kind, int64_t table_version);
+
+ private:
+  IndexWriter() = default;
+  std::string index_url_;
+  io::ObjectStorePtr store_;
+  std::string dir_;
+  IndexWriterOptions options_;
+  Manifest manifest_;
+  std::vector<std::vector<IndexEntry>> buckets_;
+  std::vector<std::pair<std::string, std::string>> schema_files_;  // (relative path, bytes) to write
+  int64_t num_entries_ = 0;
+};
+
+}  // namespace rap::index

@@ -1,0 +1,59 @@
+// Index maintenance: compaction (per bucket, the fragments merged by the MergeReader into one,
+// dropping entries of removed files), vacuum (deleting files no retained manifest references) and
+// inspection (`rap index inspect`).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "rap/index/fragment.h"
+#include "rap/index/manifest.h"
+#include "rap/util/result.h"
+
+namespace rap::index {
+
+struct CompactOptions {
+  int threads = 2;
+  FragmentWriteOptions fragment;
+  // Buckets with at most this many fragments and no entries of removed files are left alone.
+  int min_fragments = 2;
+};
+
+struct CompactResult {
+  Manifest manifest;
+  bool changed = false;
+  int64_t fragments_before = 0;
+  int64_t fragments_after = 0;
+  int64_t entries_kept = 0;
+  int64_t entries_dropped = 0;
+};
+
+// Publishes a new version in which each compacted bucket has one fragment. Readers of older
+// versions keep working: their fragments stay until vacuumed.
+Result<CompactResult> CompactIndex(const std::string& index_url, const CompactOptions& options = {});
+
+struct VacuumOptions {
+  int64_t retain_seconds = 7 * 24 * 3600;  // manifests newer than this (and the newest) are kept
+  bool dry_run = false;
+};
+
+struct VacuumResult {
+  std::vector<std::string> deleted;  // store paths
+  uint64_t bytes = 0;
+  int64_t manifests_kept = 0;
+};
+
+// Deletes fragments and schema files that no kept manifest references (and that are older than the
+// retention, so files of a build in progress survive), and manifests older than the retention
+// except the newest. Needs a store that lists and deletes (local files, S3).
+Result<VacuumResult> VacuumIndex(const std::string& index_url, const VacuumOptions& options = {});
+
+// "0s", "90s", "30m", "168h", "7d" -> seconds.
+Result<int64_t> ParseDuration(const std::string& text);
+
+// Text (or, with json, the manifest itself) describing a manifest version (-1: newest): table,
+// key, buckets, files, fragments with sizes, entries, rows, bytes per entry and coverage.
+Result<std::string> InspectIndex(const std::string& index_url, int64_t version = -1, bool json = false);
+
+}  // namespace rap::index

@@ -1,0 +1,241 @@
+// BuildIndex / UpdateIndex: table snapshot -> indexed files -> IndexWriter.
+#include "rap/index/build.h"
+
+#include <atomic>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <set>
+#include <condition_variable>
+#include <mutex>
+
+#include "file_indexer.h"
+#include "rap/table/table.h"
+#include "rap/util/clock.h"
+#include "rap/util/thread_pool.h"
+
+namespace rap::index {
+
+std::string DefaultIndexUrl(const std::string& table_url, const std::string& name) {
+  std::string t = table_url;
+  while (t.size() > 1 && t.back() == '/') t.pop_back();
+  return t + "/_rap_index/" + name;
+}
+
+namespace {
+
+Status CheckNoColumnMapping(const table::TableSnapshot& snap) {
+  for (size_t i = 0; i < snap.physical_names.size() && snap.schema && i < snap.schema->fields.size(); ++i) {
+    if (snap.physical_names[i] != snap.schema->fields[i].name) {
+      return Status::NotSupported(snap.root + ": Delta column mapping is on (column '" + snap.schema->fields[i].name +
+                                  "' is stored as '" + snap.physical_names[i] + "'); the index does not support it yet");
+    }
+  }
+  return Status::OK();
+}
+
+// Indexes `files` (with their ordinals) on `threads` threads, in ordinal order into `writer`.
+Status IndexFiles(const table::TableSnapshot& snap, const std::vector<std::pair<const table::DataFile*, int32_t>>& files,
+                  const internal::FileIndexSpec& spec, int threads,
+                  const std::function<void(int64_t, int64_t)>& progress,
+                  const std::function<Status(internal::IndexedFile&&)>& sink) {
+  std::vector<std::optional<Result<internal::IndexedFile>>> results(files.size());
+  std::mutex mu;
+  std::condition_variable cv;
+  std::atomic<bool> failed{false};
+  {
+    ThreadPool pool(static_cast<size_t>(std::max(1, threads)));
+    for (size_t i = 0; i < files.size(); ++i) {
+      pool.Submit([&, i] {
+        Result<internal::IndexedFile> r = failed.load() ? Result<internal::IndexedFile>(Status::Cancelled("stopped"))
+                                                        : internal::IndexDataFile(snap.store, *files[i].first,
+                                                                                  files[i].second, spec);
+        if (!r.ok()) failed.store(true);
+        std::lock_guard<std::mutex> lock(mu);
+        results[i] = std::move(r);
+        cv.notify_all();
+      });
+    }
+    // Hand results over in order as they complete, so memory holds only the out-of-order ones.
+    for (size_t i = 0; i < files.size(); ++i) {
+      std::optional<Result<internal::IndexedFile>> r;
+      {
+        std::unique_lock<std::mutex> lock(mu);
+        cv.wait(lock, [&] { return results[i].has_value(); });
+        r = std::move(results[i]);
+        results[i].reset();
+      }
+      if (!r->ok()) {
+        failed.store(true);
+        // The pool's destructor finishes the queued tasks (they stop early).
+        return r->status();
+      }
+      RAP_RETURN_NOT_OK(sink(std::move(**r)));
+      if (progress) progress(static_cast<int64_t>(i + 1), static_cast<int64_t>(files.size()));
+    }
+  }
+  return Status::OK();
+}
+
+std::string TableRootFor(const std::string& table_url, const std::string& index_url, const std::string& name) {
+  if (index_url == DefaultIndexUrl(table_url, name)) return "../..";
+  if (table_url.find("://") == std::string::npos) {
+    std::error_code ec;
+    auto abs = std::filesystem::absolute(table_url, ec);
+    if (!ec) return abs.lexically_normal().string();
+  }
+  return table_url;
+}
+
+Status CheckKeyTypes(std::vector<KeyColumn>* key, const internal::IndexedFile& f) {
+  if (key->empty()) {
+    *key = f.key;
+    return Status::OK();
+  }
+  for (size_t i = 0; i < key->size(); ++i) {
+    if ((*key)[i].type != f.key[i].type) {
+      return Status::InvalidArgument(f.file.path + ": key column '" + f.key[i].name + "' is " +
+                                     KeyTypeName(f.key[i].type) + " here but " + KeyTypeName((*key)[i].type) +
+                                     " in the index");
+    }
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+Result<BuildResult> BuildIndex(const std::string& table_url, const BuildOptions& options) {
+  const double t0 = NowSeconds();
+  if (options.key_columns.empty() || options.key_columns.size() > 2) {
+    return Status::InvalidArgument("--key takes one or two columns, got " + std::to_string(options.key_columns.size()));
+  }
+  RAP_ASSIGN_OR_RETURN(table::TableSnapshot snap, table::OpenTable(table_url));
+  RAP_RETURN_NOT_OK(CheckNoColumnMapping(snap));
+  BuildResult out;
+  out.index_url = options.index_url.empty() ? DefaultIndexUrl(table_url, options.name) : options.index_url;
+  internal::FileIndexSpec spec{options.key_columns, options.cover, options.hoist};
+  std::vector<std::pair<const table::DataFile*, int32_t>> files;
+  for (size_t i = 0; i < snap.files.size(); ++i) files.push_back({&snap.files[i], static_cast<int32_t>(i)});
+  if (files.empty()) return Status::InvalidArgument(table_url + ": the table has no data files to index");
+
+  // The writer needs the key types and hoisted fields, known from the first file.
+  std::unique_ptr<IndexWriter> writer;
+  std::vector<KeyColumn> key;
+  auto sink = [&](internal::IndexedFile&& f) -> Status {
+    RAP_RETURN_NOT_OK(CheckKeyTypes(&key, f));
+    if (!writer) {
+      IndexWriterOptions wo;
+      wo.key = key;
+      wo.buckets = options.buckets;
+      wo.cover = options.cover;
+      wo.hoist = f.hoisted;
+      wo.fragment = options.fragment;
+      wo.threads = options.threads;
+      RAP_ASSIGN_OR_RETURN(writer, IndexWriter::Make(out.index_url, wo, std::nullopt));
+    }
+    const int32_t ord = writer->AddFile(f.file, f.schema_file);
+    if (ord != f.file.ordinal) return Status::Internal("file ordinals out of order");
+    out.key_rows += f.key_rows;
+    for (IndexEntry& e : f.entries) RAP_RETURN_NOT_OK(writer->AddEntry(std::move(e)));
+    return Status::OK();
+  };
+  RAP_RETURN_NOT_OK(IndexFiles(snap, files, spec, options.threads, options.progress, sink));
+  out.entries = writer->entries();
+  out.files = static_cast<int64_t>(files.size());
+  RAP_ASSIGN_OR_RETURN(out.manifest,
+                       writer->Commit(TableRootFor(table_url, out.index_url, options.name),
+                                      snap.kind == table::TableKind::kDelta ? "delta" : "directory", snap.version));
+  out.seconds = NowSeconds() - t0;
+  return out;
+}
+
+Result<UpdateResult> UpdateIndex(const std::string& index_url, const UpdateOptions& options) {
+  RAP_ASSIGN_OR_RETURN(io::ResolvedUrl r, io::OpenUrl(index_url));
+  RAP_ASSIGN_OR_RETURN(int64_t latest, FindLatestVersion(*r.store, r.path));
+  RAP_ASSIGN_OR_RETURN(Manifest base, ReadManifest(*r.store, r.path, latest));
+  const std::string table_url = ResolveUrl(index_url, base.table_root);
+  RAP_ASSIGN_OR_RETURN(table::TableSnapshot snap, table::OpenTable(table_url));
+  RAP_RETURN_NOT_OK(CheckNoColumnMapping(snap));
+  UpdateResult out;
+  // Live files of the index by path.
+  std::map<std::string, int32_t> live;
+  for (const FileEntry& f : base.files) {
+    if (!f.removed) live[f.path] = f.ordinal;
+  }
+  std::vector<KeyColumn> key = base.key;
+  std::vector<Field> hoisted;  // from the first new file (types must match the existing fragments)
+  std::vector<std::string> key_names;
+  for (const KeyColumn& k : base.key) key_names.push_back(k.name);
+  internal::FileIndexSpec spec{key_names, base.cover, base.hoist};
+  std::vector<std::pair<const table::DataFile*, int32_t>> added;
+  std::map<std::string, const table::DataFile*> current;
+  for (const table::DataFile& f : snap.files) current[f.relative_path] = &f;
+  std::unique_ptr<IndexWriter> writer;
+  IndexWriterOptions wo;
+  wo.key = base.key;
+  wo.buckets = base.buckets;
+  wo.cover = base.cover;
+  wo.fragment = options.fragment;
+  wo.threads = options.threads;
+  // Removed files and changed deletion vectors (a Delta DV update is a remove + add of the same path).
+  std::vector<std::pair<int32_t, std::optional<table::DeletionVectorDescriptor>>> dv_changes;
+  std::vector<int32_t> removed;
+  for (const auto& [path, ord] : live) {
+    auto it = current.find(path);
+    if (it == current.end()) {
+      removed.push_back(ord);
+      continue;
+    }
+    const FileEntry& fe = base.files[static_cast<size_t>(ord)];
+    const table::DataFile& df = *it->second;
+    if (df.size != fe.size) {
+      removed.push_back(ord);  // rewritten under the same name: index it again
+      continue;
+    }
+    const std::string old_dv = fe.deletion_vector ? fe.deletion_vector->UniqueId() : "";
+    const std::string new_dv = df.deletion_vector ? df.deletion_vector->UniqueId() : "";
+    if (old_dv != new_dv) dv_changes.push_back({ord, df.deletion_vector});
+  }
+  std::set<std::string> removed_paths;
+  for (int32_t o : removed) removed_paths.insert(base.files[static_cast<size_t>(o)].path);
+  for (const table::DataFile& f : snap.files) {
+    if (!live.count(f.relative_path) || removed_paths.count(f.relative_path)) added.push_back({&f, -1});
+  }
+  out.added_files = static_cast<int64_t>(added.size());
+  out.removed_files = static_cast<int64_t>(removed.size());
+  out.deletion_vectors_changed = static_cast<int64_t>(dv_changes.size());
+  if (added.empty() && removed.empty() && dv_changes.empty() && snap.version == base.table_version) {
+    out.manifest = std::move(base);
+    return out;
+  }
+  // Ordinals continue after the base file table.
+  for (size_t i = 0; i < added.size(); ++i) added[i].second = static_cast<int32_t>(base.files.size() + i);
+  auto make_writer = [&](const std::vector<Field>& h) -> Status {
+    wo.hoist = h;
+    RAP_ASSIGN_OR_RETURN(writer, IndexWriter::Make(index_url, wo, base));
+    for (int32_t o : removed) RAP_RETURN_NOT_OK(writer->RemoveFile(o));
+    for (auto& [o, dv] : dv_changes) RAP_RETURN_NOT_OK(writer->SetDeletionVector(o, dv));
+    return Status::OK();
+  };
+  if (added.empty()) {
+    // Hoisted types are only needed for new entries.
+    std::vector<Field> h;
+    for (const std::string& n : base.hoist) h.push_back({n, MakeType(TypeId::kNull), true});
+    RAP_RETURN_NOT_OK(make_writer(h));
+  }
+  auto sink = [&](internal::IndexedFile&& f) -> Status {
+    RAP_RETURN_NOT_OK(CheckKeyTypes(&key, f));
+    if (!writer) RAP_RETURN_NOT_OK(make_writer(f.hoisted));
+    const int32_t ord = writer->AddFile(f.file, f.schema_file);
+    if (ord != f.file.ordinal) return Status::Internal("file ordinals out of order");
+    out.key_rows += f.key_rows;
+    for (IndexEntry& e : f.entries) RAP_RETURN_NOT_OK(writer->AddEntry(std::move(e)));
+    return Status::OK();
+  };
+  RAP_RETURN_NOT_OK(IndexFiles(snap, added, spec, options.threads, options.progress, sink));
+  RAP_ASSIGN_OR_RETURN(out.manifest, writer->Commit(base.table_root, base.table_kind, snap.version));
+  out.changed = true;
+  return out;
+}
+
+}  // namespace rap::index

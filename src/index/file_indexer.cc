@@ -1,0 +1,229 @@
+// IndexDataFile: key columns -> sorted runs -> entries, with page locations and hoisted values.
+#include "file_indexer.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <numeric>
+#include <string_view>
+
+#include "rap/format/thrift.h"
+#include "rap/format/writer_options.h"
+#include "rap/read/scanner.h"
+#include "rap/util/hash.h"
+
+namespace rap::index::internal {
+
+std::string SchemaFilePath(const std::string& bytes) {
+  char name[64];
+  std::snprintf(name, sizeof(name), "schemas/%016llx.parquet", static_cast<unsigned long long>(HashFnv1a64(bytes)));
+  return name;
+}
+
+namespace {
+
+// A key column of the whole file: integers widened to int64, or views into the decoded strings.
+struct KeyValues {
+  KeyType type = KeyType::kInt64;
+  std::vector<int64_t> ints;
+  std::vector<std::string_view> strs;
+  int Compare(size_t a, size_t b) const {
+    if (IsIntegerKey(type)) return ints[a] < ints[b] ? -1 : (ints[a] > ints[b] ? 1 : 0);
+    const int c = strs[a].compare(strs[b]);
+    return c < 0 ? -1 : (c > 0 ? 1 : 0);
+  }
+};
+
+// Page locations of covered column `leaf` for file rows [begin, end).
+Status AddLocations(read::FileReader& reader, int cover_index, int leaf, int64_t begin, int64_t end,
+                    std::vector<Location>* out) {
+  for (int rg = 0; rg < reader.num_row_groups(); ++rg) {
+    const int64_t rg_first = reader.row_group_first_row(rg), rg_rows = reader.row_group_num_rows(rg);
+    if (rg_first >= end || rg_first + rg_rows <= begin) continue;
+    const auto& chunk = reader.metadata().row_groups[static_cast<size_t>(rg)].columns[static_cast<size_t>(leaf)];
+    const parquet::ColumnMetaData& md = *chunk.meta_data;
+    RAP_ASSIGN_OR_RETURN(auto oi, reader.GetOffsetIndex(rg, leaf));
+    if (!oi || oi->page_locations.empty()) {
+      return Status::NotSupported(reader.path() + ": covered column chunk (row group " + std::to_string(rg) +
+                                  ", column " + std::to_string(leaf) + ") has no OffsetIndex");
+    }
+    const int32_t codec = static_cast<int32_t>(md.codec);
+    if (md.dictionary_page_offset && *md.dictionary_page_offset > 0 && *md.dictionary_page_offset < md.data_page_offset) {
+      Location d;
+      d.column = cover_index;
+      d.kind = static_cast<int32_t>(LocationKind::kDictionaryPage);
+      d.codec = codec;
+      d.offset = *md.dictionary_page_offset;
+      d.size = md.data_page_offset - *md.dictionary_page_offset;
+      d.first_row = rg_first;
+      d.num_rows = rg_rows;
+      out->push_back(std::move(d));
+    }
+    const auto& pages = oi->page_locations;
+    for (size_t p = 0; p < pages.size(); ++p) {
+      const int64_t pf = rg_first + pages[p].first_row_index;
+      const int64_t pe = rg_first + (p + 1 < pages.size() ? pages[p + 1].first_row_index : rg_rows);
+      if (pf >= end || pe <= begin) continue;
+      Location l;
+      l.column = cover_index;
+      l.kind = static_cast<int32_t>(LocationKind::kDataPage);
+      l.codec = codec;
+      l.offset = pages[p].offset;
+      l.size = pages[p].compressed_page_size;
+      l.first_row = pf;
+      l.num_rows = pe - pf;
+      out->push_back(std::move(l));
+    }
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+Result<IndexedFile> IndexDataFile(const io::ObjectStorePtr& store, const table::DataFile& file, int32_t ordinal,
+                                  const FileIndexSpec& spec) {
+  read::FileReaderOptions ro;
+  ro.batch_size = 1 << 20;
+  RAP_ASSIGN_OR_RETURN(auto reader, read::FileReader::Open(store, file.path, ro));
+  IndexedFile out;
+  out.file.ordinal = ordinal;
+  out.file.path = file.relative_path;
+  out.file.size = reader->info().size;
+  out.file.etag = reader->info().etag;
+  out.file.num_rows = reader->num_rows();
+  out.file.deletion_vector = file.deletion_vector;
+
+  std::vector<std::string> cols = spec.key_columns;
+  cols.insert(cols.end(), spec.hoist.begin(), spec.hoist.end());
+  RAP_ASSIGN_OR_RETURN(read::Projection proj, reader->Project(cols));
+  if (proj.schema->fields.size() != cols.size()) {
+    return Status::InvalidArgument(file.path + ": a key or hoisted column is listed twice");
+  }
+  for (size_t k = 0; k < spec.key_columns.size(); ++k) {
+    const Field& f = proj.schema->fields[k];
+    auto kt = KeyTypeOf(f.name, *f.type);
+    if (!kt.ok()) return kt.status().WithContext(file.path);
+    out.key.push_back({spec.key_columns[k], *kt});
+  }
+  for (size_t h = 0; h < spec.hoist.size(); ++h) out.hoisted.push_back(proj.schema->fields[spec.key_columns.size() + h]);
+
+  RAP_ASSIGN_OR_RETURN(std::vector<RecordBatch> batches, reader->ReadAll(std::nullopt, proj));
+  const size_t n = static_cast<size_t>(reader->num_rows());
+  std::vector<KeyValues> keys(spec.key_columns.size());
+  std::vector<uint8_t> valid(n, 1);
+  for (size_t k = 0; k < keys.size(); ++k) {
+    KeyValues& kv = keys[k];
+    kv.type = out.key[k].type;
+    if (IsIntegerKey(kv.type)) kv.ints.resize(n); else kv.strs.resize(n);
+    size_t row = 0;
+    for (const RecordBatch& b : batches) {
+      const ArrayData& a = *b.columns[k];
+      for (int64_t r = 0; r < b.num_rows; ++r, ++row) {
+        if (row >= n) return Status::Corrupt(file.path + ": more rows decoded than the footer's num_rows");
+        if (a.IsNull(r)) {
+          valid[row] = 0;
+          continue;
+        }
+        switch (kv.type) {
+          case KeyType::kInt32: kv.ints[row] = a.values<int32_t>()[r]; break;
+          case KeyType::kInt64: kv.ints[row] = a.values<int64_t>()[r]; break;
+          default: {
+            const int32_t* o = a.offsets();
+            kv.strs[row] = std::string_view(reinterpret_cast<const char*>(a.buffers[2].data()) + o[r],
+                                            static_cast<size_t>(o[r + 1] - o[r]));
+          }
+        }
+      }
+    }
+    if (row != n) return Status::Corrupt(file.path + ": fewer rows decoded than the footer's num_rows");
+  }
+  std::vector<uint32_t> order;
+  order.reserve(n);
+  for (size_t r = 0; r < n; ++r) {
+    if (valid[r]) order.push_back(static_cast<uint32_t>(r));
+  }
+  out.key_rows = static_cast<int64_t>(order.size());
+  // Already sorted files (the common layout for an indexed table) skip the sort.
+  auto less = [&](uint32_t a, uint32_t b) {
+    for (const KeyValues& kv : keys) {
+      const int c = kv.Compare(a, b);
+      if (c != 0) return c < 0;
+    }
+    return a < b;
+  };
+  if (!std::is_sorted(order.begin(), order.end(), less)) std::sort(order.begin(), order.end(), less);
+
+  // Hoisted values in `order`.
+  std::vector<ArrayPtr> hoisted;
+  if (!spec.hoist.empty()) {
+    std::vector<int64_t> idx(order.begin(), order.end());
+    for (size_t h = 0; h < spec.hoist.size(); ++h) {
+      std::vector<ArrayPtr> parts;
+      for (const RecordBatch& b : batches) parts.push_back(b.columns[spec.key_columns.size() + h]);
+      RAP_ASSIGN_OR_RETURN(ArrayPtr all, parts.size() == 1 ? Result<ArrayPtr>(parts[0]) : ConcatArrays(parts));
+      RAP_ASSIGN_OR_RETURN(ArrayPtr taken, read::TakeRows(*all, idx));
+      hoisted.push_back(std::move(taken));
+    }
+  }
+
+  // Covered columns: flat leaves with an OffsetIndex.
+  std::vector<int> cover_leaf;
+  if (!spec.cover.empty()) {
+    for (const std::string& c : spec.cover) {
+      RAP_ASSIGN_OR_RETURN(read::Projection cp, reader->Project({c}));
+      if (cp.columns.size() != 1 || cp.schema->fields[0].type->IsNested()) {
+        return Status::NotSupported(file.path + ": covered column '" + c +
+                                    "' is nested; --cover takes flat (non-nested) columns");
+      }
+      cover_leaf.push_back(cp.columns[0]);
+    }
+    std::vector<int> rgs(static_cast<size_t>(reader->num_row_groups()));
+    std::iota(rgs.begin(), rgs.end(), 0);
+    RAP_RETURN_NOT_OK(reader->LoadPageIndex(rgs, cover_leaf, true, false));
+  }
+
+  // The file's schema as a zero-row Parquet file: output types and covered decoding without the
+  // data file's footer.
+  {
+    parquet::FileMetaData schema_only;
+    schema_only.version = reader->metadata().version;
+    schema_only.schema = reader->metadata().schema;
+    schema_only.created_by = std::string(parquet::kRapCreatedBy);
+    std::string footer;
+    parquet::EncodeFileMetaData(schema_only, &footer);
+    std::string bytes = "PAR1" + footer;
+    const uint32_t len = static_cast<uint32_t>(footer.size());
+    for (int i = 0; i < 4; ++i) bytes.push_back(static_cast<char>(len >> (8 * i)));
+    bytes += "PAR1";
+    out.schema_file = std::move(bytes);
+  }
+
+  // Runs of one key over consecutive rows.
+  for (size_t i = 0; i < order.size();) {
+    size_t j = i + 1;
+    while (j < order.size() && order[j] == order[j - 1] + 1) {
+      bool same = true;
+      for (const KeyValues& kv : keys) same = same && kv.Compare(order[j], order[i]) == 0;
+      if (!same) break;
+      ++j;
+    }
+    IndexEntry e;
+    e.file = ordinal;
+    e.first_row = order[i];
+    e.num_rows = static_cast<int64_t>(j - i);
+    e.key.parts.resize(keys.size());
+    for (size_t k = 0; k < keys.size(); ++k) {
+      if (IsIntegerKey(keys[k].type)) e.key.parts[k].i = keys[k].ints[order[i]];
+      else e.key.parts[k].s = std::string(keys[k].strs[order[i]]);
+    }
+    for (size_t c = 0; c < cover_leaf.size(); ++c) {
+      RAP_RETURN_NOT_OK(AddLocations(*reader, static_cast<int>(c), cover_leaf[c], e.first_row,
+                                     e.first_row + e.num_rows, &e.cover));
+    }
+    for (const ArrayPtr& h : hoisted) e.hoisted.push_back(SliceArray(h, static_cast<int64_t>(i), e.num_rows));
+    out.entries.push_back(std::move(e));
+    i = j;
+  }
+  return out;
+}
+
+}  // namespace rap::index::internal

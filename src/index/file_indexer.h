@@ -1,0 +1,40 @@
+// Indexing one data file (internal to rap::index): reads the key columns (and hoisted columns) and,
+// for covered columns, the page index; returns the file's entries (runs of consecutive rows with
+// one key) with their covering data.
+#pragma once
+
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "rap/index/fragment.h"
+#include "rap/index/manifest.h"
+#include "rap/io/object_store.h"
+#include "rap/read/file_reader.h"
+#include "rap/table/table.h"
+
+namespace rap::index::internal {
+
+struct FileIndexSpec {
+  std::vector<std::string> key_columns;   // names
+  std::vector<std::string> cover;
+  std::vector<std::string> hoist;
+};
+
+struct IndexedFile {
+  FileEntry file;                       // ordinal, path, size, etag, rows, dv (schema set by the caller)
+  std::vector<KeyColumn> key;           // the key columns' types in this file
+  std::vector<Field> hoisted;           // the hoisted columns' fields in this file
+  std::string schema_file;              // zero-row Parquet file with the file's schema (covered indexes)
+  std::vector<IndexEntry> entries;
+  int64_t key_rows = 0;                 // rows with a non-NULL key
+};
+
+Result<IndexedFile> IndexDataFile(const io::ObjectStorePtr& store, const table::DataFile& file, int32_t ordinal,
+                                  const FileIndexSpec& spec);
+
+// The relative path of a schema file for `bytes` ("schemas/<fnv1a64 hex>.parquet").
+std::string SchemaFilePath(const std::string& bytes);
+
+}  // namespace rap::index::internal

@@ -1,0 +1,290 @@
+// Index: Open, snapshots of manifest versions, fragment page directories, Refresh.
+#include <condition_variable>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "index_impl.h"
+#include "rap/index/build.h"
+
+namespace rap::index {
+
+// ---- CountingStore ----
+
+void CountingStore::Count(const io::ReadStats& st, size_t fallback_requests, uint64_t fallback_bytes) {
+  requests_ += static_cast<int64_t>(st.requests.empty() ? fallback_requests : st.requests.size());
+  bytes_ += st.requests.empty() ? fallback_bytes : st.payload_bytes;
+}
+
+namespace {
+void MergeStats(io::ReadStats* into, const io::ReadStats& from) {
+  if (!into) return;
+  into->requests.insert(into->requests.end(), from.requests.begin(), from.requests.end());
+  into->retries += from.retries;
+  io::FinalizeReadStats(into);
+}
+uint64_t TotalBytes(const std::vector<Buffer>& bufs) {
+  uint64_t n = 0;
+  for (const Buffer& b : bufs) n += b.size();
+  return n;
+}
+}  // namespace
+
+Result<io::ObjectInfo> CountingStore::Head(const std::string& path) {
+  ++requests_;
+  return inner_->Head(path);
+}
+
+Result<std::vector<Buffer>> CountingStore::ReadRanges(const std::string& path, std::span<const ByteRange> ranges,
+                                                      const io::ReadOptions& options, io::ReadStats* stats) {
+  io::ReadStats st;
+  auto r = inner_->ReadRanges(path, ranges, options, &st);
+  Count(st, ranges.size(), r.ok() ? TotalBytes(*r) : 0);
+  MergeStats(stats, st);
+  return r;
+}
+
+Result<std::vector<Buffer>> CountingStore::ReadRangesNative(const std::string& path, std::span<const ByteRange> ranges,
+                                                            const io::ReadOptions& options, io::ReadStats* stats) {
+  io::ReadStats st;
+  auto r = inner_->ReadRangesNative(path, ranges, options, &st);
+  Count(st, ranges.size(), r.ok() ? TotalBytes(*r) : 0);
+  MergeStats(stats, st);
+  return r;
+}
+
+Result<std::pair<Buffer, io::ObjectInfo>> CountingStore::ReadTail(const std::string& path, uint64_t n,
+                                                                  const io::ReadOptions& options, io::ReadStats* stats) {
+  io::ReadStats st;
+  auto r = inner_->ReadTail(path, n, options, &st);
+  Count(st, 1, r.ok() ? r->first.size() : 0);
+  MergeStats(stats, st);
+  return r;
+}
+
+// ---- LookupStats ----
+
+std::string LookupStats::ToString() const {
+  return fmt::format(
+      "dependent_rounds {}\nrequests {}\nbytes {}\nindex_pages_read {}\nindex_page_cache_hits {}\ndata_files {}\n"
+      "covered_files {}\nhoisted_only {}\nrows {}\nlookup_s {:.6f}\n",
+      dependent_rounds, requests, bytes, index_pages_read, index_page_cache_hits, data_files, covered_files,
+      hoisted_only, rows, seconds);
+}
+
+// ---- fragments ----
+
+namespace {
+
+Result<KeyPart> DecodeBound(KeyType type, const std::string& bytes, const std::string& what) {
+  KeyPart p;
+  if (type == KeyType::kInt32) {
+    if (bytes.size() != 4) return Status::Corrupt(what + ": ColumnIndex bound of key0 is not 4 bytes");
+    int32_t v;
+    std::memcpy(&v, bytes.data(), 4);
+    p.i = v;
+  } else if (type == KeyType::kInt64) {
+    if (bytes.size() != 8) return Status::Corrupt(what + ": ColumnIndex bound of key0 is not 8 bytes");
+    std::memcpy(&p.i, bytes.data(), 8);
+  } else {
+    p.s = bytes;
+  }
+  return p;
+}
+
+}  // namespace
+
+Status Index::Impl::EnsureLoaded(FragmentState& f, const Manifest& m, io::ObjectStorePtr store) {
+  std::lock_guard<std::mutex> lock(f.mu);
+  if (f.loaded) return Status::OK();
+  read::FileReaderOptions ro;
+  if (!f.entry.etag.empty()) ro.object_info = io::ObjectInfo{f.path, f.entry.size, f.entry.etag, 0};
+  RAP_ASSIGN_OR_RETURN(auto reader, read::FileReader::Open(store, f.path, ro));
+  if (reader->info().size != f.entry.size) {
+    return Status::Corrupt("index fragment " + f.path + " is " + std::to_string(reader->info().size) +
+                           " bytes, the manifest says " + std::to_string(f.entry.size));
+  }
+  RAP_ASSIGN_OR_RETURN(f.layout, FragmentLayout::Of(*reader->arrow_schema(), m, f.path));
+  const int leaf = reader->schema().FindColumn(KeyColumnName(0));
+  if (leaf < 0) return Status::Corrupt("index fragment " + f.path + ": no leaf column key0");
+  std::vector<int> rgs;
+  for (int rg = 0; rg < reader->num_row_groups(); ++rg) rgs.push_back(rg);
+  RAP_RETURN_NOT_OK(reader->LoadPageIndex(rgs, {leaf}, true, true));
+  std::vector<KeyPage> pages;
+  for (int rg : rgs) {
+    const int64_t rows = reader->row_group_num_rows(rg);
+    RAP_ASSIGN_OR_RETURN(auto oi, reader->GetOffsetIndex(rg, leaf));
+    RAP_ASSIGN_OR_RETURN(auto ci, reader->GetColumnIndex(rg, leaf));
+    if (!oi || oi->page_locations.empty()) {
+      pages.push_back({rg, 0, rows, false, {}, {}});
+      continue;
+    }
+    const auto& locs = oi->page_locations;
+    const bool bounds = ci && ci->min_values.size() == locs.size() && ci->max_values.size() == locs.size();
+    for (size_t p = 0; p < locs.size(); ++p) {
+      KeyPage kp;
+      kp.rg = rg;
+      kp.begin = locs[p].first_row_index;
+      kp.end = p + 1 < locs.size() ? locs[p + 1].first_row_index : rows;
+      if (kp.begin < 0 || kp.end > rows || kp.begin >= kp.end) {
+        return Status::Corrupt("index fragment " + f.path + ": OffsetIndex of key0 in row group " + std::to_string(rg) +
+                               " has page " + std::to_string(p) + " at rows [" + std::to_string(kp.begin) + ", " +
+                               std::to_string(kp.end) + ")");
+      }
+      if (bounds && !ci->null_pages[p]) {
+        kp.has_bounds = true;
+        RAP_ASSIGN_OR_RETURN(kp.min, DecodeBound(m.key[0].type, ci->min_values[p], f.path));
+        RAP_ASSIGN_OR_RETURN(kp.max, DecodeBound(m.key[0].type, ci->max_values[p], f.path));
+      }
+      pages.push_back(std::move(kp));
+    }
+  }
+  f.info = reader->info();
+  f.pages = std::move(pages);
+  f.loaded = true;
+  return Status::OK();
+}
+
+void Index::Impl::RunAll(std::vector<std::function<void()>> tasks) const {
+  if (tasks.empty()) return;
+  if (tasks.size() == 1) {
+    tasks[0]();
+    return;
+  }
+  std::mutex m;
+  std::condition_variable cv;
+  size_t left = tasks.size();
+  for (auto& t : tasks) {
+    pool->Submit([&, task = std::move(t)] {
+      task();
+      std::lock_guard<std::mutex> lock(m);
+      if (--left == 0) cv.notify_all();
+    });
+  }
+  std::unique_lock<std::mutex> lock(m);
+  cv.wait(lock, [&] { return left == 0; });
+}
+
+Result<std::shared_ptr<Index::Snapshot>> Index::Impl::Load(int64_t version) const {
+  auto s = std::make_shared<Snapshot>();
+  RAP_ASSIGN_OR_RETURN(s->manifest, ReadManifest(*store, dir, version));
+  const Manifest& m = s->manifest;
+  s->index_store = store;
+  s->index_dir = dir;
+  const std::string table_url = ResolveUrl(url, m.table_root);
+  RAP_ASSIGN_OR_RETURN(io::ResolvedUrl tr, io::OpenUrl(table_url));
+  s->data_store = tr.store;
+  s->data_root = tr.path;
+  s->by_bucket.resize(static_cast<size_t>(m.buckets));
+  for (size_t i = 0; i < m.fragments.size(); ++i) {
+    auto f = std::make_unique<FragmentState>();
+    f->entry = m.fragments[i];
+    f->path = io::JoinPath(dir, m.fragments[i].path);
+    s->by_bucket[static_cast<size_t>(f->entry.bucket)].push_back(static_cast<int>(i));
+    s->fragments.push_back(std::move(f));
+  }
+  IndexInfo& info = s->info;
+  info.index_url = url;
+  info.table_url = table_url;
+  info.key = m.key;
+  info.manifest_version = m.version;
+  info.table_version = m.table_version;
+  info.table_kind = m.table_kind;
+  info.buckets = m.buckets;
+  for (const FileEntry& f : m.files) {
+    if (f.removed) continue;
+    ++info.files;
+    s->table_schema_index = f.schema;  // the newest live file's schema
+  }
+  info.fragments = static_cast<int64_t>(m.fragments.size());
+  info.cover = m.cover;
+  info.hoist = m.hoist;
+  // Schema files (small) and, with preload, every fragment's footer and key page index, in parallel.
+  s->schemas.resize(m.schemas.size());
+  std::vector<Status> errors(m.schemas.size() + (options.preload ? s->fragments.size() : 0));
+  std::vector<std::function<void()>> tasks;
+  for (size_t i = 0; i < m.schemas.size(); ++i) {
+    tasks.push_back([&, i] {
+      auto r = read::FileReader::Open(store, io::JoinPath(dir, m.schemas[i]));
+      if (r.ok()) s->schemas[i] = *r; else errors[i] = r.status();
+    });
+  }
+  if (options.preload) {
+    for (size_t i = 0; i < s->fragments.size(); ++i) {
+      tasks.push_back([&, i] { errors[m.schemas.size() + i] = EnsureLoaded(*s->fragments[i], m, store); });
+    }
+  }
+  RunAll(std::move(tasks));
+  for (const Status& st : errors) RAP_RETURN_NOT_OK(st);
+  if (s->table_schema_index >= 0) {
+    s->table_schema = s->schemas[static_cast<size_t>(s->table_schema_index)]->arrow_schema();
+  } else {
+    // No schema files (an index written by another engine): the newest live file's footer.
+    for (size_t i = m.files.size(); i-- > 0;) {
+      if (m.files[i].removed) continue;
+      RAP_ASSIGN_OR_RETURN(auto reader, read::FileReader::Open(s->data_store, io::JoinPath(s->data_root, m.files[i].path)));
+      s->table_schema = reader->arrow_schema();
+      break;
+    }
+  }
+  return s;
+}
+
+// ---- Index ----
+
+Index::Index(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Index::~Index() = default;
+
+Result<std::shared_ptr<Index>> Index::Open(const std::string& url, IndexOpenOptions options) {
+  auto impl = std::make_unique<Impl>();
+  impl->options = options;
+  impl->cache = std::make_unique<PageCache>(options.page_cache_bytes);
+  impl->pool = std::make_unique<ThreadPool>(static_cast<size_t>(std::max(1, options.threads)));
+  // A table URL: its default index.
+  std::string index_url = url;
+  while (index_url.size() > 1 && index_url.back() == '/') index_url.pop_back();
+  RAP_ASSIGN_OR_RETURN(io::ResolvedUrl r, io::OpenUrl(index_url));
+  auto latest = FindLatestVersion(*r.store, r.path);
+  if (!latest.ok() && latest.status().code() == StatusCode::kNotFound) {
+    const std::string def = DefaultIndexUrl(index_url);
+    RAP_ASSIGN_OR_RETURN(io::ResolvedUrl d, io::OpenUrl(def));
+    auto l2 = FindLatestVersion(*d.store, d.path);
+    if (!l2.ok() && l2.status().code() == StatusCode::kNotFound) {
+      return Status::NotFound(url + ": neither an index nor a table with an index (no " +
+                              ManifestPath(r.path, 1) + " or " + ManifestPath(d.path, 1) + ")");
+    }
+    RAP_RETURN_NOT_OK(l2.status());
+    index_url = def;
+    r = d;
+    latest = l2;
+  }
+  RAP_RETURN_NOT_OK(latest.status());
+  impl->url = index_url;
+  impl->store = r.store;
+  impl->dir = r.path;
+  RAP_ASSIGN_OR_RETURN(auto snap, impl->Load(*latest));
+  impl->snapshot = std::move(snap);
+  return std::shared_ptr<Index>(new Index(std::move(impl)));
+}
+
+const IndexInfo& Index::info() const {
+  // The snapshot stays alive while the Index does (replaced snapshots are kept in `retired`).
+  return impl_->Current()->info;
+}
+
+Result<Key> Index::ParseKey(const std::vector<std::string>& parts) const {
+  return index::ParseKey(impl_->Current()->info.key, parts);
+}
+
+Result<bool> Index::Refresh() {
+  RAP_ASSIGN_OR_RETURN(int64_t latest, FindLatestVersion(*impl_->store, impl_->dir));
+  if (latest <= impl_->Current()->manifest.version) return false;
+  RAP_ASSIGN_OR_RETURN(auto snap, impl_->Load(latest));
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  if (impl_->snapshot->manifest.version >= snap->manifest.version) return false;
+  impl_->retired.push_back(impl_->snapshot);
+  impl_->snapshot = std::move(snap);
+  return true;
+}
+
+}  // namespace rap::index

@@ -1,0 +1,125 @@
+// Internals of rap::index::Index: the immutable snapshot of one manifest version, per-fragment key
+// page directories, the counting store used for per-lookup accounting.
+#pragma once
+
+#include <atomic>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "rap/index/fragment.h"
+#include "rap/index/index.h"
+#include "rap/index/page_cache.h"
+#include "rap/read/file_reader.h"
+#include "rap/util/thread_pool.h"
+
+namespace rap::index {
+
+// Counts the requests and bytes of every read through it (one per task, so rounds are per task).
+class CountingStore final : public io::ObjectStore {
+ public:
+  explicit CountingStore(io::ObjectStorePtr inner) : inner_(std::move(inner)) {}
+  std::string endpoint() const override { return inner_->endpoint(); }
+  bool is_remote() const override { return inner_->is_remote(); }
+  Result<io::ObjectInfo> Head(const std::string& path) override;
+  Result<std::vector<Buffer>> ReadRanges(const std::string& path, std::span<const ByteRange> ranges,
+                                         const io::ReadOptions& options, io::ReadStats* stats) override;
+  Result<std::vector<Buffer>> ReadRangesNative(const std::string& path, std::span<const ByteRange> ranges,
+                                               const io::ReadOptions& options, io::ReadStats* stats) override;
+  Result<std::pair<Buffer, io::ObjectInfo>> ReadTail(const std::string& path, uint64_t n, const io::ReadOptions& options,
+                                                     io::ReadStats* stats) override;
+  Result<std::vector<io::ObjectInfo>> List(const std::string& prefix) override { return inner_->List(prefix); }
+  Status Put(const std::string& path, const Buffer& data) override { return inner_->Put(path, data); }
+
+  int64_t requests() const { return requests_.load(); }
+  uint64_t bytes() const { return bytes_.load(); }
+
+ private:
+  void Count(const io::ReadStats& st, size_t fallback_requests, uint64_t fallback_bytes);
+  io::ObjectStorePtr inner_;
+  std::atomic<int64_t> requests_{0};
+  std::atomic<uint64_t> bytes_{0};
+};
+
+// Tracks the sequential request rounds of one task: Step() after each dependent step.
+class RoundCounter {
+ public:
+  explicit RoundCounter(const CountingStore& store) : store_(store), seen_(store.requests()) {}
+  void Step() {
+    const int64_t now = store_.requests();
+    if (now > seen_) ++rounds_;
+    seen_ = now;
+  }
+  int rounds() const { return rounds_; }
+
+ private:
+  const CountingStore& store_;
+  int64_t seen_;
+  int rounds_ = 0;
+};
+
+// One page of a fragment's key column: rows [begin, end) of row group `rg`; min/max of key0 when known.
+struct KeyPage {
+  int rg = 0;
+  int64_t begin = 0, end = 0;
+  bool has_bounds = false;
+  KeyPart min, max;
+};
+
+struct FragmentState {
+  FragmentEntry entry;
+  std::string path;  // within the index store
+  std::mutex mu;
+  bool loaded = false;
+  io::ObjectInfo info;
+  FragmentLayout layout;
+  std::vector<KeyPage> pages;
+};
+
+class Index::Snapshot {
+ public:
+  Manifest manifest;
+  IndexInfo info;
+  io::ObjectStorePtr index_store;
+  std::string index_dir;
+  io::ObjectStorePtr data_store;
+  std::string data_root;
+  std::vector<std::unique_ptr<FragmentState>> fragments;
+  std::vector<std::vector<int>> by_bucket;  // fragment indexes per bucket
+  // The schema files (by Manifest::schemas index), opened as zero-row Parquet files.
+  std::vector<std::shared_ptr<read::FileReader>> schemas;
+  SchemaPtr table_schema;  // the newest live file's schema (output types)
+  int table_schema_index = -1;
+};
+
+class Index::Impl {
+ public:
+  std::string url;
+  IndexOpenOptions options;
+  io::ObjectStorePtr store;
+  std::string dir;
+  std::unique_ptr<PageCache> cache;
+  std::unique_ptr<ThreadPool> pool;
+  mutable std::mutex mu;
+  std::shared_ptr<const Snapshot> snapshot;
+  // Earlier snapshots, kept so references returned by info() stay valid for the Index's lifetime
+  // (a manifest snapshot is small; Refresh adds one only when a new version is published).
+  std::vector<std::shared_ptr<const Snapshot>> retired;
+  // Deleted rows per deletion-vector id.
+  mutable std::mutex dv_mu;
+  mutable std::map<std::string, std::shared_ptr<const std::vector<uint64_t>>> dvs;
+
+  std::shared_ptr<const Snapshot> Current() const {
+    std::lock_guard<std::mutex> lock(mu);
+    return snapshot;
+  }
+  Result<std::shared_ptr<Snapshot>> Load(int64_t version) const;
+  // Loads the fragment's footer and key page directory once (through `store`, for accounting).
+  static Status EnsureLoaded(FragmentState& f, const Manifest& m, io::ObjectStorePtr store);
+  // Runs tasks on the pool and waits for all of them.
+  void RunAll(std::vector<std::function<void()>> tasks) const;
+};
+
+}  // namespace rap::index

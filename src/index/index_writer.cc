@@ -1,0 +1,145 @@
+// IndexWriter: entries -> bucketed, sorted fragments + manifest.
+#include "rap/index/index_writer.h"
+
+#include <atomic>
+#include <chrono>
+#include <random>
+
+#include "file_indexer.h"
+#include "rap/util/thread_pool.h"
+
+namespace rap::index {
+
+Result<std::unique_ptr<IndexWriter>> IndexWriter::Make(std::string index_url, IndexWriterOptions options,
+                                                       std::optional<Manifest> base) {
+  if (options.key.empty() || options.key.size() > 2) {
+    return Status::InvalidArgument("an index key has one or two columns, got " + std::to_string(options.key.size()));
+  }
+  if (options.buckets < 1 || options.buckets > (1 << 20)) {
+    return Status::InvalidArgument("--buckets must be in 1..1048576, got " + std::to_string(options.buckets));
+  }
+  std::unique_ptr<IndexWriter> w(new IndexWriter());
+  RAP_ASSIGN_OR_RETURN(io::ResolvedUrl r, io::OpenUrl(index_url));
+  w->store_ = r.store;
+  w->dir_ = r.path;
+  w->index_url_ = std::move(index_url);
+  if (base) {
+    if (base->key != options.key) return Status::InvalidArgument("the key columns differ from the index's");
+    options.buckets = base->buckets;
+    w->manifest_ = std::move(*base);
+  } else {
+    RAP_ASSIGN_OR_RETURN(w->manifest_.version, [&]() -> Result<int64_t> {
+      auto latest = FindLatestVersion(*w->store_, w->dir_);
+      if (latest.ok()) return *latest;
+      if (latest.status().code() == StatusCode::kNotFound) return 0;
+      return latest.status();
+    }());
+    if (w->manifest_.version > 0) {
+      // A rebuild: a full new version; runs keep counting so fragment names never repeat.
+      RAP_ASSIGN_OR_RETURN(Manifest old, ReadManifest(*w->store_, w->dir_, w->manifest_.version));
+      w->manifest_.next_run = old.next_run;
+    }
+    w->manifest_.key = options.key;
+    w->manifest_.buckets = options.buckets;
+    w->manifest_.cover = options.cover;
+    for (const Field& h : options.hoist) w->manifest_.hoist.push_back(h.name);
+  }
+  w->options_ = std::move(options);
+  w->buckets_.resize(static_cast<size_t>(w->options_.buckets));
+  return w;
+}
+
+int32_t IndexWriter::AddFile(FileEntry file, const std::string& schema_file) {
+  file.ordinal = static_cast<int32_t>(manifest_.files.size());
+  file.schema = -1;
+  if (!schema_file.empty()) {
+    const std::string rel = internal::SchemaFilePath(schema_file);
+    int32_t idx = -1;
+    for (size_t i = 0; i < manifest_.schemas.size(); ++i) {
+      if (manifest_.schemas[i] == rel) idx = static_cast<int32_t>(i);
+    }
+    if (idx < 0) {
+      idx = static_cast<int32_t>(manifest_.schemas.size());
+      manifest_.schemas.push_back(rel);
+      schema_files_.push_back({rel, schema_file});
+    }
+    file.schema = idx;
+  }
+  manifest_.files.push_back(std::move(file));
+  return manifest_.files.back().ordinal;
+}
+
+Status IndexWriter::RemoveFile(int32_t ordinal) {
+  if (ordinal < 0 || static_cast<size_t>(ordinal) >= manifest_.files.size()) {
+    return Status::InvalidArgument("no file with ordinal " + std::to_string(ordinal));
+  }
+  manifest_.files[static_cast<size_t>(ordinal)].removed = true;
+  return Status::OK();
+}
+
+Status IndexWriter::SetDeletionVector(int32_t ordinal, std::optional<table::DeletionVectorDescriptor> dv) {
+  if (ordinal < 0 || static_cast<size_t>(ordinal) >= manifest_.files.size()) {
+    return Status::InvalidArgument("no file with ordinal " + std::to_string(ordinal));
+  }
+  manifest_.files[static_cast<size_t>(ordinal)].deletion_vector = std::move(dv);
+  return Status::OK();
+}
+
+Status IndexWriter::AddEntry(IndexEntry e) {
+  if (e.key.parts.size() != options_.key.size()) return Status::InvalidArgument("an entry's key has the wrong arity");
+  if (e.file < 0 || static_cast<size_t>(e.file) >= manifest_.files.size()) {
+    return Status::InvalidArgument("an entry names file ordinal " + std::to_string(e.file) + ", not in the file table");
+  }
+  if (e.num_rows <= 0 || e.first_row < 0) return Status::InvalidArgument("an entry needs first_row >= 0 and num_rows > 0");
+  if (e.hoisted.size() != options_.hoist.size()) return Status::InvalidArgument("an entry lacks hoisted values");
+  const int32_t b = BucketOf(options_.key, e.key, options_.buckets);
+  buckets_[static_cast<size_t>(b)].push_back(std::move(e));
+  ++num_entries_;
+  return Status::OK();
+}
+
+Result<Manifest> IndexWriter::Commit(const std::string& table_root, const std::string& table_kind,
+                                     int64_t table_version) {
+  const int64_t run = manifest_.next_run;
+  std::random_device rd;
+  char token[16];
+  std::snprintf(token, sizeof(token), "%08x", static_cast<unsigned>(rd()));
+  for (const auto& [rel, bytes] : schema_files_) {
+    RAP_RETURN_NOT_OK(store_->Put(io::JoinPath(dir_, rel), Buffer::Copy(bytes)));
+  }
+  std::vector<std::optional<Result<FragmentEntry>>> written(buckets_.size());
+  {
+    ThreadPool pool(static_cast<size_t>(std::max(1, options_.threads)));
+    for (size_t b = 0; b < buckets_.size(); ++b) {
+      if (buckets_[b].empty()) continue;
+      pool.Submit([&, b] {
+        SortEntries(options_.key, &buckets_[b]);
+        char name[96];
+        std::snprintf(name, sizeof(name), "fragments/r%06lld-%s-b%05zu.parquet", static_cast<long long>(run), token, b);
+        written[b] = WriteFragment(*store_, dir_, name, options_.key, !options_.cover.empty(), options_.hoist,
+                                   static_cast<int32_t>(b), run, buckets_[b], options_.fragment);
+        buckets_[b].clear();
+        buckets_[b].shrink_to_fit();
+      });
+    }
+  }
+  for (auto& w : written) {
+    if (!w) continue;
+    if (!w->ok()) return w->status();
+    FragmentEntry fe = std::move(**w);
+    auto info = store_->Head(io::JoinPath(dir_, fe.path));
+    if (info.ok()) fe.etag = info->etag;
+    manifest_.fragments.push_back(std::move(fe));
+  }
+  manifest_.version += 1;
+  manifest_.next_run = run + 1;
+  manifest_.table_root = table_root;
+  manifest_.table_kind = table_kind;
+  manifest_.table_version = table_version;
+  manifest_.created_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                             std::chrono::system_clock::now().time_since_epoch()).count();
+  RAP_RETURN_NOT_OK(PublishManifest(*store_, dir_, manifest_));
+  return manifest_;
+}
+
+}  // namespace rap::index

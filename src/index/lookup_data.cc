@@ -1,0 +1,387 @@
+// The data phase of Index::Lookup: the chosen rows of every key read in parallel across files —
+// through the data files' (cached) footers and page indexes, through covering data (page locations
+// in the index: no footer, no page index), or from hoisted values (no data read at all).
+#include <algorithm>
+#include <map>
+
+#include "lookup_plan.h"
+#include "rap/format/column_reader.h"
+#include "rap/read/scanner.h"
+
+namespace rap::index::internal {
+
+namespace {
+
+Status ChangedFile(const FileEntry& fe, const io::ObjectInfo& now) {
+  return Status::Changed("data file " + fe.path + " changed since it was indexed (now " + std::to_string(now.size) +
+                         " bytes, ETag " + now.etag + "; indexed: " + std::to_string(fe.size) + " bytes, ETag " +
+                         fe.etag + "); run `rap index update`");
+}
+
+Status MissingOr(const Status& st, const FileEntry& fe) {
+  if (st.code() == StatusCode::kNotFound) {
+    return Status::NotFound("data file " + fe.path + " (file ordinal " + std::to_string(fe.ordinal) +
+                            " of the index) is gone: " + st.message() + "; run `rap index update`");
+  }
+  if (st.code() == StatusCode::kChanged) {
+    return Status::Changed("data file " + fe.path + " changed since it was indexed: " + st.message() +
+                           "; run `rap index update`");
+  }
+  return st;
+}
+
+struct Accounting {
+  std::mutex mu;
+  int max_rounds = 0;
+  int64_t requests = 0;
+  uint64_t bytes = 0;
+  void Add(const CountingStore& cs, int rounds) {
+    std::lock_guard<std::mutex> lock(mu);
+    max_rounds = std::max(max_rounds, rounds);
+    requests += cs.requests();
+    bytes += cs.bytes();
+  }
+};
+
+// Columns of `batch` (fields named as in the projection) in `order`.
+Result<std::vector<ArrayPtr>> Reorder(const RecordBatch& batch, const std::vector<std::string>& order) {
+  std::vector<ArrayPtr> out;
+  for (const std::string& name : order) {
+    const int i = batch.schema->FieldIndex(name);
+    if (i < 0) return Status::Internal("column " + name + " missing from a decoded batch");
+    out.push_back(batch.columns[static_cast<size_t>(i)]);
+  }
+  return out;
+}
+
+Status ConcatInto(std::vector<std::vector<ArrayPtr>>& parts, std::vector<ArrayPtr>* out) {
+  out->clear();
+  if (parts.empty()) return Status::OK();
+  for (size_t c = 0; c < parts[0].size(); ++c) {
+    std::vector<ArrayPtr> col;
+    for (auto& p : parts) col.push_back(p[c]);
+    if (col.size() == 1) {
+      out->push_back(col[0]);
+    } else {
+      RAP_ASSIGN_OR_RETURN(ArrayPtr a, ConcatArrays(col));
+      out->push_back(a);
+    }
+  }
+  return Status::OK();
+}
+
+// ---- through the data files' metadata ----
+
+Status ReadFull(const DataRequest& rq, const std::map<int32_t, std::vector<KeyPiece*>>& by_file, DataStats* stats) {
+  const Manifest& m = rq.snap->manifest;
+  struct FileState {
+    int32_t file = 0;
+    std::shared_ptr<read::FileReader> reader;
+    read::Projection proj;
+    read::RowSelection all;
+    std::vector<int> rgs;
+    std::shared_ptr<CountingStore> cs;
+  };
+  std::vector<FileState> files;
+  for (const auto& [f, ps] : by_file) {
+    FileState fs;
+    fs.file = f;
+    std::vector<read::RowRange> ranges;
+    for (const KeyPiece* p : ps) ranges.insert(ranges.end(), p->rows.begin(), p->rows.end());
+    fs.all = read::RowSelection::FromRanges(std::move(ranges));
+    files.push_back(std::move(fs));
+  }
+  // Step 1 per file: footer (cached: no request) and page index of the projected columns.
+  Accounting acc1;
+  std::vector<Status> errors(files.size());
+  std::vector<std::function<void()>> tasks;
+  for (size_t j = 0; j < files.size(); ++j) {
+    tasks.push_back([&, j] {
+      FileState& fs = files[j];
+      const FileEntry& fe = m.files[static_cast<size_t>(fs.file)];
+      fs.cs = std::make_shared<CountingStore>(rq.snap->data_store);
+      RoundCounter rc(*fs.cs);
+      errors[j] = [&]() -> Status {
+        read::FileReaderOptions ro;
+        const std::string path = io::JoinPath(rq.snap->data_root, fe.path);
+        if (!fe.etag.empty()) {
+          ro.object_info = io::ObjectInfo{path, fe.size, fe.etag, 0};
+          ro.io.expected_etag = fe.etag;
+        }
+        ro.plan = rq.impl->options.plan;
+        auto reader = read::FileReader::Open(fs.cs, path, ro);
+        if (!reader.ok()) return MissingOr(reader.status(), fe);
+        fs.reader = *reader;
+        rc.Step();
+        const io::ObjectInfo& now = fs.reader->info();
+        if (now.size != fe.size || (!fe.etag.empty() && now.etag != fe.etag)) return ChangedFile(fe, now);
+        if (fs.reader->num_rows() != fe.num_rows) {
+          return Status::Changed("data file " + fe.path + " has " + std::to_string(fs.reader->num_rows()) +
+                                 " rows, the index recorded " + std::to_string(fe.num_rows));
+        }
+        RAP_ASSIGN_OR_RETURN(fs.proj, fs.reader->Project(rq.data_columns));
+        for (int rg = 0; rg < fs.reader->num_row_groups(); ++rg) {
+          const int64_t first = fs.reader->row_group_first_row(rg);
+          if (fs.all.Intersects(first, first + fs.reader->row_group_num_rows(rg))) fs.rgs.push_back(rg);
+        }
+        if (fs.reader->options().use_page_index) {
+          Status st = fs.reader->LoadPageIndex(fs.rgs, fs.proj.columns, true, false);
+          if (!st.ok()) return MissingOr(st, fe);
+        }
+        rc.Step();
+        return Status::OK();
+      }();
+      acc1.Add(*fs.cs, rc.rounds());
+    });
+  }
+  rq.impl->RunAll(std::move(tasks));
+  for (const Status& st : errors) RAP_RETURN_NOT_OK(st);
+  // Step 2: every (file, row group) fetched in parallel, each key's rows decoded from it.
+  struct RgTask {
+    size_t file_state = 0;
+    int rg = 0;
+  };
+  std::vector<RgTask> rg_tasks;
+  for (size_t j = 0; j < files.size(); ++j) {
+    for (int rg : files[j].rgs) rg_tasks.push_back({j, rg});
+  }
+  // Results per (piece, rg).
+  std::map<std::pair<const KeyPiece*, int>, std::vector<ArrayPtr>> parts;
+  std::mutex parts_mu;
+  Accounting acc2;
+  errors.assign(rg_tasks.size(), Status::OK());
+  tasks.clear();
+  for (size_t t = 0; t < rg_tasks.size(); ++t) {
+    tasks.push_back([&, t] {
+      FileState& fs = files[rg_tasks[t].file_state];
+      const int rg = rg_tasks[t].rg;
+      const FileEntry& fe = m.files[static_cast<size_t>(fs.file)];
+      auto cs = std::make_shared<CountingStore>(rq.snap->data_store);
+      errors[t] = [&]() -> Status {
+        // The reader reads through fs.cs; count this task's requests by the difference.
+        const int64_t before = fs.cs->requests();
+        (void)before;
+        const int64_t first = fs.reader->row_group_first_row(rg);
+        const int64_t end = first + fs.reader->row_group_num_rows(rg);
+        auto fetched = fs.reader->FetchRowGroup(rg, fs.all.Slice(first, end), fs.proj);
+        if (!fetched.ok()) return MissingOr(fetched.status(), fe);
+        for (const KeyPiece* p : by_file.at(fs.file)) {
+          read::RowSelection rows = p->rows.Slice(first, end);
+          if (rows.empty()) continue;
+          RAP_ASSIGN_OR_RETURN(RecordBatch b, (*fetched)->Read(rows, fs.proj));
+          RAP_ASSIGN_OR_RETURN(auto cols, Reorder(b, rq.data_columns));
+          std::lock_guard<std::mutex> lock(parts_mu);
+          parts[{p, rg}] = std::move(cols);
+        }
+        return Status::OK();
+      }();
+    });
+  }
+  const int64_t req_before = [&] {
+    int64_t n = 0;
+    for (auto& fs : files) n += fs.cs->requests();
+    return n;
+  }();
+  const uint64_t bytes_before = [&] {
+    uint64_t n = 0;
+    for (auto& fs : files) n += fs.cs->bytes();
+    return n;
+  }();
+  rq.impl->RunAll(std::move(tasks));
+  for (const Status& st : errors) RAP_RETURN_NOT_OK(st);
+  int64_t req_after = 0;
+  uint64_t bytes_after = 0;
+  for (auto& fs : files) {
+    req_after += fs.cs->requests();
+    bytes_after += fs.cs->bytes();
+  }
+  stats->rounds += acc1.max_rounds + (req_after > req_before ? 1 : 0);
+  stats->requests += req_after;
+  stats->bytes += bytes_after;
+  (void)bytes_before;
+  stats->files += static_cast<int64_t>(files.size());
+  for (auto& [f, ps] : by_file) {
+    for (KeyPiece* p : ps) {
+      std::vector<std::vector<ArrayPtr>> pp;
+      for (auto it = parts.lower_bound({p, INT32_MIN}); it != parts.end() && it->first.first == p; ++it) {
+        pp.push_back(std::move(it->second));
+      }
+      RAP_RETURN_NOT_OK(ConcatInto(pp, &p->columns));
+    }
+  }
+  return Status::OK();
+}
+
+// ---- through covering data ----
+
+struct PageKey {
+  int64_t offset, size;
+  bool operator<(const PageKey& o) const { return offset != o.offset ? offset < o.offset : size < o.size; }
+};
+
+Status ReadCovered(const DataRequest& rq, const std::map<int32_t, std::vector<KeyPiece*>>& by_file, DataStats* stats) {
+  const Manifest& m = rq.snap->manifest;
+  std::vector<int32_t> cover_of;  // data column -> index in m.cover
+  for (const std::string& c : rq.data_columns) {
+    cover_of.push_back(static_cast<int32_t>(std::find(m.cover.begin(), m.cover.end(), c) - m.cover.begin()));
+  }
+  std::vector<std::pair<int32_t, std::vector<KeyPiece*>>> files(by_file.begin(), by_file.end());
+  std::vector<Status> errors(files.size());
+  Accounting acc;
+  std::vector<std::function<void()>> tasks;
+  for (size_t j = 0; j < files.size(); ++j) {
+    tasks.push_back([&, j] {
+      const FileEntry& fe = m.files[static_cast<size_t>(files[j].first)];
+      auto cs = std::make_shared<CountingStore>(rq.snap->data_store);
+      RoundCounter rc(*cs);
+      errors[j] = [&]() -> Status {
+        if (fe.schema < 0 || !rq.snap->schemas[static_cast<size_t>(fe.schema)]) {
+          return Status::Corrupt("index: covered file " + fe.path + " has no schema file");
+        }
+        const read::FileReader& schema_file = *rq.snap->schemas[static_cast<size_t>(fe.schema)];
+        const parquet::SchemaDescriptor& sd = schema_file.schema();
+        std::vector<parquet::FieldNode> nodes;
+        for (const std::string& c : rq.data_columns) {
+          RAP_ASSIGN_OR_RETURN(auto fields, sd.Project({c}));
+          if (fields.size() != 1 || fields[0].columns.size() != 1) {
+            return Status::Corrupt("index: covered column " + c + " is not one flat column in " + fe.path);
+          }
+          nodes.push_back(std::move(fields[0]));
+        }
+        // The pages needed: every data page overlapping a chosen row, and the dictionary pages of their chunks.
+        std::map<PageKey, Buffer> bufs;
+        for (const KeyPiece* p : files[j].second) {
+          for (const Location& l : p->entry->cover) {
+            if (l.kind == static_cast<int32_t>(LocationKind::kZstdFrame)) {
+              return Status::NotSupported("index: location kind 1 (ZSTD frame) in the covering data of " + fe.path +
+                                          " is not supported by this reader");
+            }
+            if (l.offset < 0 || l.size <= 0 || static_cast<uint64_t>(l.offset + l.size) > fe.size) {
+              return Status::Corrupt("index: a covering location [" + std::to_string(l.offset) + ", +" +
+                                     std::to_string(l.size) + ") lies outside " + fe.path + " (" +
+                                     std::to_string(fe.size) + " bytes)");
+            }
+            if (std::find(cover_of.begin(), cover_of.end(), l.column) == cover_of.end()) continue;
+            if (l.kind == static_cast<int32_t>(LocationKind::kDataPage) &&
+                !p->rows.Intersects(l.first_row, l.first_row + l.num_rows)) {
+              continue;
+            }
+            bufs[{l.offset, l.size}] = Buffer();
+          }
+        }
+        std::vector<ByteRange> ranges;
+        for (auto& [k, b] : bufs) ranges.push_back({static_cast<uint64_t>(k.offset), static_cast<uint64_t>(k.size)});
+        io::PlanOptions po = rq.impl->options.plan;
+        po.expected_etag = fe.etag;
+        po.purpose = "covered";
+        const std::string path = io::JoinPath(rq.snap->data_root, fe.path);
+        auto got = io::ReadPlanned(*cs, path, ranges, po);
+        if (!got.ok()) return MissingOr(got.status(), fe);
+        rc.Step();
+        size_t bi = 0;
+        for (auto& [k, b] : bufs) b = (*got)[bi++];
+        parquet::ColumnReadOptions cro;
+        cro.file_name = path;
+        for (KeyPiece* p : files[j].second) {
+          std::vector<std::vector<ArrayPtr>> per_column(rq.data_columns.size());
+          for (size_t c = 0; c < rq.data_columns.size(); ++c) {
+            const parquet::FieldNode& node = nodes[c];
+            const int leaf = node.columns[0];
+            const Location* dict = nullptr;
+            for (const Location& l : p->entry->cover) {
+              if (l.column != cover_of[c]) continue;
+              if (l.kind == static_cast<int32_t>(LocationKind::kDictionaryPage)) {
+                dict = &l;
+                continue;
+              }
+              const read::RowSelection rows = p->rows.Slice(l.first_row, l.first_row + l.num_rows);
+              if (rows.empty()) continue;
+              parquet::ColumnChunkInput in;
+              in.num_rows = l.num_rows;
+              if (dict && dict->first_row <= l.first_row && l.first_row < dict->first_row + dict->num_rows) {
+                in.dictionary = {bufs.at({dict->offset, dict->size}), static_cast<uint64_t>(dict->offset), 0};
+              }
+              in.spans.push_back({bufs.at({l.offset, l.size}), static_cast<uint64_t>(l.offset), 0});
+              RAP_ASSIGN_OR_RETURN(parquet::LeafColumnData data,
+                                   parquet::ReadColumnChunk(sd.column(leaf), static_cast<parquet::Codec>(l.codec), in,
+                                                            rows.ranges(), cro));
+              std::vector<const parquet::LeafColumnData*> leaves(static_cast<size_t>(sd.num_columns()), nullptr);
+              leaves[static_cast<size_t>(leaf)] = &data;
+              RAP_ASSIGN_OR_RETURN(ArrayPtr a, parquet::AssembleField(node, leaves, rows.Count()));
+              per_column[c].push_back(std::move(a));
+            }
+          }
+          p->columns.clear();
+          for (size_t c = 0; c < per_column.size(); ++c) {
+            int64_t n = 0;
+            for (const ArrayPtr& a : per_column[c]) n += a->length;
+            if (n != p->rows.Count()) {
+              return Status::Corrupt("index: the covering data of column " + rq.data_columns[c] + " in " + fe.path +
+                                     " does not hold rows " + p->rows.ToString());
+            }
+            if (per_column[c].size() == 1) {
+              p->columns.push_back(per_column[c][0]);
+            } else {
+              RAP_ASSIGN_OR_RETURN(ArrayPtr a, ConcatArrays(per_column[c]));
+              p->columns.push_back(a);
+            }
+          }
+        }
+        return Status::OK();
+      }();
+      acc.Add(*cs, rc.rounds());
+    });
+  }
+  rq.impl->RunAll(std::move(tasks));
+  for (const Status& st : errors) RAP_RETURN_NOT_OK(st);
+  stats->rounds += acc.max_rounds;
+  stats->requests += acc.requests;
+  stats->bytes += acc.bytes;
+  stats->files += static_cast<int64_t>(files.size());
+  stats->covered_files += static_cast<int64_t>(files.size());
+  return Status::OK();
+}
+
+// ---- from hoisted values ----
+
+Status ReadHoisted(const DataRequest& rq) {
+  const Manifest& m = rq.snap->manifest;
+  for (KeyPiece& p : *rq.pieces) {
+    p.columns.clear();
+    std::vector<int64_t> idx;
+    for (const read::RowRange& r : p.rows) {
+      for (int64_t row = r.begin; row < r.end; ++row) idx.push_back(row - p.entry->first_row);
+    }
+    for (const std::string& c : rq.data_columns) {
+      const size_t h = static_cast<size_t>(std::find(m.hoist.begin(), m.hoist.end(), c) - m.hoist.begin());
+      if (h >= p.entry->hoisted.size()) return Status::Corrupt("index: an entry lacks hoisted column " + c);
+      RAP_ASSIGN_OR_RETURN(ArrayPtr a, read::TakeRows(*p.entry->hoisted[h], idx));
+      p.columns.push_back(std::move(a));
+    }
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+Status ReadData(const DataRequest& rq, DataStats* stats) {
+  if (rq.mode == DataMode::kNone) {
+    for (KeyPiece& p : *rq.pieces) p.columns.clear();
+    return Status::OK();
+  }
+  if (rq.mode == DataMode::kHoisted) return ReadHoisted(rq);
+  std::map<int32_t, std::vector<KeyPiece*>> by_file;
+  for (KeyPiece& p : *rq.pieces) by_file[p.entry->file].push_back(&p);
+  if (by_file.empty()) return Status::OK();
+  if (rq.mode == DataMode::kCovered) {
+    bool all_covered = true;
+    for (auto& [f, ps] : by_file) {
+      for (const KeyPiece* p : ps) all_covered = all_covered && !p->entry->cover.empty();
+      all_covered = all_covered && rq.snap->manifest.files[static_cast<size_t>(f)].schema >= 0;
+    }
+    if (all_covered) return ReadCovered(rq, by_file, stats);
+  }
+  return ReadFull(rq, by_file, stats);
+}
+
+}  // namespace rap::index::internal

@@ -1,0 +1,281 @@
+// CompactIndex, VacuumIndex, InspectIndex.
+#include "rap/index/maintenance.h"
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <random>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "rap/read/merge_reader.h"
+#include "rap/util/thread_pool.h"
+
+namespace rap::index {
+
+namespace {
+
+struct Opened {
+  io::ObjectStorePtr store;
+  std::string dir;
+  Manifest manifest;
+};
+
+Result<Opened> OpenLatest(const std::string& index_url, int64_t version = -1) {
+  Opened o;
+  RAP_ASSIGN_OR_RETURN(io::ResolvedUrl r, io::OpenUrl(index_url));
+  o.store = r.store;
+  o.dir = r.path;
+  if (version < 0) {
+    RAP_ASSIGN_OR_RETURN(version, FindLatestVersion(*o.store, o.dir));
+  }
+  RAP_ASSIGN_OR_RETURN(o.manifest, ReadManifest(*o.store, o.dir, version));
+  return o;
+}
+
+int64_t NowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// Merges `frags` (sorted runs, in run order) into one fragment, dropping entries of removed files.
+Result<FragmentEntry> MergeBucket(const Opened& o, const std::vector<const FragmentEntry*>& frags, int32_t bucket,
+                                  int64_t run, const std::string& token, const FragmentWriteOptions& fo,
+                                  int64_t* kept, int64_t* dropped) {
+  const Manifest& m = o.manifest;
+  std::vector<read::MergeRun> runs;
+  for (const FragmentEntry* f : frags) {
+    read::ScanFile sf;
+    sf.path = io::JoinPath(o.dir, f->path);
+    sf.size = f->size;
+    runs.push_back({{sf}});
+  }
+  read::MergeOptions mo;
+  for (size_t k = 0; k < m.key.size(); ++k) mo.key_columns.push_back(KeyColumnName(k));
+  RAP_ASSIGN_OR_RETURN(auto merge, read::MergeReader::Make(o.store, std::move(runs), mo));
+  const std::string what = "bucket " + std::to_string(bucket) + " merge";
+  RAP_ASSIGN_OR_RETURN(FragmentLayout layout, FragmentLayout::Of(*merge->schema(), m, what));
+  std::vector<Field> hoisted;
+  for (size_t h = 0; h < m.hoist.size(); ++h) {
+    const Field& lf = merge->schema()->fields[static_cast<size_t>(layout.hoist[h])];
+    hoisted.push_back({m.hoist[h], lf.type->children[0].type, true});
+  }
+  std::vector<IndexEntry> entries;
+  while (true) {
+    RAP_ASSIGN_OR_RETURN(auto batch, merge->Next());
+    if (!batch) break;
+    for (int64_t r = 0; r < batch->num_rows; ++r) {
+      IndexEntry e;
+      RAP_RETURN_NOT_OK(EntryAt(*batch, layout, m.key, r, true, &e, what));
+      if (e.file < 0 || static_cast<size_t>(e.file) >= m.files.size()) {
+        return Status::Corrupt("index " + o.dir + ": an entry of bucket " + std::to_string(bucket) +
+                               " names file ordinal " + std::to_string(e.file) + ", not in the file table");
+      }
+      if (m.files[static_cast<size_t>(e.file)].removed) {
+        ++*dropped;
+        continue;
+      }
+      ++*kept;
+      entries.push_back(std::move(e));
+    }
+  }
+  // The merge orders by key with ties in run order; runs hold increasing file ordinals, but keep
+  // (key, file, first_row) exact whatever the history.
+  SortEntries(m.key, &entries);
+  char name[96];
+  std::snprintf(name, sizeof(name), "fragments/r%06lld-%s-b%05d.parquet", static_cast<long long>(run), token.c_str(),
+                bucket);
+  RAP_ASSIGN_OR_RETURN(FragmentEntry fe, WriteFragment(*o.store, o.dir, name, m.key, !m.cover.empty(), hoisted, bucket,
+                                                       run, entries, fo));
+  auto info = o.store->Head(io::JoinPath(o.dir, fe.path));
+  if (info.ok()) fe.etag = info->etag;
+  return fe;
+}
+
+}  // namespace
+
+Result<CompactResult> CompactIndex(const std::string& index_url, const CompactOptions& options) {
+  RAP_ASSIGN_OR_RETURN(Opened o, OpenLatest(index_url));
+  const Manifest& m = o.manifest;
+  CompactResult out;
+  out.fragments_before = static_cast<int64_t>(m.fragments.size());
+  std::vector<std::vector<const FragmentEntry*>> by_bucket(static_cast<size_t>(m.buckets));
+  for (const FragmentEntry& f : m.fragments) by_bucket[static_cast<size_t>(f.bucket)].push_back(&f);
+  auto covers_removed = [&](const FragmentEntry& f) {
+    for (const OrdinalRange& r : f.files) {
+      for (int32_t i = r.begin; i < r.end; ++i) {
+        if (i >= 0 && static_cast<size_t>(i) < m.files.size() && m.files[static_cast<size_t>(i)].removed) return true;
+      }
+    }
+    return false;
+  };
+  std::vector<int32_t> todo;
+  for (size_t b = 0; b < by_bucket.size(); ++b) {
+    auto& fs = by_bucket[b];
+    std::stable_sort(fs.begin(), fs.end(), [](const FragmentEntry* a, const FragmentEntry* c) { return a->run < c->run; });
+    bool removed = false;
+    for (const FragmentEntry* f : fs) removed = removed || covers_removed(*f);
+    if (static_cast<int>(fs.size()) >= options.min_fragments || removed) todo.push_back(static_cast<int32_t>(b));
+  }
+  if (todo.empty()) {
+    out.manifest = m;
+    out.fragments_after = out.fragments_before;
+    return out;
+  }
+  const int64_t run = m.next_run;
+  std::random_device rd;
+  const std::string token = fmt::format("{:08x}", static_cast<unsigned>(rd()));
+  std::vector<std::optional<Result<FragmentEntry>>> merged(todo.size());
+  std::vector<int64_t> kept(todo.size(), 0), dropped(todo.size(), 0);
+  {
+    ThreadPool pool(static_cast<size_t>(std::max(1, options.threads)));
+    for (size_t j = 0; j < todo.size(); ++j) {
+      pool.Submit([&, j] {
+        merged[j] = MergeBucket(o, by_bucket[static_cast<size_t>(todo[j])], todo[j], run, token, options.fragment,
+                                &kept[j], &dropped[j]);
+      });
+    }
+  }
+  Manifest next = m;
+  std::set<int32_t> done(todo.begin(), todo.end());
+  next.fragments.clear();
+  for (const FragmentEntry& f : m.fragments) {
+    if (!done.count(f.bucket)) next.fragments.push_back(f);
+  }
+  for (size_t j = 0; j < todo.size(); ++j) {
+    if (!merged[j]->ok()) return merged[j]->status();
+    out.entries_kept += kept[j];
+    out.entries_dropped += dropped[j];
+    if ((**merged[j]).entries > 0) next.fragments.push_back(std::move(**merged[j]));
+  }
+  next.version = m.version + 1;
+  next.next_run = run + 1;
+  next.created_ms = NowMs();
+  RAP_RETURN_NOT_OK(PublishManifest(*o.store, o.dir, next));
+  out.manifest = std::move(next);
+  out.changed = true;
+  out.fragments_after = static_cast<int64_t>(out.manifest.fragments.size());
+  return out;
+}
+
+Result<int64_t> ParseDuration(const std::string& text) {
+  if (text.empty()) return Status::InvalidArgument("empty duration");
+  size_t pos = 0;
+  long long v = 0;
+  try {
+    v = std::stoll(text, &pos);
+  } catch (...) {
+    return Status::InvalidArgument("duration '" + text + "' is not a number with a unit (s, m, h, d)");
+  }
+  const std::string unit = text.substr(pos);
+  int64_t mult = 0;
+  if (unit.empty() || unit == "s") mult = 1;
+  else if (unit == "m") mult = 60;
+  else if (unit == "h") mult = 3600;
+  else if (unit == "d") mult = 86400;
+  if (mult == 0 || v < 0) return Status::InvalidArgument("duration '" + text + "': expected e.g. 0s, 30m, 168h, 7d");
+  return static_cast<int64_t>(v) * mult;
+}
+
+Result<VacuumResult> VacuumIndex(const std::string& index_url, const VacuumOptions& options) {
+  RAP_ASSIGN_OR_RETURN(io::ResolvedUrl r, io::OpenUrl(index_url));
+  RAP_ASSIGN_OR_RETURN(int64_t latest, FindLatestVersion(*r.store, r.path));
+  RAP_ASSIGN_OR_RETURN(auto listing, r.store->List(r.path));
+  const int64_t cutoff_ms = NowMs() - options.retain_seconds * 1000;
+  std::set<std::string> referenced;
+  VacuumResult out;
+  std::vector<std::string> delete_manifests;
+  for (int64_t v = latest; v >= 1; --v) {
+    const std::string mp = ManifestPath(r.path, v);
+    auto man = ReadManifest(*r.store, r.path, v);
+    if (!man.ok()) {
+      if (man.status().code() == StatusCode::kNotFound) continue;  // vacuumed earlier
+      return man.status();
+    }
+    const bool keep = v == latest || man->created_ms >= cutoff_ms;
+    if (!keep) {
+      delete_manifests.push_back(mp);
+      continue;
+    }
+    ++out.manifests_kept;
+    for (const FragmentEntry& f : man->fragments) referenced.insert(io::JoinPath(r.path, f.path));
+    for (const std::string& s : man->schemas) referenced.insert(io::JoinPath(r.path, s));
+  }
+  auto remove = [&](const std::string& path, uint64_t size) -> Status {
+    out.deleted.push_back(path);
+    out.bytes += size;
+    if (options.dry_run) return Status::OK();
+    Status st = r.store->Delete(path);
+    if (!st.ok() && st.code() != StatusCode::kNotFound) return st;
+    return Status::OK();
+  };
+  const std::string frag_prefix = io::JoinPath(r.path, "fragments/");
+  const std::string schema_prefix = io::JoinPath(r.path, "schemas/");
+  for (const io::ObjectInfo& info : listing) {
+    const bool data = info.path.rfind(frag_prefix, 0) == 0 || info.path.rfind(schema_prefix, 0) == 0;
+    if (!data || referenced.count(info.path)) continue;
+    if (info.mtime_ms >= cutoff_ms) continue;  // possibly a build in progress
+    RAP_RETURN_NOT_OK(remove(info.path, info.size));
+  }
+  for (const std::string& mp : delete_manifests) {
+    uint64_t size = 0;
+    for (const io::ObjectInfo& info : listing) {
+      if (info.path == mp) size = info.size;
+    }
+    RAP_RETURN_NOT_OK(remove(mp, size));
+  }
+  return out;
+}
+
+Result<std::string> InspectIndex(const std::string& index_url, int64_t version, bool json) {
+  RAP_ASSIGN_OR_RETURN(Opened o, OpenLatest(index_url, version));
+  const Manifest& m = o.manifest;
+  if (json) return ManifestToJson(m) + "\n";
+  std::string s;
+  s += fmt::format("index      {}\n", index_url);
+  s += fmt::format("version    {} (created {} ms since the epoch)\n", m.version, m.created_ms);
+  s += fmt::format("table      {} ({}{})\n", ResolveUrl(index_url, m.table_root), m.table_kind,
+                   m.table_version >= 0 ? fmt::format(" version {}", m.table_version) : "");
+  std::string key;
+  for (const KeyColumn& k : m.key) key += (key.empty() ? "" : ", ") + k.name + " " + KeyTypeName(k.type);
+  s += fmt::format("key        {}\n", key);
+  s += fmt::format("buckets    {} ({})\n", m.buckets, m.bucket_function);
+  auto join = [](const std::vector<std::string>& v) {
+    std::string out;
+    for (const std::string& x : v) out += (out.empty() ? "" : ", ") + x;
+    return out.empty() ? std::string("-") : out;
+  };
+  s += fmt::format("cover      {}\n", join(m.cover));
+  s += fmt::format("hoist      {}\n", join(m.hoist));
+  int64_t live = 0, removed = 0, rows = 0;
+  for (const FileEntry& f : m.files) {
+    if (f.removed) ++removed; else { ++live; rows += f.num_rows; }
+  }
+  s += fmt::format("files      {} live ({} rows), {} removed\n", live, rows, removed);
+  int64_t entries = 0, ref_rows = 0;
+  uint64_t bytes = 0;
+  std::vector<int64_t> per_bucket(static_cast<size_t>(m.buckets), 0);
+  for (const FragmentEntry& f : m.fragments) {
+    entries += f.entries;
+    ref_rows += f.rows;
+    bytes += f.size;
+    per_bucket[static_cast<size_t>(f.bucket)]++;
+  }
+  s += fmt::format("fragments  {} ({} bytes, {} entries, {} rows referenced, {:.1f} bytes/entry, {:.2f} rows/entry)\n",
+                   m.fragments.size(), bytes, entries, ref_rows, entries ? static_cast<double>(bytes) / entries : 0.0,
+                   entries ? static_cast<double>(ref_rows) / entries : 0.0);
+  int64_t max_per_bucket = 0;
+  for (int64_t n : per_bucket) max_per_bucket = std::max(max_per_bucket, n);
+  s += fmt::format("           at most {} fragment(s) per bucket\n", max_per_bucket);
+  for (const FragmentEntry& f : m.fragments) {
+    std::string files;
+    for (const OrdinalRange& r : f.files) files += fmt::format("{}[{},{})", files.empty() ? "" : " ", r.begin, r.end);
+    s += fmt::format("  {}  bucket {} run {}: {} entries, {} rows, {} bytes, keys [{} .. {}], files {}\n", f.path,
+                     f.bucket, f.run, f.entries, f.rows, f.size, f.entries ? FormatKey(m.key, f.min_key) : "",
+                     f.entries ? FormatKey(m.key, f.max_key) : "", files);
+  }
+  return s;
+}
+
+}  // namespace rap::index

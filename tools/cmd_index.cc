@@ -1,0 +1,213 @@
+// `rap index build|update|compact|vacuum|inspect`: the RAP index of a table (docs/index-format.md).
+#include <unistd.h>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "command.h"
+#include "output_format.h"
+#include "rap/index/build.h"
+#include "rap/index/maintenance.h"
+#include "rap/util/clock.h"
+
+namespace rap::cli {
+namespace {
+
+// "files 12/40" on one rewritten stderr line when stderr is a terminal.
+std::function<void(int64_t, int64_t)> Progress(bool quiet) {
+  if (quiet || !::isatty(2)) return nullptr;
+  return [](int64_t done, int64_t total) {
+    std::fprintf(stderr, "\rindexing files %lld/%lld", static_cast<long long>(done), static_cast<long long>(total));
+    if (done == total) std::fprintf(stderr, "\n");
+  };
+}
+
+struct BuildArgs {
+  std::string table;
+  std::string key;
+  std::string index_url;
+  std::string name = index::kDefaultIndexName;
+  int buckets = 1;
+  std::string cover, hoist;
+  int threads = 2;
+  int64_t page_rows = 256;
+  bool quiet = false;
+};
+
+Status RunBuild(const BuildArgs& a) {
+  index::BuildOptions o;
+  o.key_columns = SplitColumns(a.key);
+  o.index_url = a.index_url;
+  o.name = a.name;
+  o.buckets = a.buckets;
+  o.cover = SplitColumns(a.cover);
+  o.hoist = SplitColumns(a.hoist);
+  o.threads = a.threads;
+  o.fragment.page_rows = a.page_rows;
+  o.progress = Progress(a.quiet);
+  RAP_ASSIGN_OR_RETURN(index::BuildResult r, index::BuildIndex(a.table, o));
+  uint64_t bytes = 0;
+  for (const auto& f : r.manifest.fragments) bytes += f.size;
+  std::printf("index %s version %lld: %lld files, %lld key rows, %lld entries in %zu fragment(s), %llu bytes "
+              "(%.1f bytes/entry), %.3f s (%.0f key rows/s)\n",
+              r.index_url.c_str(), static_cast<long long>(r.manifest.version), static_cast<long long>(r.files),
+              static_cast<long long>(r.key_rows), static_cast<long long>(r.entries), r.manifest.fragments.size(),
+              static_cast<unsigned long long>(bytes), r.entries ? static_cast<double>(bytes) / r.entries : 0.0,
+              r.seconds, r.seconds > 0 ? r.key_rows / r.seconds : 0.0);
+  return Status::OK();
+}
+
+std::string IndexUrlOf(const std::string& url) {
+  // A table URL names its default index; an index URL is used as is.
+  auto r = io::OpenUrl(url);
+  if (r.ok() && index::FindLatestVersion(*r->store, r->path).ok()) return url;
+  return index::DefaultIndexUrl(url);
+}
+
+struct UpdateArgs {
+  std::string url;
+  int threads = 2;
+  bool quiet = false;
+};
+
+Status RunUpdate(const UpdateArgs& a) {
+  index::UpdateOptions o;
+  o.threads = a.threads;
+  o.progress = Progress(a.quiet);
+  const std::string url = IndexUrlOf(a.url);
+  RAP_ASSIGN_OR_RETURN(index::UpdateResult r, index::UpdateIndex(url, o));
+  if (!r.changed) {
+    std::printf("index %s is up to date (version %lld, table version %lld)\n", url.c_str(),
+                static_cast<long long>(r.manifest.version), static_cast<long long>(r.manifest.table_version));
+    return Status::OK();
+  }
+  std::printf("index %s version %lld (table version %lld): %lld files added (%lld key rows), %lld removed, "
+              "%lld deletion vectors changed\n",
+              url.c_str(), static_cast<long long>(r.manifest.version), static_cast<long long>(r.manifest.table_version),
+              static_cast<long long>(r.added_files), static_cast<long long>(r.key_rows),
+              static_cast<long long>(r.removed_files), static_cast<long long>(r.deletion_vectors_changed));
+  return Status::OK();
+}
+
+struct CompactArgs {
+  std::string url;
+  int threads = 2;
+};
+
+Status RunCompact(const CompactArgs& a) {
+  index::CompactOptions o;
+  o.threads = a.threads;
+  const std::string url = IndexUrlOf(a.url);
+  RAP_ASSIGN_OR_RETURN(index::CompactResult r, index::CompactIndex(url, o));
+  if (!r.changed) {
+    std::printf("index %s: nothing to compact (version %lld)\n", url.c_str(), static_cast<long long>(r.manifest.version));
+    return Status::OK();
+  }
+  std::printf("index %s version %lld: %lld fragments merged into %lld, %lld entries kept, %lld dropped (removed files)\n",
+              url.c_str(), static_cast<long long>(r.manifest.version), static_cast<long long>(r.fragments_before),
+              static_cast<long long>(r.fragments_after), static_cast<long long>(r.entries_kept),
+              static_cast<long long>(r.entries_dropped));
+  return Status::OK();
+}
+
+struct VacuumArgs {
+  std::string url;
+  std::string retain = "168h";
+  bool dry_run = false;
+};
+
+Status RunVacuum(const VacuumArgs& a) {
+  index::VacuumOptions o;
+  RAP_ASSIGN_OR_RETURN(o.retain_seconds, index::ParseDuration(a.retain));
+  o.dry_run = a.dry_run;
+  const std::string url = IndexUrlOf(a.url);
+  RAP_ASSIGN_OR_RETURN(index::VacuumResult r, index::VacuumIndex(url, o));
+  for (const std::string& p : r.deleted) std::printf("%s %s\n", a.dry_run ? "would delete" : "deleted", p.c_str());
+  std::printf("%zu file(s) %s, %llu bytes; %lld manifest version(s) kept\n", r.deleted.size(),
+              a.dry_run ? "to delete" : "deleted", static_cast<unsigned long long>(r.bytes),
+              static_cast<long long>(r.manifests_kept));
+  return Status::OK();
+}
+
+struct InspectArgs {
+  std::string url;
+  int64_t version = -1;
+  bool json = false;
+};
+
+Status RunInspect(const InspectArgs& a) {
+  const std::string url = IndexUrlOf(a.url);
+  RAP_ASSIGN_OR_RETURN(std::string text, index::InspectIndex(url, a.version, a.json));
+  std::fputs(text.c_str(), stdout);
+  return Status::OK();
+}
+
+CommandRegistrar reg("index", [](CLI::App& app) {
+  CLI::App* cmd = app.add_subcommand("index", "Build and maintain the RAP index of a table (docs/index-format.md)");
+  cmd->require_subcommand(1);
+
+  auto b = std::make_shared<BuildArgs>();
+  CLI::App* build = cmd->add_subcommand("build", "Index a table (Delta, folder/prefix of Parquet files, or one file)");
+  build->add_option("table", b->table, "Table URL: path, file://, http(s)://, s3://")->required();
+  build->add_option("--key,-k", b->key, "Key column, or two comma-separated columns (compound key)")->required();
+  build->add_option("--index", b->index_url, "Index URL (default: <table>/_rap_index/<name>)");
+  build->add_option("--name", b->name, "Index name under <table>/_rap_index/")->capture_default_str();
+  build->add_option("--buckets", b->buckets, "Hash buckets (one fragment per bucket and run)")
+      ->capture_default_str()->check(CLI::Range(1, 1 << 20));
+  build->add_option("--cover", b->cover, "Covered columns: page locations in the index (no data-file footer read)");
+  build->add_option("--hoist", b->hoist, "Hoisted columns: values in the index (no data read)");
+  build->add_option("--threads", b->threads, "Files indexed in parallel")->capture_default_str()->check(CLI::Range(1, 256));
+  build->add_option("--page-rows", b->page_rows, "Index entries per fragment page")->capture_default_str()
+      ->check(CLI::Range(int64_t{8}, int64_t{1} << 20));
+  build->add_flag("-q,--quiet", b->quiet, "No progress on stderr");
+  build->callback([b] {
+    Status st = RunBuild(*b);
+    if (!st.ok()) Fail(st);
+  });
+
+  auto u = std::make_shared<UpdateArgs>();
+  CLI::App* update = cmd->add_subcommand("update", "Index the files added to the table since the indexed version");
+  update->add_option("url", u->url, "Table or index URL")->required();
+  update->add_option("--threads", u->threads, "Files indexed in parallel")->capture_default_str()->check(CLI::Range(1, 256));
+  update->add_flag("-q,--quiet", u->quiet, "No progress on stderr");
+  update->callback([u] {
+    Status st = RunUpdate(*u);
+    if (!st.ok()) Fail(st);
+  });
+
+  auto c = std::make_shared<CompactArgs>();
+  CLI::App* compact = cmd->add_subcommand("compact", "Merge each bucket's fragments into one, dropping removed files");
+  compact->add_option("url", c->url, "Table or index URL")->required();
+  compact->add_option("--threads", c->threads, "Buckets merged in parallel")->capture_default_str()->check(CLI::Range(1, 256));
+  compact->callback([c] {
+    Status st = RunCompact(*c);
+    if (!st.ok()) Fail(st);
+  });
+
+  auto v = std::make_shared<VacuumArgs>();
+  CLI::App* vacuum = cmd->add_subcommand("vacuum", "Delete index files no manifest within the retention references");
+  vacuum->add_option("url", v->url, "Table or index URL")->required();
+  vacuum->add_option("--retain", v->retain, "Keep files referenced by manifests newer than this (e.g. 0s, 30m, 168h, 7d)")
+      ->capture_default_str();
+  vacuum->add_flag("--dry-run", v->dry_run, "List what would be deleted");
+  vacuum->callback([v] {
+    Status st = RunVacuum(*v);
+    if (!st.ok()) Fail(st);
+  });
+
+  auto i = std::make_shared<InspectArgs>();
+  CLI::App* inspect = cmd->add_subcommand("inspect", "Manifest, fragments, buckets, sizes, entries, coverage");
+  inspect->add_option("url", i->url, "Table or index URL")->required();
+  inspect->add_option("--version", i->version, "Manifest version (default: the newest)");
+  inspect->add_flag("--json", i->json, "Print the manifest JSON");
+  inspect->callback([i] {
+    Status st = RunInspect(*i);
+    if (!st.ok()) Fail(st);
+  });
+});
+
+}  // namespace
+}  // namespace rap::cli
