@@ -37,7 +37,7 @@ struct NginxOptions {
   bool autoindex = true;
   // Non-empty: a reverse proxy (load balancer) over these 127.0.0.1 ports instead of a file server
   // (round robin, keep-alive upstream connections, a failed or 502/503 upstream retried on the next).
-  std::vector<int> upstream_ports;
+  std::vector<int> upstream_ports = {};
 };
 
 // Runs `openssl req` to write a self-signed EC certificate for IP 127.0.0.1 (and localhost) to
