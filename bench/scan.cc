@@ -180,7 +180,8 @@ Result<Measured> RunRap(const std::string& dir, const Query& q, int reps, int th
     o.columns = q.columns;
     RAP_ASSIGN_OR_RETURN(o.filter, read::ParseExpr(q.where));
     o.reader.use_metadata_cache = false;  // every run reads its footers, like DuckDB (no metadata cache)
-    o.threads = threads;
+    o.prefetch.producers = threads;
+    o.warmup.level = threads == 1 ? read::WarmupLevel::kNone : read::WarmupLevel::kRaw;
     RAP_ASSIGN_OR_RETURN(auto scanner, read::Scanner::Make(std::move(src), std::move(o)));
     int64_t rows = 0;
     __int128 sum = 0;

@@ -1,7 +1,8 @@
 // `rap scan URL`: a projection and a filter over a table (a Delta table, a folder/prefix of Parquet
 // files, or one file), printed as an aligned table, JSON lines or CSV or written as Parquet
 // (--format, --output; tools/output_format.h), optionally with the scan's statistics (--stats) and
-// the result fingerprint (--fingerprint, docs/fingerprint.md).
+// the result fingerprint (--fingerprint, docs/fingerprint.md); parallel ordered prefetch and warmup
+// (--prefetch, --warmup; docs/prefetch.md); a merge of sorted files by a key (--merge-key).
 #include <algorithm>
 #include <cstdio>
 #include <string>
@@ -13,6 +14,7 @@
 #include "output_format.h"
 #include "plan_flags.h"
 #include "rap/read/fingerprint.h"
+#include "rap/read/merge_reader.h"
 #include "rap/read/scanner.h"
 #include "rap/table/scan_source.h"
 #include "rap/table/table.h"
@@ -34,9 +36,66 @@ struct ScanArgs {
   bool no_statistics = false;
   bool no_page_index = false;
   bool no_dictionary_filter = false;
-  int threads = 1;
+  int prefetch = 3;
+  std::string warmup = "raw";
+  uint64_t natural_read_size = uint64_t{1} << 20;
+  bool no_split = false;
+  uint64_t pre_buffer_limit = uint64_t{256} << 20;
+  std::vector<std::string> merge_key;
+  bool keep_last = false;
   PlanFlags plan;
 };
+
+Result<read::WarmupLevel> ParseWarmup(const std::string& s) {
+  if (s == "none") return read::WarmupLevel::kNone;
+  if (s == "raw") return read::WarmupLevel::kRaw;
+  if (s == "decoded") return read::WarmupLevel::kDecoded;
+  return Status::InvalidArgument("--warmup: '" + s + "' is not none, raw or decoded");
+}
+
+// --merge-key: every data file is one sorted run, merged by the key (MergeReader).
+Status RunMerge(const ScanArgs& args, const table::TableSnapshot& snap, const read::ScanSource& src, double t0,
+                double t_open) {
+  if (!args.where.empty()) return Status::InvalidArgument("--merge-key: --where is not supported with a merge");
+  if (!src.partition_columns.empty()) {
+    return Status::InvalidArgument("--merge-key: partitioned tables are not supported with a merge");
+  }
+  for (const read::ScanFile& f : src.files) {
+    if (!f.deleted_rows.empty()) return Status::InvalidArgument("--merge-key: " + f.path + " has deleted rows");
+  }
+  read::MergeOptions mo;
+  mo.key_columns = args.merge_key;
+  mo.columns = SplitColumns(args.columns);
+  mo.keep_last_per_key = args.keep_last;
+  mo.batch_size = args.batch_size;
+  mo.limit = args.limit;
+  mo.reader.use_page_index = !args.no_page_index;
+  RAP_ASSIGN_OR_RETURN(mo.reader.plan, args.plan.Options());
+  std::vector<read::MergeRun> runs;
+  for (const read::ScanFile& f : src.files) runs.push_back(read::MergeRun{{f}});
+  RAP_ASSIGN_OR_RETURN(auto merge, read::MergeReader::Make(src.store, std::move(runs), std::move(mo)));
+  std::unique_ptr<BatchOutput> out;
+  if (args.output.format != "none") {
+    RAP_ASSIGN_OR_RETURN(out, OpenBatchOutput(args.output, merge->schema()));
+  }
+  read::Fingerprinter fp;
+  while (true) {
+    RAP_ASSIGN_OR_RETURN(auto batch, merge->NextWithRowIds());
+    if (!batch) break;
+    if (args.fingerprint) RAP_RETURN_NOT_OK(fp.Add(batch->batch, batch->row_ids));
+    if (out) RAP_RETURN_NOT_OK(out->Write(batch->batch));
+  }
+  if (out) RAP_RETURN_NOT_OK(out->Close());
+  const double t_end = NowSeconds();
+  if (args.fingerprint) std::printf("%s\n", fp.ToString().c_str());
+  if (args.stats) {
+    std::fprintf(stderr, "table %s, %zu live files merged as sorted runs\n", snap.root.c_str(), snap.files.size());
+    std::fprintf(stderr, "%s", merge->stats().ToString().c_str());
+    std::fprintf(stderr, "%s", args.plan.Summary().c_str());
+    std::fprintf(stderr, "open_s %.6f\nscan_s %.6f\n", t_open - t0, t_end - t_open);
+  }
+  return args.plan.WriteLog();
+}
 
 Status RunScan(const ScanArgs& args) {
   const double t0 = NowSeconds();
@@ -51,14 +110,20 @@ Status RunScan(const ScanArgs& args) {
   so.use_statistics = !args.no_statistics;
   so.use_page_index = !args.no_page_index;
   so.dictionary_filter = !args.no_dictionary_filter;
-  so.threads = args.threads;
+  so.prefetch.producers = args.prefetch;
+  so.prefetch.ranges.natural_read_size = args.natural_read_size;
+  so.prefetch.ranges.split_row_groups = !args.no_split;
+  RAP_ASSIGN_OR_RETURN(so.warmup.level, ParseWarmup(args.warmup));
+  so.warmup.pre_buffer_limit = args.pre_buffer_limit;
   RAP_ASSIGN_OR_RETURN(so.reader.plan, args.plan.Options());
+  RAP_ASSIGN_OR_RETURN(read::ScanSource src, table::ToScanSource(snap));
+  if (!args.merge_key.empty()) return RunMerge(args, snap, src, t0, t_open);
+  if (args.keep_last) return Status::InvalidArgument("--keep-last needs --merge-key");
   if (!args.where.empty()) {
     auto e = read::ParseExpr(args.where);
     if (!e.ok()) return Status::InvalidArgument("--where: " + e.status().message());
     so.filter = *e;
   }
-  RAP_ASSIGN_OR_RETURN(read::ScanSource src, table::ToScanSource(snap));
   RAP_ASSIGN_OR_RETURN(auto scanner, read::Scanner::Make(std::move(src), std::move(so)));
   std::unique_ptr<BatchOutput> out;
   if (args.output.format != "none") {
@@ -103,10 +168,29 @@ CommandRegistrar reg("scan", [](CLI::App& app) {
   cmd->add_flag("--no-page-index", args->no_page_index, "Do not use ColumnIndex/OffsetIndex");
   cmd->add_flag("--no-dictionary-filter", args->no_dictionary_filter,
                 "Evaluate the filter on decoded values only, never once per dictionary entry");
-  cmd->add_option("--threads", args->threads,
-                  "Row groups decoded in parallel (the output is the same for any value)")
+  cmd->add_option("--prefetch,--threads", args->prefetch,
+                  "Producer threads reading a file's ranges in parallel; 1: in the scanning thread (the output is the "
+                  "same for any value)")
       ->capture_default_str()
       ->check(CLI::Range(1, 256));
+  cmd->add_option("--warmup", args->warmup,
+                  "Prepare the next file while one is read: none, raw (fetch its footer, page indexes and first "
+                  "ranges) or decoded (also start decoding it)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"none", "raw", "decoded"}));
+  cmd->add_option("--natural-read-size", args->natural_read_size,
+                  "Projected compressed bytes per read range; larger row groups are cut at page boundaries")
+      ->capture_default_str()
+      ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 40));
+  cmd->add_flag("--no-split", args->no_split, "One read range per row group (do not cut row groups)");
+  cmd->add_option("--pre-buffer-limit", args->pre_buffer_limit, "Bytes warmed ahead for the next file, at most")
+      ->capture_default_str();
+  cmd->add_option("--merge-key", args->merge_key,
+                  "Merge the data files, each sorted by this key, into one stream in key order (repeat for a "
+                  "two-column key; ties keep file order)")
+      ->delimiter(',')
+      ->expected(1, 2);
+  cmd->add_flag("--keep-last", args->keep_last, "With --merge-key: only the last row of each key (the latest file wins)");
   args->plan.AddTo(cmd);
   cmd->callback([args] {
     Status st = RunScan(*args);

@@ -9,6 +9,7 @@
 
 #include "rap/format/footer.h"
 #include "rap/format/thrift.h"
+#include "rap/read/read_ahead_cache.h"
 
 namespace rap::read {
 
@@ -34,9 +35,51 @@ Result<std::shared_ptr<FileReader>> FileReader::Open(io::ObjectStorePtr store, c
 
 Result<std::vector<Buffer>> FileReader::FetchRanges(const std::vector<ByteRange>& ranges, const char* purpose) {
   if (std::string_view(purpose) == "data") {
-    std::lock_guard<std::mutex> lock(stats_mu_);
-    stats_.data_ranges.insert(stats_.data_ranges.end(), ranges.begin(), ranges.end());
+    {
+      std::lock_guard<std::mutex> lock(stats_mu_);
+      stats_.data_ranges.insert(stats_.data_ranges.end(), ranges.begin(), ranges.end());
+    }
+    if (options_.read_ahead) {
+      std::vector<std::optional<Buffer>> cached = options_.read_ahead->Take(ranges);
+      std::vector<ByteRange> missing;
+      for (size_t i = 0; i < ranges.size(); ++i) {
+        if (!cached[i]) missing.push_back(ranges[i]);
+      }
+      const int64_t hits = static_cast<int64_t>(ranges.size() - missing.size());
+      if (hits > 0) {
+        std::vector<Buffer> fetched;
+        if (!missing.empty()) {
+          RAP_ASSIGN_OR_RETURN(fetched, FetchPlanned(missing, purpose));
+          if (fetched.size() != missing.size()) {
+            return Status::IOError(fmt::format("{}: the store returned {} buffers for {} ranges", path_, fetched.size(),
+                                               missing.size()));
+          }
+        }
+        std::vector<Buffer> out;
+        size_t m = 0;
+        for (size_t i = 0; i < ranges.size(); ++i) out.push_back(cached[i] ? std::move(*cached[i]) : std::move(fetched[m++]));
+        std::lock_guard<std::mutex> lock(stats_mu_);
+        stats_.read_ahead_hits += hits;
+        return out;
+      }
+    }
   }
+  return FetchPlanned(ranges, purpose);
+}
+
+Status FileReader::FetchInto(const std::vector<ByteRange>& ranges, ReadAheadCache& cache) {
+  auto r = FetchPlanned(ranges, "warmup");
+  for (size_t i = 0; i < ranges.size(); ++i) {
+    if (r.ok() && i < r->size()) {
+      cache.Fill(ranges[i], std::move((*r)[i]));
+    } else {
+      cache.Fail(ranges[i]);
+    }
+  }
+  return r.ok() ? Status::OK() : r.status();
+}
+
+Result<std::vector<Buffer>> FileReader::FetchPlanned(const std::vector<ByteRange>& ranges, const char* purpose) {
   io::PlanOptions po = options_.plan;
   if (!po.cancel) po.cancel = options_.io.cancel;
   if (po.expected_etag.empty()) po.expected_etag = options_.io.expected_etag;

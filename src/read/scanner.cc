@@ -1,7 +1,10 @@
 #include "rap/read/scanner.h"
 
 #include <algorithm>
-#include <future>
+
+#include <fmt/format.h>
+
+#include "rap/util/clock.h"
 
 #include "read/scanner_impl.h"
 
@@ -29,7 +32,30 @@ std::string ScanStats::ToString() const {
   line("footer_requests", footer_requests);
   line("footer_bytes", static_cast<int64_t>(footer_bytes));
   line("page_index_from_tail", page_index_from_tail);
+  line("prefetch_ranges", prefetch_ranges);
+  line("prefetch_files_parallel", prefetch_files_parallel);
+  line("prefetch_adaptive_disabled", prefetch_adaptive_disabled);
+  line("prefetch_small_files", prefetch_small_files);
+  line("prefetch_queue_full", prefetch_queue_full);
+  line("prefetch_max_queue_depth", prefetch_max_queue_depth);
+  line("prefetch_batches", prefetch_batches);
+  auto ms = [&](const char* k, double v) { s += fmt::format("{} {:.3f}\n", k, v * 1e3); };
+  ms("prefetch_consumer_wait_ms", prefetch_consumer_wait_s);
+  ms("prefetch_range_ms_p50", Quantile(prefetch_range_s, 0.5));
+  ms("prefetch_range_ms_p95", Quantile(prefetch_range_s, 0.95));
+  ms("file_boundary_wait_ms_p50", Quantile(file_boundary_wait_s, 0.5));
+  line("warmup_files", warmup_files);
+  line("warmup_bytes", static_cast<int64_t>(warmup_bytes));
+  line("warmup_bytes_unused", static_cast<int64_t>(warmup_bytes_unused));
+  line("warmup_partial", warmup_partial);
   return s;
+}
+
+double Quantile(std::vector<double> values, double q) {
+  if (values.empty()) return 0;
+  std::sort(values.begin(), values.end());
+  const size_t i = static_cast<size_t>(q * static_cast<double>(values.size() - 1) + 0.5);
+  return values[std::min(i, values.size() - 1)];
 }
 
 namespace {
@@ -113,9 +139,12 @@ Status Scanner::Impl::Init() {
   return Status::OK();
 }
 
-Result<std::shared_ptr<Scanner::Impl::OpenedFile>> Scanner::Impl::OpenNextFile(size_t file_index) {
+Result<std::shared_ptr<Scanner::Impl::OpenedFile>> Scanner::Impl::PrepareFile(
+    size_t file_index, std::shared_ptr<io::CancellationToken> cancel) const {
   const read::ScanFile& file = source.files[file_index];
-  ++stats.files;
+  auto opened = std::make_shared<OpenedFile>();
+  opened->index = file_index;
+  opened->counts.files = 1;
   if (file.partition_values.size() != source.partition_columns.size()) {
     return Status::InvalidArgument(file.path + ": " + std::to_string(file.partition_values.size()) +
                                    " partition values for " + std::to_string(source.partition_columns.size()) +
@@ -129,8 +158,9 @@ Result<std::shared_ptr<Scanner::Impl::OpenedFile>> Scanner::Impl::OpenNextFile(s
       return StatsFromValue(ValueAt(*file.partition_values[static_cast<size_t>(cs.partition)], 0));
     };
     if (predicate->CanMatch(part_stats) == Match::kNever) {
-      ++stats.files_pruned;
-      return std::shared_ptr<OpenedFile>();
+      opened->counts.files_pruned = 1;
+      opened->pruned = true;
+      return opened;
     }
     // File statistics (Delta add.stats): prune without opening the file.
     if (options.use_statistics && !file.column_stats.empty()) {
@@ -142,72 +172,116 @@ Result<std::shared_ptr<Scanner::Impl::OpenedFile>> Scanner::Impl::OpenNextFile(s
         return file.column_stats[static_cast<size_t>(f)];
       };
       if (predicate->CanMatch(file_stats) == Match::kNever) {
-        ++stats.files_pruned_by_stats;
-        return std::shared_ptr<OpenedFile>();
+        opened->counts.files_pruned_by_stats = 1;
+        opened->pruned = true;
+        return opened;
       }
     }
   }
   FileReaderOptions ro = options.reader;
   ro.use_page_index = options.use_page_index;
-  auto opened = std::make_shared<OpenedFile>();
-  opened->index = file_index;
+  opened->cancel = cancel ? std::move(cancel) : std::make_shared<io::CancellationToken>();
+  ro.io.cancel = opened->cancel.get();
+  if (options.warmup.level != WarmupLevel::kNone) {
+    opened->cache = std::make_shared<ReadAheadCache>(options.warmup.pre_buffer_limit);
+    ro.read_ahead = opened->cache;
+  }
   RAP_ASSIGN_OR_RETURN(opened->reader, FileReader::Open(source.store, file.path, ro));
+  const FileReader& reader = *opened->reader;
   for (const ColumnSource& cs : filter_cols) {
     int leaf = -1;
     if (cs.partition < 0) {
-      for (const parquet::FieldNode& f : opened->reader->schema().fields()) {
+      for (const parquet::FieldNode& f : reader.schema().fields()) {
         if (f.field.name == cs.physical && f.column >= 0 && f.children.empty()) leaf = f.column;
       }
     }
     opened->filter_leaf.push_back(leaf);
   }
-  opened->num_row_groups = opened->reader->num_row_groups();
-  opened->unmerged = opened->num_row_groups;
+  // The leaves the scan reads: filter columns and the output's data columns present in the file.
+  std::vector<std::string> phys;
+  for (const ColumnSource& cs : out_cols) {
+    if (cs.partition >= 0) continue;
+    for (const parquet::FieldNode& f : reader.schema().fields()) {
+      if (f.field.name == cs.physical && std::find(phys.begin(), phys.end(), cs.physical) == phys.end()) {
+        phys.push_back(cs.physical);
+      }
+    }
+  }
+  std::vector<int> leaves;
+  if (!phys.empty()) {
+    RAP_ASSIGN_OR_RETURN(Projection proj, reader.Project(phys));
+    leaves = proj.columns;
+  }
+  for (int l : opened->filter_leaf) {
+    if (l >= 0) leaves.push_back(l);
+  }
+  std::sort(leaves.begin(), leaves.end());
+  leaves.erase(std::unique(leaves.begin(), leaves.end()), leaves.end());
+  opened->leaves = leaves;
+  std::vector<int> row_groups;
+  for (int rg = 0; rg < reader.num_row_groups(); ++rg) row_groups.push_back(rg);
+  RangeOptions range_options = options.prefetch.ranges;
+  if (!options.use_page_index) range_options.split_row_groups = false;
+  RAP_ASSIGN_OR_RETURN(opened->ranges, PlanReadRanges(*opened->reader, row_groups, leaves, range_options));
   return opened;
 }
 
-Status Scanner::Impl::FillWindow() {
-  const size_t window = pool ? 2 * pool->size() : 1;
-  while (!done && in_flight.size() < window) {
-    if (!submitting || next_row_group >= submitting->num_row_groups) {
-      if (submitting && submitting->unmerged == 0) FinishFile(*submitting);
-      submitting.reset();
-      if (next_file >= source.files.size()) break;
-      RAP_ASSIGN_OR_RETURN(submitting, OpenNextFile(next_file++));
-      next_row_group = 0;
-      continue;
-    }
-    RowGroupTask t;
-    t.file = submitting;
-    t.out = std::make_shared<RowGroupOutput>();
-    const int rg = next_row_group++;
-    auto task = std::make_shared<std::packaged_task<Status()>>(
-        [this, file = t.file, out = t.out, rg, room = Room()] {
-          return ScanRowGroup(file->index, *file->reader, rg, file->filter_leaf, room, out.get());
-        });
-    t.status = task->get_future();
-    if (pool) {
-      pool->Submit([task] { (*task)(); });
-    } else {
-      (*task)();
-    }
-    in_flight.push_back(std::move(t));
-  }
-  return Status::OK();
+void Scanner::Impl::StartReading(OpenedFile& file) const {
+  if (file.prefetch || file.pruned) return;
+  auto reader = file.reader;
+  const size_t index = file.index;
+  const std::vector<int> filter_leaf = file.filter_leaf;
+  RangeTask task = [this, reader, index, filter_leaf](const ReadRange& r, RangeOutput* out) {
+    return ScanRange(index, *reader, r, filter_leaf, RoomHint(), out);
+  };
+  file.prefetch = PrefetchReader::Make(file.ranges, std::move(task), options.batch_size, options.prefetch, file.cancel.get());
 }
 
-Status Scanner::Impl::MergeOldest() {
-  RowGroupTask t = std::move(in_flight.front());
-  in_flight.pop_front();
-  RAP_RETURN_NOT_OK(t.status.get());
-  Merge(std::move(*t.out));
-  if (--t.file->unmerged == 0) FinishFile(*t.file);
-  return Status::OK();
+Result<std::shared_ptr<Scanner::Impl::OpenedFile>> Scanner::Impl::TakeNextFile() {
+  while (next_file < source.files.size()) {
+    const size_t index = next_file++;
+    std::shared_ptr<OpenedFile> file;
+    if (warming && warming->index == index) {
+      if (warming->thread.joinable()) warming->thread.join();
+      std::unique_ptr<Warming> w = std::move(warming);
+      RAP_RETURN_NOT_OK(w->status);
+      file = std::move(w->file);
+    } else {
+      StopWarmup();
+      RAP_ASSIGN_OR_RETURN(file, PrepareFile(index, nullptr));
+    }
+    stats.files += file->counts.files;
+    stats.files_pruned += file->counts.files_pruned;
+    stats.files_pruned_by_stats += file->counts.files_pruned_by_stats;
+    stats.warmup_files += file->counts.warmup_files;
+    stats.warmup_bytes += file->counts.warmup_bytes;
+    stats.warmup_partial += file->counts.warmup_partial;
+    if (file->pruned) continue;
+    StartReading(*file);
+    StartWarmup(next_file);
+    return file;
+  }
+  return std::shared_ptr<OpenedFile>();
 }
 
 void Scanner::Impl::FinishFile(OpenedFile& file) {
-  if (file.finished) return;
+  if (file.finished || file.pruned) return;
   file.finished = true;
+  if (file.prefetch) {
+    file.prefetch->Cancel();
+    const PrefetchStats ps = file.prefetch->stats();
+    stats.prefetch_ranges += ps.ranges;
+    stats.prefetch_files_parallel += ps.files_parallel;
+    stats.prefetch_adaptive_disabled += ps.adaptive_disabled;
+    stats.prefetch_small_files += ps.small_files;
+    stats.prefetch_queue_full += ps.queue_full;
+    stats.prefetch_max_queue_depth = std::max(stats.prefetch_max_queue_depth, ps.max_queue_depth);
+    stats.prefetch_batches += ps.batches;
+    stats.prefetch_consumer_wait_s += ps.consumer_wait_s;
+    stats.prefetch_range_s.insert(stats.prefetch_range_s.end(), ps.range_seconds.begin(), ps.range_seconds.end());
+    file.prefetch.reset();  // joins the producers before the reader's counters are read
+  }
+  if (file.cache) stats.warmup_bytes_unused += file.cache->bytes_unused();
   ReaderStats rs = file.reader->stats();
   stats.requests += rs.requests;
   stats.read_calls += rs.read_calls;
@@ -222,17 +296,16 @@ void Scanner::Impl::FinishFile(OpenedFile& file) {
 }
 
 void Scanner::Impl::Drain() {
-  for (RowGroupTask& t : in_flight) {
-    if (t.status.valid()) t.status.wait();
+  if (current) {
+    if (current->prefetch) current->prefetch->Cancel();
+    if (current->cancel) current->cancel->Cancel();
+    FinishFile(*current);
   }
-  for (RowGroupTask& t : in_flight) FinishFile(*t.file);
-  in_flight.clear();
-  if (submitting) FinishFile(*submitting);
-  submitting.reset();
+  current.reset();
+  StopWarmup();
 }
 
-void Scanner::Impl::Merge(RowGroupOutput&& out) {
-  const ScanStats& d = out.stats;
+void Scanner::Impl::MergeRangeStats(const ScanStats& d) {
   stats.row_groups += d.row_groups;
   stats.row_groups_pruned += d.row_groups_pruned;
   stats.rows_in_row_groups += d.rows_in_row_groups;
@@ -240,18 +313,20 @@ void Scanner::Impl::Merge(RowGroupOutput&& out) {
   stats.rows_candidate += d.rows_candidate;
   stats.rows_selected += d.rows_selected;
   stats.filter_dictionary_chunks += d.filter_dictionary_chunks;
-  for (ScanBatch& b : out.batches) {
-    const int64_t room = Room();
-    if (room == 0) break;
-    if (room > 0 && b.batch.num_rows > room) {  // a row group evaluated before the limit was this close
-      for (ArrayPtr& c : b.batch.columns) c = SliceArray(c, 0, room);
-      b.batch.num_rows = room;
-      b.row_ids.resize(static_cast<size_t>(room));
-    }
-    emitted += b.batch.num_rows;
-    stats.rows_output += b.batch.num_rows;
-    pending.push_back(std::move(b));
+}
+
+void Scanner::Impl::MergeBatch(ScanBatch&& b) {
+  const int64_t room = Room();
+  if (room == 0) return;
+  if (room > 0 && b.batch.num_rows > room) {  // a range evaluated before the limit was this close
+    for (ArrayPtr& c : b.batch.columns) c = SliceArray(c, 0, room);
+    b.batch.num_rows = room;
+    b.row_ids.resize(static_cast<size_t>(room));
   }
+  emitted += b.batch.num_rows;
+  emitted_hint.store(emitted);
+  stats.rows_output += b.batch.num_rows;
+  pending.push_back(std::move(b));
   if (options.limit >= 0 && emitted >= options.limit) done = true;
 }
 
@@ -269,9 +344,9 @@ Result<std::unique_ptr<Scanner>> Scanner::Make(ScanSource source, ScanOptions op
       impl->options.reader.plan.also_report_to = plan::EstimatorRegistry::Global().Get(impl->source.store->endpoint());
     }
   }
-  if (impl->options.threads < 1) return Status::InvalidArgument("scan: threads must be at least 1");
+  if (impl->options.prefetch.producers < 1) return Status::InvalidArgument("scan: prefetch producers must be at least 1");
+  if (impl->options.prefetch.queue_batches < 1) return Status::InvalidArgument("scan: the prefetch queue must hold a batch");
   RAP_RETURN_NOT_OK(impl->Init());
-  if (impl->options.threads > 1) impl->pool = std::make_unique<ThreadPool>(static_cast<size_t>(impl->options.threads));
   if (impl->options.limit == 0) impl->done = true;
   return std::unique_ptr<Scanner>(new Scanner(std::move(impl)));
 }
@@ -283,9 +358,35 @@ Result<std::optional<ScanBatch>> Scanner::Next() {
   Impl& s = *impl_;
   if (!s.failure.ok()) return s.failure;
   while (s.pending.empty() && !s.done) {
-    Status st = s.FillWindow();
-    if (st.ok() && s.in_flight.empty()) break;  // every file scanned
-    if (st.ok()) st = s.MergeOldest();
+    Status st;
+    if (!s.current) {
+      auto next = s.TakeNextFile();
+      if (!next.ok()) {
+        st = next.status();
+      } else if (!*next) {
+        s.done = true;  // every file scanned
+        break;
+      } else {
+        s.current = std::move(*next);
+        continue;
+      }
+    } else {
+      Impl::OpenedFile& f = *s.current;
+      auto item = f.prefetch->Next();
+      if (f.first_item && s.boundary_start_s >= 0) s.stats.file_boundary_wait_s.push_back(NowSeconds() - s.boundary_start_s);
+      f.first_item = false;
+      if (!item.ok()) {
+        st = item.status();
+      } else if (!*item) {
+        s.FinishFile(f);
+        s.current.reset();
+        s.boundary_start_s = NowSeconds();
+      } else if ((*item)->batch) {
+        s.MergeBatch(std::move(*(*item)->batch));
+      } else {
+        s.MergeRangeStats((*item)->range_stats);
+      }
+    }
     if (!st.ok()) {
       s.failure = st;
       s.done = true;
@@ -293,7 +394,7 @@ Result<std::optional<ScanBatch>> Scanner::Next() {
       return st;
     }
   }
-  if (s.done) s.Drain();  // a limit: row groups still running are waited for, their reads counted
+  if (s.done) s.Drain();  // a limit: producers and warmup are cancelled, their reads counted
   if (s.pending.empty()) return std::optional<ScanBatch>();
   ScanBatch b = std::move(s.pending.front());
   s.pending.pop_front();

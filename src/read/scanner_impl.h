@@ -1,16 +1,21 @@
-// Scanner internals shared by scanner.cc (tables, files, ordering, limit) and
-// scanner_row_group.cc (one row group: pruning, read 1 + filter, read 2).
+// Scanner internals shared by scanner.cc (tables, files, ordering, limit), scanner_warmup.cc (the
+// next file prepared ahead) and scanner_row_group.cc (one read range: pruning, read 1 + filter,
+// read 2).
 #pragma once
 
+#include <algorithm>
+#include <atomic>
 #include <deque>
-#include <future>
 #include <memory>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
+#include "rap/read/prefetch_reader.h"
+#include "rap/read/read_ahead_cache.h"
+#include "rap/read/read_range.h"
 #include "rap/read/scanner.h"
-#include "rap/util/thread_pool.h"
 
 namespace rap::read {
 
@@ -32,13 +37,6 @@ struct FilterStage {
   std::vector<size_t> cols;  // indices into filter_cols, in `schema` order
 };
 
-// What one row group contributes: its counters (the row-group ones of ScanStats; rows_output is
-// counted when merged) and its batches in row order.
-struct RowGroupOutput {
-  ScanStats stats;
-  std::vector<ScanBatch> batches;
-};
-
 struct Scanner::Impl {
   ScanSource source;
   ScanOptions options;
@@ -55,54 +53,73 @@ struct Scanner::Impl {
   ScanStats stats;
   std::deque<ScanBatch> pending;
   int64_t emitted = 0;
+  std::atomic<int64_t> emitted_hint{0};  // `emitted` for range tasks on producer threads
   bool done = false;
   Status failure;  // the first error; every later Next() returns it
 
-  // A file whose row groups are being scanned.
+  // A file of the scan, prepared (pruned, opened, its ranges planned) and being read.
   struct OpenedFile {
     size_t index = 0;
+    ScanStats counts;            // files, files_pruned, files_pruned_by_stats (added when it is taken)
+    bool pruned = false;         // nothing to read
+    std::shared_ptr<io::CancellationToken> cancel;  // the reader's io.cancel: a limit cancels its reads
+    std::shared_ptr<ReadAheadCache> cache;          // warmed bytes (null: not warmed)
     std::shared_ptr<FileReader> reader;
     std::vector<int> filter_leaf;  // leaf column of each filter column (-1: partition column or absent)
-    int num_row_groups = 0;
-    int unmerged = 0;              // row groups not merged yet
-    bool finished = false;         // its reader's counters were added to `stats`
+    std::vector<int> leaves;       // leaf columns the scan reads (filter and output data columns)
+    std::vector<ReadRange> ranges;
+    bool finished = false;         // its counters were added to `stats`
+    bool first_item = true;        // no item taken yet (file-boundary wait)
+    std::unique_ptr<PrefetchReader> prefetch;  // last: destroyed (joined) first
+    ~OpenedFile() { if (prefetch) prefetch->Cancel(); }
   };
-  // A row group submitted and not merged yet (scan order).
-  struct RowGroupTask {
-    std::shared_ptr<OpenedFile> file;
-    std::shared_ptr<RowGroupOutput> out;
-    std::future<Status> status;
+  std::shared_ptr<OpenedFile> current;  // the file being read
+  double boundary_start_s = -1;         // when the previous file ended (file-boundary wait)
+  size_t next_file = 0;                 // next file to take
+
+  // Warmup (scanner_warmup.cc): the file after `current`, prepared on its own thread.
+  struct Warming {
+    size_t index = 0;
+    std::shared_ptr<OpenedFile> file;  // set by the thread
+    Status status;                     // of the thread's work
+    std::shared_ptr<io::CancellationToken> cancel;  // stops the thread's reads (the file's token)
+    std::thread thread;
   };
-  // Row groups run ahead of the consumer, across file boundaries: up to 2 x threads in flight (1
-  // without a pool: each runs in the calling thread when submitted).
-  std::deque<RowGroupTask> in_flight;
-  size_t next_file = 0;                   // next file to open
-  std::shared_ptr<OpenedFile> submitting;  // the file whose row groups are being submitted
-  int next_row_group = 0;                 // of `submitting`
+  std::unique_ptr<Warming> warming;
 
   Status Init();
-  // Prunes by partition values and file statistics, then opens the file; null when pruned.
-  Result<std::shared_ptr<OpenedFile>> OpenNextFile(size_t file_index);
-  // Submits row groups until the window is full or the table is exhausted.
-  Status FillWindow();
-  // Waits for the oldest row group in flight and merges it.
-  Status MergeOldest();
-  // Adds a file's reader counters to `stats` (once).
+  // Prunes by partition values and file statistics, opens the file and plans its ranges. Touches no
+  // state of the scan (it runs on the warmup thread too). `cancel` becomes the reader's io.cancel.
+  Result<std::shared_ptr<OpenedFile>> PrepareFile(size_t file_index, std::shared_ptr<io::CancellationToken> cancel) const;
+  // Starts reading a prepared file: its PrefetchReader.
+  void StartReading(OpenedFile& file) const;
+  // The next file to read (warmed or prepared now), or null at the end of the table; starts warming
+  // the one after it.
+  Result<std::shared_ptr<OpenedFile>> TakeNextFile();
+  // Starts warming file `index` (when warmup is on and the file exists).
+  void StartWarmup(size_t index);
+  // The warmup thread's work.
+  Status WarmFile(Warming* w) const;
+  // Cancels and joins the warmup thread; counts what it fetched as unused.
+  void StopWarmup();
+  // Adds a file's reader, prefetch and warmup counters to `stats` (once).
   void FinishFile(OpenedFile& file);
-  // Waits for every row group in flight and finishes their files (at the end, on a limit or error).
+  // Stops the current file and the warmup (at the end, on a limit or error).
   void Drain();
 
   ~Impl() { Drain(); }
 
-  // Evaluates one row group (reads, filter, late materialisation) into `out`; touches no state of
-  // the scan, so row groups can run in parallel. `room`: at most this many rows are wanted (< 0: no
-  // limit).
-  Status ScanRowGroup(size_t file_index, FileReader& reader, int rg, const std::vector<int>& filter_leaf, int64_t room,
-                      RowGroupOutput* out) const;
-  // Appends a row group's batches and counters to the scan (in row-group order), honouring the limit.
-  void Merge(RowGroupOutput&& out);
+  // Evaluates one read range (reads, filter, late materialisation) into `out`; touches no state of
+  // the scan, so ranges run in parallel. `room`: at most this many rows are wanted (< 0: no limit).
+  Status ScanRange(size_t file_index, FileReader& reader, const ReadRange& range, const std::vector<int>& filter_leaf,
+                   int64_t room, RangeOutput* out) const;
+  // Appends a batch to the scan, honouring the limit.
+  void MergeBatch(ScanBatch&& b);
+  // Adds a range's counters.
+  void MergeRangeStats(const ScanStats& d);
   // Rows the limit still allows (< 0: no limit).
   int64_t Room() const { return options.limit < 0 ? -1 : options.limit - emitted; }
+  int64_t RoomHint() const { return options.limit < 0 ? -1 : std::max<int64_t>(0, options.limit - emitted_hint.load()); }
   std::string Physical(int field) const {
     return source.physical_names.size() > static_cast<size_t>(field) ? source.physical_names[static_cast<size_t>(field)]
                                                                     : table_schema->fields[static_cast<size_t>(field)].name;
@@ -119,8 +136,6 @@ struct Scanner::Impl {
     return c;
   }
 
-  // options.threads > 1: runs row groups in parallel. Declared last: destroyed first.
-  std::unique_ptr<ThreadPool> pool;
 };
 
 }  // namespace rap::read

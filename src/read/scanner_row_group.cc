@@ -1,4 +1,4 @@
-// One row group of a scan: statistics and page-index pruning, deletion vectors, read 1 (the filter
+// One read range of a scan (a row group or a page-aligned part of one): statistics and page-index pruning, deletion vectors, read 1 (the filter
 // columns' candidate pages, one planned read) and the filter, read 2 (the other projected columns,
 // only the pages of selected rows), and the output batches.
 #include <algorithm>
@@ -49,13 +49,16 @@ Result<ArrayPtr> TakeCodedRows(const ArrayPtr& dictionary, const std::vector<int
 
 }  // namespace
 
-Status Scanner::Impl::ScanRowGroup(size_t file_index, FileReader& reader, int rg, const std::vector<int>& filter_leaf,
-                                   int64_t room, RowGroupOutput* result) const {
+Status Scanner::Impl::ScanRange(size_t file_index, FileReader& reader, const ReadRange& range,
+                                const std::vector<int>& filter_leaf, int64_t room, RangeOutput* result) const {
   ScanStats& stats = result->stats;
   const read::ScanFile& file = source.files[file_index];
+  const int rg = range.row_group;
   const int64_t rg_rows = reader.row_group_num_rows(rg);
-  ++stats.row_groups;
-  if (rg_rows == 0) return Status::OK();
+  // Row-group counters are counted by the row group's first range only.
+  if (range.first_of_row_group) ++stats.row_groups;
+  if (rg_rows == 0 || range.end <= range.begin) return Status::OK();
+  const RowSelection window = RowSelection::Range(range.begin, range.end);
   const auto& rg_meta = reader.metadata().row_groups[static_cast<size_t>(rg)];
   // The file's type of a filter column's leaf, when its statistics compare like the table type.
   auto usable_type = [&](size_t c) -> const DataTypePtr* {
@@ -67,7 +70,7 @@ Status Scanner::Impl::ScanRowGroup(size_t file_index, FileReader& reader, int rg
                 (ft->id != TypeId::kDecimal128 || ft->scale == tt.scale);
     return same ? &ft : nullptr;
   };
-  RowSelection candidates = RowSelection::All(rg_rows);
+  RowSelection candidates = window;
   if (predicate) {
     auto rg_stats = [&](int c) -> std::optional<ColumnStats> {
       const ColumnSource& cs = filter_cols[static_cast<size_t>(c)];
@@ -90,7 +93,7 @@ Status Scanner::Impl::ScanRowGroup(size_t file_index, FileReader& reader, int rg
       return StatsFromParquet(*cc.meta_data->statistics, reader.schema().column(leaf).physical_type, **ft, rg_rows);
     };
     if (predicate->CanMatch(rg_stats) == Match::kNever) {
-      ++stats.row_groups_pruned;
+      if (range.first_of_row_group) ++stats.row_groups_pruned;
       return Status::OK();
     }
     if (options.use_page_index) {
@@ -109,10 +112,10 @@ Status Scanner::Impl::ScanRowGroup(size_t file_index, FileReader& reader, int rg
         if (!ci || !oi) continue;
         pages[c] = PageStatsFromIndex(*ci, *oi, rg_rows, reader.schema().column(leaf).physical_type, **ft);
       }
-      candidates = predicate->PagesMayMatch([&](int c) { return pages[static_cast<size_t>(c)]; }, rg_rows);
+      candidates = predicate->PagesMayMatch([&](int c) { return pages[static_cast<size_t>(c)]; }, rg_rows).Intersect(window);
     }
   }
-  stats.rows_in_row_groups += rg_rows;
+  stats.rows_in_row_groups += range.end - range.begin;
   // Deletion vectors: drop the deleted rows of this row group from the candidates.
   if (!file.deleted_rows.empty()) {
     const uint64_t first = static_cast<uint64_t>(reader.row_group_first_row(rg));

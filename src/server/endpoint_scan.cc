@@ -81,7 +81,10 @@ void HandleScan(ServerContext& ctx, const HttpRequest& req, Responder& out, Serv
   read::ScanOptions so;
   so.columns = sr.columns;
   so.limit = sr.limit;
-  so.threads = std::max(1, ctx.options.scan_threads);
+  // Producers per scan (seed 001's prefetch); one producer reads in this thread, with no warmup
+  // thread either, as before prefetch existed.
+  so.prefetch.producers = std::max(1, ctx.options.scan_threads);
+  if (so.prefetch.producers == 1) so.warmup.level = read::WarmupLevel::kNone;
   so.batch_size = 8192;
   if (!sr.where.empty()) {
     auto e = read::ParseExpr(sr.where);

@@ -1,7 +1,8 @@
 // rap-test-labels: concurrent
-// Scanner with row groups decoded in parallel (ScanOptions::threads): the same batches, rows, values,
-// order, statistics and fingerprint as one thread, for filters, projections, limits and batch
-// sizes; errors of any row group end the scan cleanly. Also run under ThreadSanitizer.
+// Scanner with ranges decoded by prefetch producers (ScanOptions::prefetch, warmup off): the same
+// batches, rows, values, order, statistics and fingerprint as the plain path, for filters,
+// projections, limits and batch sizes; errors of any range end the scan cleanly. Also run under
+// ThreadSanitizer. (prefetch_test.cc covers warmup and range splitting.)
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -19,7 +20,7 @@ class ScannerParallelTest : public ::testing::Test {
     rap::testing::ScanTableOptions t;
     t.files = 2;
     t.rows_per_file = 3000;
-    t.row_group_rows = 250;  // 12 row groups per file: more than the window of 2 x threads
+    t.row_group_rows = 250;  // 12 row groups per file: more ranges than producers
     t.page_rows = 50;
     ASSERT_TRUE(table_.Write(t).ok());
   }
@@ -52,12 +53,15 @@ TEST_F(ScannerParallelTest, SameResultForAnyThreadCount) {
     o.limit = c.limit;
     o.batch_size = c.batch_size;
     o.reader.use_metadata_cache = false;
+    o.prefetch.producers = 1;  // the plain sequential path
+    o.prefetch.min_file_bytes = 0;
+    o.warmup.level = WarmupLevel::kNone;
     auto one = rap::testing::RunScan(Source(), o);
     ASSERT_TRUE(one.ok()) << one.status().ToString();
     for (int threads : {2, 3, 8}) {
       SCOPED_TRACE("threads " + std::to_string(threads));
       ScanOptions p = o;
-      p.threads = threads;
+      p.prefetch.producers = threads;
       auto many = rap::testing::RunScan(Source(), p);
       ASSERT_TRUE(many.ok()) << many.status().ToString();
       EXPECT_EQ(many->ids, one->ids);
@@ -79,7 +83,7 @@ TEST_F(ScannerParallelTest, SameResultForAnyThreadCount) {
 TEST_F(ScannerParallelTest, AbandonedScanWaitsForItsRowGroups) {
   for (int threads : {2, 4}) {
     ScanOptions o;
-    o.threads = threads;
+    o.prefetch.producers = threads;
     o.batch_size = 10;
     auto scanner = Scanner::Make(Source(), o);
     ASSERT_TRUE(scanner.ok()) << scanner.status().ToString();
@@ -99,7 +103,7 @@ TEST_F(ScannerParallelTest, RowGroupErrorEndsTheScan) {
   testing::WriteStringToFile(table_.root() + "/" + table_.files()[1].relative_path, bytes);
   ScanOptions o;
   o.filter = *ParseExpr("v > 10");
-  o.threads = 4;
+  o.prefetch.producers = 4;
   o.reader.use_metadata_cache = false;
   auto r = rap::testing::RunScan(Source(), o);
   EXPECT_FALSE(r.ok());
@@ -117,7 +121,7 @@ TEST_F(ScannerParallelTest, RowGroupErrorEndsTheScan) {
   ASSERT_FALSE(again.ok());
   EXPECT_EQ(again.status().ToString(), first_error.ToString());
   ScanOptions zero = o;
-  zero.threads = 0;
+  zero.prefetch.producers = 0;
   EXPECT_EQ(Scanner::Make(Source(), zero).status().code(), StatusCode::kInvalidArgument);
 }
 

@@ -24,6 +24,7 @@
 #include <nlohmann/json.hpp>
 
 #include "netsim/http_util.h"
+#include "netsim/s3_list.h"
 #include "netsim/stats.h"
 #include "netsim/throttle.h"
 
@@ -134,6 +135,7 @@ class Session : public std::enable_shared_from_this<Session> {
       return;
     }
     path_ = *path;
+    query_ = std::string(query);
     if (path_.rfind(kControlPrefix, 0) == 0 || path_ == "/_netsim") {
       HandleControl(std::string(query));
       return;
@@ -158,6 +160,10 @@ class Session : public std::enable_shared_from_this<Session> {
     if (!head && req_.method() != http::verb::get) {
       WriteSimple(http::status::method_not_allowed, "only GET and HEAD are served", keep_alive_, true);
       return;
+    }
+    if (!head) {
+      auto q = ParseQuery(query_);
+      if (q.ok() && IsListObjectsV2(*q)) return RespondList(*q);
     }
     auto resolved = ResolveUnderRoot(srv_.options.root, path_);
     if (!resolved.ok()) {
@@ -219,6 +225,29 @@ class Session : public std::enable_shared_from_this<Session> {
     }
     stall_seconds_ = fault && fault->kind == FaultKind::kStall ? fault->stall_seconds : 0;
     SendHeaderAndBody(first, head ? 0 : length, keep_alive_ && !truncate_after, truncate_after, length);
+  }
+
+  // S3 ListObjectsV2 on "/BUCKET" or "/BUCKET/" (s3_list.h). Reset and status faults apply; the
+  // XML body is not throttled (it is small next to the data).
+  void RespondList(const std::map<std::string, std::string>& query) {
+    if (MaybeStatusFault()) return;
+    std::string bucket = path_.substr(1);
+    if (!bucket.empty() && bucket.back() == '/') bucket.pop_back();
+    srv_.stats.OnList(path_);
+    auto xml = ListObjectsV2(srv_.options.root, bucket, query);
+    if (!xml.ok()) {
+      const auto status = xml.status().Is(StatusCode::kNotFound) ? http::status::not_found : http::status::bad_request;
+      WriteSimple(status, xml.status().message(), keep_alive_, true);
+      return;
+    }
+    auto res = std::make_shared<http::response<http::string_body>>(http::status::ok, 11);
+    res->set(http::field::server, "rap-netsim");
+    res->set(http::field::content_type, "application/xml");
+    res->body() = std::move(*xml);
+    res->keep_alive(keep_alive_);
+    res->prepare_payload();
+    srv_.stats.OnStatus(200);
+    WriteMessage(res, keep_alive_, true);
   }
 
   // Faults answered without the file body. Returns true if the request was handled.
@@ -449,6 +478,7 @@ class Session : public std::enable_shared_from_this<Session> {
   std::optional<http::request_parser<http::string_body>> parser_;
   http::request<http::string_body> req_;
   std::string path_;
+  std::string query_;
   bool keep_alive_ = true;
   bool in_response_ = false;
   bool streaming_ = false;  // between Throttle::BeginStream and EndStream

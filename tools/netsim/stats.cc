@@ -7,7 +7,7 @@
 namespace rap::netsim {
 
 static nlohmann::json CountersJson(const PathCounters& c) {
-  return nlohmann::json{{"requests", c.requests}, {"gets", c.gets}, {"heads", c.heads}, {"range_gets", c.range_gets},
+  return nlohmann::json{{"requests", c.requests}, {"gets", c.gets}, {"heads", c.heads}, {"range_gets", c.range_gets}, {"lists", c.lists},
                         {"payload_bytes", c.payload_bytes}};
 }
 
@@ -22,6 +22,11 @@ void Stats::OnRequest(const std::string& path, bool head) {
 void Stats::OnRangeGet(const std::string& path) {
   ++total_.range_gets;
   ++paths_[path].range_gets;
+}
+
+void Stats::OnList(const std::string& path) {
+  ++total_.lists;
+  ++paths_[path].lists;
 }
 
 void Stats::OnStatus(unsigned status) { ++status_[status]; }

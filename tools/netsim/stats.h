@@ -14,6 +14,7 @@ struct PathCounters {
   uint64_t gets = 0;
   uint64_t heads = 0;
   uint64_t range_gets = 0;     // GETs with a satisfiable single range (206)
+  uint64_t lists = 0;          // S3 ListObjectsV2 GETs (counted in gets too)
   uint64_t payload_bytes = 0;  // response body bytes actually written to the socket
 };
 
@@ -22,6 +23,7 @@ class Stats {
   // A counted request arrived for `path` (the decoded URL path, e.g. "/t/part-0.parquet").
   void OnRequest(const std::string& path, bool head);
   void OnRangeGet(const std::string& path);
+  void OnList(const std::string& path);
   void OnStatus(unsigned status);
   void OnPayload(const std::string& path, uint64_t bytes);
   void OnFault(const std::string& kind);

@@ -24,6 +24,8 @@
 
 namespace rap::read {
 
+class ReadAheadCache;
+
 struct FileReaderOptions {
   uint64_t tail_read_size = 64 * 1024;      // first (and usually only) footer read
   bool verify_crc = true;                   // check page CRCs when present
@@ -39,6 +41,9 @@ struct FileReaderOptions {
   // endpoint's estimator, shared process-wide (set `plan.estimator` to scope learning differently,
   // e.g. a fresh estimator per scan); no PlanLog.
   io::PlanOptions plan;
+  // Bytes fetched ahead (RAW warmup): data ranges inside one of its ranges are taken from it, not
+  // requested again (see read_ahead_cache.h).
+  std::shared_ptr<ReadAheadCache> read_ahead;
 };
 
 // What was read, so tests can check exactly which pages and bytes a read touched.
@@ -58,6 +63,7 @@ struct ReaderStats {
   int64_t tail_requests = 0;     // of `requests`: footer reads
   uint64_t tail_bytes = 0;       // of `bytes`: footer reads
   int64_t page_index_from_tail = 0;  // page-index ranges answered from the footer tail read (no request)
+  int64_t read_ahead_hits = 0;       // data ranges answered from options().read_ahead (no request)
   std::vector<ByteRange> data_ranges;   // ranges of column data requested, in order
   std::vector<ColumnReadStats> columns;  // by leaf column index
 };
@@ -169,8 +175,17 @@ class FileReader : public std::enable_shared_from_this<FileReader> {
   void CountFooterRead(const io::ReadStats& st);  // adds a footer read to stats_
   Status Validate();
   // The one place column data and page indexes are fetched: a planned read (io::ReadPlanned) with
-  // options_.plan, tagged with `purpose` in the PlanRecord.
+  // options_.plan, tagged with `purpose` in the PlanRecord. Data ranges inside options_.read_ahead's
+  // ranges come from it.
   Result<std::vector<Buffer>> FetchRanges(const std::vector<ByteRange>& ranges, const char* purpose = "data");
+
+ public:
+  // Fetches `ranges` into `cache` (already reserved there): a planned read tagged "warmup", counted
+  // in stats() like any read. Fails the ranges on an error (they become misses).
+  Status FetchInto(const std::vector<ByteRange>& ranges, ReadAheadCache& cache);
+
+ private:
+  Result<std::vector<Buffer>> FetchPlanned(const std::vector<ByteRange>& ranges, const char* purpose);
   Result<ByteRange> ChunkRange(int rg, int column) const;
 
   io::ObjectStorePtr store_;

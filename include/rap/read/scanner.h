@@ -4,9 +4,9 @@
 // rows, the filter gives the selected rows, read 2 fetches only the other projected columns' pages
 // holding selected rows (OffsetIndex). A conjunct of the filter's top-level AND over one
 // dictionary-encoded column is evaluated once per dictionary entry. Partition columns
-// are constant columns made from the file's partition values. Row groups run in the calling thread
-// or, with ScanOptions::threads > 1, on a pool (across file boundaries), and are always merged in
-// order. The table layer (rap/table) builds the ScanSource from a listing or Delta log.
+// are constant columns made from the file's partition values. Each file is cut into read ranges
+// that a PrefetchReader reads in parallel and returns in order, while the next file is warmed
+// (ScanOptions::prefetch, ::warmup; seed 001). The table layer (rap/table) builds the ScanSource from a listing or Delta log.
 #pragma once
 
 #include <cstdint>
@@ -19,6 +19,7 @@
 #include "rap/io/object_store.h"
 #include "rap/read/expr.h"
 #include "rap/read/file_reader.h"
+#include "rap/read/prefetch_options.h"
 #include "rap/util/result.h"
 
 namespace rap::read {
@@ -62,10 +63,14 @@ struct ScanOptions {
   // candidate rows. Its values are never decoded per row; when it is also an output column, only
   // the selected rows' values are taken from the dictionary.
   bool dictionary_filter = true;
-  // Row groups of a file decoded by this many threads (1: in the calling thread). Batches come out
-  // in the same order with the same content for any value; up to `threads` row groups' planned
-  // reads run at once (so a remote scan shares the link between them).
-  int threads = 1;
+  // Parallel ordered reading inside a file (seed 001, prefetch_reader.h): prefetch.producers
+  // threads read and decode the file's ranges (row groups, large ones cut at page boundaries);
+  // producers <= 1 reads them in the calling thread. Batches come out in the same order with the
+  // same content for every setting here.
+  PrefetchOptions prefetch;
+  // The next file's footer, page indexes and first ranges fetched (RAW) or also decoded (DECODED)
+  // while the current file is read (warmup.h); never past the scan's last file, cancelled by a limit.
+  WarmupOptions warmup;
   FileReaderOptions reader;
   // Scope of the range planner's learning (seed 000). kEndpoint (default): plans from the store
   // endpoint's estimator, shared by every reader and scan of that endpoint in the process, so later
@@ -92,6 +97,26 @@ struct ScanStats {
   int64_t footer_requests = 0;        // of `requests`: footer (tail) reads
   uint64_t footer_bytes = 0;          // of `bytes`: footer (tail) reads
   int64_t page_index_from_tail = 0;   // page-index ranges sliced from the footer read (no request)
+  // Prefetch (prefetch_reader.h): ranges read; files read by producers / on the plain path because
+  // of the adaptive rule / because they are small; times a producer found its queue full; the most
+  // batches one queue held; the consumer's time blocked on an empty queue, in total and at the start
+  // of a file (the file boundary); each range task's wall time (read + decode).
+  int64_t prefetch_ranges = 0;
+  int64_t prefetch_files_parallel = 0;
+  int64_t prefetch_adaptive_disabled = 0;
+  int64_t prefetch_small_files = 0;
+  int64_t prefetch_queue_full = 0;
+  int64_t prefetch_max_queue_depth = 0;
+  int64_t prefetch_batches = 0;
+  double prefetch_consumer_wait_s = 0;
+  std::vector<double> file_boundary_wait_s;  // per file after the first: wait for its first item
+  std::vector<double> prefetch_range_s;
+  // Warmup (warmup.h): files warmed; bytes fetched for them ahead of time; of those, bytes the scan
+  // never used (a limit, or pruning); files that did not fit the pre-buffer limit whole.
+  int64_t warmup_files = 0;
+  uint64_t warmup_bytes = 0;
+  uint64_t warmup_bytes_unused = 0;
+  int64_t warmup_partial = 0;
   std::string ToString() const;  // one "key value" per line
 };
 
@@ -116,6 +141,9 @@ class Scanner {
   explicit Scanner(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };
+
+// The q-quantile (0..1, nearest rank) of `values`; 0 when empty.
+double Quantile(std::vector<double> values, double q);
 
 // A constant column: `value` (a 1-row array) repeated `length` times.
 Result<ArrayPtr> RepeatValue(const ArrayData& value, int64_t length);

@@ -49,7 +49,7 @@ struct ServerOptions {
   std::vector<TableConfig> tables;
   ServerLimits limits;
   int io_threads = 1;                // network threads (Asio)
-  int scan_threads = 1;              // ScanOptions::threads of each scan
+  int scan_threads = 1;              // ScanOptions::prefetch.producers of each scan (1: no threads, no warmup)
   double refresh_interval_s = 10;    // poll for a newer index manifest / table version (<= 0: never)
   std::string access_log = "-";      // "-": stderr, "": none, else a file (appended)
   bool require_index = false;        // /readyz also waits for every table's index

@@ -1,0 +1,293 @@
+// bench_prefetch: seed 001's prefetch and warmup benchmark. A table of 8 Parquet files (about 8 MiB
+// each, 4 row groups, page index) is scanned as an s3:// table through rap-netsim (its S3 calls)
+// under two transport profiles, and from local files: a full scan and a filtered, projected scan,
+// on the sequential path (--prefetch 1 --warmup none) and with P producers x warmup NONE/RAW/DECODED.
+//
+//   bench_prefetch [--repetitions 3] [--profiles 20ms@256MiB/s,50ms@64MiB/s,local] [--producers 1,2,3,4,8]
+//                  [--csv FILE] [--temp-dir DIR] [--files 8] [--rows-per-file N]
+//
+// Per setting: median scan time, time to first batch, the consumer's median wait at a file boundary,
+// requests, bytes, peak RSS of the scan (VmHWM, reset before each scan through /proc/self/clear_refs),
+// warmed bytes never used. Every setting's fingerprint must equal the sequential one (exit 1 else).
+// The physical floor printed per profile is max(bytes / throughput, sequential decode CPU seconds /
+// cores) + one latency.
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "rap/format/writer.h"
+#include "rap/read/fingerprint.h"
+#include "rap/read/scanner.h"
+#include "rap/table/scan_source.h"
+#include "rap/table/table.h"
+#include "rap/util/clock.h"
+#include "testing/arrays.h"
+#include "testing/netsim_fixture.h"
+#include "testing/paths.h"
+
+namespace fs = std::filesystem;
+using namespace rap;
+
+namespace {
+
+template <typename T>
+T Check(Result<T> r, const std::string& what) {
+  if (!r.ok()) {
+    std::fprintf(stderr, "bench_prefetch: %s: %s\n", what.c_str(), r.status().ToString().c_str());
+    std::exit(2);
+  }
+  return std::move(*r);
+}
+
+double CpuSeconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
+void ResetPeakRss() {
+  std::ofstream f("/proc/self/clear_refs");
+  f << "5";
+}
+
+int64_t PeakRssKiB() {
+  std::ifstream f("/proc/self/status");
+  std::string line;
+  while (std::getline(f, line)) {
+    if (line.rfind("VmHWM:", 0) == 0) return std::stoll(line.substr(6));
+  }
+  return 0;
+}
+
+double Median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+}
+
+// 8 files of `rows` rows in 4 row groups: id int64, v double (10% NULL), s string, payload string.
+void WriteTable(const std::string& dir, int files, int64_t rows) {
+  std::mt19937_64 rng(1);
+  auto schema = std::make_shared<Schema>();
+  schema->fields = {{"id", MakeType(TypeId::kInt64), false},
+                    {"v", MakeType(TypeId::kFloat64), true},
+                    {"s", MakeType(TypeId::kString), true},
+                    {"payload", MakeType(TypeId::kString), true}};
+  const char* kWords[] = {"apple", "kiwi", "melon", "pear", "plum", "fig", "lime", "date"};
+  for (int f = 0; f < files; ++f) {
+    std::vector<std::optional<int64_t>> id;
+    std::vector<std::optional<double>> v;
+    std::vector<std::optional<std::string>> s, payload;
+    for (int64_t r = 0; r < rows; ++r) {
+      id.push_back(f * rows + r);
+      v.push_back(rng() % 10 ? std::optional<double>(static_cast<double>(rng() % 100000) / 100.0) : std::nullopt);
+      s.push_back(kWords[rng() % 8]);
+      std::string p(16 + rng() % 16, 'a');
+      for (char& c : p) c = static_cast<char>('a' + rng() % 26);
+      payload.push_back(std::move(p));
+    }
+    RecordBatch b;
+    b.schema = schema;
+    b.num_rows = rows;
+    b.columns = {testing::Fixed<int64_t>(schema->fields[0].type, id), testing::Fixed<double>(schema->fields[1].type, v),
+                 testing::Strings(s), testing::Strings(payload)};
+    parquet::WriterOptions wo;
+    wo.row_group_max_rows = rows / 4;
+    wo.defaults.page_max_rows = 8192;  // every column's pages start on the same rows
+    wo.defaults.codec = parquet::Codec::SNAPPY;
+    const std::string bytes = Check(parquet::WriteParquetToString(schema, {b}, wo), "write");
+    fs::create_directories(dir);
+    testing::WriteStringToFile(fmt::format("{}/part-{}.parquet", dir, f), bytes);
+  }
+}
+
+struct Setting {
+  std::string name;
+  int producers = 1;
+  read::WarmupLevel warmup = read::WarmupLevel::kNone;
+};
+
+struct Query {
+  std::string name;
+  std::vector<std::string> columns;
+  std::string where;
+};
+
+struct Result1 {
+  double seconds = 0, first_batch = 0, boundary_wait = 0, cpu = 0;
+  int64_t requests = 0, rss_kib = 0;
+  uint64_t bytes = 0, unused = 0;
+  std::string fingerprint;
+};
+
+Result1 RunOnce(const std::string& url, const Query& q, const Setting& s) {
+  ResetPeakRss();
+  const double c0 = CpuSeconds();
+  table::TableSnapshot snap = Check(table::OpenTable(url), "open " + url);
+  read::ScanSource src = Check(table::ToScanSource(snap), "source");
+  read::ScanOptions o;
+  o.columns = q.columns;
+  if (!q.where.empty()) o.filter = Check(read::ParseExpr(q.where), "where");
+  o.reader.use_metadata_cache = false;  // every scan reads its footers
+  o.prefetch.producers = s.producers;
+  o.warmup.level = s.warmup;
+  const double t0 = NowSeconds();
+  auto scanner = Check(read::Scanner::Make(std::move(src), std::move(o)), "scanner");
+  read::Fingerprinter fp;
+  Result1 r;
+  bool first = true;
+  while (true) {
+    auto b = Check(scanner->Next(), "scan");
+    if (!b) break;
+    if (first) r.first_batch = NowSeconds() - t0;
+    first = false;
+    if (!fp.Add(b->batch, b->row_ids).ok()) std::exit(2);
+  }
+  r.seconds = NowSeconds() - t0;
+  r.cpu = CpuSeconds() - c0;
+  const read::ScanStats& st = scanner->stats();
+  r.requests = st.requests;
+  r.bytes = st.bytes;
+  r.unused = st.warmup_bytes_unused;
+  r.boundary_wait = read::Quantile(st.file_boundary_wait_s, 0.5);
+  r.fingerprint = fp.ToString();
+  r.rss_kib = PeakRssKiB();
+  return r;
+}
+
+void LocateNetsim() {
+  if (std::getenv("RAP_NETSIM_BINARY")) return;
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  const fs::path candidate = exe.parent_path().parent_path() / "tools" / "rap-netsim";
+  if (!ec && fs::exists(candidate)) setenv("RAP_NETSIM_BINARY", candidate.c_str(), 1);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"bench_prefetch: seed 001's prefetch and warmup benchmark (s3:// over rap-netsim, and local)"};
+  int reps = 3, files = 8;
+  int64_t rows = 200000;
+  std::string profiles = "20ms@256MiB/s,50ms@64MiB/s,local", producers_list = "1,2,3,4,8";
+  std::string csv = "prefetch.csv", temp;
+  app.add_option("--repetitions", reps, "Timed repetitions per setting (median)")->capture_default_str();
+  app.add_option("--profiles", profiles, "LATENCY@THROUGHPUT (rap-netsim) or local, comma-separated")->capture_default_str();
+  app.add_option("--producers", producers_list, "Producer counts P")->capture_default_str();
+  app.add_option("--csv", csv, "CSV output (one row per profile, query and setting)")->capture_default_str();
+  app.add_option("--temp-dir", temp, "Where the table is written (default: a temporary directory)");
+  app.add_option("--files", files, "Files in the table")->capture_default_str();
+  app.add_option("--rows-per-file", rows, "Rows per file (4 row groups)")->capture_default_str();
+  CLI11_PARSE(app, argc, argv);
+  LocateNetsim();
+  testing::TempDir tmp;
+  const std::string root = temp.empty() ? tmp.path() : temp;
+  const std::string table_dir = root + "/bkt/t";
+  WriteTable(table_dir, files, rows);
+  uint64_t table_bytes = 0;
+  for (const auto& e : fs::directory_iterator(table_dir)) table_bytes += e.file_size();
+  std::printf("table: %d files, %.1f MiB in total, %lld rows per file, 4 row groups\n", files,
+              static_cast<double>(table_bytes) / (1 << 20), static_cast<long long>(rows));
+
+  std::vector<Setting> settings = {{"sequential", 1, read::WarmupLevel::kNone}};
+  for (size_t at = 0; at < producers_list.size();) {
+    size_t comma = producers_list.find(',', at);
+    const int p = std::stoi(producers_list.substr(at, comma - at));
+    for (auto [lvl, name] : {std::pair{read::WarmupLevel::kNone, "none"}, std::pair{read::WarmupLevel::kRaw, "raw"},
+                             std::pair{read::WarmupLevel::kDecoded, "decoded"}}) {
+      if (p == 1 && lvl == read::WarmupLevel::kNone) continue;  // that is "sequential"
+      settings.push_back({fmt::format("P={} {}", p, name), p, lvl});
+    }
+    if (comma == std::string::npos) break;
+    at = comma + 1;
+  }
+  const std::vector<Query> queries = {{"full", {}, ""},
+                                      {"filtered", {"id", "s"}, "v < 100 AND s IN ('kiwi', 'plum')"}};
+  std::ofstream out(csv);
+  out << "profile,query,setting,producers,warmup,median_s,first_batch_s,boundary_wait_ms,requests,bytes,peak_rss_mib,"
+         "warmup_unused_bytes,floor_s,fingerprint\n";
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  bool mismatch = false;
+  for (size_t at = 0; at < profiles.size();) {
+    size_t comma = profiles.find(',', at);
+    const std::string profile = profiles.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
+    at = comma == std::string::npos ? profiles.size() : comma + 1;
+    std::unique_ptr<testing::NetsimServer> server;
+    std::string url = table_dir;
+    double latency = 0, throughput = 0;
+    if (profile != "local") {
+      const size_t sep = profile.find('@');
+      testing::NetsimOptions no;
+      no.root = root;
+      no.latency = profile.substr(0, sep);
+      no.throughput = profile.substr(sep + 1);
+      server = Check(testing::NetsimServer::Start(no), "rap-netsim");
+      setenv("AWS_ENDPOINT_URL", server->url().c_str(), 1);
+      setenv("AWS_ACCESS_KEY_ID", "bench", 1);
+      setenv("AWS_SECRET_ACCESS_KEY", "bench", 1);
+      url = "s3://bkt/t";
+      latency = std::stod(no.latency) / 1000.0;
+      throughput = std::stod(no.throughput) * (1 << 20);
+    }
+    for (const Query& q : queries) {
+      std::string reference;
+      double seq_cpu = 0;
+      std::printf("\n%s, %s scan\n%-14s %9s %9s %10s %8s %10s %8s %10s\n", profile.c_str(), q.name.c_str(), "setting",
+                  "median_s", "first_s", "bound_ms", "requests", "MiB", "rss_MiB", "unused_KiB");
+      for (const Setting& s : settings) {
+        std::vector<Result1> runs;
+        RunOnce(url, q, s);  // untimed warm-up of page cache and connections
+        for (int r = 0; r < reps; ++r) runs.push_back(RunOnce(url, q, s));
+        std::vector<double> t, fb, bw;
+        for (const Result1& r : runs) {
+          t.push_back(r.seconds);
+          fb.push_back(r.first_batch);
+          bw.push_back(r.boundary_wait);
+        }
+        const Result1& last = runs.back();
+        if (reference.empty()) {
+          reference = last.fingerprint;
+          std::vector<double> cpu;
+          for (const Result1& r : runs) cpu.push_back(r.cpu);
+          seq_cpu = Median(cpu);
+        }
+        for (const Result1& r : runs) {
+          if (r.fingerprint != reference) {
+            std::fprintf(stderr, "FINGERPRINT MISMATCH: %s %s %s: %s vs %s\n", profile.c_str(), q.name.c_str(),
+                         s.name.c_str(), r.fingerprint.c_str(), reference.c_str());
+            mismatch = true;
+          }
+        }
+        const double floor = std::max(throughput > 0 ? static_cast<double>(last.bytes) / throughput : 0.0,
+                                      seq_cpu / cores) + latency;
+        std::printf("%-14s %9.3f %9.3f %10.2f %8lld %10.1f %8.1f %10.1f\n", s.name.c_str(), Median(t), Median(fb),
+                    Median(bw) * 1e3, static_cast<long long>(last.requests),
+                    static_cast<double>(last.bytes) / (1 << 20), static_cast<double>(last.rss_kib) / 1024,
+                    static_cast<double>(last.unused) / 1024);
+        out << fmt::format("{},{},{},{},{},{:.4f},{:.4f},{:.3f},{},{},{:.1f},{},{:.4f},{}\n", profile, q.name, s.name,
+                           s.producers, static_cast<int>(s.warmup), Median(t), Median(fb), Median(bw) * 1e3,
+                           last.requests, last.bytes, static_cast<double>(last.rss_kib) / 1024, last.unused, floor,
+                           last.fingerprint);
+        out.flush();
+      }
+      std::printf("floor (max(bytes / throughput, sequential CPU %.3f s / %u cores) + latency): see CSV floor_s\n",
+                  seq_cpu, cores);
+    }
+  }
+  std::printf("\nCSV: %s\n", csv.c_str());
+  if (mismatch) return 1;
+  return 0;
+}

@@ -1,0 +1,104 @@
+// PrefetchReader: parallel, ordered reading of one file (seed 001). The file's ReadRanges are dealt
+// round-robin to P producer threads; each producer runs the range task (reads and decodes a range
+// into batches) for its ranges in order and owns a bounded queue of the resulting batches (a budget
+// in batches and in bytes, the options' totals split evenly over the producers). The single consumer
+// (Next) always takes the head of the queue that holds the next range in row order, so batches come
+// out exactly as a sequential read returns them; a batch never spans two ranges.
+//
+// The plain path — ranges run one after another in the consumer's thread, no thread at all — is
+// taken when P <= 1, when the file's selected compressed bytes are under min_file_bytes (threads cost
+// more than they hide there), and (adaptive disable, the seed's rule) when the first range holds more
+// batches than one producer's queue can buffer: its producer would stall on a full queue before the
+// consumer got its first batch, so parallel reading cannot help that file.
+//
+// Errors: the first error of any producer is returned by the next Next() and by every later one
+// (sticky); the other producers are cancelled. Cancel() (or the destructor) stops the producers: they
+// stop between batches, their in-flight reads are cancelled through the CancellationToken given at
+// Make (the readers' io.cancel), and the destructor joins them, so no thread outlives the reader.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "rap/io/object_store.h"
+#include "rap/read/prefetch_options.h"
+#include "rap/read/read_range.h"
+#include "rap/read/scanner.h"
+#include "rap/util/result.h"
+
+namespace rap::read {
+
+// What one range produced: its batches in row order and its counters.
+struct RangeOutput {
+  ScanStats stats;
+  std::vector<ScanBatch> batches;
+};
+// Reads and decodes one range. Runs on producer threads: must touch no shared state unsynchronised.
+using RangeTask = std::function<Status(const ReadRange&, RangeOutput*)>;
+
+// One step of the consumer: a batch of range `range`, or the end of that range (with its counters).
+struct PrefetchItem {
+  size_t range = 0;
+  std::optional<ScanBatch> batch;  // nullopt: the range ended
+  ScanStats range_stats;           // at the end of a range
+};
+
+struct PrefetchStats {
+  int64_t ranges = 0;
+  int64_t files_parallel = 0;         // files read by producers
+  int64_t adaptive_disabled = 0;      // files on the plain path by the adaptive rule
+  int64_t small_files = 0;            // files on the plain path by min_file_bytes
+  int64_t queue_full = 0;             // a producer found its queue full
+  int64_t max_queue_depth = 0;        // batches in one queue, at most
+  int64_t batches = 0;
+  double consumer_wait_s = 0;         // the consumer blocked on an empty queue
+  std::vector<double> range_seconds;  // per range: the range task's wall time (read + decode)
+  void Add(const PrefetchStats& o);
+};
+
+class PrefetchReader {
+ public:
+  enum class Path { kParallel, kPlain, kSmallFile, kAdaptiveDisabled };
+
+  // `ranges` in row order; `batch_size` (rows per batch) feeds the adaptive rule; `cancel` (optional,
+  // must outlive the reader) is cancelled with the producers. Starts the producers (kParallel).
+  static std::unique_ptr<PrefetchReader> Make(std::vector<ReadRange> ranges, RangeTask task, int64_t batch_size,
+                                              const PrefetchOptions& options, io::CancellationToken* cancel = nullptr);
+  ~PrefetchReader();  // cancels and joins
+  PrefetchReader(const PrefetchReader&) = delete;
+  PrefetchReader& operator=(const PrefetchReader&) = delete;
+
+  Path path() const { return path_; }
+  const std::vector<ReadRange>& ranges() const { return ranges_; }
+
+  // The next item in row order, or nullopt after the last range's end.
+  Result<std::optional<PrefetchItem>> Next();
+  // Stops the producers and cancels their reads; does not wait (the destructor joins).
+  void Cancel();
+  // Consumer-side counters (complete once every range ended or the reader was cancelled).
+  PrefetchStats stats() const;
+
+ private:
+  struct Shared;
+  PrefetchReader() = default;
+  void Produce(size_t producer);
+
+  Path path_ = Path::kPlain;
+  std::vector<ReadRange> ranges_;
+  RangeTask task_;
+  io::CancellationToken* cancel_ = nullptr;
+  size_t next_range_ = 0;
+  Status failure_;
+  std::unique_ptr<Shared> shared_;
+  std::vector<std::optional<PrefetchItem>> plain_items_;  // plain path: the current range's items
+  size_t plain_pos_ = 0;
+  PrefetchStats stats_;
+};
+
+// Approximate in-memory bytes of the rows of a batch (slices count only their rows).
+uint64_t EstimateBatchBytes(const RecordBatch& batch);
+
+}  // namespace rap::read

@@ -1,0 +1,57 @@
+// ReadAheadCache: byte ranges of one file fetched ahead of its reader (RAW warmup, seed 001). The
+// warmup registers the ranges it is about to fetch (Reserve, within the pre-buffer limit), fetches
+// them on its own thread and fills them in; the file's FileReader (FileReaderOptions::read_ahead)
+// takes every requested range that lies inside a cached one from the cache — waiting for it while
+// it is still in flight, so nothing is requested twice — and reads the rest normally. A range that
+// failed or was cancelled is a miss (read normally). Each cached range is handed out once per
+// containing request and its bytes are released when the cache goes away; bytes filled but never
+// taken are reported as unused.
+#pragma once
+
+#include <condition_variable>
+#include <deque>
+#include <cstdint>
+#include <mutex>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "rap/plan/byte_range.h"
+#include "rap/util/buffer.h"
+
+namespace rap::read {
+
+class ReadAheadCache {
+ public:
+  explicit ReadAheadCache(uint64_t limit_bytes) : limit_(limit_bytes) {}
+
+  // Registers `ranges` (in order) as in flight while they fit the limit; returns how many fit.
+  size_t Reserve(std::span<const ByteRange> ranges);
+  // Completes a reserved range (Fill) or turns it into a miss (Fail, e.g. cancelled).
+  void Fill(const ByteRange& range, Buffer data);
+  void Fail(const ByteRange& range);
+  // Per requested range: its bytes when a cached range contains it (waits while that one is in
+  // flight), else nullopt.
+  std::vector<std::optional<Buffer>> Take(std::span<const ByteRange> ranges);
+
+  uint64_t bytes_reserved() const;  // reserved in total
+  uint64_t bytes_filled() const;    // fetched
+  uint64_t bytes_unused() const;    // fetched and never taken
+  int64_t hits() const;             // requested ranges answered from the cache
+
+ private:
+  struct Entry {
+    ByteRange range;
+    enum class State { kPending, kReady, kFailed } state = State::kPending;
+    Buffer data;
+    bool taken = false;
+  };
+  uint64_t limit_;
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<Entry> entries_;  // in Reserve order (a deque: Take holds references while it waits)
+  uint64_t reserved_ = 0, filled_ = 0;
+  int64_t hits_ = 0;
+};
+
+}  // namespace rap::read

@@ -1,0 +1,93 @@
+#include "rap/read/read_ahead_cache.h"
+
+namespace rap::read {
+
+size_t ReadAheadCache::Reserve(std::span<const ByteRange> ranges) {
+  std::lock_guard<std::mutex> lock(mu_);
+  size_t n = 0;
+  for (const ByteRange& r : ranges) {
+    if (reserved_ + r.length > limit_) break;
+    reserved_ += r.length;
+    Entry e;
+    e.range = r;
+    entries_.push_back(std::move(e));
+    ++n;
+  }
+  return n;
+}
+
+void ReadAheadCache::Fill(const ByteRange& range, Buffer data) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (Entry& e : entries_) {
+      if (e.state == Entry::State::kPending && e.range == range) {
+        if (data.size() == range.length) {
+          e.state = Entry::State::kReady;
+          filled_ += range.length;
+          e.data = std::move(data);
+        } else {
+          e.state = Entry::State::kFailed;
+        }
+        break;
+      }
+    }
+  }
+  cv_.notify_all();
+}
+
+void ReadAheadCache::Fail(const ByteRange& range) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (Entry& e : entries_) {
+      if (e.state == Entry::State::kPending && e.range == range) {
+        e.state = Entry::State::kFailed;
+        break;
+      }
+    }
+  }
+  cv_.notify_all();
+}
+
+std::vector<std::optional<Buffer>> ReadAheadCache::Take(std::span<const ByteRange> ranges) {
+  std::vector<std::optional<Buffer>> out(ranges.size());
+  std::unique_lock<std::mutex> lock(mu_);
+  for (size_t i = 0; i < ranges.size(); ++i) {
+    const ByteRange& want = ranges[i];
+    for (Entry& e : entries_) {
+      if (want.offset < e.range.offset || want.end() > e.range.end() || e.state == Entry::State::kFailed) continue;
+      cv_.wait(lock, [&] { return e.state != Entry::State::kPending; });
+      if (e.state != Entry::State::kReady) continue;
+      out[i] = e.data.Slice(want.offset - e.range.offset, static_cast<size_t>(want.length));
+      e.taken = true;
+      ++hits_;
+      break;
+    }
+  }
+  return out;
+}
+
+uint64_t ReadAheadCache::bytes_reserved() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return reserved_;
+}
+
+uint64_t ReadAheadCache::bytes_filled() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return filled_;
+}
+
+uint64_t ReadAheadCache::bytes_unused() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  uint64_t n = 0;
+  for (const Entry& e : entries_) {
+    if (e.state == Entry::State::kReady && !e.taken) n += e.range.length;
+  }
+  return n;
+}
+
+int64_t ReadAheadCache::hits() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return hits_;
+}
+
+}  // namespace rap::read

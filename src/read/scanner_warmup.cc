@@ -1,0 +1,90 @@
+// Warmup of the scan's next file (seed 001): while file i is read, a thread prepares file i + 1 —
+// pruning, footer and page indexes, range planning — and, at RAW, fetches the bytes of its first
+// ranges (as many as there are producers, within the pre-buffer limit) into the file's
+// ReadAheadCache; at DECODED it also starts the file's PrefetchReader, whose producers begin
+// decoding (bounded by their queues) and take the warmed bytes as they arrive. The fetches are on
+// this thread, so they never delay the consumer, for local files too. One file ahead only and never
+// past the scan's last file; a scan that stops first (a limit, an error) cancels the thread's reads
+// through the file's CancellationToken and joins it without waiting for them to complete.
+#include <fmt/format.h>
+
+#include "read/scanner_impl.h"
+
+namespace rap::read {
+
+void Scanner::Impl::StartWarmup(size_t index) {
+  if (options.warmup.level == WarmupLevel::kNone || index >= source.files.size() || done) return;
+  StopWarmup();
+  auto w = std::make_unique<Warming>();
+  w->index = index;
+  w->cancel = std::make_shared<io::CancellationToken>();
+  Warming* raw = w.get();
+  w->thread = std::thread([this, raw] { raw->status = WarmFile(raw); });
+  warming = std::move(w);
+}
+
+Status Scanner::Impl::WarmFile(Warming* w) const {
+  RAP_ASSIGN_OR_RETURN(std::shared_ptr<OpenedFile> file, PrepareFile(w->index, w->cancel));
+  w->file = file;
+  if (file->pruned) return Status::OK();
+  file->counts.warmup_files = 1;
+  // The first round trip of each of the first ranges: the filter columns when there is a filter
+  // (read 1), else the output columns, over the range's rows.
+  Projection projection;
+  if (predicate) {
+    for (int l : file->filter_leaf) {
+      if (l >= 0) projection.columns.push_back(l);
+    }
+    std::sort(projection.columns.begin(), projection.columns.end());
+    projection.columns.erase(std::unique(projection.columns.begin(), projection.columns.end()), projection.columns.end());
+  } else {
+    projection.columns = file->leaves;
+  }
+  if (projection.columns.empty()) {
+    if (options.warmup.level == WarmupLevel::kDecoded) StartReading(*file);
+    return Status::OK();
+  }
+  const size_t want = std::min(file->ranges.size(), static_cast<size_t>(std::max(1, options.prefetch.producers)));
+  std::vector<ByteRange> reserved;
+  for (size_t i = 0; i < want; ++i) {
+    const ReadRange& r = file->ranges[i];
+    RAP_ASSIGN_OR_RETURN(std::vector<ChunkRanges> plan,
+                         file->reader->PlanRowGroup(r.row_group, RowSelection::Range(r.begin, r.end), projection));
+    std::vector<ByteRange> ranges;
+    for (const ChunkRanges& cr : plan) {
+      if (cr.dictionary) ranges.push_back(*cr.dictionary);
+      ranges.insert(ranges.end(), cr.runs.begin(), cr.runs.end());
+    }
+    const size_t fit = file->cache->Reserve(ranges);
+    reserved.insert(reserved.end(), ranges.begin(), ranges.begin() + static_cast<std::ptrdiff_t>(fit));
+    if (fit < ranges.size()) {
+      file->counts.warmup_partial = 1;  // the pre-buffer limit: the leading ranges that fit
+      break;
+    }
+  }
+  file->counts.warmup_bytes = file->cache->bytes_reserved();
+  // DECODED: the producers start now; the reserved ranges they ask for wait for the fetch below.
+  if (options.warmup.level == WarmupLevel::kDecoded) StartReading(*file);
+  if (reserved.empty()) return Status::OK();
+  Status st = file->reader->FetchInto(reserved, *file->cache);
+  // A failed warmup is only a miss: the reader requests those bytes itself (and reports a
+  // persistent error then). A cancelled one means the scan ended.
+  (void)st;
+  return Status::OK();
+}
+
+void Scanner::Impl::StopWarmup() {
+  if (!warming) return;
+  if (warming->cancel) warming->cancel->Cancel();
+  if (warming->thread.joinable()) warming->thread.join();
+  if (warming->file && !warming->file->pruned) {
+    OpenedFile& f = *warming->file;
+    stats.warmup_files += f.counts.warmup_files;
+    stats.warmup_bytes += f.counts.warmup_bytes;
+    stats.warmup_partial += f.counts.warmup_partial;
+    FinishFile(f);  // its requests were made; everything it fetched is unused
+  }
+  warming.reset();
+}
+
+}  // namespace rap::read

@@ -1,0 +1,521 @@
+// rap-test-labels: concurrent
+// Prefetch and warmup (seed 001). The key oracle: over random tables (nulls, strings, nesting,
+// random layouts), rows, values, order and nulls are the same for P in {1, 2, 3, 8}, every warmup
+// level, batch sizes 1/7/64Ki, range splitting on and off and limits. Also: read ranges (one per row
+// group without a page index, page-aligned pieces with one, every row in exactly one range),
+// the adaptive-disable rule at its exact threshold, RAW warmup fetching nothing twice and holding its
+// pre-buffer limit, a limit ending promptly while the next file's reads are stalled, no thread left
+// behind by a destroyed scanner, and a producer's error returned (sticky) by Next().
+#include <gtest/gtest.h>
+
+#include <dirent.h>
+
+#include <atomic>
+#include <chrono>
+#include <map>
+#include <mutex>
+#include <random>
+#include <set>
+#include <thread>
+
+#include "format/writer_testing.h"
+#include "rap/format/writer.h"
+#include "rap/read/prefetch_reader.h"
+#include "rap/read/read_range.h"
+#include "rap/read/scanner.h"
+#include "testing/paths.h"
+#include "testing/scan_table.h"
+
+namespace rap::read {
+namespace {
+
+// ---- a store wrapper that counts ranges and can stall reads of some files ----
+
+class ObservedStore : public io::ObjectStore {
+ public:
+  explicit ObservedStore(io::ObjectStorePtr inner) : inner_(std::move(inner)) {}
+  std::string endpoint() const override { return inner_->endpoint(); }
+  bool is_remote() const override { return false; }
+  Result<io::ObjectInfo> Head(const std::string& path) override { return inner_->Head(path); }
+  Result<std::vector<Buffer>> ReadRanges(const std::string& path, std::span<const ByteRange> ranges,
+                                         const io::ReadOptions& options, io::ReadStats* stats) override {
+    RAP_RETURN_NOT_OK(MaybeStall(path, options));
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      for (const ByteRange& r : ranges) ranges_[path].push_back(r);
+    }
+    return inner_->ReadRanges(path, ranges, options, stats);
+  }
+  Result<std::pair<Buffer, io::ObjectInfo>> ReadTail(const std::string& path, uint64_t n,
+                                                     const io::ReadOptions& options, io::ReadStats* stats) override {
+    RAP_RETURN_NOT_OK(MaybeStall(path, options));
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      ++tails_[path];
+    }
+    return inner_->ReadTail(path, n, options, stats);
+  }
+  Result<std::vector<io::ObjectInfo>> List(const std::string& prefix) override { return inner_->List(prefix); }
+  Status Put(const std::string& path, const Buffer& data) override { return inner_->Put(path, data); }
+
+  // Reads of paths containing `s` block until their read is cancelled (or 30 s pass).
+  void StallPathsContaining(std::string s) { stall_ = std::move(s); }
+  bool saw_cancelled_stall() const { return cancelled_stall_.load(); }
+  std::map<std::string, std::vector<ByteRange>> ranges() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return ranges_;
+  }
+  std::map<std::string, int> tails() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return tails_;
+  }
+
+ private:
+  Status MaybeStall(const std::string& path, const io::ReadOptions& options) {
+    if (stall_.empty() || path.find(stall_) == std::string::npos) return Status::OK();
+    for (int i = 0; i < 30000; ++i) {
+      if (options.cancel && options.cancel->cancelled()) {
+        cancelled_stall_ = true;
+        return Status::Cancelled(path + ": read cancelled");
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    return Status::IOError(path + ": stalled read was never cancelled");
+  }
+
+  io::ObjectStorePtr inner_;
+  std::string stall_;
+  std::atomic<bool> cancelled_stall_{false};
+  mutable std::mutex mu_;
+  std::map<std::string, std::vector<ByteRange>> ranges_;
+  std::map<std::string, int> tails_;
+};
+
+int CountThreads() {
+  int n = 0;
+  if (DIR* d = opendir("/proc/self/task")) {
+    while (dirent* e = readdir(d)) n += e->d_name[0] != '.';
+    closedir(d);
+  }
+  return n;
+}
+
+ScanOptions Plain() {
+  ScanOptions o;
+  o.prefetch.producers = 1;
+  o.prefetch.ranges.split_row_groups = false;
+  o.warmup.level = WarmupLevel::kNone;
+  o.reader.use_metadata_cache = false;
+  return o;
+}
+
+// ---- the property test ----
+
+// A random table: `id` (int64, the row's ordinal) then random columns, 1-3 files with random layouts.
+struct RandomTable {
+  rap::testing::TempDir dir;
+  ScanSource source;
+};
+
+std::unique_ptr<RandomTable> MakeRandomTable(uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  auto t = std::make_unique<RandomTable>();
+  SchemaPtr random = rap::testing::RandomSchema(rng, 1 + static_cast<int>(rng() % 4), 2);
+  auto schema = std::make_shared<Schema>();
+  schema->fields.push_back(Field{"id", MakeType(TypeId::kInt64), false});
+  for (const Field& f : random->fields) schema->fields.push_back(f);
+  auto store = io::OpenUrl(t->dir.path());
+  t->source.store = store->store;
+  const int files = 1 + static_cast<int>(rng() % 3);
+  int64_t next_id = 0;
+  for (int f = 0; f < files; ++f) {
+    const int64_t rows = static_cast<int64_t>(rng() % 700);
+    rap::testing::RandomDataOptions ro;
+    ro.long_string_probability = 0;
+    RecordBatch rb = rap::testing::RandomBatch(rng, random, rows, ro);
+    std::vector<int64_t> ids(static_cast<size_t>(rows));
+    for (auto& v : ids) v = next_id++;
+    RecordBatch b;
+    b.schema = schema;
+    b.num_rows = rows;
+    b.columns.push_back(rap::testing::MakeInt64Array(ids));
+    for (const ArrayPtr& c : rb.columns) b.columns.push_back(c);
+    parquet::WriterOptions wo = rap::testing::RandomOptions(rng, *random);
+    wo.row_group_max_rows = 1 + static_cast<int64_t>(rng() % 300);
+    wo.defaults.page_max_rows = 1 + static_cast<int64_t>(rng() % 40);
+    wo.columns["id"].page_max_rows = 1 + static_cast<int64_t>(rng() % 40);  // pages of id and the others differ
+    auto bytes = parquet::WriteParquetToString(schema, {b}, wo);
+    EXPECT_TRUE(bytes.ok()) << bytes.status().ToString();
+    const std::string name = "f" + std::to_string(f) + ".parquet";
+    rap::testing::WriteStringToFile(t->dir.Join(name), *bytes);
+    ScanFile sf;
+    sf.path = io::JoinPath(store->path, name);
+    sf.size = bytes->size();
+    t->source.files.push_back(sf);
+  }
+  return t;
+}
+
+TEST(PrefetchPropertyTest, SameRowsForEverySetting) {
+  const char* filters[] = {"", "id >= 40 AND id < 900", "id < 30 OR id > 1000"};
+  const int64_t batches[] = {1, 7, 64 * 1024};
+  for (uint64_t seed = 1; seed <= 10; ++seed) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    auto table = MakeRandomTable(seed);
+    std::mt19937_64 rng(seed * 7919);
+    const std::string filter = filters[seed % 3];
+    ScanOptions ref_options = Plain();
+    if (!filter.empty()) ref_options.filter = *ParseExpr(filter);
+    auto ref = rap::testing::RunScan(table->source, ref_options);
+    ASSERT_TRUE(ref.ok()) << ref.status().ToString();
+    int k = 0;
+    for (int producers : {1, 2, 3, 8}) {
+      for (WarmupLevel warmup : {WarmupLevel::kNone, WarmupLevel::kRaw, WarmupLevel::kDecoded}) {
+        for (bool split : {false, true}) {
+          ScanOptions o = ref_options;
+          o.prefetch.producers = producers;
+          o.prefetch.min_file_bytes = 0;  // small files take the parallel path too
+          o.prefetch.queue_batches = 1 + static_cast<int64_t>(rng() % 12);  // full queues happen
+          o.prefetch.adaptive = rng() % 2;
+          o.prefetch.ranges.split_row_groups = split;
+          o.prefetch.ranges.natural_read_size = 64 + rng() % 2048;
+          o.warmup.level = warmup;
+          o.warmup.pre_buffer_limit = rng() % 2 ? (uint64_t{1} << 30) : 512;
+          o.batch_size = batches[k++ % 3];
+          const int64_t limits[] = {-1, -1, 0, 1, static_cast<int64_t>(rng() % 500)};
+          o.limit = limits[rng() % 5];
+          SCOPED_TRACE(fmt::format("P {} warmup {} split {} batch {} limit {}", producers, static_cast<int>(warmup),
+                                   split, o.batch_size, o.limit));
+          auto got = rap::testing::RunScan(table->source, o);
+          ASSERT_TRUE(got.ok()) << got.status().ToString();
+          const size_t n = o.limit < 0 ? ref->ids.size() : std::min(ref->ids.size(), static_cast<size_t>(o.limit));
+          ASSERT_EQ(got->ids.size(), n);
+          for (size_t i = 0; i < n; ++i) {
+            ASSERT_EQ(got->ids[i], ref->ids[i]) << "row " << i;
+            ASSERT_EQ(got->values[i], ref->values[i]) << "row " << i;
+          }
+          if (o.limit < 0) {
+            EXPECT_EQ(got->fingerprint, ref->fingerprint);
+            EXPECT_EQ(got->stats.rows_selected, ref->stats.rows_selected);
+            EXPECT_EQ(got->stats.row_groups, ref->stats.row_groups);
+          }
+        }
+      }
+    }
+  }
+}
+
+// ---- read ranges ----
+
+class RangesTest : public ::testing::Test {
+ protected:
+  // One file: id (pages of 10 rows), v (pages of 15 rows), 3 row groups of 300 rows.
+  std::shared_ptr<FileReader> Write(bool page_index) {
+    auto schema = std::make_shared<Schema>();
+    schema->fields = {{"id", MakeType(TypeId::kInt64), false}, {"v", MakeType(TypeId::kFloat64), true}};
+    std::vector<int64_t> ids(900);
+    std::vector<double> vs(900);
+    for (size_t i = 0; i < ids.size(); ++i) {
+      ids[i] = static_cast<int64_t>(i);
+      vs[i] = static_cast<double>(i) * 0.5;
+    }
+    RecordBatch b = rap::testing::MakeBatch(schema, {rap::testing::MakeInt64Array(ids), rap::testing::MakeDoubleArray(vs)});
+    parquet::WriterOptions wo;
+    wo.row_group_max_rows = 300;
+    wo.defaults.dictionary = false;
+    wo.columns["id"].page_max_rows = 10;
+    wo.columns["v"].page_max_rows = 15;
+    wo.write_page_index = page_index;
+    auto bytes = parquet::WriteParquetToString(schema, {b}, wo);
+    EXPECT_TRUE(bytes.ok());
+    const std::string name = page_index ? "indexed.parquet" : "plain.parquet";
+    rap::testing::WriteStringToFile(dir_.Join(name), *bytes);
+    auto store = io::OpenUrl(dir_.path());
+    FileReaderOptions ro;
+    ro.use_metadata_cache = false;
+    auto r = FileReader::Open(store->store, io::JoinPath(store->path, name), ro);
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    return *r;
+  }
+  rap::testing::TempDir dir_;
+};
+
+TEST_F(RangesTest, OneRangePerRowGroupWithoutAPageIndex) {
+  auto reader = Write(false);
+  RangeOptions o;
+  o.natural_read_size = 100;  // would split, but there is no OffsetIndex
+  auto ranges = PlanReadRanges(*reader, {0, 1, 2}, {0, 1}, o);
+  ASSERT_TRUE(ranges.ok()) << ranges.status().ToString();
+  ASSERT_EQ(ranges->size(), 3u);
+  for (int rg = 0; rg < 3; ++rg) {
+    EXPECT_EQ((*ranges)[static_cast<size_t>(rg)].row_group, rg);
+    EXPECT_EQ((*ranges)[static_cast<size_t>(rg)].begin, 0);
+    EXPECT_EQ((*ranges)[static_cast<size_t>(rg)].end, 300);
+  }
+}
+
+TEST_F(RangesTest, LargeRowGroupsSplitAtSharedPageBoundaries) {
+  auto reader = Write(true);
+  RangeOptions o;
+  o.natural_read_size = 400;  // a few pages
+  for (const std::vector<int>& columns : {std::vector<int>{0, 1}, std::vector<int>{0}}) {
+    auto ranges = PlanReadRanges(*reader, {0, 1, 2}, columns, o);
+    ASSERT_TRUE(ranges.ok()) << ranges.status().ToString();
+    ASSERT_GT(ranges->size(), 3u);
+    // Every row of every row group in exactly one range, in order; boundaries where every column's
+    // page starts (multiples of 30 rows with both columns, of 10 with id alone).
+    const int64_t step = columns.size() == 2 ? 30 : 10;
+    int rg = 0;
+    int64_t next = 0;
+    for (const ReadRange& r : *ranges) {
+      if (r.row_group != rg) {
+        EXPECT_EQ(next, 300);
+        rg = r.row_group;
+        next = 0;
+      }
+      EXPECT_EQ(r.begin, next) << r.ToString();
+      EXPECT_EQ(r.first_of_row_group, r.begin == 0);
+      EXPECT_EQ(r.begin % step, 0) << r.ToString();
+      EXPECT_GT(r.end, r.begin);
+      next = r.end;
+    }
+    EXPECT_EQ(rg, 2);
+    EXPECT_EQ(next, 300);
+  }
+  o.split_row_groups = false;
+  auto whole = PlanReadRanges(*reader, {0, 1, 2}, {0, 1}, o);
+  ASSERT_TRUE(whole.ok());
+  EXPECT_EQ(whole->size(), 3u);
+}
+
+TEST_F(RangesTest, SplitScanFetchesEveryPageOnce) {
+  auto reader = Write(true);
+  auto inner = io::OpenUrl(dir_.path());
+  auto observed = std::make_shared<ObservedStore>(inner->store);
+  ScanSource src;
+  src.store = observed;
+  ScanFile f;
+  f.path = io::JoinPath(inner->path, "indexed.parquet");
+  src.files.push_back(f);
+  ScanOptions o = Plain();
+  o.prefetch.producers = 3;
+  o.prefetch.min_file_bytes = 0;
+  o.prefetch.ranges.split_row_groups = true;
+  o.prefetch.ranges.natural_read_size = 400;
+  auto got = rap::testing::RunScan(src, o);
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  EXPECT_EQ(got->ids.size(), 900u);
+  EXPECT_GT(got->stats.prefetch_ranges, 3);
+  // No byte of column data is requested twice.
+  std::vector<ByteRange> rs = observed->ranges()[f.path];
+  std::sort(rs.begin(), rs.end(), [](const ByteRange& a, const ByteRange& b) { return a.offset < b.offset; });
+  for (size_t i = 1; i < rs.size(); ++i) EXPECT_LE(rs[i - 1].end(), rs[i].offset) << rs[i].ToString();
+}
+
+// ---- adaptive disable ----
+
+TEST(PrefetchAdaptiveTest, FiresExactlyWhenTheFirstRangeOverflowsAQueue) {
+  rap::testing::LocalScanTable table;
+  rap::testing::ScanTableOptions t;
+  t.files = 2;
+  t.rows_per_file = 2000;
+  t.row_group_rows = 1000;  // first range: 1000 rows = 100 batches of 10
+  ASSERT_TRUE(table.Write(t).ok());
+  ScanOptions o = Plain();
+  o.prefetch.producers = 3;
+  o.prefetch.min_file_bytes = 0;
+  o.batch_size = 10;
+  o.prefetch.queue_batches = 300;  // 100 per producer: the first range fits
+  auto fits = rap::testing::RunScan(table.Source(), o);
+  ASSERT_TRUE(fits.ok());
+  EXPECT_EQ(fits->stats.prefetch_adaptive_disabled, 0);
+  EXPECT_EQ(fits->stats.prefetch_files_parallel, 2);
+  o.prefetch.queue_batches = 297;  // 99 per producer: it does not
+  auto over = rap::testing::RunScan(table.Source(), o);
+  ASSERT_TRUE(over.ok());
+  EXPECT_EQ(over->stats.prefetch_adaptive_disabled, 2);
+  EXPECT_EQ(over->stats.prefetch_files_parallel, 0);
+  EXPECT_EQ(over->fingerprint, fits->fingerprint);
+  o.prefetch.adaptive = false;
+  auto forced = rap::testing::RunScan(table.Source(), o);
+  ASSERT_TRUE(forced.ok());
+  EXPECT_EQ(forced->stats.prefetch_adaptive_disabled, 0);
+  EXPECT_GT(forced->stats.prefetch_queue_full, 0);
+  EXPECT_EQ(forced->fingerprint, fits->fingerprint);
+  // A file below min_file_bytes is read on the plain path.
+  o.prefetch.min_file_bytes = uint64_t{1} << 30;
+  auto small = rap::testing::RunScan(table.Source(), o);
+  ASSERT_TRUE(small.ok());
+  EXPECT_EQ(small->stats.prefetch_small_files, 2);
+  EXPECT_EQ(small->fingerprint, fits->fingerprint);
+}
+
+// ---- warmup ----
+
+class WarmupTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    rap::testing::ScanTableOptions t;
+    t.files = 3;
+    t.rows_per_file = 3000;
+    t.row_group_rows = 500;
+    ASSERT_TRUE(table_.Write(t).ok());
+  }
+  ScanSource Observed(std::shared_ptr<ObservedStore>* out) {
+    ScanSource src = table_.Source();
+    auto observed = std::make_shared<ObservedStore>(src.store);
+    src.store = observed;
+    *out = observed;
+    return src;
+  }
+  rap::testing::LocalScanTable table_;
+};
+
+TEST_F(WarmupTest, RawFetchesTheNextFileOnceAndTheReaderUsesIt) {
+  std::shared_ptr<ObservedStore> none_store, raw_store;
+  ScanOptions o = Plain();
+  o.prefetch.producers = 3;
+  o.prefetch.min_file_bytes = 0;
+  auto none = rap::testing::RunScan(Observed(&none_store), o);
+  ASSERT_TRUE(none.ok());
+  for (WarmupLevel level : {WarmupLevel::kRaw, WarmupLevel::kDecoded}) {
+    o.warmup.level = level;
+    auto raw = rap::testing::RunScan(Observed(&raw_store), o);
+    ASSERT_TRUE(raw.ok()) << raw.status().ToString();
+    EXPECT_EQ(raw->fingerprint, none->fingerprint);
+    EXPECT_EQ(raw->stats.warmup_files, 2);  // files 1 and 2; never past the last
+    EXPECT_GT(raw->stats.warmup_bytes, 0u);
+    EXPECT_EQ(raw->stats.warmup_bytes_unused, 0u);
+    // The same bytes in total: what was warmed was not requested again.
+    EXPECT_EQ(raw->stats.bytes, none->stats.bytes);
+    EXPECT_EQ(raw_store->tails(), none_store->tails());  // each footer read as often as without warmup
+    for (const auto& [path, rs] : raw_store->ranges()) {
+      std::set<std::pair<uint64_t, uint64_t>> seen;
+      for (const ByteRange& r : rs) EXPECT_TRUE(seen.insert({r.offset, r.length}).second) << path << " " << r.ToString();
+    }
+  }
+}
+
+TEST_F(WarmupTest, PreBufferLimitHolds) {
+  ScanOptions o = Plain();
+  o.prefetch.producers = 3;
+  o.prefetch.min_file_bytes = 0;
+  o.warmup.level = WarmupLevel::kRaw;
+  o.warmup.pre_buffer_limit = 3000;  // less than the first ranges
+  auto small = rap::testing::RunScan(table_.Source(), o);
+  ASSERT_TRUE(small.ok());
+  EXPECT_EQ(small->stats.warmup_files, 2);
+  EXPECT_EQ(small->stats.warmup_partial, 2);
+  EXPECT_LE(small->stats.warmup_bytes, 2u * 3000u);
+  o.warmup.level = WarmupLevel::kNone;
+  auto none = rap::testing::RunScan(table_.Source(), o);
+  ASSERT_TRUE(none.ok());
+  EXPECT_EQ(small->fingerprint, none->fingerprint);
+}
+
+TEST_F(WarmupTest, LimitEndsPromptlyWhileTheNextFileIsStalled) {
+  for (WarmupLevel level : {WarmupLevel::kRaw, WarmupLevel::kDecoded}) {
+    std::shared_ptr<ObservedStore> store;
+    ScanSource src = Observed(&store);
+    store->StallPathsContaining("part=b");
+    ScanOptions o = Plain();
+    o.prefetch.producers = 2;
+    o.prefetch.min_file_bytes = 0;
+    o.warmup.level = level;
+    o.limit = 10;
+    auto r = rap::testing::RunScan(src, o);
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    EXPECT_EQ(r->ids.size(), 10u);
+    EXPECT_TRUE(store->saw_cancelled_stall());  // the warmup was reading part=b and was cancelled
+  }
+}
+
+TEST_F(WarmupTest, UnusedWarmBytesAreCounted) {
+  ScanOptions o = Plain();
+  o.prefetch.producers = 2;
+  o.prefetch.min_file_bytes = 0;
+  o.warmup.level = WarmupLevel::kRaw;
+  o.batch_size = 100;
+  o.limit = 2999;  // ends inside file a, after the warmup of file b completed (or not)
+  auto scanner = Scanner::Make(table_.Source(), o);
+  ASSERT_TRUE(scanner.ok());
+  int64_t rows = 0;
+  while (true) {
+    auto b = (*scanner)->Next();
+    ASSERT_TRUE(b.ok());
+    if (!*b) break;
+    rows += (*b)->batch.num_rows;
+  }
+  EXPECT_EQ(rows, 2999);
+  const ScanStats& s = (*scanner)->stats();
+  EXPECT_LE(s.warmup_bytes_unused, s.warmup_bytes);
+  EXPECT_LE(s.warmup_files, 1);
+}
+
+// ---- threads and errors ----
+
+TEST_F(WarmupTest, NoThreadOutlivesADestroyedScanner) {
+  const int before = CountThreads();
+  for (WarmupLevel level : {WarmupLevel::kNone, WarmupLevel::kRaw, WarmupLevel::kDecoded}) {
+    ScanOptions o = Plain();
+    o.prefetch.producers = 8;
+    o.prefetch.min_file_bytes = 0;
+    o.prefetch.queue_batches = 8;
+    o.prefetch.adaptive = false;
+    o.prefetch.ranges.split_row_groups = true;
+    o.prefetch.ranges.natural_read_size = 256;
+    o.warmup.level = level;
+    o.batch_size = 7;
+    auto scanner = Scanner::Make(table_.Source(), o);
+    ASSERT_TRUE(scanner.ok());
+    for (int i = 0; i < 3; ++i) ASSERT_TRUE((*scanner)->Next().ok());
+    EXPECT_GT(CountThreads(), before);  // producers (and the warmup) are running
+    scanner->reset();
+    EXPECT_EQ(CountThreads(), before);
+  }
+}
+
+TEST(PrefetchReaderTest, AProducerErrorIsStickyAndStopsTheOthers) {
+  std::vector<ReadRange> ranges;
+  for (int i = 0; i < 40; ++i) ranges.push_back(ReadRange{i, 0, 10, 1000, true});
+  std::atomic<int> ran{0};
+  RangeTask task = [&](const ReadRange& r, RangeOutput* out) -> Status {
+    ++ran;
+    if (r.row_group == 13) return Status::IOError("range 13 failed (injected)");
+    ScanBatch b;
+    b.batch.num_rows = 1;
+    b.batch.columns.push_back(rap::testing::MakeInt64Array({r.row_group}));
+    b.row_ids = {static_cast<uint64_t>(r.row_group)};
+    out->batches.push_back(std::move(b));
+    return Status::OK();
+  };
+  PrefetchOptions po;
+  po.producers = 4;
+  po.min_file_bytes = 0;
+  po.queue_batches = 8;
+  po.adaptive = false;
+  io::CancellationToken cancel;
+  auto reader = PrefetchReader::Make(ranges, task, 1, po, &cancel);
+  ASSERT_EQ(reader->path(), PrefetchReader::Path::kParallel);
+  std::vector<int64_t> got;
+  Status error;
+  while (true) {
+    auto item = reader->Next();
+    if (!item.ok()) {
+      error = item.status();
+      break;
+    }
+    ASSERT_TRUE(item->has_value());
+    if ((*item)->batch) got.push_back((*item)->batch->batch.columns[0]->values<int64_t>()[0]);
+  }
+  EXPECT_TRUE(error.Is(StatusCode::kIOError)) << error.ToString();
+  EXPECT_TRUE(cancel.cancelled());
+  for (size_t i = 0; i < got.size(); ++i) EXPECT_EQ(got[i], static_cast<int64_t>(i));  // in order, before 13
+  EXPECT_LE(got.size(), 13u);
+  EXPECT_EQ(reader->Next().status().ToString(), error.ToString());  // sticky
+  reader.reset();
+  EXPECT_LT(ran.load(), 40);  // the others stopped
+}
+
+}  // namespace
+}  // namespace rap::read
