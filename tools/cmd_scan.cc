@@ -54,6 +54,23 @@ Result<read::WarmupLevel> ParseWarmup(const std::string& s) {
 }
 
 // --merge-key: every data file is one sorted run, merged by the key (MergeReader).
+// Writes every batch `next()` returns (Result<optional<batch with .batch and .row_ids>>) to the
+// output of `args` and, with --fingerprint, into `fp`: the one output loop of a scan and a merge.
+template <typename NextFn>
+Status WriteBatches(const ScanArgs& args, const SchemaPtr& schema, NextFn next, read::Fingerprinter* fp) {
+  std::unique_ptr<BatchOutput> out;
+  if (args.output.format != "none") {
+    RAP_ASSIGN_OR_RETURN(out, OpenBatchOutput(args.output, schema));
+  }
+  while (true) {
+    RAP_ASSIGN_OR_RETURN(auto batch, next());
+    if (!batch) break;
+    if (args.fingerprint) RAP_RETURN_NOT_OK(fp->Add(batch->batch, batch->row_ids));
+    if (out) RAP_RETURN_NOT_OK(out->Write(batch->batch));
+  }
+  return out ? out->Close() : Status::OK();
+}
+
 Status RunMerge(const ScanArgs& args, const table::TableSnapshot& snap, const read::ScanSource& src, double t0,
                 double t_open) {
   if (!args.where.empty()) return Status::InvalidArgument("--merge-key: --where is not supported with a merge");
@@ -74,18 +91,8 @@ Status RunMerge(const ScanArgs& args, const table::TableSnapshot& snap, const re
   std::vector<read::MergeRun> runs;
   for (const read::ScanFile& f : src.files) runs.push_back(read::MergeRun{{f}});
   RAP_ASSIGN_OR_RETURN(auto merge, read::MergeReader::Make(src.store, std::move(runs), std::move(mo)));
-  std::unique_ptr<BatchOutput> out;
-  if (args.output.format != "none") {
-    RAP_ASSIGN_OR_RETURN(out, OpenBatchOutput(args.output, merge->schema()));
-  }
   read::Fingerprinter fp;
-  while (true) {
-    RAP_ASSIGN_OR_RETURN(auto batch, merge->NextWithRowIds());
-    if (!batch) break;
-    if (args.fingerprint) RAP_RETURN_NOT_OK(fp.Add(batch->batch, batch->row_ids));
-    if (out) RAP_RETURN_NOT_OK(out->Write(batch->batch));
-  }
-  if (out) RAP_RETURN_NOT_OK(out->Close());
+  RAP_RETURN_NOT_OK(WriteBatches(args, merge->schema(), [&] { return merge->NextWithRowIds(); }, &fp));
   const double t_end = NowSeconds();
   if (args.fingerprint) std::printf("%s\n", fp.ToString().c_str());
   if (args.stats) {
@@ -125,18 +132,8 @@ Status RunScan(const ScanArgs& args) {
     so.filter = *e;
   }
   RAP_ASSIGN_OR_RETURN(auto scanner, read::Scanner::Make(std::move(src), std::move(so)));
-  std::unique_ptr<BatchOutput> out;
-  if (args.output.format != "none") {
-    RAP_ASSIGN_OR_RETURN(out, OpenBatchOutput(args.output, scanner->schema()));
-  }
   read::Fingerprinter fp;
-  while (true) {
-    RAP_ASSIGN_OR_RETURN(auto batch, scanner->Next());
-    if (!batch) break;
-    if (args.fingerprint) RAP_RETURN_NOT_OK(fp.Add(batch->batch, batch->row_ids));
-    if (out) RAP_RETURN_NOT_OK(out->Write(batch->batch));
-  }
-  if (out) RAP_RETURN_NOT_OK(out->Close());
+  RAP_RETURN_NOT_OK(WriteBatches(args, scanner->schema(), [&] { return scanner->Next(); }, &fp));
   const double t_end = NowSeconds();
   if (args.fingerprint) std::printf("%s\n", fp.ToString().c_str());
   if (args.stats) {

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "rap/format/array.h"
+#include "rap/util/hex.h"
 
 namespace rap {
 
@@ -146,16 +147,7 @@ std::string FormatInterval(const uint8_t* p) {
   return s;
 }
 
-std::string Hex(const uint8_t* p, size_t n) {
-  static const char* kHex = "0123456789abcdef";
-  std::string s;
-  s.reserve(n * 2);
-  for (size_t i = 0; i < n; ++i) {
-    s.push_back(kHex[p[i] >> 4]);
-    s.push_back(kHex[p[i] & 15]);
-  }
-  return s;
-}
+std::string Hex(const uint8_t* p, size_t n) { return LowerHex(std::string_view(reinterpret_cast<const char*>(p), n)); }
 
 }  // namespace
 

@@ -322,16 +322,7 @@ class ColumnChunkWriter::Impl {
     indices_.clear();
     // Levels.
     std::string rep_bytes, def_bytes;
-    if (leaf_.max_rep > 0) {
-      RleBitPackedEncoder e(rep_bw_);
-      e.PutBatch(rep_.data(), static_cast<int64_t>(rep_.size()));
-      e.Finish(&rep_bytes);
-    }
-    if (leaf_.max_def > 0) {
-      RleBitPackedEncoder e(def_bw_);
-      e.PutBatch(def_.data(), static_cast<int64_t>(def_.size()));
-      e.Finish(&def_bytes);
-    }
+    EncodePageLevels(&rep_bytes, &def_bytes);
     EncodedPage page;
     page.encoding = encoding;
     page.first_row = chunk_rows_;
@@ -395,6 +386,20 @@ class ColumnChunkWriter::Impl {
     return Status::OK();
   }
 
+  // The page's repetition and definition levels, RLE/bit-packed (empty when the leaf has none).
+  void EncodePageLevels(std::string* rep_bytes, std::string* def_bytes) const {
+    if (leaf_.max_rep > 0) {
+      RleBitPackedEncoder e(rep_bw_);
+      e.PutBatch(rep_.data(), static_cast<int64_t>(rep_.size()));
+      e.Finish(rep_bytes);
+    }
+    if (leaf_.max_def > 0) {
+      RleBitPackedEncoder e(def_bw_);
+      e.PutBatch(def_.data(), static_cast<int64_t>(def_.size()));
+      e.Finish(def_bytes);
+    }
+  }
+
   // A data page v2 whose compressed section is the page's frames; the layout finishes its header.
   Status FlushFramedPage() {
     RAP_RETURN_NOT_OK(CloseFrame());
@@ -405,16 +410,7 @@ class ColumnChunkWriter::Impl {
     page.num_levels = page_levels_;
     page.stats = page_stats_;
     std::string rep_bytes, def_bytes;
-    if (leaf_.max_rep > 0) {
-      RleBitPackedEncoder e(rep_bw_);
-      e.PutBatch(rep_.data(), static_cast<int64_t>(rep_.size()));
-      e.Finish(&rep_bytes);
-    }
-    if (leaf_.max_def > 0) {
-      RleBitPackedEncoder e(def_bw_);
-      e.PutBatch(def_.data(), static_cast<int64_t>(def_.size()));
-      e.Finish(&def_bytes);
-    }
+    EncodePageLevels(&rep_bytes, &def_bytes);
     page.levels = rep_bytes + def_bytes;
     page.uncompressed_body = static_cast<int64_t>(page.levels.size()) + frame_raw_bytes_;
     RAP_RETURN_NOT_OK(CheckPageSize(page.uncompressed_body));

@@ -5,6 +5,8 @@
 #include <cstring>
 #include <openssl/evp.h>
 
+#include "rap/util/hex.h"
+
 namespace rap::index {
 
 const char* KeyTypeName(KeyType type) {
@@ -74,16 +76,6 @@ int HexDigit(char c) {
   return -1;
 }
 
-std::string LowerHex(std::string_view bytes) {
-  static const char* kHex = "0123456789abcdef";
-  std::string out;
-  out.reserve(bytes.size() * 2);
-  for (unsigned char c : bytes) {
-    out.push_back(kHex[c >> 4]);
-    out.push_back(kHex[c & 15]);
-  }
-  return out;
-}
 
 }  // namespace
 

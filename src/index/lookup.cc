@@ -60,6 +60,20 @@ ArrayPtr RepeatKeyPart(KeyType type, const KeyPart& part, int64_t n) {
   return MakeKeyArray(type, parts);
 }
 
+// The end of one parallel round: the first task error, else the round's requests, after adding the
+// requests and bytes read through `stores` to `stats`.
+Result<int64_t> FinishRound(const std::vector<Status>& errors, const std::vector<std::shared_ptr<CountingStore>>& stores,
+                            LookupStats* stats) {
+  for (const Status& st : errors) RAP_RETURN_NOT_OK(st);
+  int64_t req = 0;
+  for (const auto& cs : stores) {
+    req += cs->requests();
+    stats->requests += cs->requests();
+    stats->bytes += cs->bytes();
+  }
+  return req;
+}
+
 }  // namespace
 
 Result<LookupResult> Index::Lookup(std::span<const Key> keys, const LookupOptions& opt) const {
@@ -162,13 +176,7 @@ Result<LookupResult> Index::Lookup(std::span<const Key> keys, const LookupOption
       tasks.push_back([&, j, cs, fp = &f] { errors[j] = Impl::EnsureLoaded(*fp, m, cs); });
     }
     impl_->RunAll(std::move(tasks));
-    for (const Status& st : errors) RAP_RETURN_NOT_OK(st);
-    int64_t req = 0;
-    for (auto& cs : stores) {
-      req += cs->requests();
-      stats.requests += cs->requests();
-      stats.bytes += cs->bytes();
-    }
+    RAP_ASSIGN_OR_RETURN(const int64_t req, FinishRound(errors, stores, &stats));
     if (req > 0) rounds += 2;  // footer, then page index
   }
   // Expand to candidate pages: key0 within the page's [min, max].
@@ -248,13 +256,7 @@ Result<LookupResult> Index::Lookup(std::span<const Key> keys, const LookupOption
       ++j;
     }
     impl_->RunAll(std::move(tasks));
-    for (const Status& st : errors) RAP_RETURN_NOT_OK(st);
-    int64_t req = 0;
-    for (auto& cs : stores) {
-      req += cs->requests();
-      stats.requests += cs->requests();
-      stats.bytes += cs->bytes();
-    }
+    RAP_ASSIGN_OR_RETURN(const int64_t req, FinishRound(errors, stores, &stats));
     if (req > 0) ++rounds;
   }
 
@@ -330,13 +332,7 @@ Result<LookupResult> Index::Lookup(std::span<const Key> keys, const LookupOption
       });
     }
     impl_->RunAll(std::move(tasks));
-    for (const Status& st : errors) RAP_RETURN_NOT_OK(st);
-    int64_t req = 0;
-    for (auto& cs : stores) {
-      req += cs->requests();
-      stats.requests += cs->requests();
-      stats.bytes += cs->bytes();
-    }
+    RAP_ASSIGN_OR_RETURN(const int64_t req, FinishRound(errors, stores, &stats));
     if (req > 0) ++rounds;
   }
 

@@ -6,6 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "rap/util/hex.h"
+
 namespace rap::index {
 
 using nlohmann::json;
@@ -29,23 +31,13 @@ std::string LastVersionHintPath(const std::string& index_dir) {
 
 namespace {
 
-std::string Hex(std::string_view bytes) {
-  static const char* kHex = "0123456789abcdef";
-  std::string out;
-  for (unsigned char c : bytes) {
-    out.push_back(kHex[c >> 4]);
-    out.push_back(kHex[c & 15]);
-  }
-  return out;
-}
-
 json KeyToJson(const std::vector<KeyColumn>& cols, const Key& k) {
   json a = json::array();
   for (size_t i = 0; i < cols.size() && i < k.parts.size(); ++i) {
     if (IsIntegerKey(cols[i].type)) {
       a.push_back(k.parts[i].i);
     } else {
-      a.push_back(Hex(k.parts[i].s));
+      a.push_back(LowerHex(k.parts[i].s));
     }
   }
   return a;

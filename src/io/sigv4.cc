@@ -8,19 +8,11 @@
 #include <map>
 
 #include "io/http_util.h"
+#include "rap/util/hex.h"
 
 namespace rap::io::sigv4 {
 
-std::string Hex(std::string_view bytes) {
-  static const char* kHex = "0123456789abcdef";
-  std::string out;
-  out.reserve(bytes.size() * 2);
-  for (unsigned char c : bytes) {
-    out.push_back(kHex[c >> 4]);
-    out.push_back(kHex[c & 15]);
-  }
-  return out;
-}
+std::string Hex(std::string_view bytes) { return LowerHex(bytes); }
 
 std::string Sha256Hex(std::string_view data) {
   unsigned char md[SHA256_DIGEST_LENGTH];
