@@ -26,11 +26,14 @@ run_suite() {  # dir, cmake args..., then ctest args after --
   cmake -S . -B "$dir" -G Ninja "${cmake_args[@]}"
   echo "=== build $dir"
   local targets=()
-  if [ -n "${BUILD_ONLY_LABEL:-}" ]; then
-    # Only the test executables carrying this label (test "module.file" is target rap_test_module_file).
-    mapfile -t targets < <(cd "$dir" && ctest -N -L "$BUILD_ONLY_LABEL" -LE network | sed -n 's/^ *Test *#[0-9]*: *\([a-z_]*\)\.\(.*\)$/rap_test_\1_\2/p')
-    if [ ${#targets[@]} -eq 0 ]; then echo "no tests labelled $BUILD_ONLY_LABEL"; return 0; fi
-    targets+=(rap rap-netsim)
+  if [ -n "${BUILD_ONLY_SELECTED:-}" ]; then
+    # Only the test executables this suite runs (test "module.file" is target rap_test_module_file),
+    # plus EXTRA_TARGETS (binaries the tests spawn): a sanitizer suite then never compiles what it
+    # does not run.
+    mapfile -t targets < <(cd "$dir" && ctest -N "${ctest_args[@]}" | sed -n 's/^ *Test *#[0-9]*: *\([a-z_]*\)\.\(.*\)$/rap_test_\1_\2/p')
+    if [ ${#targets[@]} -eq 0 ]; then echo "no tests selected by ${ctest_args[*]}"; return 0; fi
+    # shellcheck disable=SC2206
+    targets+=(${EXTRA_TARGETS:-})
   fi
   ninja -C "$dir" -j "$JOBS" "${targets[@]}"
   echo "=== test $dir"
@@ -45,7 +48,7 @@ if [ "$MODE" = "fast" ]; then exit 0; fi
 # instrumentation (false -Wmaybe-uninitialized), so these builds do not turn warnings into errors.
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
-run_suite build/asan -DCMAKE_BUILD_TYPE=Debug "-DCMAKE_CXX_FLAGS_DEBUG=-g -O1" -DRAP_SANITIZE=address,undefined -DRAP_BUILD_BENCH=OFF -- -LE network
+BUILD_ONLY_SELECTED=1 EXTRA_TARGETS=rap run_suite build/asan -DCMAKE_BUILD_TYPE=Debug "-DCMAKE_CXX_FLAGS_DEBUG=-g1 -O1" -DRAP_SANITIZE=address,undefined -DRAP_BUILD_BENCH=OFF -- -LE network
 
 export TSAN_OPTIONS="halt_on_error=1"
-BUILD_ONLY_LABEL=concurrent run_suite build/tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRAP_SANITIZE=thread -DRAP_BUILD_BENCH=OFF -- -L concurrent -LE network
+BUILD_ONLY_SELECTED=1 run_suite build/tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRAP_SANITIZE=thread -DRAP_BUILD_BENCH=OFF -- -L concurrent -LE network
