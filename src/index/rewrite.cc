@@ -184,7 +184,11 @@ Status Rewrite(const table::TableSnapshot& snap, const RewriteOptions& options, 
   parquet::WriterOptions wo = options.writer;
   switch (options.layout) {
     case RewriteLayout::kSorted: break;
-    case RewriteLayout::kPagePerKey: wo.page_break_on = options.key_columns; break;
+    case RewriteLayout::kPagePerKey:
+      // The page is the result: no dictionary page to fetch before it.
+      wo.page_break_on = options.key_columns;
+      wo.defaults.dictionary = false;
+      break;
     case RewriteLayout::kInterleaved: wo.interleave = true; [[fallthrough]];
     case RewriteLayout::kFramePerKey:
       wo.frame_break_on = options.key_columns;
