@@ -114,13 +114,6 @@ double Quantile(std::vector<double> v, double q) {
   return v[std::min(v.size() - 1, static_cast<size_t>(q * static_cast<double>(v.size())))];
 }
 
-void LocateNetsim() {
-  if (std::getenv("RAP_NETSIM_BINARY")) return;
-  std::error_code ec;
-  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  const fs::path candidate = exe.parent_path().parent_path() / "tools" / "rap-netsim";
-  if (!ec && fs::exists(candidate)) setenv("RAP_NETSIM_BINARY", candidate.c_str(), 1);
-}
 
 }  // namespace
 
@@ -137,7 +130,6 @@ int main(int argc, char** argv) {
   app.add_option("--csv", csv, "CSV output")->capture_default_str();
   app.add_option("--temp-dir", temp, "Where the tables are written (default: a temporary directory)");
   CLI11_PARSE(app, argc, argv);
-  LocateNetsim();
   rap::testing::TempDir tmp;
   const std::string root = temp.empty() ? tmp.path() : temp;
   fs::create_directories(root + "/input");
