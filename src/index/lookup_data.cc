@@ -105,9 +105,10 @@ Status ReadFull(const DataRequest& rq, const std::map<int32_t, std::vector<KeyPi
       errors[j] = [&]() -> Status {
         read::FileReaderOptions ro;
         const std::string path = io::JoinPath(rq.snap->data_root, fe.path);
-        if (!fe.etag.empty()) {
-          ro.object_info = io::ObjectInfo{path, fe.size, fe.etag, 0};
-          ro.io.expected_etag = fe.etag;
+        const std::string etag = rq.snap->DataEtag(fe);
+        if (!etag.empty()) {
+          ro.object_info = io::ObjectInfo{path, fe.size, etag, 0};
+          ro.io.expected_etag = etag;
         }
         ro.plan = rq.impl->options.plan;
         auto reader = read::FileReader::Open(fs.cs, path, ro);
@@ -115,7 +116,8 @@ Status ReadFull(const DataRequest& rq, const std::map<int32_t, std::vector<KeyPi
         fs.reader = *reader;
         rc.Step();
         const io::ObjectInfo& now = fs.reader->info();
-        if (now.size != fe.size || (!fe.etag.empty() && now.etag != fe.etag)) return ChangedFile(fe, now);
+        if (now.size != fe.size || (!etag.empty() && now.etag != etag)) return ChangedFile(fe, now);
+        rq.snap->ObserveEtag(fe, now.etag);
         if (fs.reader->num_rows() != fe.num_rows) {
           return Status::Changed("data file " + fe.path + " has " + std::to_string(fs.reader->num_rows()) +
                                  " rows, the index recorded " + std::to_string(fe.num_rows));
@@ -126,7 +128,11 @@ Status ReadFull(const DataRequest& rq, const std::map<int32_t, std::vector<KeyPi
           if (fs.all.Intersects(first, first + fs.reader->row_group_num_rows(rg))) fs.rgs.push_back(rg);
         }
         if (fs.reader->options().use_page_index) {
-          Status st = fs.reader->LoadPageIndex(fs.rgs, fs.proj.columns, true, false);
+          // The projected columns' OffsetIndexes of every row group, not only of this lookup's: one
+          // read now, and later lookups of other keys in this file need no metadata read at all.
+          std::vector<int> all_rgs;
+          for (int rg = 0; rg < fs.reader->num_row_groups(); ++rg) all_rgs.push_back(rg);
+          Status st = fs.reader->LoadPageIndex(all_rgs, fs.proj.columns, true, false);
           if (!st.ok()) return MissingOr(st, fe);
         }
         rc.Step();
@@ -285,7 +291,7 @@ Status ReadCovered(const DataRequest& rq, const std::map<int32_t, std::vector<Ke
         const size_t num_page_ranges = ranges.size();
         ranges.insert(ranges.end(), frame_ranges.begin(), frame_ranges.end());
         io::PlanOptions po = rq.impl->options.plan;
-        po.expected_etag = fe.etag;
+        po.expected_etag = rq.snap->DataEtag(fe);
         po.purpose = "covered";
         const std::string path = io::JoinPath(rq.snap->data_root, fe.path);
         auto got = io::ReadPlanned(*cs, path, ranges, po);

@@ -203,6 +203,7 @@ Status Rewrite(const table::TableSnapshot& snap, const RewriteOptions& options, 
   iwo.buckets = options.buckets;
   iwo.cover = cover;
   iwo.threads = options.threads;
+  iwo.etag_source = out.store->endpoint();  // the ETags recorded are this store's
   res->index_url = DefaultIndexUrl(out.url);
   RAP_ASSIGN_OR_RETURN(auto iw, IndexWriter::Make(res->index_url, iwo, std::nullopt));
   for (size_t b = 0; b < bucket_rows.size(); ++b) {
