@@ -1,7 +1,7 @@
 // bench_lookup (issue 13): point lookups through the RAP index against the chain a Parquet reader
 // without an index runs, on the same rap-netsim server and keys (docs/benchmarks/lookup.md).
 //
-//   bench_lookup [--profiles 30ms,5ms] [--batches 1,10,100] [--lookups 25] [--peer-lookups 5]
+//   bench_lookup [--profiles 30ms,5ms] [--batches 1,10,100] [--lookups 25,10,5] [--peer-lookups 5,3,2]
 //                [--cold-lookups 5] [--peers rap-scan,hyparquet,arrowrs] [--files 16] [--rows 2000000]
 //                [--columns 20] [--buckets 8] [--csv lookup.csv] [--temp-dir DIR]
 //
@@ -328,12 +328,13 @@ int main(int argc, char** argv) {
   CLI::App app{"bench_lookup: RAP index point lookups vs rap scan, hyparquet and arrow-rs over rap-netsim"};
   std::string profiles = "30ms,5ms", batches_arg = "1,10,100", peers_arg = "rap-scan,hyparquet,arrowrs";
   std::string csv = "lookup.csv", temp_dir;
-  int lookups = 25, peer_lookups = 5, cold_lookups = 5, buckets = 8;
+  std::string lookups_arg = "25,10,5", peer_lookups_arg = "5,3,2";
+  int cold_lookups = 5, buckets = 8;
   bench::LookupTableOptions to;
   app.add_option("--profiles", profiles, "rap-netsim latencies (comma-separated)")->capture_default_str();
   app.add_option("--batches", batches_arg, "Keys per lookup (comma-separated)")->capture_default_str();
-  app.add_option("--lookups", lookups, "Timed index lookups per batch size and method")->capture_default_str();
-  app.add_option("--peer-lookups", peer_lookups, "Timed lookups per peer and batch size")->capture_default_str();
+  app.add_option("--lookups", lookups_arg, "Timed index lookups per method, one count per batch size")->capture_default_str();
+  app.add_option("--peer-lookups", peer_lookups_arg, "Timed lookups per peer, one count per batch size")->capture_default_str();
   app.add_option("--cold-lookups", cold_lookups, "Cold `rap lookup` processes per batch size")->capture_default_str();
   app.add_option("--peers", peers_arg, "Peers: rap-scan, hyparquet, arrowrs (empty: none)")->capture_default_str();
   app.add_option("--files", to.files, "Files in the table")->capture_default_str();
@@ -368,8 +369,13 @@ int main(int argc, char** argv) {
                 static_cast<double>(bf.key_rows) / bf.duck_s / 1e6);
   }
 
-  std::vector<int> batch_sizes;
+  std::vector<int> batch_sizes, lookup_counts, peer_counts;
   for (const std::string& b : SplitList(batches_arg)) batch_sizes.push_back(std::stoi(b));
+  for (const std::string& b : SplitList(lookups_arg)) lookup_counts.push_back(std::stoi(b));
+  for (const std::string& b : SplitList(peer_lookups_arg)) peer_counts.push_back(std::stoi(b));
+  if (batch_sizes.empty() || lookup_counts.empty() || peer_counts.empty()) Die("--batches, --lookups and --peer-lookups need values");
+  // The last count applies to further batch sizes.
+  auto count_for = [](const std::vector<int>& counts, size_t i) { return counts[std::min(i, counts.size() - 1)]; };
   const std::vector<std::string> peers = SplitList(peers_arg);
   auto has_peer = [&](const std::string& p) { return std::find(peers.begin(), peers.end(), p) != peers.end(); };
   std::vector<Line> lines;
@@ -394,7 +400,10 @@ int main(int argc, char** argv) {
     for (const auto& w : bench::KeyBatches(5, 10, table.keys, 999)) b.IndexLookup(*idx, w, true);  // warm-up
     std::printf("\n%s latency (rap-netsim, unlimited throughput)\n%-22s %-5s %5s %9s %9s %6s %8s %10s %6s\n",
                 profile.c_str(), "method", "mode", "keys", "p50_ms", "p99_ms", "rounds", "requests", "KiB", "rows");
-    for (int bs : batch_sizes) {
+    for (size_t bi = 0; bi < batch_sizes.size(); ++bi) {
+      const int bs = batch_sizes[bi];
+      const int lookups = std::max(1, count_for(lookup_counts, bi));
+      const int peer_lookups = std::max(1, count_for(peer_counts, bi));
       const auto batches = bench::KeyBatches(lookups, bs, table.keys, seed++);
       Line covered{profile, "rap index covered", "warm", bs, {}};
       Line cached{profile, "rap index cached", "warm", bs, {}};
