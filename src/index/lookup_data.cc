@@ -264,6 +264,11 @@ Status ReadCovered(const DataRequest& rq, const std::map<int32_t, std::vector<Ke
                                      std::to_string(l.size) + ") lies outside " + fe.path + " (" +
                                      std::to_string(fe.size) + " bytes)");
             }
+            if (l.first_row < 0 || l.num_rows <= 0 || (fe.num_rows > 0 && l.num_rows > fe.num_rows - l.first_row)) {
+              return Status::Corrupt("index: a covering location's rows [" + std::to_string(l.first_row) + ", +" +
+                                     std::to_string(l.num_rows) + ") lie outside " + fe.path + " (" +
+                                     std::to_string(fe.num_rows) + " rows)");
+            }
             if (l.kind < 0 || l.kind > static_cast<int32_t>(LocationKind::kDictionaryPage)) {
               return Status::Corrupt("index: covering location kind " + std::to_string(l.kind) + " at offset " +
                                      std::to_string(l.offset) + " of " + fe.path + " (expected 0, 1 or 2)");
