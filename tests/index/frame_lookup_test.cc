@@ -6,8 +6,11 @@
 
 #include <random>
 
+#include "index/file_indexer.h"
 #include "rap/index/build.h"
 #include "rap/index/index.h"
+#include "rap/index/index_writer.h"
+#include "rap/table/table.h"
 #include "testing/index_table.h"
 
 namespace rap::index {
@@ -31,8 +34,29 @@ constexpr int kFiles = 3;
 constexpr int64_t kRows = 2000;
 constexpr int64_t kKeySpace = 300;
 
+// A bool column (NULL where `v` is nullopt).
+ArrayPtr Bools(const std::vector<std::optional<bool>>& v) {
+  auto a = std::make_shared<ArrayData>();
+  a->type = MakeType(TypeId::kBool);
+  a->length = static_cast<int64_t>(v.size());
+  Buffer validity = Buffer::Allocate((v.size() + 7) / 8), bits = Buffer::Allocate((v.size() + 7) / 8);
+  std::memset(validity.mutable_data(), 0, validity.size());
+  std::memset(bits.mutable_data(), 0, bits.size());
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (!v[i]) {
+      ++a->null_count;
+      continue;
+    }
+    validity.mutable_data()[i / 8] |= static_cast<uint8_t>(1u << (i % 8));
+    if (*v[i]) bits.mutable_data()[i / 8] |= static_cast<uint8_t>(1u << (i % 8));
+  }
+  a->buffers = {validity, bits};
+  return a;
+}
+
 // Sorted files: k int64 (the key), g int32 (k / 2: a coarser key), v double (15% NULL), name string
-// (20% NULL), b binary, tags list<int32> (nested, not covered).
+// (20% NULL), b binary, tags list<int32> (nested, not covered), flag bool (10% NULL; never framed:
+// its records are pages).
 std::vector<std::string> WriteTable(const std::string& dir, const Layout& layout) {
   std::filesystem::create_directories(dir);
   std::mt19937_64 rng(7);
@@ -42,7 +66,8 @@ std::vector<std::string> WriteTable(const std::string& dir, const Layout& layout
                     {"v", MakeType(TypeId::kFloat64), true},
                     {"name", MakeType(TypeId::kString), true},
                     {"b", MakeType(TypeId::kBinary), false},
-                    {"tags", MakeList({"element", MakeType(TypeId::kInt32), true}), true}};
+                    {"tags", MakeList({"element", MakeType(TypeId::kInt32), true}), true},
+                    {"flag", MakeType(TypeId::kBool), true}};
   std::vector<std::string> names;
   for (int f = 0; f < kFiles; ++f) {
     std::vector<int64_t> keys;
@@ -53,7 +78,9 @@ std::vector<std::string> WriteTable(const std::string& dir, const Layout& layout
     std::vector<std::optional<double>> v;
     std::vector<std::optional<std::string>> name, b;
     std::vector<std::optional<std::vector<int32_t>>> tags;
+    std::vector<std::optional<bool>> flag;
     for (int64_t key : keys) {
+      if (rng() % 10 == 0) flag.push_back(std::nullopt); else flag.push_back(rng() % 2 == 0);
       k.push_back(key);
       g.push_back(static_cast<int32_t>(key / 2));
       if (rng() % 100 < 15) v.push_back(std::nullopt); else v.push_back(static_cast<double>(rng() % 10000) / 8.0);
@@ -75,7 +102,7 @@ std::vector<std::string> WriteTable(const std::string& dir, const Layout& layout
     batch.columns = {rap::testing::Fixed<int64_t>(schema->fields[0].type, k),
                      rap::testing::Fixed<int32_t>(schema->fields[1].type, g),
                      rap::testing::Fixed<double>(schema->fields[2].type, v), rap::testing::Strings(name), bin,
-                     rap::testing::IntList(tags)};
+                     rap::testing::IntList(tags), Bools(flag)};
     parquet::WriterOptions wo;
     wo.row_group_max_rows = 900;  // keys cross row groups
     wo.defaults.page_max_rows = 100;  // and pages
@@ -110,7 +137,7 @@ class FrameLookupTest : public ::testing::TestWithParam<Layout> {
     o.key_columns = {key};
     o.index_url = dir_.Join(name);
     o.buckets = 2;
-    o.cover = {"v", "name", "b", "g"};
+    o.cover = {"v", "name", "b", "g", "flag"};
     auto r = BuildIndex(root_, o);
     EXPECT_TRUE(r.ok()) << r.status().ToString();
     if (!r.ok()) return nullptr;
@@ -153,6 +180,7 @@ TEST_P(FrameLookupTest, CoveredLookupsEqualBruteForce) {
   std::vector<std::string> keys;
   for (int64_t k = -2; k < kKeySpace + 2; k += 7) keys.push_back(std::to_string(k));
   Check(*idx, keys, {"v", "name", "b", "g"});
+  Check(*idx, keys, {"flag", "v", "name"});  // frame records and (BOOLEAN) page records together
   Check(*idx, keys, {"name"});
   Check(*idx, keys, {"b", "v"}, /*limit=*/2);
   // One key at a time, warm (index pages cached): only data requests remain.
@@ -194,6 +222,54 @@ TEST_P(FrameLookupTest, CoarserKeyFallsBackToPages) {
   Check(*idx, {"10"}, {"v", "name", "b"});
   LookupStats st = Check(*idx, {"10"}, {"v", "name", "b"});
   EXPECT_GT(static_cast<double>(st.bytes) / static_cast<double>(std::max<int64_t>(1, st.data_files)), 1000);
+}
+
+// Corrupt frame records (garbage levels, a record naming another byte range, rows outside the file)
+// fail the lookup with kCorrupt naming the file; nothing crashes or allocates without bound.
+TEST_P(FrameLookupTest, CorruptFrameRecordsFailCleanly) {
+  if (!GetParam().framed) GTEST_SKIP() << "no frame records";
+  auto snap = table::OpenTable(root_);
+  ASSERT_TRUE(snap.ok()) << snap.status().ToString();
+  internal::FileIndexSpec spec{{"k"}, {"v", "name"}, {}};
+  auto indexed = internal::IndexDataFile(snap->store, snap->files[0], 0, spec);
+  ASSERT_TRUE(indexed.ok()) << indexed.status().ToString();
+  using Mutation = std::function<void(Location&)>;
+  const std::vector<std::pair<const char*, Mutation>> mutations = {
+      {"levels", [](Location& l) { l.aux = "\xff\xff\xff\x01"; }},
+      {"huge levels", [](Location& l) { l.aux = std::string("\xff\xff\xff\xff\x0f\x00\x03\x01", 8); }},
+      {"offset", [](Location& l) { l.offset += 1; }},
+      {"rows", [](Location& l) { l.num_rows = int64_t{1} << 40; }},
+  };
+  for (const auto& [what, mutate] : mutations) {
+    const std::string url = dir_.Join(std::string("idx_bad_") + (what[0] == 'h' ? "huge" : what));
+    IndexWriterOptions wo;
+    wo.key = indexed->key;
+    wo.cover = {"v", "name"};
+    auto w = IndexWriter::Make(url, wo, std::nullopt);
+    ASSERT_TRUE(w.ok()) << w.status().ToString();
+    (*w)->AddFile(indexed->file, indexed->schema_file);
+    int mutated = 0;
+    for (IndexEntry e : indexed->entries) {
+      for (Location& l : e.cover) {
+        if (l.kind == static_cast<int32_t>(LocationKind::kZstdFrame)) {
+          mutate(l);
+          ++mutated;
+        }
+      }
+      ASSERT_TRUE((*w)->AddEntry(std::move(e)).ok());
+    }
+    ASSERT_GT(mutated, 0);
+    ASSERT_TRUE((*w)->Commit(root_, "directory", -1).ok());
+    auto idx = Index::Open(url);
+    ASSERT_TRUE(idx.ok()) << idx.status().ToString();
+    const Key key = *(*idx)->ParseKey({"5"});
+    LookupOptions lo;
+    lo.columns = {"v", "name"};
+    auto res = (*idx)->Lookup({&key, 1}, lo);
+    ASSERT_FALSE(res.ok()) << what;
+    EXPECT_EQ(res.status().code(), StatusCode::kCorrupt) << what << ": " << res.status().ToString();
+    EXPECT_NE(res.status().message().find("f00.parquet"), std::string::npos) << what << ": " << res.status().ToString();
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Layouts, FrameLookupTest, ::testing::ValuesIn(kLayouts),
