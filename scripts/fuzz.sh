@@ -72,13 +72,13 @@ run_one() {  # target seconds [flags]: fuzzes, prints one summary line, fails on
     >"$log" 2>&1 || rc=$?
   local execs cov ft
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
-  cov=$(grep -o 'cov: [0-9]*' "$log" | tail -1 | cut -d' ' -f2)
-  ft=$(grep -o 'ft: [0-9]*' "$log" | tail -1 | cut -d' ' -f2)
+  cov=$(grep -ao 'cov: [0-9]*' "$log" | tail -1 | cut -d' ' -f2)
+  ft=$(grep -ao 'ft: [0-9]*' "$log" | tail -1 | cut -d' ' -f2)
   if [ "$rc" = 0 ]; then
     echo "fuzz $t: ok, ${execs:-?} executions in ${secs} s, ${cov:-?} edges, ${ft:-?} features"
   else
     echo "fuzz $t: FAILED (exit $rc) after ${execs:-?} executions; log $log, input in $artifacts"
-    grep -E 'ERROR: |SUMMARY: |runtime error' "$log" | head -5 || true
+    grep -aE 'ERROR: |SUMMARY: |runtime error' "$log" | head -5 || true
     return 1
   fi
 }
