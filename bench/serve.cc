@@ -47,10 +47,11 @@ struct Args {
   std::string concurrency = "1,16,64";
   std::string keys = "1,10";
   double duration_s = 8, warmup_s = 2;
-  int library_lookups = 2000, library_lookups_remote = 100;
+  int library_lookups = 500, library_lookups_remote = 60;
   std::string hedge_profiles = "5ms,30ms";
   double hedge_duration_s = 20;
   int hedge_concurrency = 16;
+  std::string stall_layout = "plain";
   double soak_s = 0;
   int io_threads = 1, max_in_flight = 32;
   std::string csv = "serve.csv", rss_csv = "serve_rss.csv", temp, rap;
@@ -177,6 +178,7 @@ struct Row {
   double rss_start_mib = 0, rss_max_mib = 0, rss_end_mib = 0;
   double store_requests_per_lookup = 0, hedges_sent = 0, netsim_requests = 0, load1 = 0;
   double library_p50_ms = 0;
+  double overhead_p50_ms = 0;  // kind "overhead": p50 of (HTTP time - the lookup's own time in the server)
 };
 
 class Report {
@@ -184,23 +186,26 @@ class Report {
   explicit Report(const std::string& path) : out_(path) {
     out_ << "kind,profile,layout,keys,concurrency,hedge,requests,seconds,rps,p50_ms,p99_ms,p999_ms,errors,"
             "server_cpu_cores,server_cpu_us_per_request,rss_start_mib,rss_max_mib,rss_end_mib,"
-            "store_requests_per_lookup,hedges_sent,netsim_requests,library_p50_ms,load1\n";
-    std::printf("%-7s %-7s %-8s %4s %4s %5s %9s %8s %8s %9s %6s %6s %7s %8s %8s %7s %6s\n", "kind", "profile", "layout",
-                "keys", "conc", "hedge", "lookup/s", "p50_ms", "p99_ms", "p99.9_ms", "errors", "cpu", "us/req",
-                "rss_max", "store/lk", "lib_p50", "load1");
+            "store_requests_per_lookup,hedges_sent,netsim_requests,library_p50_ms,overhead_p50_ms,load1\n";
+    std::printf("%-8s %-7s %-8s %4s %4s %5s %9s %8s %8s %9s %6s %6s %7s %8s %8s %7s %7s %6s\n", "kind", "profile",
+                "layout", "keys", "conc", "hedge", "lookup/s", "p50_ms", "p99_ms", "p99.9_ms", "errors", "cpu", "us/req",
+                "rss_max", "store/lk", "lib_p50", "over50", "load1");
+    std::printf("(overhead rows: p50_ms = HTTP p50 of sequential requests, lib_p50 = the lookup's own time inside the\n"
+                " server, over50 = p50 of the difference per request)\n");
   }
   void Add(const Row& r) {
-    std::printf("%-7s %-7s %-8s %4d %4d %5s %9.0f %8.2f %8.2f %9.2f %6lld %6.2f %7.0f %8.1f %8.2f %7.2f %6.2f\n",
+    std::printf("%-8s %-7s %-8s %4d %4d %5s %9.0f %8.2f %8.2f %9.2f %6lld %6.2f %7.0f %8.1f %8.2f %7.2f %7.2f %6.2f\n",
                 r.kind.c_str(), r.profile.c_str(), r.layout.c_str(), r.keys, r.conns, r.hedge ? "on" : "off", r.wrk.rps,
                 r.wrk.p50_ms, r.wrk.p99_ms, r.wrk.p999_ms, static_cast<long long>(r.wrk.errors), r.cpu_cores,
-                r.cpu_us_per_req, r.rss_max_mib, r.store_requests_per_lookup, r.library_p50_ms, r.load1);
+                r.cpu_us_per_req, r.rss_max_mib, r.store_requests_per_lookup, r.library_p50_ms, r.overhead_p50_ms,
+                r.load1);
     std::fflush(stdout);
     out_ << fmt::format("{},{},{},{},{},{},{},{:.2f},{:.1f},{:.3f},{:.3f},{:.3f},{},{:.3f},{:.1f},{:.1f},{:.1f},{:.1f},{:.3f},"
-                        "{},{},{:.3f},{:.2f}\n",
+                        "{},{},{:.3f},{:.3f},{:.2f}\n",
                         r.kind, r.profile, r.layout, r.keys, r.conns, r.hedge ? 1 : 0, r.wrk.requests, r.wrk.seconds,
                         r.wrk.rps, r.wrk.p50_ms, r.wrk.p99_ms, r.wrk.p999_ms, r.wrk.errors, r.cpu_cores,
                         r.cpu_us_per_req, r.rss_start_mib, r.rss_max_mib, r.rss_end_mib, r.store_requests_per_lookup,
-                        r.hedges_sent, r.netsim_requests, r.library_p50_ms, r.load1);
+                        r.hedges_sent, r.netsim_requests, r.library_p50_ms, r.overhead_p50_ms, r.load1);
     out_.flush();
   }
 
@@ -261,6 +266,41 @@ Row Measure(Served& s, const std::string& lua, int keys, int conns, double secon
   return r;
 }
 
+// The server's overhead per request, exactly: sequential GETs (one keep-alive connection) of the
+// same keys as wrk, each timed by the client and compared with the lookup's own time inside the
+// server (its "stats" "seconds": Index::Lookup's wall time), so both see the same caches.
+Row MeasureOverhead(const Served& s, const std::vector<std::string>& keys, int per, int n) {
+  auto c = Check(testing::RawHttpClient::Connect(s.port, 60), "connect to rap serve");
+  std::vector<double> total, lookup, over;
+  size_t pos = 0;
+  for (int i = 0; i < n; ++i) {
+    std::string target = "/v1/tables/t/lookup?columns=" + kColumns[0] + "," + kColumns[1];
+    for (int k = 0; k < per; ++k, pos = (pos + 1) % keys.size()) target += "&key=" + keys[pos];
+    const auto t0 = Clock::now();
+    auto r = Check(c->Request("GET", target), "GET lookup");
+    const double ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+    const size_t at = r.body.rfind("\"seconds\":");
+    if (r.status != 200 || at == std::string::npos) {
+      std::fprintf(stderr, "bench_serve: lookup answered %d: %s\n", r.status, r.body.substr(0, 300).c_str());
+      std::exit(1);
+    }
+    const double inside = std::stod(r.body.substr(at + 10)) * 1e3;
+    total.push_back(ms);
+    lookup.push_back(inside);
+    over.push_back(ms - inside);
+  }
+  Row r;
+  r.kind = "overhead";
+  r.keys = per;
+  r.wrk.requests = n;
+  r.wrk.p50_ms = Quantile(total, 0.5);
+  r.wrk.p99_ms = Quantile(total, 0.99);
+  r.library_p50_ms = Quantile(lookup, 0.5);
+  r.overhead_p50_ms = Quantile(over, 0.5);
+  r.load1 = bench::LoadAverage1();
+  return r;
+}
+
 struct Profile {
   std::string name;  // "local" or a latency such as "30ms"
   std::unique_ptr<testing::NetsimServer> netsim;
@@ -306,6 +346,7 @@ int main(int argc, char** argv) {
   app.add_option("--hedge-profiles", a.hedge_profiles, "Latencies of the stall experiment ('' = skip)")->capture_default_str();
   app.add_option("--hedge-duration", a.hedge_duration_s, "Seconds per stall run")->capture_default_str();
   app.add_option("--hedge-concurrency", a.hedge_concurrency, "wrk connections of the stall runs")->capture_default_str();
+  app.add_option("--stall-layout", a.stall_layout, "Index layout of the stall runs")->capture_default_str();
   app.add_option("--soak", a.soak_s, "Seconds of the RSS soak (local, covered, 1 key, concurrency 64; 0 = skip)")->capture_default_str();
   app.add_option("--io-threads", a.io_threads, "rap serve --io-threads")->capture_default_str();
   app.add_option("--max-in-flight", a.max_in_flight, "rap serve --max-in-flight")->capture_default_str();
@@ -334,7 +375,7 @@ int main(int argc, char** argv) {
   for (const auto& l : SplitList(a.local_layouts)) local_layouts.insert(l);
   for (const auto& l : SplitList(a.remote_layouts)) remote_layouts.insert(l);
   if (a.soak_s > 0) local_layouts.insert("covered");
-  if (!a.hedge_profiles.empty()) remote_layouts.insert("covered");
+  if (!a.hedge_profiles.empty()) remote_layouts.insert(a.stall_layout);
   // A local index at <table>/_rap_index/<layout> (its manifest names the table relatively). A
   // remote one at <table>/_rap_index/s3-<layout>, built from s3://bkt/t through rap-netsim (written
   // to the directory rap-netsim serves): its manifest names the table as s3://bkt/t, so every
@@ -414,6 +455,13 @@ int main(int argc, char** argv) {
           r.hedge = !local;
           r.library_p50_ms = lib_p50[per];
           report.Add(r);
+          if (conns == 1) {
+            Row o = MeasureOverhead(s, keys, per, local ? 300 : 60);
+            o.profile = pname;
+            o.layout = layout;
+            o.hedge = r.hedge;
+            report.Add(o);
+          }
         }
       }
     }
@@ -422,7 +470,7 @@ int main(int argc, char** argv) {
   for (const std::string& pname : SplitList(a.hedge_profiles)) {
     Profile prof = OpenProfile(pname, root, table_dir);
     for (bool hedge : {false, true}) {
-      Served s = StartServer(a, root, prof.table_url, prof.IndexUrl("covered"), hedge);
+      Served s = StartServer(a, root, prof.table_url, prof.IndexUrl(a.stall_layout), hedge);
       (void)Check(bench::RunWrk(fmt::format("http://127.0.0.1:{}", s.port), lua[1], a.hedge_concurrency, 2,
                                 std::max(2.0, a.warmup_s)), "wrk warm-up");
       // 2% of the data-file requests (f<NN>.parquet; not the index) answer their headers, then stall 1 s.
@@ -434,7 +482,7 @@ int main(int argc, char** argv) {
       (void)prof.netsim->ClearFaults();
       r.kind = "stall";
       r.profile = pname;
-      r.layout = "covered";
+      r.layout = a.stall_layout;
       r.hedge = hedge;
       report.Add(r);
     }
