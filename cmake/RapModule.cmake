@@ -54,6 +54,16 @@ function(rap_module_tests name)
       string(REPLACE " " ";" line "${line}")
       list(APPEND file_labels ${line})
     endforeach()
+    # A test that starts rap-netsim or runs the rap CLI depends on that binary (the build order
+    # then guarantees it exists when the test runs): found from the fixture headers it includes.
+    file(STRINGS ${src} fixture_lines REGEX "#include \"testing/(netsim_fixture|cli_run)\\.h\"")
+    foreach(line ${fixture_lines})
+      if(line MATCHES "netsim_fixture" AND TARGET rap-netsim)
+        add_dependencies(${target} rap-netsim)
+      elseif(TARGET rap)
+        add_dependencies(${target} rap)
+      endif()
+    endforeach()
     set_tests_properties(${name}.${base} PROPERTIES
       # RAP_SHARED_DIR is not set here, so that the caller's environment overrides the default
       # (SourceDir()/../shared, tests/testing/paths.cc).

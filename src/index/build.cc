@@ -131,6 +131,7 @@ Result<BuildResult> BuildIndex(const std::string& table_url, const BuildOptions&
       wo.hoist = f.hoisted;
       wo.fragment = options.fragment;
       wo.threads = options.threads;
+      wo.etag_source = snap.store->endpoint();
       RAP_ASSIGN_OR_RETURN(writer, IndexWriter::Make(out.index_url, wo, std::nullopt));
     }
     const int32_t ord = writer->AddFile(f.file, f.schema_file);
@@ -177,6 +178,13 @@ Result<UpdateResult> UpdateIndex(const std::string& index_url, const UpdateOptio
   wo.cover = base.cover;
   wo.fragment = options.fragment;
   wo.threads = options.threads;
+  // New files' ETags are recorded only when they come from the store the base's ETags came from
+  // (or the base has none), so every recorded ETag is comparable through one store.
+  const std::string endpoint = snap.store->endpoint();
+  bool base_has_etags = false;
+  for (const FileEntry& f : base.files) base_has_etags = base_has_etags || (!f.removed && !f.etag.empty());
+  const bool keep_etags = base.etag_source == endpoint || (base.etag_source.empty() && !base_has_etags);
+  if (keep_etags) wo.etag_source = endpoint;
   // Removed files and changed deletion vectors (a Delta DV update is a remove + add of the same path).
   std::vector<std::pair<int32_t, std::optional<table::DeletionVectorDescriptor>>> dv_changes;
   std::vector<int32_t> removed;
@@ -226,6 +234,7 @@ Result<UpdateResult> UpdateIndex(const std::string& index_url, const UpdateOptio
   auto sink = [&](internal::IndexedFile&& f) -> Status {
     RAP_RETURN_NOT_OK(CheckKeyTypes(&key, f));
     if (!writer) RAP_RETURN_NOT_OK(make_writer(f.hoisted));
+    if (!keep_etags) f.file.etag.clear();
     const int32_t ord = writer->AddFile(f.file, f.schema_file);
     if (ord != f.file.ordinal) return Status::Internal("file ordinals out of order");
     out.key_rows += f.key_rows;

@@ -1,6 +1,8 @@
 // IndexDataFile: key columns -> sorted runs -> entries, with page locations and hoisted values.
 #include "file_indexer.h"
 
+#include "frame_locations.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <numeric>
@@ -33,46 +35,78 @@ struct KeyValues {
   }
 };
 
-// Page locations of covered column `leaf` for file rows [begin, end).
+}  // namespace
+
+Status ChunkLocations(const parquet::ColumnMetaData& md, const parquet::OffsetIndex& oi, int64_t rg_first,
+                      int64_t rg_rows, const std::vector<PageFrames>& frames, int32_t cover_index, int64_t begin,
+                      int64_t end, std::vector<Location>* out) {
+  if (rg_first >= end || rg_first + rg_rows <= begin) return Status::OK();
+  const int32_t codec = static_cast<int32_t>(md.codec);
+  if (md.dictionary_page_offset && *md.dictionary_page_offset > 0 && *md.dictionary_page_offset < md.data_page_offset) {
+    Location d;
+    d.column = cover_index;
+    d.kind = static_cast<int32_t>(LocationKind::kDictionaryPage);
+    d.codec = codec;
+    d.offset = *md.dictionary_page_offset;
+    d.size = md.data_page_offset - *md.dictionary_page_offset;
+    d.first_row = rg_first;
+    d.num_rows = rg_rows;
+    out->push_back(std::move(d));
+  }
+  const auto& pages = oi.page_locations;
+  for (size_t p = 0; p < pages.size(); ++p) {
+    const int64_t pf = rg_first + pages[p].first_row_index;
+    const int64_t pe = rg_first + (p + 1 < pages.size() ? pages[p + 1].first_row_index : rg_rows);
+    if (pf >= end || pe <= begin) continue;
+    if (p < frames.size() && frames[p].framed) {
+      for (const Location& f : frames[p].frames) {
+        if (f.first_row < end && f.first_row + f.num_rows > begin) out->push_back(f);
+      }
+      continue;
+    }
+    Location l;
+    l.column = cover_index;
+    l.kind = static_cast<int32_t>(LocationKind::kDataPage);
+    l.codec = codec;
+    l.offset = pages[p].offset;
+    l.size = pages[p].compressed_page_size;
+    l.first_row = pf;
+    l.num_rows = pe - pf;
+    out->push_back(std::move(l));
+  }
+  return Status::OK();
+}
+
+std::string SchemaFileBytes(const parquet::FileMetaData& md) {
+  parquet::FileMetaData schema_only;
+  schema_only.version = md.version;
+  schema_only.schema = md.schema;
+  schema_only.created_by = std::string(parquet::kRapCreatedBy);
+  std::string footer;
+  parquet::EncodeFileMetaData(schema_only, &footer);
+  std::string bytes = "PAR1" + footer;
+  const uint32_t len = static_cast<uint32_t>(footer.size());
+  for (int i = 0; i < 4; ++i) bytes.push_back(static_cast<char>(len >> (8 * i)));
+  bytes += "PAR1";
+  return bytes;
+}
+
+namespace {
+
+// Page and frame locations of covered column `leaf` for file rows [begin, end).
 Status AddLocations(read::FileReader& reader, int cover_index, int leaf, int64_t begin, int64_t end,
-                    std::vector<Location>* out) {
+                    const std::vector<std::vector<PageFrames>>& frames, std::vector<Location>* out) {
   for (int rg = 0; rg < reader.num_row_groups(); ++rg) {
     const int64_t rg_first = reader.row_group_first_row(rg), rg_rows = reader.row_group_num_rows(rg);
     if (rg_first >= end || rg_first + rg_rows <= begin) continue;
     const auto& chunk = reader.metadata().row_groups[static_cast<size_t>(rg)].columns[static_cast<size_t>(leaf)];
-    const parquet::ColumnMetaData& md = *chunk.meta_data;
     RAP_ASSIGN_OR_RETURN(auto oi, reader.GetOffsetIndex(rg, leaf));
     if (!oi || oi->page_locations.empty()) {
       return Status::NotSupported(reader.path() + ": covered column chunk (row group " + std::to_string(rg) +
                                   ", column " + std::to_string(leaf) + ") has no OffsetIndex");
     }
-    const int32_t codec = static_cast<int32_t>(md.codec);
-    if (md.dictionary_page_offset && *md.dictionary_page_offset > 0 && *md.dictionary_page_offset < md.data_page_offset) {
-      Location d;
-      d.column = cover_index;
-      d.kind = static_cast<int32_t>(LocationKind::kDictionaryPage);
-      d.codec = codec;
-      d.offset = *md.dictionary_page_offset;
-      d.size = md.data_page_offset - *md.dictionary_page_offset;
-      d.first_row = rg_first;
-      d.num_rows = rg_rows;
-      out->push_back(std::move(d));
-    }
-    const auto& pages = oi->page_locations;
-    for (size_t p = 0; p < pages.size(); ++p) {
-      const int64_t pf = rg_first + pages[p].first_row_index;
-      const int64_t pe = rg_first + (p + 1 < pages.size() ? pages[p + 1].first_row_index : rg_rows);
-      if (pf >= end || pe <= begin) continue;
-      Location l;
-      l.column = cover_index;
-      l.kind = static_cast<int32_t>(LocationKind::kDataPage);
-      l.codec = codec;
-      l.offset = pages[p].offset;
-      l.size = pages[p].compressed_page_size;
-      l.first_row = pf;
-      l.num_rows = pe - pf;
-      out->push_back(std::move(l));
-    }
+    RAP_RETURN_NOT_OK(ChunkLocations(*chunk.meta_data, *oi, rg_first, rg_rows, frames[static_cast<size_t>(rg)],
+                                     cover_index, begin, end, out));
   }
   return Status::OK();
 }
@@ -180,22 +214,36 @@ Result<IndexedFile> IndexDataFile(const io::ObjectStorePtr& store, const table::
     std::iota(rgs.begin(), rgs.end(), 0);
     RAP_RETURN_NOT_OK(reader->LoadPageIndex(rgs, cover_leaf, true, false));
   }
+  // Frame records where the covered chunks are framed per key (docs/layouts.md): candidates are
+  // ZSTD chunks without a dictionary page whose only value encoding is PLAIN.
+  const auto key_break = [&](int64_t r) {
+    const size_t row = static_cast<size_t>(r);
+    if (row == 0 || row >= n) return true;
+    if (valid[row] != valid[row - 1]) return true;
+    if (!valid[row]) return false;
+    for (const KeyValues& kv : keys) {
+      if (kv.Compare(row, row - 1) != 0) return true;
+    }
+    return false;
+  };
+  std::vector<std::vector<std::vector<PageFrames>>> frames(cover_leaf.size());
+  for (size_t c = 0; c < cover_leaf.size(); ++c) {
+    frames[c].resize(static_cast<size_t>(reader->num_row_groups()));
+    for (int rg = 0; rg < reader->num_row_groups(); ++rg) {
+      const auto& md = *reader->metadata().row_groups[static_cast<size_t>(rg)].columns[static_cast<size_t>(cover_leaf[c])].meta_data;
+      bool plain_only = md.codec == parquet::Codec::ZSTD && !(md.dictionary_page_offset && *md.dictionary_page_offset > 0);
+      for (parquet::Encoding e : md.encodings) {
+        plain_only = plain_only && (e == parquet::Encoding::PLAIN || e == parquet::Encoding::RLE);
+      }
+      if (!plain_only) continue;
+      RAP_ASSIGN_OR_RETURN(frames[c][static_cast<size_t>(rg)],
+                           FindChunkFrames(*store, *reader, rg, cover_leaf[c], static_cast<int32_t>(c), key_break));
+    }
+  }
 
   // The file's schema as a zero-row Parquet file: output types and covered decoding without the
   // data file's footer.
-  {
-    parquet::FileMetaData schema_only;
-    schema_only.version = reader->metadata().version;
-    schema_only.schema = reader->metadata().schema;
-    schema_only.created_by = std::string(parquet::kRapCreatedBy);
-    std::string footer;
-    parquet::EncodeFileMetaData(schema_only, &footer);
-    std::string bytes = "PAR1" + footer;
-    const uint32_t len = static_cast<uint32_t>(footer.size());
-    for (int i = 0; i < 4; ++i) bytes.push_back(static_cast<char>(len >> (8 * i)));
-    bytes += "PAR1";
-    out.schema_file = std::move(bytes);
-  }
+  out.schema_file = SchemaFileBytes(reader->metadata());
 
   // Runs of one key over consecutive rows.
   for (size_t i = 0; i < order.size();) {
@@ -217,7 +265,7 @@ Result<IndexedFile> IndexDataFile(const io::ObjectStorePtr& store, const table::
     }
     for (size_t c = 0; c < cover_leaf.size(); ++c) {
       RAP_RETURN_NOT_OK(AddLocations(*reader, static_cast<int>(c), cover_leaf[c], e.first_row,
-                                     e.first_row + e.num_rows, &e.cover));
+                                     e.first_row + e.num_rows, frames[c], &e.cover));
     }
     for (const ArrayPtr& h : hoisted) e.hoisted.push_back(SliceArray(h, static_cast<int64_t>(i), e.num_rows));
     out.entries.push_back(std::move(e));

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "frame_locations.h"
 #include "rap/index/fragment.h"
 #include "rap/index/manifest.h"
 #include "rap/io/object_store.h"
@@ -33,6 +34,16 @@ struct IndexedFile {
 
 Result<IndexedFile> IndexDataFile(const io::ObjectStorePtr& store, const table::DataFile& file, int32_t ordinal,
                                   const FileIndexSpec& spec);
+
+// The covering records of column chunk `md` (row group rows [rg_first, rg_first + rg_rows), pages
+// `oi`) for file rows [begin, end): its dictionary page (kind 2), and per page overlapping the rows
+// either the page (kind 0) or, where frames[page] is framed, its frames holding the rows (kind 1).
+Status ChunkLocations(const parquet::ColumnMetaData& md, const parquet::OffsetIndex& oi, int64_t rg_first,
+                      int64_t rg_rows, const std::vector<PageFrames>& frames, int32_t cover_index, int64_t begin,
+                      int64_t end, std::vector<Location>* out);
+
+// A zero-row Parquet file holding exactly the schema of `md` (docs/index-format.md, "Schema files").
+std::string SchemaFileBytes(const parquet::FileMetaData& md);
 
 // The relative path of a schema file for `bytes` ("schemas/<fnv1a64 hex>.parquet").
 std::string SchemaFilePath(const std::string& bytes);

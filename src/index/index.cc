@@ -107,9 +107,13 @@ Status Index::Impl::EnsureLoaded(FragmentState& f, const Manifest& m, io::Object
   RAP_ASSIGN_OR_RETURN(f.layout, FragmentLayout::Of(*reader->arrow_schema(), m, f.path));
   const int leaf = reader->schema().FindColumn(KeyColumnName(0));
   if (leaf < 0) return Status::Corrupt("index fragment " + f.path + ": no leaf column key0");
-  std::vector<int> rgs;
+  std::vector<int> rgs, leaves;
   for (int rg = 0; rg < reader->num_row_groups(); ++rg) rgs.push_back(rg);
-  RAP_RETURN_NOT_OK(reader->LoadPageIndex(rgs, {leaf}, true, true));
+  for (int c = 0; c < reader->schema().num_columns(); ++c) leaves.push_back(c);
+  // Every column's page index at once (one read of the contiguous page-index region, cached with the
+  // footer): key0's ColumnIndex picks the candidate page, and the other columns' OffsetIndexes let a
+  // lookup fetch that page's rows of every column without another metadata read.
+  RAP_RETURN_NOT_OK(reader->LoadPageIndex(rgs, leaves, true, true));
   std::vector<KeyPage> pages;
   for (int rg : rgs) {
     const int64_t rows = reader->row_group_num_rows(rg);
@@ -174,6 +178,7 @@ Result<std::shared_ptr<Index::Snapshot>> Index::Impl::Load(int64_t version) cons
   const std::string table_url = ResolveUrl(url, m.table_root);
   RAP_ASSIGN_OR_RETURN(io::ResolvedUrl tr, io::OpenUrl(table_url));
   s->data_store = tr.store;
+  s->compare_etags = m.etag_source.empty() || m.etag_source == tr.store->endpoint();
   s->data_root = tr.path;
   s->by_bucket.resize(static_cast<size_t>(m.buckets));
   for (size_t i = 0; i < m.fragments.size(); ++i) {

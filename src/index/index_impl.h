@@ -86,6 +86,24 @@ class Index::Snapshot {
   std::string index_dir;
   io::ObjectStorePtr data_store;
   std::string data_root;
+  // Whether the manifest's file ETags come from data_store (Manifest::etag_source).
+  bool compare_etags = true;
+  // The ETag a data read must match: the manifest's when comparable, else the one this snapshot saw
+  // on its first read of the file (later reads then pin that version and reuse its cached footer),
+  // else "" (size and row count checks only).
+  std::string DataEtag(const FileEntry& f) const {
+    if (compare_etags) return f.etag;
+    std::lock_guard<std::mutex> lock(observed_mu);
+    auto it = observed.find(f.ordinal);
+    return it == observed.end() ? std::string() : it->second;
+  }
+  void ObserveEtag(const FileEntry& f, const std::string& etag) const {
+    if (compare_etags || etag.empty()) return;
+    std::lock_guard<std::mutex> lock(observed_mu);
+    observed.emplace(f.ordinal, etag);
+  }
+  mutable std::mutex observed_mu;
+  mutable std::map<int32_t, std::string> observed;
   std::vector<std::unique_ptr<FragmentState>> fragments;
   std::vector<std::vector<int>> by_bucket;  // fragment indexes per bucket
   // The schema files (by Manifest::schemas index), opened as zero-row Parquet files.

@@ -136,6 +136,7 @@ Result<Manifest> IndexWriter::Commit(const std::string& table_root, const std::s
   manifest_.table_root = table_root;
   manifest_.table_kind = table_kind;
   manifest_.table_version = table_version;
+  if (!options_.etag_source.empty()) manifest_.etag_source = options_.etag_source;
   manifest_.created_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                              std::chrono::system_clock::now().time_since_epoch()).count();
   RAP_RETURN_NOT_OK(PublishManifest(*store_, dir_, manifest_));

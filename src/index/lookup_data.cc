@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <map>
 
+#include "frame_locations.h"
 #include "lookup_plan.h"
 #include "rap/format/column_reader.h"
 #include "rap/read/scanner.h"
@@ -104,9 +105,10 @@ Status ReadFull(const DataRequest& rq, const std::map<int32_t, std::vector<KeyPi
       errors[j] = [&]() -> Status {
         read::FileReaderOptions ro;
         const std::string path = io::JoinPath(rq.snap->data_root, fe.path);
-        if (!fe.etag.empty()) {
-          ro.object_info = io::ObjectInfo{path, fe.size, fe.etag, 0};
-          ro.io.expected_etag = fe.etag;
+        const std::string etag = rq.snap->DataEtag(fe);
+        if (!etag.empty()) {
+          ro.object_info = io::ObjectInfo{path, fe.size, etag, 0};
+          ro.io.expected_etag = etag;
         }
         ro.plan = rq.impl->options.plan;
         auto reader = read::FileReader::Open(fs.cs, path, ro);
@@ -114,7 +116,8 @@ Status ReadFull(const DataRequest& rq, const std::map<int32_t, std::vector<KeyPi
         fs.reader = *reader;
         rc.Step();
         const io::ObjectInfo& now = fs.reader->info();
-        if (now.size != fe.size || (!fe.etag.empty() && now.etag != fe.etag)) return ChangedFile(fe, now);
+        if (now.size != fe.size || (!etag.empty() && now.etag != etag)) return ChangedFile(fe, now);
+        rq.snap->ObserveEtag(fe, now.etag);
         if (fs.reader->num_rows() != fe.num_rows) {
           return Status::Changed("data file " + fe.path + " has " + std::to_string(fs.reader->num_rows()) +
                                  " rows, the index recorded " + std::to_string(fe.num_rows));
@@ -125,7 +128,11 @@ Status ReadFull(const DataRequest& rq, const std::map<int32_t, std::vector<KeyPi
           if (fs.all.Intersects(first, first + fs.reader->row_group_num_rows(rg))) fs.rgs.push_back(rg);
         }
         if (fs.reader->options().use_page_index) {
-          Status st = fs.reader->LoadPageIndex(fs.rgs, fs.proj.columns, true, false);
+          // The projected columns' OffsetIndexes of every row group, not only of this lookup's: one
+          // read now, and later lookups of other keys in this file need no metadata read at all.
+          std::vector<int> all_rgs;
+          for (int rg = 0; rg < fs.reader->num_row_groups(); ++rg) all_rgs.push_back(rg);
+          Status st = fs.reader->LoadPageIndex(all_rgs, fs.proj.columns, true, false);
           if (!st.ok()) return MissingOr(st, fe);
         }
         rc.Step();
@@ -249,30 +256,42 @@ Status ReadCovered(const DataRequest& rq, const std::map<int32_t, std::vector<Ke
           nodes.push_back(std::move(fields[0]));
         }
         // The pages needed: every data page overlapping a chosen row, and the dictionary pages of their chunks.
-        std::map<PageKey, Buffer> bufs;
+        std::map<PageKey, Buffer> bufs, frame_bufs;
         for (const KeyPiece* p : files[j].second) {
           for (const Location& l : p->entry->cover) {
-            if (l.kind == static_cast<int32_t>(LocationKind::kZstdFrame)) {
-              return Status::NotSupported("index: location kind 1 (ZSTD frame) in the covering data of " + fe.path +
-                                          " is not supported by this reader");
-            }
             if (l.offset < 0 || l.size <= 0 || static_cast<uint64_t>(l.offset + l.size) > fe.size) {
               return Status::Corrupt("index: a covering location [" + std::to_string(l.offset) + ", +" +
                                      std::to_string(l.size) + ") lies outside " + fe.path + " (" +
                                      std::to_string(fe.size) + " bytes)");
             }
+            if (l.kind < 0 || l.kind > static_cast<int32_t>(LocationKind::kDictionaryPage)) {
+              return Status::Corrupt("index: covering location kind " + std::to_string(l.kind) + " at offset " +
+                                     std::to_string(l.offset) + " of " + fe.path + " (expected 0, 1 or 2)");
+            }
             if (std::find(cover_of.begin(), cover_of.end(), l.column) == cover_of.end()) continue;
-            if (l.kind == static_cast<int32_t>(LocationKind::kDataPage) &&
+            if (l.kind != static_cast<int32_t>(LocationKind::kDictionaryPage) &&
                 !p->rows.Intersects(l.first_row, l.first_row + l.num_rows)) {
               continue;
             }
-            bufs[{l.offset, l.size}] = Buffer();
+            if (l.kind == static_cast<int32_t>(LocationKind::kZstdFrame)) {
+              frame_bufs[{l.offset, l.size}] = Buffer();
+            } else {
+              bufs[{l.offset, l.size}] = Buffer();
+            }
           }
         }
         std::vector<ByteRange> ranges;
         for (auto& [k, b] : bufs) ranges.push_back({static_cast<uint64_t>(k.offset), static_cast<uint64_t>(k.size)});
+        // Frame records: adjacent frames (an interleaved key's columns) are read as one range.
+        std::vector<ByteRange> frame_ranges;
+        for (auto& [k, b] : frame_bufs) {
+          frame_ranges.push_back({static_cast<uint64_t>(k.offset), static_cast<uint64_t>(k.size)});
+        }
+        frame_ranges = MergeFrameRanges(std::move(frame_ranges));
+        const size_t num_page_ranges = ranges.size();
+        ranges.insert(ranges.end(), frame_ranges.begin(), frame_ranges.end());
         io::PlanOptions po = rq.impl->options.plan;
-        po.expected_etag = fe.etag;
+        po.expected_etag = rq.snap->DataEtag(fe);
         po.purpose = "covered";
         const std::string path = io::JoinPath(rq.snap->data_root, fe.path);
         auto got = io::ReadPlanned(*cs, path, ranges, po);
@@ -280,6 +299,14 @@ Status ReadCovered(const DataRequest& rq, const std::map<int32_t, std::vector<Ke
         rc.Step();
         size_t bi = 0;
         for (auto& [k, b] : bufs) b = (*got)[bi++];
+        for (auto& [k, b] : frame_bufs) {
+          const uint64_t off = static_cast<uint64_t>(k.offset);
+          auto r = std::upper_bound(frame_ranges.begin(), frame_ranges.end(), off,
+                                    [](uint64_t v, const ByteRange& x) { return v < x.offset; });
+          const size_t ri = static_cast<size_t>(r - frame_ranges.begin()) - 1;
+          b = (*got)[num_page_ranges + ri].Slice(static_cast<size_t>(off - frame_ranges[ri].offset),
+                                                 static_cast<size_t>(k.size));
+        }
         parquet::ColumnReadOptions cro;
         cro.file_name = path;
         for (KeyPiece* p : files[j].second) {
@@ -296,6 +323,12 @@ Status ReadCovered(const DataRequest& rq, const std::map<int32_t, std::vector<Ke
               }
               const read::RowSelection rows = p->rows.Slice(l.first_row, l.first_row + l.num_rows);
               if (rows.empty()) continue;
+              if (l.kind == static_cast<int32_t>(LocationKind::kZstdFrame)) {
+                RAP_ASSIGN_OR_RETURN(ArrayPtr a, DecodeFrameRecord(node, sd.column(leaf), sd.num_columns(), l,
+                                                                   frame_bufs.at({l.offset, l.size}), rows, cro));
+                per_column[c].push_back(std::move(a));
+                continue;
+              }
               parquet::ColumnChunkInput in;
               in.num_rows = l.num_rows;
               if (dict && dict->first_row <= l.first_row && l.first_row < dict->first_row + dict->num_rows) {

@@ -112,6 +112,7 @@ std::string ManifestToJson(const Manifest& m) {
   j["name"] = m.name;
   j["created_ms"] = m.created_ms;
   j["table"] = {{"root", m.table_root}, {"kind", m.table_kind}, {"version", m.table_version}};
+  if (!m.etag_source.empty()) j["table"]["etag_source"] = m.etag_source;
   json key = json::array();
   for (const KeyColumn& c : m.key) key.push_back({{"name", c.name}, {"type", KeyTypeName(c.type)}});
   j["key"] = key;
@@ -179,6 +180,7 @@ Result<Manifest> ManifestFromJson(std::string_view text, const std::string& what
   RAP_ASSIGN_OR_RETURN(m.table_root, r.Str(*table, "/table", "root"));
   RAP_ASSIGN_OR_RETURN(m.table_kind, r.Str(*table, "/table", "kind", std::string("directory")));
   RAP_ASSIGN_OR_RETURN(m.table_version, r.Int(*table, "/table", "version", -1));
+  RAP_ASSIGN_OR_RETURN(m.etag_source, r.Str(*table, "/table", "etag_source", std::string()));
   RAP_ASSIGN_OR_RETURN(const json* key, r.Get(j, "", "key"));
   if (!key->is_array() || key->empty() || key->size() > 2) return r.Bad("/key", "an array of one or two key columns");
   for (size_t i = 0; i < key->size(); ++i) {

@@ -292,12 +292,37 @@ Status FileReader::LoadPageIndex(const std::vector<int>& row_groups, const std::
     stats_.page_index_from_tail += from_tail;
   }
   if (!missing.empty()) {
-    RAP_ASSIGN_OR_RETURN(std::vector<Buffer> fetched, FetchRanges(missing, "page_index"));
-    if (fetched.size() != missing.size()) {
-      return Status::IOError(fmt::format("{}: page-index read returned {} buffers for {} ranges", path_, fetched.size(),
-                                         missing.size()));
+    // Writers lay the indexes out back to back, so touching (or overlapping) ranges are read as one
+    // span: the same bytes in far fewer requests (a fragment of the RAP index with 11 columns and
+    // 60 row groups: 1 request instead of ~20). Gaps are left to the planner.
+    std::vector<size_t> order(missing.size());
+    for (size_t j = 0; j < order.size(); ++j) order[j] = j;
+    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return missing[a].offset < missing[b].offset; });
+    std::vector<ByteRange> spans;
+    std::vector<size_t> span_of(missing.size());
+    for (size_t j : order) {
+      const ByteRange& r = missing[j];
+      if (spans.empty() || r.offset > spans.back().end()) {
+        spans.push_back(r);
+      } else if (r.end() > spans.back().end()) {
+        spans.back().length = r.end() - spans.back().offset;
+      }
+      span_of[j] = spans.size() - 1;
     }
-    for (size_t j = 0; j < missing.size(); ++j) buffers[missing_at[j]] = std::move(fetched[j]);
+    RAP_ASSIGN_OR_RETURN(std::vector<Buffer> fetched, FetchRanges(spans, "page_index"));
+    if (fetched.size() != spans.size()) {
+      return Status::IOError(fmt::format("{}: page-index read returned {} buffers for {} ranges", path_, fetched.size(),
+                                         spans.size()));
+    }
+    for (size_t j = 0; j < missing.size(); ++j) {
+      const ByteRange& span = spans[span_of[j]];
+      const Buffer& b = fetched[span_of[j]];
+      if (b.size() != span.length) {
+        return Status::IOError(fmt::format("{}: page-index read at offset {} returned {} bytes, expected {}", path_,
+                                           span.offset, b.size(), span.length));
+      }
+      buffers[missing_at[j]] = b.Slice(missing[j].offset - span.offset, missing[j].length);
+    }
   }
   for (size_t i = 0; i < wants.size(); ++i) {
     const Want& w = wants[i];

@@ -4,6 +4,8 @@
 // access-denied / not-found errors, and planned reads (every policy returns the object's bytes).
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <cstdlib>
 #include <set>
 
@@ -141,6 +143,26 @@ TEST_F(S3StoreTest, MissingKeyAndBucketAreNotFound) {
   ASSERT_FALSE(list.ok());
   EXPECT_TRUE(list.status().Is(StatusCode::kNotFound)) << list.status().ToString();
   EXPECT_NE(list.status().message().find("no-such-bucket-rap"), std::string::npos);
+}
+
+// The RAP index publishes manifests with PutIfAbsent (If-None-Match: *) and vacuums with Delete.
+TEST_F(S3StoreTest, PutIfAbsentRefusesAnExistingKeyAndDeleteRemovesIt) {
+  const std::string key = "conditional/manifest-" + std::to_string(::getpid()) + ".json";
+  ASSERT_TRUE(store_->PutIfAbsent(key, Buffer::Copy("first")).ok());
+  Status again = store_->PutIfAbsent(key, Buffer::Copy("second"));
+  ASSERT_FALSE(again.ok());
+  EXPECT_TRUE(again.Is(StatusCode::kChanged)) << again.ToString();
+  EXPECT_NE(again.message().find(key), std::string::npos) << again.ToString();
+  std::vector<ByteRange> all = {{0, 5}};
+  auto read = store_->ReadRanges(key, all, ReadOptions{}, nullptr);
+  ASSERT_TRUE(read.ok()) << read.status().ToString();
+  EXPECT_EQ((*read)[0].view(), "first");  // the loser did not overwrite
+  ASSERT_TRUE(store_->Delete(key).ok());
+  auto head = store_->Head(key);
+  ASSERT_FALSE(head.ok());
+  EXPECT_TRUE(head.status().Is(StatusCode::kNotFound)) << head.status().ToString();
+  ASSERT_TRUE(store_->PutIfAbsent(key, Buffer::Copy("third")).ok());  // free again after the delete
+  ASSERT_TRUE(store_->Delete(key).ok());
 }
 
 TEST_F(S3StoreTest, ListingAcrossPagesReturnsEveryKeyOnce) {

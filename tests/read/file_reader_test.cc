@@ -136,6 +136,29 @@ TEST(FileReader, SmallTailReadNeedsSecondRead) {
   EXPECT_EQ(r->num_rows(), 7300);
 }
 
+// The page index of every chunk lies back to back after the row groups: loading all of it outside
+// the footer tail is one request for the whole region, not one per index.
+TEST(FileReader, WholePageIndexIsOneRequest) {
+  MetadataCache::Global().Clear();
+  FileReaderOptions options;
+  options.tail_read_size = 16;  // the tail read holds the footer only
+  options.use_metadata_cache = false;
+  auto r = OpenFile(DataFile("alltypes_tiny_pages.parquet"), options);
+  ASSERT_TRUE(r);
+  std::vector<int> rgs, cols;
+  for (int rg = 0; rg < r->num_row_groups(); ++rg) rgs.push_back(rg);
+  for (int c = 0; c < r->schema().num_columns(); ++c) cols.push_back(c);
+  const int64_t before = r->stats().requests;
+  ASSERT_TRUE(r->LoadPageIndex(rgs, cols, true, true).ok());
+  EXPECT_EQ(r->stats().requests - before, 1);
+  for (int c : cols) {
+    auto oi = r->GetOffsetIndex(0, c);
+    ASSERT_TRUE(oi.ok() && *oi) << c;
+    EXPECT_FALSE((*oi)->page_locations.empty());
+  }
+  EXPECT_EQ(r->stats().requests - before, 1);  // all cached by the one read
+}
+
 // Pages (row group, first row) holding at least one selected row, from the OffsetIndex.
 std::set<std::pair<int, int64_t>> ExpectedPages(FileReader& r, int column, const RowSelection& sel) {
   std::set<std::pair<int, int64_t>> out;

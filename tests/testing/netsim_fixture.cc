@@ -304,6 +304,15 @@ Result<NetsimStats> NetsimServer::Stats() {
     auto& out = std::string(key) == "status" ? s.status : s.faults;
     for (const auto& [k, v] : j[key].items()) out[k] = v.is_number_unsigned() ? v.get<uint64_t>() : 0;
   }
+  if (j.contains("reads") && j["reads"].is_array()) {
+    for (const auto& r : j["reads"]) {
+      if (!r.is_array() || r.size() != 3 || !r[0].is_string() || !r[1].is_number_unsigned() || !r[2].is_number_unsigned()) {
+        return Status::Corrupt("rap-netsim /_netsim/stats: a 'reads' element is not [path, first, length]: " + r.dump());
+      }
+      s.reads.push_back({r[0].get<std::string>(), r[1].get<uint64_t>(), r[2].get<uint64_t>()});
+    }
+  }
+  s.reads_dropped = j.value("reads_dropped", uint64_t{0});
   return s;
 }
 

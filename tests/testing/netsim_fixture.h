@@ -80,12 +80,21 @@ struct NetsimCounters {
   uint64_t payload_bytes = 0;
 };
 
+// One file GET as rap-netsim answered it: bytes [first, first + length) of `path`.
+struct NetsimRead {
+  std::string path;
+  uint64_t first = 0;
+  uint64_t length = 0;
+};
+
 struct NetsimStats {
   NetsimCounters total;
   std::map<std::string, NetsimCounters> paths;  // by URL path, e.g. "/t/part-0.parquet"
   std::map<std::string, uint64_t> status;       // "206" -> count
   std::map<std::string, uint64_t> faults;       // "reset" -> count
   uint64_t max_active_responses = 0;
+  std::vector<NetsimRead> reads;  // the most recent file GETs since the last reset, oldest first
+  uint64_t reads_dropped = 0;     // older GETs not in `reads` (the log keeps 4,096)
   std::string json;  // the raw document
 };
 

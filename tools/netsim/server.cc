@@ -201,6 +201,7 @@ class Session : public std::enable_shared_from_this<Session> {
     bool partial = range.kind == RangeRequest::kSingle;
     uint64_t first = partial ? range.first : 0;
     uint64_t length = partial ? range.last - range.first + 1 : file_->size;
+    if (!head) srv_.stats.OnRead(path_, first, length);
     auto fault = srv_.faults.Pick(path_, !head);
     if (fault) srv_.stats.OnFault(fault->Name());
     if (fault && ApplyEarlyFault(*fault)) return;

@@ -24,6 +24,14 @@ void Stats::OnRangeGet(const std::string& path) {
   ++paths_[path].range_gets;
 }
 
+void Stats::OnRead(const std::string& path, uint64_t first, uint64_t length) {
+  if (reads_.size() == kLogCapacity) {
+    reads_.pop_front();
+    ++reads_dropped_;
+  }
+  reads_.push_back({path, first, length});
+}
+
 void Stats::OnList(const std::string& path) {
   ++total_.lists;
   ++paths_[path].lists;
@@ -52,6 +60,8 @@ void Stats::Reset() {
   paths_.clear();
   status_.clear();
   faults_.clear();
+  reads_.clear();
+  reads_dropped_ = 0;
   max_active_ = active_;
   reset_time_ = NowSeconds();
   reset_time_set_ = true;
@@ -71,6 +81,10 @@ std::string Stats::ToJson() const {
   nlohmann::json paths = nlohmann::json::object();
   for (const auto& [path, c] : paths_) paths[path] = CountersJson(c);
   j["paths"] = std::move(paths);
+  nlohmann::json reads = nlohmann::json::array();
+  for (const Read& r : reads_) reads.push_back(nlohmann::json::array({r.path, r.first, r.length}));
+  j["reads"] = std::move(reads);
+  j["reads_dropped"] = reads_dropped_;
   return j.dump();
 }
 

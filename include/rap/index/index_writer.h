@@ -23,6 +23,7 @@ struct IndexWriterOptions {
   std::vector<Field> hoist;          // hoisted columns with their types
   FragmentWriteOptions fragment;
   int threads = 2;                   // fragments written in parallel
+  std::string etag_source;           // Manifest::etag_source of the files added (the table's store)
 };
 
 class IndexWriter {

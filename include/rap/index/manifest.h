@@ -64,6 +64,11 @@ struct Manifest {
   std::string table_root;
   std::string table_kind = "directory";
   int64_t table_version = -1;
+  // The store the files' ETags were read from (ObjectStore::endpoint(): "file", "http://host:port",
+  // "s3://endpoint/bucket"). ETags are store-specific, so a lookup through another store (an index
+  // built from a local mount, served over HTTP) checks sizes and row counts only. Empty: unknown
+  // (ETags, when recorded, are always compared).
+  std::string etag_source;
   std::vector<KeyColumn> key;
   std::string bucket_function = kBucketFunction;
   int32_t buckets = 1;

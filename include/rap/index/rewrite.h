@@ -1,0 +1,67 @@
+// Rewriting a table for point lookups (`rap rewrite`, docs/layouts.md "rap rewrite"): every live row
+// of a table (a Delta table, a folder/prefix of Parquet files, or one file) is bucketed with the
+// index's bucket function, sorted by the key within its bucket, and written as one Parquet file per
+// bucket in the chosen layout; the RAP index of the new files is built in the same pass from the
+// writer's own page and frame locations (no file is read back).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "rap/format/writer_options.h"
+#include "rap/index/manifest.h"
+#include "rap/util/result.h"
+
+namespace rap::index {
+
+enum class RewriteLayout {
+  kSorted,       // sorted by key, the writer's ordinary layout
+  kPagePerKey,   // a page per key (WriterOptions::page_break_on)
+  kFramePerKey,  // a ZSTD frame per key (WriterOptions::frame_break_on)
+  kInterleaved,  // a frame per key, a key's frames of all columns adjacent (WriterOptions::interleave)
+};
+// "sorted", "page", "frame", "interleaved" (also "page-per-key", "frame-per-key").
+Result<RewriteLayout> ParseRewriteLayout(const std::string& text);
+const char* RewriteLayoutName(RewriteLayout layout);
+
+struct RewriteOptions {
+  std::vector<std::string> key_columns;  // one or two (int32, int64, string or binary)
+  RewriteLayout layout = RewriteLayout::kFramePerKey;
+  int64_t align = 0;                     // frame layouts: WriterOptions::frame_align
+  int32_t buckets = 1;                   // output files: one per non-empty bucket
+  // Covered columns of the index (flat columns); empty: every flat non-key column.
+  std::vector<std::string> cover;
+  bool cover_all = true;                 // false with an empty `cover`: no covering data
+  // Row group and page sizes, codec, ...; the layout fields are set from `layout`. Default codec
+  // ZSTD.
+  parquet::WriterOptions writer;
+  int threads = 2;
+  // Called after each input file is read (files_done, files_total) and after each output file is
+  // written (with files_total = -1 and files_done = output files written).
+  std::function<void(int64_t files_done, int64_t files_total)> progress;
+};
+
+struct RewriteResult {
+  std::string output_url;
+  std::string index_url;
+  std::vector<std::string> files;  // relative paths of the written data files
+  int64_t input_files = 0;
+  int64_t rows = 0;
+  int64_t entries = 0;
+  uint64_t bytes = 0;              // data file bytes
+  int64_t frames = 0;              // ZSTD frames written (frame layouts)
+  Manifest manifest;
+  double seconds = 0;
+};
+
+// Writes the rewritten table to `output_url` (a folder or prefix that must not hold files yet) with
+// its index at `<output>/_rap_index/default`. Atomic: on a local folder the output is assembled in a
+// sibling staging folder and renamed into place at the end (nothing is visible on failure); on an
+// object store every object is one atomic Put, the index manifest last, and the objects written so
+// far are deleted on failure. The input is held in memory.
+Result<RewriteResult> RewriteTable(const std::string& table_url, const std::string& output_url,
+                                   const RewriteOptions& options);
+
+}  // namespace rap::index

@@ -1,0 +1,371 @@
+// RewriteTable: a table's live rows -> bucketed, key-sorted Parquet files in a lookup layout, and
+// their RAP index from the writer's own locations.
+#include "rap/index/rewrite.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <numeric>
+#include <random>
+
+#include "file_indexer.h"
+#include "rap/format/writer.h"
+#include "rap/format/writer_store_sink.h"
+#include "rap/index/build.h"
+#include "rap/index/index_writer.h"
+#include "rap/read/file_reader.h"
+#include "rap/table/deletion_vector.h"
+#include "rap/table/table.h"
+#include "rap/util/clock.h"
+
+namespace rap::index {
+
+Result<RewriteLayout> ParseRewriteLayout(const std::string& text) {
+  if (text == "sorted") return RewriteLayout::kSorted;
+  if (text == "page" || text == "page-per-key") return RewriteLayout::kPagePerKey;
+  if (text == "frame" || text == "frame-per-key") return RewriteLayout::kFramePerKey;
+  if (text == "interleaved") return RewriteLayout::kInterleaved;
+  return Status::InvalidArgument("--layout '" + text + "': expected sorted, page, frame or interleaved");
+}
+
+const char* RewriteLayoutName(RewriteLayout layout) {
+  switch (layout) {
+    case RewriteLayout::kSorted: return "sorted";
+    case RewriteLayout::kPagePerKey: return "page";
+    case RewriteLayout::kFramePerKey: return "frame";
+    case RewriteLayout::kInterleaved: return "interleaved";
+  }
+  return "?";
+}
+
+namespace {
+
+int LeafCount(const DataType& t) {
+  if (!t.IsNested()) return 1;
+  int n = 0;
+  for (const Field& c : t.children) n += LeafCount(*c.type);
+  return n;
+}
+
+bool IsLocal(const std::string& url) { return url.find("://") == std::string::npos || url.rfind("file://", 0) == 0; }
+
+// Every live row of the table, as one batch (columns concatenated over the files).
+Result<RecordBatch> ReadLiveRows(const table::TableSnapshot& snap, const RewriteOptions& options) {
+  SchemaPtr schema;
+  std::vector<std::vector<ArrayPtr>> parts;
+  int64_t rows = 0;
+  for (size_t i = 0; i < snap.files.size(); ++i) {
+    const table::DataFile& f = snap.files[i];
+    read::FileReaderOptions ro;
+    ro.batch_size = 1 << 20;
+    RAP_ASSIGN_OR_RETURN(auto reader, read::FileReader::Open(snap.store, f.path, ro));
+    RAP_ASSIGN_OR_RETURN(read::Projection proj, reader->Project({}));
+    if (!schema) {
+      schema = proj.schema;
+      parts.resize(schema->fields.size());
+    } else {
+      bool same = proj.schema->fields.size() == schema->fields.size();
+      for (size_t c = 0; same && c < schema->fields.size(); ++c) {
+        same = proj.schema->fields[c].name == schema->fields[c].name &&
+               proj.schema->fields[c].type->ToString() == schema->fields[c].type->ToString();
+      }
+      if (!same) {
+        return Status::InvalidArgument(f.path + ": its schema differs from the first file's (" +
+                                       snap.files[0].path + "); rap rewrite needs one schema");
+      }
+    }
+    std::vector<uint64_t> deleted;
+    if (f.deletion_vector) {
+      RAP_ASSIGN_OR_RETURN(deleted, table::LoadDeletionVector(snap.store, snap.root, *f.deletion_vector));
+    }
+    RAP_ASSIGN_OR_RETURN(std::vector<RecordBatch> batches, reader->ReadAll(std::nullopt, proj));
+    int64_t file_row = 0;
+    for (const RecordBatch& b : batches) {
+      std::vector<int64_t> keep;
+      if (!deleted.empty()) {
+        for (int64_t r = 0; r < b.num_rows; ++r) {
+          if (!std::binary_search(deleted.begin(), deleted.end(), static_cast<uint64_t>(file_row + r))) keep.push_back(r);
+        }
+      }
+      for (size_t c = 0; c < parts.size(); ++c) {
+        if (deleted.empty()) {
+          parts[c].push_back(b.columns[c]);
+        } else {
+          RAP_ASSIGN_OR_RETURN(ArrayPtr t, TakeArray(b.columns[c], keep));
+          parts[c].push_back(std::move(t));
+        }
+      }
+      rows += deleted.empty() ? b.num_rows : static_cast<int64_t>(keep.size());
+      file_row += b.num_rows;
+    }
+    if (options.progress) options.progress(static_cast<int64_t>(i + 1), static_cast<int64_t>(snap.files.size()));
+  }
+  RecordBatch all;
+  all.schema = schema;
+  all.num_rows = rows;
+  for (auto& p : parts) {
+    RAP_ASSIGN_OR_RETURN(ArrayPtr a, p.size() == 1 ? Result<ArrayPtr>(p[0]) : ConcatArrays(p));
+    all.columns.push_back(std::move(a));
+  }
+  return all;
+}
+
+struct Output {
+  io::ObjectStorePtr store;
+  std::string dir;          // within the store: where files are written (local: the staging folder)
+  std::string url;          // the same as a URL
+  std::string final_path;   // local: the output folder the staging folder becomes
+  std::vector<std::string> written;  // objects written (remote: deleted on failure)
+};
+
+Status Rewrite(const table::TableSnapshot& snap, const RewriteOptions& options, Output& out, RewriteResult* res) {
+  RAP_ASSIGN_OR_RETURN(RecordBatch all, ReadLiveRows(snap, options));
+  const Schema& schema = *all.schema;
+  res->rows = all.num_rows;
+  // The key.
+  std::vector<KeyColumn> key;
+  std::vector<int> key_idx;
+  for (const std::string& k : options.key_columns) {
+    const int i = schema.FieldIndex(k);
+    if (i < 0) return Status::InvalidArgument("--key '" + k + "': no such column in " + snap.root);
+    RAP_ASSIGN_OR_RETURN(KeyType t, KeyTypeOf(k, *schema.fields[static_cast<size_t>(i)].type));
+    key.push_back({k, t});
+    key_idx.push_back(i);
+  }
+  // Covered columns and their leaf ordinals.
+  std::vector<std::string> cover = options.cover;
+  if (cover.empty() && options.cover_all) {
+    for (const Field& f : schema.fields) {
+      if (!f.type->IsNested() && std::find(options.key_columns.begin(), options.key_columns.end(), f.name) ==
+                                     options.key_columns.end()) {
+        cover.push_back(f.name);
+      }
+    }
+  }
+  std::vector<int> leaf_of_field(schema.fields.size());
+  for (size_t i = 0, leaf = 0; i < schema.fields.size(); ++i) {
+    leaf_of_field[i] = static_cast<int>(leaf);
+    leaf += static_cast<size_t>(LeafCount(*schema.fields[i].type));
+  }
+  std::vector<int> cover_leaf;
+  for (const std::string& c : cover) {
+    const int i = schema.FieldIndex(c);
+    if (i < 0) return Status::InvalidArgument("--cover '" + c + "': no such column");
+    if (schema.fields[static_cast<size_t>(i)].type->IsNested()) {
+      return Status::NotSupported("--cover '" + c + "' is nested; covered columns are flat");
+    }
+    cover_leaf.push_back(leaf_of_field[static_cast<size_t>(i)]);
+  }
+  // Keys, buckets, and the rows of each bucket sorted by key (NULL keys first, in bucket 0).
+  const size_t n = static_cast<size_t>(all.num_rows);
+  std::vector<Key> keys(n);
+  std::vector<uint8_t> valid(n, 1);
+  for (size_t r = 0; r < n; ++r) {
+    keys[r].parts.resize(key.size());
+    for (size_t k = 0; k < key.size(); ++k) {
+      if (!KeyPartAt(key[k].type, *all.columns[static_cast<size_t>(key_idx[k])], static_cast<int64_t>(r),
+                     &keys[r].parts[k])) {
+        valid[r] = 0;
+      }
+    }
+  }
+  std::vector<std::vector<int64_t>> bucket_rows(static_cast<size_t>(options.buckets));
+  for (size_t r = 0; r < n; ++r) {
+    const int32_t b = valid[r] ? BucketOf(key, keys[r], options.buckets) : 0;
+    bucket_rows[static_cast<size_t>(b)].push_back(static_cast<int64_t>(r));
+  }
+  const auto less = [&](int64_t a, int64_t b) {
+    if (valid[size_t(a)] != valid[size_t(b)]) return valid[size_t(a)] < valid[size_t(b)];
+    if (!valid[size_t(a)]) return false;
+    return CompareKeys(key, keys[size_t(a)], keys[size_t(b)]) < 0;
+  };
+  // Writer options for the layout.
+  parquet::WriterOptions wo = options.writer;
+  switch (options.layout) {
+    case RewriteLayout::kSorted: break;
+    case RewriteLayout::kPagePerKey:
+      // The page is the result: no dictionary page to fetch before it.
+      wo.page_break_on = options.key_columns;
+      wo.defaults.dictionary = false;
+      break;
+    case RewriteLayout::kInterleaved: wo.interleave = true; [[fallthrough]];
+    case RewriteLayout::kFramePerKey:
+      wo.frame_break_on = options.key_columns;
+      wo.frame_align = options.align;
+      break;
+  }
+  wo.write_page_index = true;
+  RAP_RETURN_NOT_OK(wo.Validate());
+  // The index, built from the writer's locations.
+  IndexWriterOptions iwo;
+  iwo.key = key;
+  iwo.buckets = options.buckets;
+  iwo.cover = cover;
+  iwo.threads = options.threads;
+  iwo.etag_source = out.store->endpoint();  // the ETags recorded are this store's
+  res->index_url = DefaultIndexUrl(out.url);
+  RAP_ASSIGN_OR_RETURN(auto iw, IndexWriter::Make(res->index_url, iwo, std::nullopt));
+  for (size_t b = 0; b < bucket_rows.size(); ++b) {
+    std::vector<int64_t>& rows = bucket_rows[b];
+    if (rows.empty()) continue;
+    std::stable_sort(rows.begin(), rows.end(), less);
+    RecordBatch batch;
+    batch.schema = all.schema;
+    batch.num_rows = static_cast<int64_t>(rows.size());
+    for (const ArrayPtr& c : all.columns) {
+      RAP_ASSIGN_OR_RETURN(ArrayPtr t, TakeArray(c, rows));
+      batch.columns.push_back(std::move(t));
+    }
+    const std::string name = fmt::format("part-{:05d}.parquet", b);
+    const std::string path = io::JoinPath(out.dir, name);
+    auto sink = parquet::MakeObjectStoreSink(out.store, path);
+    RAP_ASSIGN_OR_RETURN(auto writer, parquet::ParquetWriter::Open(all.schema, sink.get(), wo));
+    RAP_RETURN_NOT_OK(writer->Write(batch));
+    out.written.push_back(path);
+    RAP_RETURN_NOT_OK(writer->Close());
+    res->frames += writer->summary().num_frames;
+    RAP_ASSIGN_OR_RETURN(io::ObjectInfo info, out.store->Head(path));
+    res->bytes += info.size;
+    FileEntry fe;
+    fe.path = name;
+    fe.size = info.size;
+    fe.etag = info.etag;
+    fe.num_rows = batch.num_rows;
+    const parquet::FileMetaData& md = writer->metadata();
+    const int32_t ord = iw->AddFile(fe, cover.empty() ? std::string() : internal::SchemaFileBytes(md));
+    res->files.push_back(name);
+    // Per covered column and row group: the writer's frames by page.
+    std::vector<int64_t> rg_first{0};
+    for (const auto& rg : md.row_groups) rg_first.push_back(rg_first.back() + rg.num_rows);
+    const auto& frame_locs = writer->frame_locations();
+    std::vector<std::vector<std::vector<internal::PageFrames>>> frames(cover.size());
+    for (size_t c = 0; c < cover.size(); ++c) {
+      frames[c].resize(md.row_groups.size());
+      for (size_t rg = 0; rg < md.row_groups.size(); ++rg) {
+        const auto& pages = writer->page_locations()[rg][static_cast<size_t>(cover_leaf[c])].page_locations;
+        auto& pf = frames[c][rg];
+        pf.resize(pages.size());
+        if (rg >= frame_locs.size()) continue;
+        for (const parquet::FrameLocation& f : frame_locs[rg][static_cast<size_t>(cover_leaf[c])]) {
+          if (f.page < 0 || static_cast<size_t>(f.page) >= pf.size()) {
+            return Status::Internal(fmt::format("{}: a frame names page {} of {}", name, f.page, pf.size()));
+          }
+          pf[size_t(f.page)].framed = true;
+          Location l;
+          l.column = static_cast<int32_t>(c);
+          l.kind = static_cast<int32_t>(LocationKind::kZstdFrame);
+          l.codec = static_cast<int32_t>(parquet::Codec::ZSTD);
+          l.offset = f.offset;
+          l.size = f.size;
+          l.first_row = rg_first[rg] + f.first_row;
+          l.num_rows = f.num_rows;
+          l.aux = f.levels;
+          pf[size_t(f.page)].frames.push_back(std::move(l));
+        }
+      }
+    }
+    // Entries: runs of one key.
+    for (size_t i = 0; i < rows.size();) {
+      if (!valid[size_t(rows[i])]) {
+        ++i;
+        continue;
+      }
+      size_t j = i + 1;
+      while (j < rows.size() && CompareKeys(key, keys[size_t(rows[j])], keys[size_t(rows[i])]) == 0) ++j;
+      IndexEntry e;
+      e.key = keys[size_t(rows[i])];
+      e.file = ord;
+      e.first_row = static_cast<int64_t>(i);
+      e.num_rows = static_cast<int64_t>(j - i);
+      for (size_t c = 0; c < cover.size(); ++c) {
+        for (size_t rg = 0; rg < md.row_groups.size(); ++rg) {
+          const auto& chunk = md.row_groups[rg].columns[static_cast<size_t>(cover_leaf[c])];
+          RAP_RETURN_NOT_OK(internal::ChunkLocations(*chunk.meta_data, writer->page_locations()[rg][size_t(cover_leaf[c])],
+                                                     rg_first[rg], md.row_groups[rg].num_rows, frames[c][rg],
+                                                     static_cast<int32_t>(c), e.first_row, e.first_row + e.num_rows,
+                                                     &e.cover));
+        }
+      }
+      RAP_RETURN_NOT_OK(iw->AddEntry(std::move(e)));
+      i = j;
+    }
+    if (options.progress) options.progress(static_cast<int64_t>(res->files.size()), -1);
+  }
+  res->entries = iw->entries();
+  RAP_ASSIGN_OR_RETURN(res->manifest, iw->Commit("../..", "directory", -1));
+  return Status::OK();
+}
+
+}  // namespace
+
+Result<RewriteResult> RewriteTable(const std::string& table_url, const std::string& output_url,
+                                   const RewriteOptions& options) {
+  const double t0 = NowSeconds();
+  if (options.key_columns.empty() || options.key_columns.size() > 2) {
+    return Status::InvalidArgument("--key takes one or two columns, got " + std::to_string(options.key_columns.size()));
+  }
+  if (options.buckets < 1 || options.buckets > (1 << 20)) {
+    return Status::InvalidArgument("--buckets must be in 1..1048576, got " + std::to_string(options.buckets));
+  }
+  RAP_ASSIGN_OR_RETURN(table::TableSnapshot snap, table::OpenTable(table_url));
+  if (!snap.partition_columns.empty()) {
+    return Status::NotSupported(table_url + ": partitioned tables are not supported by rap rewrite yet");
+  }
+  for (size_t i = 0; i < snap.physical_names.size() && snap.schema && i < snap.schema->fields.size(); ++i) {
+    if (snap.physical_names[i] != snap.schema->fields[i].name) {
+      return Status::NotSupported(table_url + ": Delta column mapping is on; rap rewrite does not support it yet");
+    }
+  }
+  if (snap.files.empty()) return Status::InvalidArgument(table_url + ": the table has no data files");
+  RewriteResult res;
+  res.output_url = output_url;
+  res.input_files = static_cast<int64_t>(snap.files.size());
+  Output out;
+  std::random_device rd;
+  const std::string token = fmt::format("{:08x}", rd());
+  if (IsLocal(output_url)) {
+    namespace fs = std::filesystem;
+    out.final_path = output_url.rfind("file://", 0) == 0 ? output_url.substr(7) : output_url;
+    while (out.final_path.size() > 1 && out.final_path.back() == '/') out.final_path.pop_back();
+    std::error_code ec;
+    if (fs::exists(out.final_path, ec) && !(fs::is_directory(out.final_path, ec) && fs::is_empty(out.final_path, ec))) {
+      return Status::InvalidArgument(out.final_path + ": the output exists and is not an empty folder");
+    }
+    out.url = out.final_path + ".rap-rewrite-" + token;
+    fs::create_directories(out.url, ec);
+    if (ec) return Status::IOError(out.url + ": cannot create the staging folder: " + ec.message());
+  } else {
+    out.url = output_url;
+    while (out.url.size() > 1 && out.url.back() == '/') out.url.pop_back();
+  }
+  RAP_ASSIGN_OR_RETURN(io::ResolvedUrl r, io::OpenUrl(out.url));
+  out.store = r.store;
+  out.dir = r.path;
+  if (out.final_path.empty()) {
+    RAP_ASSIGN_OR_RETURN(auto existing, out.store->List(out.dir + "/"));
+    if (!existing.empty()) return Status::InvalidArgument(output_url + ": the output prefix already holds objects");
+  }
+  Status st = Rewrite(snap, options, out, &res);
+  if (st.ok() && !out.final_path.empty()) {
+    std::error_code ec;
+    std::filesystem::remove(out.final_path, ec);  // an empty folder, if any
+    std::filesystem::rename(out.url, out.final_path, ec);
+    if (ec) st = Status::IOError(out.url + ": cannot rename the staging folder to " + out.final_path + ": " + ec.message());
+    res.index_url = DefaultIndexUrl(out.final_path);
+  }
+  if (!st.ok()) {
+    if (!out.final_path.empty()) {
+      std::error_code ec;
+      std::filesystem::remove_all(out.url, ec);
+    } else {
+      for (const std::string& p : out.written) (void)out.store->Delete(p);
+    }
+    return st;
+  }
+  res.output_url = out.final_path.empty() ? out.url : out.final_path;
+  res.seconds = NowSeconds() - t0;
+  return res;
+}
+
+}  // namespace rap::index

@@ -1,0 +1,99 @@
+// `rap rewrite TABLE OUTPUT --key K`: the table's live rows bucketed and sorted by key into a lookup
+// layout, one Parquet file per bucket, with the RAP index built in the same pass (docs/layouts.md).
+#include <unistd.h>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "command.h"
+#include "output_format.h"
+#include "rap/index/rewrite.h"
+#include "rap/util/units.h"
+
+namespace rap::cli {
+namespace {
+
+struct RewriteArgs {
+  std::string table, output, output_flag, key, layout = "frame", align, cover, compression = "zstd";
+  int buckets = 1;
+  std::optional<int64_t> row_group_rows, page_rows;
+  bool no_cover = false, quiet = false;
+};
+
+Status RunRewrite(const RewriteArgs& a) {
+  const std::string output = !a.output_flag.empty() ? a.output_flag : a.output;
+  if (output.empty()) return Status::InvalidArgument("give the output folder (OUTPUT or --output)");
+  if (!a.output_flag.empty() && !a.output.empty() && a.output != a.output_flag) {
+    return Status::InvalidArgument("OUTPUT and --output differ");
+  }
+  index::RewriteOptions o;
+  o.key_columns = SplitColumns(a.key);
+  RAP_ASSIGN_OR_RETURN(o.layout, index::ParseRewriteLayout(a.layout));
+  if (!a.align.empty()) {
+    RAP_ASSIGN_OR_RETURN(uint64_t b, ParseByteSize(a.align));
+    o.align = static_cast<int64_t>(b);
+    if (o.layout != index::RewriteLayout::kFramePerKey && o.layout != index::RewriteLayout::kInterleaved) {
+      return Status::InvalidArgument("--align applies to --layout frame and interleaved");
+    }
+  }
+  o.buckets = a.buckets;
+  o.cover = SplitColumns(a.cover);
+  o.cover_all = !a.no_cover;
+  if (a.no_cover && !o.cover.empty()) return Status::InvalidArgument("--cover and --no-cover exclude each other");
+  RAP_ASSIGN_OR_RETURN(auto codec, parquet::ParseCodec(a.compression));
+  o.writer.defaults.codec = codec.first;
+  o.writer.defaults.codec_level = codec.second;
+  if (a.row_group_rows) o.writer.row_group_max_rows = *a.row_group_rows;
+  if (a.page_rows) o.writer.defaults.page_max_rows = *a.page_rows;
+  if (!a.quiet && ::isatty(2)) {
+    o.progress = [](int64_t done, int64_t total) {
+      if (total >= 0) {
+        std::fprintf(stderr, "\rreading files %lld/%lld", static_cast<long long>(done), static_cast<long long>(total));
+        if (done == total) std::fprintf(stderr, "\n");
+      } else {
+        std::fprintf(stderr, "\rwritten files %lld", static_cast<long long>(done));
+      }
+    };
+  }
+  RAP_ASSIGN_OR_RETURN(index::RewriteResult r, index::RewriteTable(a.table, output, o));
+  if (o.progress) std::fprintf(stderr, "\n");
+  std::printf("rewrote %s -> %s: %lld rows of %lld file(s) into %zu file(s), layout %s, %s, %lld frames; index %s "
+              "(%lld entries); %.2f s\n",
+              a.table.c_str(), r.output_url.c_str(), static_cast<long long>(r.rows),
+              static_cast<long long>(r.input_files), r.files.size(), index::RewriteLayoutName(o.layout),
+              FormatBytes(r.bytes).c_str(), static_cast<long long>(r.frames), r.index_url.c_str(),
+              static_cast<long long>(r.entries), r.seconds);
+  return Status::OK();
+}
+
+CommandRegistrar reg("rewrite", [](CLI::App& app) {
+  auto args = std::make_shared<RewriteArgs>();
+  auto* cmd = app.add_subcommand(
+      "rewrite", "Rewrite a table sorted and bucketed by a key into a lookup layout, with its RAP index");
+  cmd->add_option("table", args->table, "Input table: a Delta table, a folder/prefix of Parquet files, or a file")
+      ->required();
+  cmd->add_option("output", args->output, "Output folder or prefix (must not hold files; written atomically)");
+  cmd->add_option("--output", args->output_flag, "The output folder (same as OUTPUT)");
+  cmd->add_option("--key", args->key, "Key column(s), one or two, comma-separated")->required();
+  cmd->add_option("--layout", args->layout, "sorted, page (a page per key), frame (a ZSTD frame per key) or interleaved")
+      ->capture_default_str();
+  cmd->add_option("--align", args->align, "Frame layouts: no key's data crosses a multiple of this, e.g. 4KiB");
+  cmd->add_option("--buckets", args->buckets,
+                  "Output files: one per bucket of the index's bucket function (each key in exactly one file)")
+      ->capture_default_str();
+  cmd->add_option("--cover", args->cover, "Covered columns of the index (default: every flat non-key column)");
+  cmd->add_flag("--no-cover", args->no_cover, "No covering data in the index");
+  cmd->add_option("--compression", args->compression, "Codec of the layouts that are not framed")
+      ->capture_default_str();
+  cmd->add_option("--row-group-rows", args->row_group_rows, "Rows per row group");
+  cmd->add_option("--page-rows", args->page_rows, "Rows per page");
+  cmd->add_flag("-q,--quiet", args->quiet, "No progress on stderr");
+  cmd->callback([args] {
+    Status st = RunRewrite(*args);
+    if (!st.ok()) Fail(st);
+  });
+});
+
+}  // namespace
+}  // namespace rap::cli
