@@ -6,6 +6,8 @@ set -euo pipefail
 PKGS=(
   # toolchain
   build-essential cmake ninja-build ccache pkg-config git clang
+  # coverage-guided fuzzing (tests/fuzz, RAP_FUZZ=ON): libFuzzer for clang 14
+  libfuzzer-14-dev
   # libraries
   libcurl4-openssl-dev libssl-dev libzstd-dev libsnappy-dev liblz4-dev zlib1g-dev libbrotli-dev
   libboost-dev nlohmann-json3-dev libcli11-dev libfmt-dev libpugixml-dev

@@ -18,7 +18,7 @@ struct RewriteArgs {
   std::string table, output, output_flag, key, layout = "frame", align, cover, compression = "zstd";
   int buckets = 1;
   std::optional<int64_t> row_group_rows, page_rows;
-  bool no_cover = false, quiet = false;
+  bool no_cover = false, cogroup = false, quiet = false;
 };
 
 Status RunRewrite(const RewriteArgs& a) {
@@ -38,6 +38,7 @@ Status RunRewrite(const RewriteArgs& a) {
     }
   }
   o.buckets = a.buckets;
+  o.cogroup = a.cogroup;
   o.cover = SplitColumns(a.cover);
   o.cover_all = !a.no_cover;
   if (a.no_cover && !o.cover.empty()) return Status::InvalidArgument("--cover and --no-cover exclude each other");
@@ -82,6 +83,8 @@ CommandRegistrar reg("rewrite", [](CLI::App& app) {
   cmd->add_option("--buckets", args->buckets,
                   "Output files: one per bucket of the index's bucket function (each key in exactly one file)")
       ->capture_default_str();
+  cmd->add_flag("--cogroup", args->cogroup,
+                "Co-group (a schema change): one row per key and file, every other column a list of its values");
   cmd->add_option("--cover", args->cover, "Covered columns of the index (default: every flat non-key column)");
   cmd->add_flag("--no-cover", args->no_cover, "No covering data in the index");
   cmd->add_option("--compression", args->compression, "Codec of the layouts that are not framed")

@@ -1,6 +1,6 @@
 # gnuplot docs/benchmarks/lookup.gp (from the repository root): p50 latency of one lookup per method,
 # for batches of 1, 10 and 100 keys, at 30 ms and 5 ms rap-netsim latency (log scale).
-set terminal pngcairo size 1200,900
+set terminal pngcairo size 1200,900 noenhanced
 set output 'docs/benchmarks/lookup.png'
 set datafile separator ','
 set multiplot layout 2,1 title 'bench_lookup: p50 latency of one lookup (16 files, 2M rows, 20 columns)'

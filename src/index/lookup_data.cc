@@ -3,6 +3,7 @@
 // in the index: no footer, no page index), or from hoisted values (no data read at all).
 #include <algorithm>
 #include <map>
+#include <tuple>
 
 #include "frame_locations.h"
 #include "lookup_plan.h"
@@ -43,6 +44,25 @@ struct Accounting {
     bytes += cs.bytes();
   }
 };
+
+// The rows of `sub` (a subset of `all`'s rows) taken from `values`, which holds `all`'s rows in
+// order: keys of one batch often share pages, so a page is decoded once for the union of their rows
+// and each key slices its own out (zero-copy when its rows are one run).
+Result<ArrayPtr> TakeSubset(const ArrayPtr& values, const read::RowSelection& all, const read::RowSelection& sub) {
+  std::vector<ArrayPtr> parts;
+  const std::vector<read::RowRange>& u = all.ranges();
+  size_t k = 0;
+  int64_t before = 0;  // rows of `all` before u[k]
+  for (const read::RowRange& r : sub) {
+    while (k < u.size() && u[k].end <= r.begin) before += u[k].end - u[k].begin, ++k;
+    if (k == u.size() || r.begin < u[k].begin || r.end > u[k].end) {
+      return Status::Internal("index: rows " + sub.ToString() + " are not within the decoded rows " + all.ToString());
+    }
+    parts.push_back(SliceArray(values, before + (r.begin - u[k].begin), r.end - r.begin));
+  }
+  if (parts.size() == 1) return parts[0];
+  return ConcatArrays(parts);
+}
 
 // Columns of `batch` (fields named as in the projection) in `order`.
 Result<std::vector<ArrayPtr>> Reorder(const RecordBatch& batch, const std::vector<std::string>& order) {
@@ -170,13 +190,20 @@ Status ReadFull(const DataRequest& rq, const std::map<int32_t, std::vector<KeyPi
         (void)before;
         const int64_t first = fs.reader->row_group_first_row(rg);
         const int64_t end = first + fs.reader->row_group_num_rows(rg);
-        auto fetched = fs.reader->FetchRowGroup(rg, fs.all.Slice(first, end), fs.proj);
+        const read::RowSelection all = fs.all.Slice(first, end);
+        auto fetched = fs.reader->FetchRowGroup(rg, all, fs.proj);
         if (!fetched.ok()) return MissingOr(fetched.status(), fe);
+        // Every key's rows of this row group decoded at once, then split per key.
+        RAP_ASSIGN_OR_RETURN(RecordBatch decoded, (*fetched)->Read(all, fs.proj));
+        RAP_ASSIGN_OR_RETURN(auto all_cols, Reorder(decoded, rq.data_columns));
         for (const KeyPiece* p : by_file.at(fs.file)) {
           read::RowSelection rows = p->rows.Slice(first, end);
           if (rows.empty()) continue;
-          RAP_ASSIGN_OR_RETURN(RecordBatch b, (*fetched)->Read(rows, fs.proj));
-          RAP_ASSIGN_OR_RETURN(auto cols, Reorder(b, rq.data_columns));
+          std::vector<ArrayPtr> cols;
+          for (const ArrayPtr& a : all_cols) {
+            RAP_ASSIGN_OR_RETURN(ArrayPtr c, TakeSubset(a, all, rows));
+            cols.push_back(std::move(c));
+          }
           std::lock_guard<std::mutex> lock(parts_mu);
           parts[{p, rg}] = std::move(cols);
         }
@@ -264,6 +291,11 @@ Status ReadCovered(const DataRequest& rq, const std::map<int32_t, std::vector<Ke
                                      std::to_string(l.size) + ") lies outside " + fe.path + " (" +
                                      std::to_string(fe.size) + " bytes)");
             }
+            if (l.first_row < 0 || l.num_rows <= 0 || (fe.num_rows > 0 && l.num_rows > fe.num_rows - l.first_row)) {
+              return Status::Corrupt("index: a covering location's rows [" + std::to_string(l.first_row) + ", +" +
+                                     std::to_string(l.num_rows) + ") lie outside " + fe.path + " (" +
+                                     std::to_string(fe.num_rows) + " rows)");
+            }
             if (l.kind < 0 || l.kind > static_cast<int32_t>(LocationKind::kDictionaryPage)) {
               return Status::Corrupt("index: covering location kind " + std::to_string(l.kind) + " at offset " +
                                      std::to_string(l.offset) + " of " + fe.path + " (expected 0, 1 or 2)");
@@ -309,11 +341,17 @@ Status ReadCovered(const DataRequest& rq, const std::map<int32_t, std::vector<Ke
         }
         parquet::ColumnReadOptions cro;
         cro.file_name = path;
+        // Each data page decoded once, for the rows every key of the batch needs from it.
+        struct PageDecode {
+          std::vector<read::RowRange> ranges;  // rows needed, relative to the page
+          read::RowSelection rows;
+          const Location* loc = nullptr;
+          const Location* dict = nullptr;
+          ArrayPtr values;
+        };
+        std::map<std::tuple<size_t, int64_t, int64_t>, PageDecode> decodes;  // (column, offset, size)
         for (KeyPiece* p : files[j].second) {
-          std::vector<std::vector<ArrayPtr>> per_column(rq.data_columns.size());
           for (size_t c = 0; c < rq.data_columns.size(); ++c) {
-            const parquet::FieldNode& node = nodes[c];
-            const int leaf = node.columns[0];
             const Location* dict = nullptr;
             for (const Location& l : p->entry->cover) {
               if (l.column != cover_of[c]) continue;
@@ -321,6 +359,44 @@ Status ReadCovered(const DataRequest& rq, const std::map<int32_t, std::vector<Ke
                 dict = &l;
                 continue;
               }
+              if (l.kind != static_cast<int32_t>(LocationKind::kDataPage)) continue;
+              const read::RowSelection rows = p->rows.Slice(l.first_row, l.first_row + l.num_rows);
+              if (rows.empty()) continue;
+              PageDecode& d = decodes[{c, l.offset, l.size}];
+              if (!d.loc) {
+                d.loc = &l;
+                d.dict = dict;
+              }
+              d.ranges.insert(d.ranges.end(), rows.begin(), rows.end());
+            }
+          }
+        }
+        for (auto& [key, d] : decodes) {
+          const size_t c = std::get<0>(key);
+          const parquet::FieldNode& node = nodes[c];
+          const int leaf = node.columns[0];
+          const Location& l = *d.loc;
+          d.rows = read::RowSelection::FromRanges(std::move(d.ranges));
+          parquet::ColumnChunkInput in;
+          in.num_rows = l.num_rows;
+          if (d.dict && d.dict->first_row <= l.first_row && l.first_row < d.dict->first_row + d.dict->num_rows) {
+            in.dictionary = {bufs.at({d.dict->offset, d.dict->size}), static_cast<uint64_t>(d.dict->offset), 0};
+          }
+          in.spans.push_back({bufs.at({l.offset, l.size}), static_cast<uint64_t>(l.offset), 0});
+          RAP_ASSIGN_OR_RETURN(parquet::LeafColumnData data,
+                               parquet::ReadColumnChunk(sd.column(leaf), static_cast<parquet::Codec>(l.codec), in,
+                                                        d.rows.ranges(), cro));
+          std::vector<const parquet::LeafColumnData*> leaves(static_cast<size_t>(sd.num_columns()), nullptr);
+          leaves[static_cast<size_t>(leaf)] = &data;
+          RAP_ASSIGN_OR_RETURN(d.values, parquet::AssembleField(node, leaves, d.rows.Count()));
+        }
+        for (KeyPiece* p : files[j].second) {
+          std::vector<std::vector<ArrayPtr>> per_column(rq.data_columns.size());
+          for (size_t c = 0; c < rq.data_columns.size(); ++c) {
+            const parquet::FieldNode& node = nodes[c];
+            const int leaf = node.columns[0];
+            for (const Location& l : p->entry->cover) {
+              if (l.column != cover_of[c] || l.kind == static_cast<int32_t>(LocationKind::kDictionaryPage)) continue;
               const read::RowSelection rows = p->rows.Slice(l.first_row, l.first_row + l.num_rows);
               if (rows.empty()) continue;
               if (l.kind == static_cast<int32_t>(LocationKind::kZstdFrame)) {
@@ -329,18 +405,8 @@ Status ReadCovered(const DataRequest& rq, const std::map<int32_t, std::vector<Ke
                 per_column[c].push_back(std::move(a));
                 continue;
               }
-              parquet::ColumnChunkInput in;
-              in.num_rows = l.num_rows;
-              if (dict && dict->first_row <= l.first_row && l.first_row < dict->first_row + dict->num_rows) {
-                in.dictionary = {bufs.at({dict->offset, dict->size}), static_cast<uint64_t>(dict->offset), 0};
-              }
-              in.spans.push_back({bufs.at({l.offset, l.size}), static_cast<uint64_t>(l.offset), 0});
-              RAP_ASSIGN_OR_RETURN(parquet::LeafColumnData data,
-                                   parquet::ReadColumnChunk(sd.column(leaf), static_cast<parquet::Codec>(l.codec), in,
-                                                            rows.ranges(), cro));
-              std::vector<const parquet::LeafColumnData*> leaves(static_cast<size_t>(sd.num_columns()), nullptr);
-              leaves[static_cast<size_t>(leaf)] = &data;
-              RAP_ASSIGN_OR_RETURN(ArrayPtr a, parquet::AssembleField(node, leaves, rows.Count()));
+              const PageDecode& d = decodes.at({c, l.offset, l.size});
+              RAP_ASSIGN_OR_RETURN(ArrayPtr a, TakeSubset(d.values, d.rows, rows));
               per_column[c].push_back(std::move(a));
             }
           }

@@ -162,6 +162,8 @@ Result<Manifest> ManifestFromJson(std::string_view text, const std::string& what
   } catch (const json::parse_error& e) {
     return Status::Corrupt("index manifest " + what + ": not valid JSON at byte " + std::to_string(e.byte) + " of " +
                            std::to_string(text.size()));
+  } catch (const json::exception& e) {  // e.g. out_of_range: a number that overflows a double (1e400)
+    return Status::Corrupt("index manifest " + what + ": not valid JSON: " + e.what());
   }
   Reader r{what};
   Manifest m;

@@ -111,6 +111,35 @@ Result<RecordBatch> ReadLiveRows(const table::TableSnapshot& snap, const Rewrite
   return all;
 }
 
+// Co-grouping: `batch` (sorted, runs of equal keys given by `starts`, plus the end) as one row per run,
+// every non-key column a list of the run's values.
+Result<RecordBatch> CoGroup(const RecordBatch& batch, const std::vector<int>& key_idx, const std::vector<int64_t>& starts,
+                            const SchemaPtr& schema) {
+  RecordBatch out;
+  out.schema = schema;
+  out.num_rows = static_cast<int64_t>(starts.size()) - 1;
+  std::vector<int64_t> firsts(starts.begin(), starts.end() - 1);
+  std::vector<int32_t> offsets;
+  for (int64_t s : starts) {
+    if (s > INT32_MAX) return Status::ResourceExhausted("co-grouping: more than 2^31 rows in one file");
+    offsets.push_back(static_cast<int32_t>(s));
+  }
+  for (size_t c = 0; c < batch.columns.size(); ++c) {
+    if (std::find(key_idx.begin(), key_idx.end(), static_cast<int>(c)) != key_idx.end()) {
+      RAP_ASSIGN_OR_RETURN(ArrayPtr k, TakeArray(batch.columns[c], firsts));
+      out.columns.push_back(std::move(k));
+      continue;
+    }
+    auto list = std::make_shared<ArrayData>();
+    list->type = schema->fields[c].type;
+    list->length = out.num_rows;
+    list->buffers = {Buffer(), Buffer::Copy(offsets.data(), offsets.size() * sizeof(int32_t))};
+    list->children = {batch.columns[c]};
+    out.columns.push_back(std::move(list));
+  }
+  return out;
+}
+
 struct Output {
   io::ObjectStorePtr store;
   std::string dir;          // within the store: where files are written (local: the staging folder)
@@ -133,10 +162,23 @@ Status Rewrite(const table::TableSnapshot& snap, const RewriteOptions& options, 
     key.push_back({k, t});
     key_idx.push_back(i);
   }
+  // The output schema: co-grouped, every non-key column becomes a list.
+  SchemaPtr out_schema = all.schema;
+  if (options.cogroup) {
+    auto s = std::make_shared<Schema>(schema);
+    for (size_t i = 0; i < s->fields.size(); ++i) {
+      if (std::find(key_idx.begin(), key_idx.end(), static_cast<int>(i)) != key_idx.end()) continue;
+      Field item = s->fields[i];
+      item.name = "element";
+      s->fields[i].type = MakeList(item);
+      s->fields[i].nullable = false;
+    }
+    out_schema = s;
+  }
   // Covered columns and their leaf ordinals.
   std::vector<std::string> cover = options.cover;
   if (cover.empty() && options.cover_all) {
-    for (const Field& f : schema.fields) {
+    for (const Field& f : out_schema->fields) {
       if (!f.type->IsNested() && std::find(options.key_columns.begin(), options.key_columns.end(), f.name) ==
                                      options.key_columns.end()) {
         cover.push_back(f.name);
@@ -146,14 +188,15 @@ Status Rewrite(const table::TableSnapshot& snap, const RewriteOptions& options, 
   std::vector<int> leaf_of_field(schema.fields.size());
   for (size_t i = 0, leaf = 0; i < schema.fields.size(); ++i) {
     leaf_of_field[i] = static_cast<int>(leaf);
-    leaf += static_cast<size_t>(LeafCount(*schema.fields[i].type));
+    leaf += static_cast<size_t>(LeafCount(*out_schema->fields[i].type));
   }
   std::vector<int> cover_leaf;
   for (const std::string& c : cover) {
     const int i = schema.FieldIndex(c);
     if (i < 0) return Status::InvalidArgument("--cover '" + c + "': no such column");
-    if (schema.fields[static_cast<size_t>(i)].type->IsNested()) {
-      return Status::NotSupported("--cover '" + c + "' is nested; covered columns are flat");
+    if (out_schema->fields[static_cast<size_t>(i)].type->IsNested()) {
+      return Status::NotSupported("--cover '" + c + "' is nested" + (options.cogroup ? " (co-grouped)" : "") +
+                                  "; covered columns are flat");
     }
     cover_leaf.push_back(leaf_of_field[static_cast<size_t>(i)]);
   }
@@ -217,10 +260,22 @@ Status Rewrite(const table::TableSnapshot& snap, const RewriteOptions& options, 
       RAP_ASSIGN_OR_RETURN(ArrayPtr t, TakeArray(c, rows));
       batch.columns.push_back(std::move(t));
     }
+    // Runs of one key (rows [starts[i], starts[i + 1])); NULL keys form runs that are not indexed.
+    std::vector<int64_t> starts;
+    for (size_t i = 0; i < rows.size(); ++i) {
+      const size_t r = size_t(rows[i]), q = i ? size_t(rows[i - 1]) : 0;
+      if (i == 0 || valid[r] != valid[q] || (valid[r] && CompareKeys(key, keys[r], keys[q]) != 0)) {
+        starts.push_back(static_cast<int64_t>(i));
+      }
+    }
+    starts.push_back(static_cast<int64_t>(rows.size()));
+    if (options.cogroup) {
+      RAP_ASSIGN_OR_RETURN(batch, CoGroup(batch, key_idx, starts, out_schema));
+    }
     const std::string name = fmt::format("part-{:05d}.parquet", b);
     const std::string path = io::JoinPath(out.dir, name);
     auto sink = parquet::MakeObjectStoreSink(out.store, path);
-    RAP_ASSIGN_OR_RETURN(auto writer, parquet::ParquetWriter::Open(all.schema, sink.get(), wo));
+    RAP_ASSIGN_OR_RETURN(auto writer, parquet::ParquetWriter::Open(out_schema, sink.get(), wo));
     RAP_RETURN_NOT_OK(writer->Write(batch));
     out.written.push_back(path);
     RAP_RETURN_NOT_OK(writer->Close());
@@ -265,19 +320,17 @@ Status Rewrite(const table::TableSnapshot& snap, const RewriteOptions& options, 
         }
       }
     }
-    // Entries: runs of one key.
-    for (size_t i = 0; i < rows.size();) {
-      if (!valid[size_t(rows[i])]) {
-        ++i;
-        continue;
-      }
-      size_t j = i + 1;
-      while (j < rows.size() && CompareKeys(key, keys[size_t(rows[j])], keys[size_t(rows[i])]) == 0) ++j;
+    // Entries: runs of one key (co-grouped: one row each).
+    for (size_t g = 0; g + 1 < starts.size(); ++g) {
+      const size_t first = size_t(rows[size_t(starts[g])]);
+      if (!valid[first]) continue;
+      const int64_t i = options.cogroup ? static_cast<int64_t>(g) : starts[g];
+      const int64_t j = options.cogroup ? i + 1 : starts[g + 1];
       IndexEntry e;
-      e.key = keys[size_t(rows[i])];
+      e.key = keys[first];
       e.file = ord;
-      e.first_row = static_cast<int64_t>(i);
-      e.num_rows = static_cast<int64_t>(j - i);
+      e.first_row = i;
+      e.num_rows = j - i;
       for (size_t c = 0; c < cover.size(); ++c) {
         for (size_t rg = 0; rg < md.row_groups.size(); ++rg) {
           const auto& chunk = md.row_groups[rg].columns[static_cast<size_t>(cover_leaf[c])];
@@ -288,7 +341,6 @@ Status Rewrite(const table::TableSnapshot& snap, const RewriteOptions& options, 
         }
       }
       RAP_RETURN_NOT_OK(iw->AddEntry(std::move(e)));
-      i = j;
     }
     if (options.progress) options.progress(static_cast<int64_t>(res->files.size()), -1);
   }

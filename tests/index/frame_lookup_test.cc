@@ -6,8 +6,11 @@
 
 #include <random>
 
+#include "index/file_indexer.h"
 #include "rap/index/build.h"
 #include "rap/index/index.h"
+#include "rap/index/index_writer.h"
+#include "rap/table/table.h"
 #include "testing/index_table.h"
 
 namespace rap::index {
@@ -219,6 +222,54 @@ TEST_P(FrameLookupTest, CoarserKeyFallsBackToPages) {
   Check(*idx, {"10"}, {"v", "name", "b"});
   LookupStats st = Check(*idx, {"10"}, {"v", "name", "b"});
   EXPECT_GT(static_cast<double>(st.bytes) / static_cast<double>(std::max<int64_t>(1, st.data_files)), 1000);
+}
+
+// Corrupt frame records (garbage levels, a record naming another byte range, rows outside the file)
+// fail the lookup with kCorrupt naming the file; nothing crashes or allocates without bound.
+TEST_P(FrameLookupTest, CorruptFrameRecordsFailCleanly) {
+  if (!GetParam().framed) GTEST_SKIP() << "no frame records";
+  auto snap = table::OpenTable(root_);
+  ASSERT_TRUE(snap.ok()) << snap.status().ToString();
+  internal::FileIndexSpec spec{{"k"}, {"v", "name"}, {}};
+  auto indexed = internal::IndexDataFile(snap->store, snap->files[0], 0, spec);
+  ASSERT_TRUE(indexed.ok()) << indexed.status().ToString();
+  using Mutation = std::function<void(Location&)>;
+  const std::vector<std::pair<const char*, Mutation>> mutations = {
+      {"levels", [](Location& l) { l.aux = "\xff\xff\xff\x01"; }},
+      {"huge levels", [](Location& l) { l.aux = std::string("\xff\xff\xff\xff\x0f\x00\x03\x01", 8); }},
+      {"offset", [](Location& l) { l.offset += 1; }},
+      {"rows", [](Location& l) { l.num_rows = int64_t{1} << 40; }},
+  };
+  for (const auto& [what, mutate] : mutations) {
+    const std::string url = dir_.Join(std::string("idx_bad_") + (what[0] == 'h' ? "huge" : what));
+    IndexWriterOptions wo;
+    wo.key = indexed->key;
+    wo.cover = {"v", "name"};
+    auto w = IndexWriter::Make(url, wo, std::nullopt);
+    ASSERT_TRUE(w.ok()) << w.status().ToString();
+    (*w)->AddFile(indexed->file, indexed->schema_file);
+    int mutated = 0;
+    for (IndexEntry e : indexed->entries) {
+      for (Location& l : e.cover) {
+        if (l.kind == static_cast<int32_t>(LocationKind::kZstdFrame)) {
+          mutate(l);
+          ++mutated;
+        }
+      }
+      ASSERT_TRUE((*w)->AddEntry(std::move(e)).ok());
+    }
+    ASSERT_GT(mutated, 0);
+    ASSERT_TRUE((*w)->Commit(root_, "directory", -1).ok());
+    auto idx = Index::Open(url);
+    ASSERT_TRUE(idx.ok()) << idx.status().ToString();
+    const Key key = *(*idx)->ParseKey({"5"});
+    LookupOptions lo;
+    lo.columns = {"v", "name"};
+    auto res = (*idx)->Lookup({&key, 1}, lo);
+    ASSERT_FALSE(res.ok()) << what;
+    EXPECT_EQ(res.status().code(), StatusCode::kCorrupt) << what << ": " << res.status().ToString();
+    EXPECT_NE(res.status().message().find("f00.parquet"), std::string::npos) << what << ": " << res.status().ToString();
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Layouts, FrameLookupTest, ::testing::ValuesIn(kLayouts),

@@ -137,6 +137,40 @@ TEST_P(RewriteTest, FailuresLeaveNothingBehind) {
   EXPECT_FALSE(RewriteTable(root_, root_, Options()).ok());
 }
 
+// Co-grouped: one row per key (each key in one file), every other column a list of the key's
+// values in input order.
+TEST_P(RewriteTest, CoGroupedOneRowPerKeyWithListsOfTheInputRows) {
+  const std::string out = dir_.Join("out_cogroup");
+  RewriteOptions o = Options();
+  o.cogroup = true;
+  auto r = RewriteTable(root_, out, o);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  auto idx = Index::Open(out);
+  ASSERT_TRUE(idx.ok()) << idx.status().ToString();
+  for (int64_t k = -1; k < opts_.key_space + 1; k += 5) {
+    const Key key = *(*idx)->ParseKey({std::to_string(k)});
+    LookupOptions lo;
+    lo.columns = {"v", "name", "tags"};
+    auto res = (*idx)->Lookup({&key, 1}, lo);
+    ASSERT_TRUE(res.ok()) << res.status().ToString();
+    const auto want = bf_.Rows({"k"}, {std::to_string(k)}, {"v", "name", "tags"});
+    const RecordBatch& got = res->keys[0].rows;
+    ASSERT_EQ(got.num_rows, want.empty() ? 0 : 1) << "key " << k;
+    if (want.empty()) continue;
+    // Row i of the input is item i of every list.
+    const int iv = got.schema->FieldIndex("v"), in = got.schema->FieldIndex("name"), it = got.schema->FieldIndex("tags");
+    ASSERT_GE(iv, 0);
+    std::vector<std::string> rows;
+    const auto item = [&](int col, int64_t i) {
+      const ArrayData& list = *got.columns[size_t(col)];
+      return FormatValue(*list.children[0], list.offsets()[0] + i);
+    };
+    const int64_t n = got.columns[size_t(iv)]->offsets()[1] - got.columns[size_t(iv)]->offsets()[0];
+    for (int64_t i = 0; i < n; ++i) rows.push_back(item(iv, i) + "|" + item(in, i) + "|" + item(it, i) + "|");
+    EXPECT_EQ(rows, want) << "key " << k;
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Layouts, RewriteTest,
                          ::testing::Values(RewriteLayout::kSorted, RewriteLayout::kPagePerKey,
                                            RewriteLayout::kFramePerKey, RewriteLayout::kInterleaved),

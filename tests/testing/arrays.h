@@ -53,4 +53,12 @@ inline ArrayPtr Strings(const std::vector<std::optional<std::string>>& v) {
   return a;
 }
 
+// One row of a batch as text: every column's FormatValue followed by "|" (the row oracle of the
+// scan, index and reliability tests).
+inline std::string RowText(const RecordBatch& b, int64_t r) {
+  std::string line;
+  for (const ArrayPtr& c : b.columns) line += FormatValue(*c, r) + "|";
+  return line;
+}
+
 }  // namespace rap::testing

@@ -126,12 +126,6 @@ inline std::vector<std::string> WriteIndexTable(const std::string& dir, const In
   return names;
 }
 
-inline std::string RowText(const RecordBatch& b, int64_t r) {
-  std::string line;
-  for (const ArrayPtr& c : b.columns) line += FormatValue(*c, r) + "|";
-  return line;
-}
-
 // Brute force: for each file (in the given order) every row, keyed by the text of the key columns.
 class BruteForce {
  public:

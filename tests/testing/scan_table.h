@@ -139,12 +139,6 @@ struct ScanRows {
   read::ScanStats stats;
 };
 
-inline std::string RowText(const RecordBatch& b, int64_t r) {
-  std::string line;
-  for (const ArrayPtr& c : b.columns) line += FormatValue(*c, r) + "|";
-  return line;
-}
-
 inline Result<ScanRows> RunScan(read::ScanSource source, read::ScanOptions options) {
   RAP_ASSIGN_OR_RETURN(auto scanner, read::Scanner::Make(std::move(source), std::move(options)));
   ScanRows out;

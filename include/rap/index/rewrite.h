@@ -31,6 +31,10 @@ struct RewriteOptions {
   RewriteLayout layout = RewriteLayout::kFramePerKey;
   int64_t align = 0;                     // frame layouts: WriterOptions::frame_align
   int32_t buckets = 1;                   // output files: one per non-empty bucket
+  // Co-grouping (a schema change): one row per key and file, the key columns as they are and every
+  // other column `c` of type T as `c` list<T> (non-null list, items nullable as c was) holding the
+  // key's values in row order. Combines with every layout.
+  bool cogroup = false;
   // Covered columns of the index (flat columns); empty: every flat non-key column.
   std::vector<std::string> cover;
   bool cover_all = true;                 // false with an empty `cover`: no covering data
