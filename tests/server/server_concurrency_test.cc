@@ -10,7 +10,6 @@
 #include <nlohmann/json.hpp>
 
 #include <atomic>
-#include <cstdio>
 #include <filesystem>
 #include <thread>
 
@@ -107,7 +106,6 @@ TEST(ServerConcurrencyTest, TrafficRefreshAndShutdown) {
   for (std::thread& t : threads) t.join();
   EXPECT_EQ(wrong.load(), 0);
   EXPECT_GT(answered.load(), 20);
-  std::fprintf(stderr, "%d requests answered\n", answered.load());
   CurlClient late(url, 5);
   EXPECT_EQ(late.Get("/healthz").status, 0);  // connection refused
 }
