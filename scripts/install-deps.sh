@@ -17,6 +17,8 @@ PKGS=(
   swift swift-proxy swift-object swift-container swift-account python3-swift memcached
   # benchmark plots
   gnuplot-nox
+  # HTTP load generator for bench_serve
+  wrk
   # independent readers for writer verification (npm packages, see tests/npm)
   nodejs
 )

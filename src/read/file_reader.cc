@@ -402,20 +402,27 @@ Result<std::vector<ChunkRanges>> FileReader::PlanRowGroup(int rg, const RowSelec
     if (static_cast<uint64_t>(locs[0].offset) > chunk.offset) {
       cr.dictionary = ByteRange{chunk.offset, static_cast<uint64_t>(locs[0].offset) - chunk.offset};
     }
-    size_t k = 0;
-    while (k < locs.size()) {
-      auto page_end_row = [&](size_t i) { return i + 1 < locs.size() ? locs[i + 1].first_row_index : rg_rows; };
-      if (!selection.Intersects(locs[k].first_row_index, page_end_row(k))) {
-        ++k;
-        continue;
-      }
-      size_t m = k;
-      while (m + 1 < locs.size() && selection.Intersects(locs[m + 1].first_row_index, page_end_row(m + 1))) ++m;
-      const uint64_t begin = static_cast<uint64_t>(locs[k].offset);
-      const uint64_t end = static_cast<uint64_t>(locs[m].offset) + static_cast<uint64_t>(locs[m].compressed_page_size);
+    // The pages holding selected rows, found per selected range (not per page, so a point lookup in a
+    // chunk of thousands of pages costs a binary search): the page holding the range's first row
+    // through the last page starting before its end. Runs of consecutive pages are merged.
+    std::vector<size_t> chosen;
+    for (const RowRange& r : selection.ranges()) {
+      auto it = std::upper_bound(locs.begin(), locs.end(), r.begin, [](int64_t v, const parquet::PageLocation& l) {
+        return v < l.first_row_index;
+      });
+      size_t k = it == locs.begin() ? 0 : static_cast<size_t>(it - locs.begin()) - 1;
+      if (!chosen.empty() && k <= chosen.back()) k = chosen.back() + 1;
+      for (; k < locs.size() && locs[k].first_row_index < r.end; ++k) chosen.push_back(k);
+    }
+    for (size_t i = 0; i < chosen.size();) {
+      size_t j = i;
+      while (j + 1 < chosen.size() && chosen[j + 1] == chosen[j] + 1) ++j;
+      const auto& last = locs[chosen[j]];
+      const uint64_t begin = static_cast<uint64_t>(locs[chosen[i]].offset);
+      const uint64_t end = static_cast<uint64_t>(last.offset) + static_cast<uint64_t>(last.compressed_page_size);
       cr.runs.push_back({begin, end - begin});
-      for (size_t i = k; i <= m; ++i) cr.pages.push_back(locs[i]);
-      k = m + 1;
+      for (size_t x = i; x <= j; ++x) cr.pages.push_back(locs[chosen[x]]);
+      i = j + 1;
     }
     out.push_back(std::move(cr));
   }

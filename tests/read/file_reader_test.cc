@@ -260,6 +260,33 @@ TEST(FileReader, ExactRangesWithOffsetIndex) {
   EXPECT_EQ((*plan_d)[0].runs.size(), 1u);
   EXPECT_EQ((*plan_d)[0].pages.size(), 1u);
 
+  // Random selections: exactly the pages holding a selected row (the brute-force rule: a page is
+  // chosen iff some selected row lies in [its first row, the next page's first row)), in order.
+  std::mt19937_64 rng(5);
+  const int64_t rg_rows = r->row_group_num_rows(0);
+  for (int trial = 0; trial < 200; ++trial) {
+    std::vector<RowRange> ranges;
+    const int n = 1 + static_cast<int>(rng() % 6);
+    for (int i = 0; i < n; ++i) {
+      const int64_t b = static_cast<int64_t>(rng() % static_cast<uint64_t>(rg_rows));
+      ranges.push_back({b, std::min(rg_rows, b + 1 + static_cast<int64_t>(rng() % 40))});
+    }
+    const RowSelection rs = RowSelection::FromRanges(ranges);
+    auto pl = r->PlanRowGroup(0, rs, *p);
+    ASSERT_TRUE(pl.ok());
+    std::vector<int64_t> want, got;
+    for (size_t k = 0; k < locs.size(); ++k) {
+      const int64_t end = k + 1 < locs.size() ? locs[k + 1].first_row_index : rg_rows;
+      if (rs.Intersects(locs[k].first_row_index, end)) want.push_back(locs[k].offset);
+    }
+    for (const auto& pg : (*pl)[0].pages) got.push_back(pg.offset);
+    ASSERT_EQ(got, want) << "trial " << trial;
+    uint64_t run_bytes = 0, page_bytes = 0;
+    for (const ByteRange& br : (*pl)[0].runs) run_bytes += br.length;
+    for (const auto& pg : (*pl)[0].pages) page_bytes += static_cast<uint64_t>(pg.compressed_page_size);
+    EXPECT_EQ(run_bytes, page_bytes);  // runs cover exactly the chosen pages (plain: contiguous pages)
+  }
+
   // Without the page index: whole chunks.
   FileReaderOptions no_index;
   no_index.use_page_index = false;

@@ -15,8 +15,7 @@
 #include <thread>
 
 #include "rap/read/expr.h"
-#include "testing/scan_table.h"
-#include "testing/serve_fixture.h"
+#include "testing/served_scan_table.h"
 
 namespace rap::server {
 namespace {
@@ -28,15 +27,11 @@ using rap::testing::CurlResponse;
 class ServerHttpTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    ASSERT_TRUE(table_.Write().ok());
-    auto full = rap::testing::ScanEverything(table_.Source());
-    ASSERT_TRUE(full.ok()) << full.status().ToString();
-    full_ = std::move(*full);
+    Status st = served_.Prepare();
+    ASSERT_TRUE(st.ok()) << st.ToString();
   }
   std::unique_ptr<rap::testing::ServeFixture> Start(ServerOptions o = {}) {
-    o.tables = {{"events", table_.root(), ""}};
-    o.access_log = "";
-    auto f = rap::testing::ServeFixture::Start(std::move(o));
+    auto f = served_.Start(std::move(o));
     EXPECT_TRUE(f.ok()) << f.status().ToString();
     return f.ok() ? std::move(*f) : nullptr;
   }
@@ -67,8 +62,9 @@ class ServerHttpTest : public ::testing::Test {
     return rows;
   }
 
-  rap::testing::LocalScanTable table_;
-  rap::testing::FullScan full_;
+  rap::testing::ServedScanTable served_;
+  const rap::testing::LocalScanTable& table_ = served_.table();
+  const rap::testing::FullScan& full_ = served_.full();
 };
 
 TEST_F(ServerHttpTest, HealthReadyAndTables) {

@@ -9,10 +9,8 @@
 #include <filesystem>
 #include <thread>
 
-#include "rap/index/build.h"
 #include "rap/table/scan_source.h"
-#include "testing/scan_table.h"
-#include "testing/serve_fixture.h"
+#include "testing/served_scan_table.h"
 
 namespace rap::server {
 namespace {
@@ -24,40 +22,17 @@ using rap::testing::CurlResponse;
 class ServerLookupTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    ASSERT_TRUE(table_.Write().ok());
-    index::BuildOptions bo;
-    bo.key_columns = {"s"};
-    auto built = index::BuildIndex(table_.root(), bo);
-    ASSERT_TRUE(built.ok()) << built.status().ToString();
-    auto full = rap::testing::ScanEverything(table_.Source());
-    ASSERT_TRUE(full.ok());
-    full_ = std::move(*full);
+    Status st = served_.Prepare("s");
+    ASSERT_TRUE(st.ok()) << st.ToString();
   }
-  // ids of the rows whose s == word, in table order.
-  std::vector<int64_t> IdsOf(const std::string& word) const {
-    std::vector<int64_t> ids;
-    const int s = full_.schema->FieldIndex("s"), id = full_.schema->FieldIndex("id");
-    for (const RecordBatch& b : full_.batches) {
-      const ArrayData& sc = *b.columns[static_cast<size_t>(s)];
-      for (int64_t r = 0; r < b.num_rows; ++r) {
-        if (sc.IsNull(r)) continue;
-        const int32_t* o = sc.offsets();
-        if (std::string(reinterpret_cast<const char*>(sc.buffers[2].data()) + o[r], static_cast<size_t>(o[r + 1] - o[r])) == word) {
-          ids.push_back(b.columns[static_cast<size_t>(id)]->values<int64_t>()[r]);
-        }
-      }
-    }
-    return ids;
-  }
+  std::vector<int64_t> IdsOf(const std::string& word) const { return served_.IdsOf(word); }
   std::unique_ptr<rap::testing::ServeFixture> Start(ServerOptions o = {}) {
-    o.tables = {{"events", table_.root(), ""}};
-    o.access_log = "";
-    auto f = rap::testing::ServeFixture::Start(std::move(o));
+    auto f = served_.Start(std::move(o));
     EXPECT_TRUE(f.ok()) << f.status().ToString();
     return f.ok() ? std::move(*f) : nullptr;
   }
-  rap::testing::LocalScanTable table_;
-  rap::testing::FullScan full_;
+  const rap::testing::LocalScanTable& table() const { return served_.table(); }
+  rap::testing::ServedScanTable served_;
 };
 
 std::vector<int64_t> Ids(const json& rows) {
@@ -199,36 +174,21 @@ TEST_F(ServerLookupTest, IndexRefreshMidTraffic) {
       ++answered;
     }
   });
-  const std::string dir = table_.root() + "/part=d";
+  const std::string dir = table().root() + "/part=d";
   std::filesystem::create_directories(dir);
-  rap::testing::WriteStringToFile(table_.root() + "/../d.tmp", (*files)[3].bytes);
-  std::filesystem::rename(table_.root() + "/../d.tmp", dir + "/data.parquet");
+  rap::testing::WriteStringToFile(table().root() + "/../d.tmp", (*files)[3].bytes);
+  std::filesystem::rename(table().root() + "/../d.tmp", dir + "/data.parquet");
   // The table's kiwi rows now: a full scan of the four files as listed.
-  auto snap = table::OpenTable(table_.root());
+  auto snap = table::OpenTable(table().root());
   ASSERT_TRUE(snap.ok());
   auto src4 = table::ToScanSource(*snap);
   ASSERT_TRUE(src4.ok());
   auto full = rap::testing::ScanEverything(*src4);
   ASSERT_TRUE(full.ok());
-  // The count after the update, from the full scan of the four files.
-  size_t expected_after = 0;
-  {
-    const int s = full->schema->FieldIndex("s");
-    for (const RecordBatch& b : full->batches) {
-      const ArrayData& sc = *b.columns[static_cast<size_t>(s)];
-      for (int64_t r = 0; r < b.num_rows; ++r) {
-        if (sc.IsNull(r)) continue;
-        const int32_t* off = sc.offsets();
-        if (std::string(reinterpret_cast<const char*>(sc.buffers[2].data()) + off[r],
-                        static_cast<size_t>(off[r + 1] - off[r])) == "kiwi") {
-          ++expected_after;
-        }
-      }
-    }
-  }
+  const size_t expected_after = rap::testing::IdsWithWord(*full, "kiwi").size();
   after_count.store(expected_after);
   ASSERT_GT(expected_after, before);
-  auto updated = index::UpdateIndex(index::DefaultIndexUrl(table_.root()), index::UpdateOptions{});
+  auto updated = index::UpdateIndex(index::DefaultIndexUrl(table().root()), index::UpdateOptions{});
   ASSERT_TRUE(updated.ok()) << updated.status().ToString();
   EXPECT_TRUE(updated->changed);
   auto c = f->Client();
