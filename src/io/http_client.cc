@@ -330,7 +330,9 @@ Verdict Evaluate(HttpClient::Exchange* ex, const std::string& endpoint, const Ht
   resp.mtime_ms = ParseHttpDateMs(resp.Header("last-modified"));
   if (st == 429 || st >= 500) {
     v.status = map_error(req, resp);
-    v.retry = true;
+    // 501 Not Implemented and 505 HTTP Version Not Supported describe the server, not a transient
+    // state: retrying cannot succeed.
+    v.retry = st != 501 && st != 505;
     if (auto ra = ParseRetryAfter(resp.Header("retry-after"))) v.retry_after_s = *ra;
     return v;
   }

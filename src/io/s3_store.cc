@@ -177,7 +177,13 @@ class S3Store final : public HttpBasedStore {
     req.headers = AuthHeaders(sigv4::Sha256Hex(data.view()));
     req.headers.push_back("Content-Type: application/octet-stream");
     req.headers.push_back("If-None-Match: *");
-    RAP_ASSIGN_OR_RETURN(auto resps, client_.Run({req}, ReadOptions{}, nullptr));
+    auto run = client_.Run({req}, ReadOptions{}, nullptr);
+    if (!run.ok() && run.status().code() == StatusCode::kNotSupported) {
+      return Status::NotSupported(key + ": the S3 endpoint " + EndpointName() +
+                                  " does not support conditional writes (PUT with If-None-Match: *), so an object "
+                                  "cannot be created atomically there (" + run.status().message() + ")");
+    }
+    RAP_ASSIGN_OR_RETURN(auto resps, std::move(run));
     const HttpResponse& r = resps[0];
     if (r.status == 412 || r.status == 409) {
       return Status::Changed(key + ": already exists (another writer created it first; HTTP " +
@@ -243,6 +249,11 @@ class S3Store final : public HttpBasedStore {
       return Status::NotFound(req.object + ": not found (" + what + ")");
     }
     if (resp.status == 416) return Status::InvalidArgument(req.object + ": range not satisfiable (" + what + ")");
+    if (resp.status == 501) {
+      // e.g. a conditional PUT (If-None-Match: *) on an S3 implementation without conditional writes.
+      return Status::NotSupported(req.object + ": " + req.method + " is not supported by the endpoint " +
+                                  EndpointName() + " (" + what + ")");
+    }
     return Status::IOError(req.object + ": " + req.method + " failed (" + what + ") at " + EndpointName());
   }
 
