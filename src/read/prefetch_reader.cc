@@ -118,12 +118,14 @@ PrefetchReader::~PrefetchReader() {
 
 void PrefetchReader::Cancel() {
   if (!shared_) return;
+  // The token is cancelled even when a producer already set `stop`: its own Cancel() may not have
+  // run yet, and a caller that saw the error must find in-flight reads cancelled.
+  if (cancel_) cancel_->Cancel();
   {
     std::lock_guard<std::mutex> lock(shared_->mu);
     if (shared_->stop) return;
     shared_->stop = true;
   }
-  if (cancel_) cancel_->Cancel();
   shared_->producer_cv.notify_all();
   shared_->consumer_cv.notify_all();
 }
@@ -143,10 +145,11 @@ void PrefetchReader::Produce(size_t producer) {
     const double took = NowSeconds() - t0;
     std::unique_lock<std::mutex> lock(s.mu);
     if (!st.ok()) {
+      // Cancel the in-flight reads before the error becomes visible to the consumer.
+      if (cancel_) cancel_->Cancel();
       if (s.error.ok() && !s.stop) s.error = st;
       s.stop = true;
       lock.unlock();
-      if (cancel_) cancel_->Cancel();
       s.producer_cv.notify_all();
       s.consumer_cv.notify_all();
       return;
