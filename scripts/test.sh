@@ -47,13 +47,13 @@ if [ "$MODE" = "fast" ]; then exit 0; fi
 # enforced (-Werror) by the release build, so these builds do not turn warnings into errors.
 # AddressSanitizer + UBSan: one clang build with libFuzzer instrumentation (RAP_FUZZ=ON) runs the
 # unit tests and builds every fuzz target (tests/fuzz), then smoke-fuzzes each target for
-# FUZZ_SECONDS (default 20) on its seed corpus, two at a time, failing on any crash, leak, timeout
+# FUZZ_SECONDS (default 12) on its seed corpus, two at a time, failing on any crash, leak, timeout
 # or allocation over the limits (scripts/fuzz.sh, docs/reliability.md).
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 CC=clang CXX=clang++ BUILD_ONLY_SELECTED=1 EXTRA_TARGETS="rap rap_fuzz_all" run_suite build/casan -DCMAKE_BUILD_TYPE=Debug "-DCMAKE_CXX_FLAGS_DEBUG=-g1 -O1" -DRAP_FUZZ=ON -DRAP_BUILD_BENCH=OFF -- -LE network
 echo "=== fuzz smoke build/casan"
-BUILD_DIR=build/casan JOBS="$JOBS" NICE=0 scripts/fuzz.sh all "${FUZZ_SECONDS:-20}"
+BUILD_DIR=build/casan JOBS="$JOBS" NICE=0 scripts/fuzz.sh all "${FUZZ_SECONDS:-12}"
 
 export TSAN_OPTIONS="halt_on_error=1"
 BUILD_ONLY_SELECTED=1 run_suite build/tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRAP_SANITIZE=thread -DRAP_BUILD_BENCH=OFF -- -L concurrent -LE network
