@@ -1,5 +1,5 @@
 // bench_serve: `rap serve` under load (wrk) against the lookup library on the same keys
-// (docs/benchmarks/server.md). A table of int64 keys (plus double/string/binary/list columns) is
+// (docs/benchmarks/serve.md). A table of int64 keys (plus double/string/binary/list columns) is
 // written once, with one RAP index per layout (plain: locations only; covered: covering data for
 // the output columns; hoisted: the output columns' values in the index). Per transport profile
 // (local files, or s3:// over rap-netsim at a fixed latency) and layout, a `rap serve` child process
@@ -331,7 +331,7 @@ Profile OpenProfile(const std::string& name, const std::string& root, const std:
 
 int main(int argc, char** argv) {
   Args a;
-  CLI::App app{"bench_serve: rap serve under wrk load vs the lookup library (docs/benchmarks/server.md)"};
+  CLI::App app{"bench_serve: rap serve under wrk load vs the lookup library (docs/benchmarks/serve.md)"};
   app.add_option("--files", a.files, "Data files in the table")->capture_default_str();
   app.add_option("--rows-per-file", a.rows_per_file, "Rows per file (keys uniform over files*rows)")->capture_default_str();
   app.add_option("--profiles", a.profiles, "local and/or rap-netsim latencies (e.g. 30ms), comma-separated")->capture_default_str();

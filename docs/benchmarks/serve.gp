@@ -1,9 +1,9 @@
-# Plots of bench_serve's CSVs (docs/benchmarks/server.md); run from docs/benchmarks: gnuplot server.gp
+# Plots of bench_serve's CSVs (docs/benchmarks/serve.md); run from docs/benchmarks: gnuplot serve.gp
 set datafile separator ","
 set terminal pngcairo size 1500,460 font "sans,10"
-set output "server.png"
+set output "serve.png"
 set multiplot layout 1,3
-sel(p, l, k) = sprintf("< awk -F, '$1==\"serve\" && $2==\"%s\" && $3==\"%s\" && $4==%d' server.csv", p, l, k)
+sel(p, l, k) = sprintf("< awk -F, '$1==\"serve\" && $2==\"%s\" && $3==\"%s\" && $4==%d' serve.csv", p, l, k)
 set logscale x 2
 set xtics (1, 16, 64)
 set xlabel "concurrency (wrk connections)"
@@ -35,5 +35,5 @@ set xlabel "seconds"
 set ylabel "MiB"
 set yrange [0:*]
 set xtics auto
-plot "server_rss.csv" u 1:2 every ::1 w l lw 2 t "RSS"
+plot "serve_rss.csv" u 1:2 every ::1 w l lw 2 t "RSS"
 unset multiplot
