@@ -25,7 +25,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -47,6 +46,8 @@
 #include "rap/table/scan_source.h"
 #include "rap/table/table.h"
 #include "rap/util/clock.h"
+#include "testing/cli_run.h"
+#include "testing/duckdb_run.h"
 #include "testing/netsim_fixture.h"
 #include "testing/paths.h"
 
@@ -85,13 +86,8 @@ struct Sample {
   int64_t rows = 0;
 };
 
-double Quantile(std::vector<double> v, double q) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  // Nearest rank: with few samples p99 is the largest.
-  size_t i = static_cast<size_t>(std::ceil(q * static_cast<double>(v.size()))) - 1;
-  return v[std::min(i, v.size() - 1)];
-}
+// read::Quantile: the value at the rounded rank q * (n - 1); with few samples p99 is the largest.
+using read::Quantile;
 
 template <typename F>
 double MedianOf(const std::vector<Sample>& s, F f) {
@@ -100,19 +96,7 @@ double MedianOf(const std::vector<Sample>& s, F f) {
   return Quantile(v, 0.5);
 }
 
-std::string ExeDir() {
-  std::error_code ec;
-  return fs::read_symlink("/proc/self/exe", ec).parent_path().string();
-}
-
-// The build directory's tools/ (bench_lookup lives in <build>/bench).
-std::string ToolPath(const std::string& name) { return (fs::path(ExeDir()).parent_path() / "tools" / name).string(); }
-
-std::string Shell(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
+using testing::ShellQuote;
 
 // Runs a shell command, returns its stdout; exits on failure.
 std::string Run(const std::string& cmd) {
@@ -166,11 +150,12 @@ struct Bench {
     }
     std::string cols;
     for (const std::string& c : columns) cols += (cols.empty() ? "" : ",") + c;
-    const std::string cmd = fmt::format("{} lookup {} --keys-file {} --columns {} --format none --stats 2>&1",
-                                        Shell(ToolPath("rap")), url, Shell(keys_file), cols);
     Reset();
     const double t0 = NowSeconds();
-    const std::string out = Run(cmd);
+    const testing::CliRun run =
+        testing::RunCli(fmt::format("lookup {} --keys-file {} --columns {} --format none --stats", url, ShellQuote(keys_file), cols));
+    if (run.exit_code != 0) Die("rap lookup failed:\n" + run.out);
+    const std::string& out = run.out;
     Sample s;
     s.ms = (NowSeconds() - t0) * 1e3;
     Count(&s);
@@ -227,8 +212,8 @@ struct Bench {
     for (const std::string& f : files) file_list += (file_list.empty() ? "" : ",") + f;
     for (const std::string& c : columns) cols += (cols.empty() ? "" : ",") + c;
     const std::string script = testing::SourceDir() + "/bench/lookup/lookup_peers.mjs";
-    const std::string out = Run(fmt::format("node {} {} {} {} {} bkt/t {} {} k {}", Shell(script), Shell(npm_dir), engine,
-                                            mode, netsim->url(), file_list, cols, Shell(keys_file)));
+    const std::string out = Run(fmt::format("node {} {} {} {} {} bkt/t {} {} k {}", ShellQuote(script), ShellQuote(npm_dir), engine,
+                                            mode, netsim->url(), file_list, cols, ShellQuote(keys_file)));
     std::vector<Sample> samples;
     std::istringstream in(out);
     std::string line;
@@ -314,8 +299,8 @@ BuildFigures BuildIndexes(const std::string& table_dir, const bench::LookupTable
           "TO '{}/b{}.parquet' (FORMAT parquet)",
           ords, list, buckets, bk, out_dir, bk));
     }
-    std::string cmd = fmt::format("node {} {} 2", Shell(testing::SourceDir() + "/bench/lookup/duckdb_build.mjs"), Shell(npm_dir));
-    for (const std::string& s : sql) cmd += " " + Shell(s);
+    std::string cmd = fmt::format("node {} {} 2", ShellQuote(testing::SourceDir() + "/bench/lookup/duckdb_build.mjs"), ShellQuote(npm_dir));
+    for (const std::string& s : sql) cmd += " " + ShellQuote(s);
     auto j = nlohmann::json::parse(Run(cmd), nullptr, false);
     if (!j.is_discarded()) b.duck_s = j.value("ms", 0.0) / 1e3;
   }
@@ -344,8 +329,7 @@ int main(int argc, char** argv) {
   app.add_option("--csv", csv, "CSV output, one row per profile, method, mode and batch size")->capture_default_str();
   app.add_option("--temp-dir", temp_dir, "Where the table is written (default: a temporary directory)");
   CLI11_PARSE(app, argc, argv);
-  if (!std::getenv("RAP_NETSIM_BINARY")) setenv("RAP_NETSIM_BINARY", ToolPath("rap-netsim").c_str(), 1);
-  if (!fs::exists(ToolPath("rap"))) Die("the rap binary is not built: " + ToolPath("rap"));
+  if (!testing::RapBinaryExists()) Die("the rap binary is not built: " + testing::RapBinary());
 
   testing::TempDir tmp;
   const std::string root = temp_dir.empty() ? tmp.path() : temp_dir;

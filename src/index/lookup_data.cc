@@ -185,9 +185,6 @@ Status ReadFull(const DataRequest& rq, const std::map<int32_t, std::vector<KeyPi
       const FileEntry& fe = m.files[static_cast<size_t>(fs.file)];
       auto cs = std::make_shared<CountingStore>(rq.snap->data_store);
       errors[t] = [&]() -> Status {
-        // The reader reads through fs.cs; count this task's requests by the difference.
-        const int64_t before = fs.cs->requests();
-        (void)before;
         const int64_t first = fs.reader->row_group_first_row(rg);
         const int64_t end = first + fs.reader->row_group_num_rows(rg);
         const read::RowSelection all = fs.all.Slice(first, end);
