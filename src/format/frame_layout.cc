@@ -85,6 +85,10 @@ Result<KeyLevels> DecodeKeyLevels(std::string_view levels, int64_t num_rows, int
       rep_len > levels.size() - pos || n > (1ULL << 31)) {
     return Status::Corrupt(fmt::format("key levels of {} bytes: bad level count or repetition length", levels.size()));
   }
+  // A flat column has exactly one level per row: checked before the levels are allocated.
+  if (max_rep == 0 && n != static_cast<uint64_t>(num_rows)) {
+    return Status::Corrupt(fmt::format("key levels declare {} levels for {} rows of a flat column", n, num_rows));
+  }
   out.num_levels = static_cast<int64_t>(n);
   auto decode = [&](const uint8_t* data, size_t size, int16_t max, std::vector<int16_t>* dst) -> Status {
     if (max == 0) return Status::OK();

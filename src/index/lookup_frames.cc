@@ -47,21 +47,7 @@ Result<ArrayPtr> DecodeFrameRecord(const parquet::FieldNode& node, const parquet
   loc.num_rows = record.num_rows;
   loc.raw_size = (*listed)[0].content_size;
   loc.levels = record.aux;
-  // A flat column has one level per row: check the declared level count before decoding (and
-  // allocating) the levels.
-  if (!record.aux.empty() && column.max_repetition_level == 0) {
-    uint64_t n = 0;
-    int shift = 0;
-    for (size_t i = 0; i < record.aux.size() && shift < 64; ++i, shift += 7) {
-      const auto b = static_cast<uint8_t>(record.aux[i]);
-      n |= static_cast<uint64_t>(b & 0x7f) << shift;
-      if (!(b & 0x80)) break;
-    }
-    if (n != static_cast<uint64_t>(record.num_rows)) {
-      return Status::Corrupt(where() + ": its levels declare " + std::to_string(n) + " levels for " +
-                             std::to_string(record.num_rows) + " rows of a flat column");
-    }
-  }
+  // DecodeKeyLevels checks a flat column's level count against its rows before allocating levels.
   auto levels = parquet::DecodeKeyLevels(record.aux, record.num_rows, column.max_repetition_level,
                                          column.max_definition_level);
   if (!levels.ok()) return levels.status().WithContext(where());

@@ -237,6 +237,13 @@ TEST(FrameLayout, KeyLevelsRoundTrip) {
   ASSERT_TRUE(trivial.ok());
   EXPECT_EQ(trivial->def, full);
   EXPECT_FALSE(DecodeKeyLevels("\x05\x40", 1, 1, 1).ok());  // repetition bytes past the end
+  // A flat column has one level per row: any other declared count is refused before decoding.
+  const std::vector<int16_t> flat{1, 0, 1};
+  const std::string three = EncodeKeyLevels({}, flat, 0, 1);
+  ASSERT_TRUE(DecodeKeyLevels(three, 3, 0, 1).ok());
+  auto wrong = DecodeKeyLevels(three, 2, 0, 1);
+  ASSERT_FALSE(wrong.ok());
+  EXPECT_NE(wrong.status().message().find("3 levels for 2 rows"), std::string::npos) << wrong.status().ToString();
 }
 
 TEST(FrameLayout, OptionsAreChecked) {
