@@ -19,6 +19,7 @@
 #include "rap/table/scan_source.h"
 #include "rap/table/table.h"
 #include "rap/util/clock.h"
+#include "rap/util/units.h"
 
 namespace rap::cli {
 namespace {
@@ -41,6 +42,7 @@ struct ScanArgs {
   uint64_t natural_read_size = uint64_t{1} << 20;
   bool no_split = false;
   uint64_t pre_buffer_limit = uint64_t{256} << 20;
+  std::string memory_limit = "2GiB";
   std::vector<std::string> merge_key;
   bool keep_last = false;
   PlanFlags plan;
@@ -122,6 +124,7 @@ Status RunScan(const ScanArgs& args) {
   so.prefetch.ranges.split_row_groups = !args.no_split;
   RAP_ASSIGN_OR_RETURN(so.warmup.level, ParseWarmup(args.warmup));
   so.warmup.pre_buffer_limit = args.pre_buffer_limit;
+  RAP_ASSIGN_OR_RETURN(so.memory_limit, ParseByteSize(args.memory_limit));
   RAP_ASSIGN_OR_RETURN(so.reader.plan, args.plan.Options());
   RAP_ASSIGN_OR_RETURN(read::ScanSource src, table::ToScanSource(snap));
   if (!args.merge_key.empty()) return RunMerge(args, snap, src, t0, t_open);
@@ -181,6 +184,10 @@ CommandRegistrar reg("scan", [](CLI::App& app) {
       ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 40));
   cmd->add_flag("--no-split", args->no_split, "One read range per row group (do not cut row groups)");
   cmd->add_option("--pre-buffer-limit", args->pre_buffer_limit, "Bytes warmed ahead for the next file, at most")
+      ->capture_default_str();
+  cmd->add_option("--memory-limit", args->memory_limit,
+                  "Memory budget of the scan (decompressed pages, queued batches, warmed bytes), e.g. 512MiB; "
+                  "producers wait for room, a page larger than it is an error; 0: no budget")
       ->capture_default_str();
   cmd->add_option("--merge-key", args->merge_key,
                   "Merge the data files, each sorted by this key, into one stream in key order (repeat for a "

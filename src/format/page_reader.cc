@@ -72,7 +72,24 @@ Result<Buffer> DecompressTo(Codec codec, std::span<const uint8_t> in, int64_t si
     return Status::ResourceExhausted(fmt::format("{}: page decompresses to {} bytes, more than the limit of {} bytes",
                                                  PageContext(options, column, offset), size, options.max_page_bytes));
   }
-  Buffer out = Buffer::Allocate(static_cast<size_t>(size));
+  Buffer out;
+  if (options.memory) {
+    // The buffer owns its charge: it is released when the last slice of the page goes away.
+    RAP_ASSIGN_OR_RETURN(MemoryCharge charge, options.memory->Charge(static_cast<uint64_t>(size), [&] {
+      return PageContext(options, column, offset) + ": decompressed page";
+    }));
+    struct Owned {
+      std::unique_ptr<uint8_t[]> bytes;
+      MemoryCharge charge;
+    };
+    auto owned = std::make_shared<Owned>();
+    owned->bytes.reset(new uint8_t[size == 0 ? 1 : static_cast<size_t>(size)]);
+    owned->charge = std::move(charge);
+    uint8_t* data = owned->bytes.get();
+    out = Buffer(std::shared_ptr<const void>(owned, data), data, static_cast<size_t>(size));
+  } else {
+    out = Buffer::Allocate(static_cast<size_t>(size));
+  }
   if (size == 0) return out;  // nothing to decompress (an empty stream may not be valid for the codec)
   Status st = Decompress(codec, in, {out.mutable_data(), out.size()});
   if (!st.ok()) return st.WithContext(PageContext(options, column, offset));
@@ -83,10 +100,28 @@ Status CheckLevelMemory(int64_t n, const ColumnDescriptor& column, const ColumnR
   if (n < 0) {
     return Status::Corrupt(fmt::format("{}: negative value count {}", PageContext(options, column, offset), n));
   }
+  if (options.memory) {
+    RAP_RETURN_NOT_OK(options.memory->CheckFits(static_cast<uint64_t>(n) * 4, [&] {
+      return fmt::format("{}: {} levels", PageContext(options, column, offset), n);
+    }));
+  }
   if (n * 4 > options.max_page_bytes) {
     return Status::ResourceExhausted(fmt::format("{}: {} levels need more than the limit of {} bytes",
                                                  PageContext(options, column, offset), n, options.max_page_bytes));
   }
+  return Status::OK();
+}
+
+// Charges the page's level arrays (2 bytes per level and level kind) to the scan's budget.
+Status ChargeLevels(const ColumnDescriptor& column, const ColumnReadOptions& options, DataPage* page) {
+  if (!options.memory) return Status::OK();
+  const uint64_t kinds = (column.max_definition_level > 0 ? 1 : 0) + (column.max_repetition_level > 0 ? 1 : 0);
+  if (kinds == 0) return Status::OK();
+  RAP_ASSIGN_OR_RETURN(page->level_memory,
+                       options.memory->Charge(static_cast<uint64_t>(page->num_levels) * 2 * kinds, [&] {
+                         return fmt::format("{}: {} levels", PageContext(options, column, page->offset),
+                                            page->num_levels);
+                       }));
   return Status::OK();
 }
 
@@ -139,6 +174,7 @@ Status DecodeDataPage(const RawPage& raw, const ColumnDescriptor& column, Codec 
     page->encoding = dh.encoding;
     page->num_levels = dh.num_values;
     RAP_RETURN_NOT_OK(CheckLevelMemory(dh.num_values, column, options, raw.offset));
+    RAP_RETURN_NOT_OK(ChargeLevels(column, options, page));
     std::span<const uint8_t> data = raw.body;
     if (codec != Codec::UNCOMPRESSED) {
       RAP_ASSIGN_OR_RETURN(page->storage, DecompressTo(codec, raw.body, h.uncompressed_page_size, options, column,
@@ -172,6 +208,7 @@ Status DecodeDataPage(const RawPage& raw, const ColumnDescriptor& column, Codec 
     page->encoding = dh.encoding;
     page->num_levels = dh.num_values;
     RAP_RETURN_NOT_OK(CheckLevelMemory(dh.num_values, column, options, raw.offset));
+    RAP_RETURN_NOT_OK(ChargeLevels(column, options, page));
     const int64_t rep_len = dh.repetition_levels_byte_length, def_len = dh.definition_levels_byte_length;
     if (rep_len < 0 || def_len < 0 || rep_len + def_len > static_cast<int64_t>(raw.body.size()) ||
         rep_len + def_len > h.uncompressed_page_size) {
@@ -230,6 +267,14 @@ Status DecodeDictionaryPage(const RawPage& raw, const ColumnDescriptor& column, 
     data = storage.span();
   }
   const int width = PhysicalWidth(column.physical_type, column.type_length);
+  if (options.memory) {
+    // Decoded: the fixed-width values, or a 4-byte offset per entry plus the page's bytes.
+    const uint64_t decoded = width > 0 ? static_cast<uint64_t>(dh.num_values) * static_cast<uint64_t>(width)
+                                       : static_cast<uint64_t>(dh.num_values) * 4 + data.size();
+    RAP_RETURN_NOT_OK(options.memory->CheckFits(decoded, [&] {
+      return fmt::format("{}: dictionary of {} values", PageContext(options, column, raw.offset), dh.num_values);
+    }));
+  }
   // Every PLAIN value takes at least one byte (BOOLEAN: one bit; BYTE_ARRAY: a 4-byte length).
   const int64_t min_bits = column.physical_type == Type::BOOLEAN ? 1 : (width > 0 ? width * 8 : 32);
   if (static_cast<int64_t>(dh.num_values) * min_bits > static_cast<int64_t>(data.size()) * 8) {

@@ -53,6 +53,7 @@ struct DataPage {
   std::vector<int16_t> def;            // empty when max definition level is 0
   std::vector<int16_t> rep;            // empty when max repetition level is 0
   Buffer storage;                      // owns decompressed bytes (when the page was compressed)
+  MemoryCharge level_memory;           // def + rep, charged to ColumnReadOptions::memory
   std::span<const uint8_t> values;     // the value section
 };
 

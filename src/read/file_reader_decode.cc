@@ -41,6 +41,7 @@ class FileReader::RowGroupDecoder {
     }
     copts_.verify_crc = reader_->options_.verify_crc;
     copts_.max_page_bytes = reader_->options_.max_page_bytes;
+    copts_.memory = reader_->options_.memory.get();
     copts_.file_name = reader_->path_;
     readers_.resize(static_cast<size_t>(reader_->schema().num_columns()));
     if (plan.empty()) {

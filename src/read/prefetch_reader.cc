@@ -3,6 +3,7 @@
 #include "rap/read/prefetch_reader.h"
 
 #include <algorithm>
+#include <atomic>
 #include <condition_variable>
 #include <deque>
 #include <mutex>
@@ -70,13 +71,18 @@ struct PrefetchReader::Shared {
   Status error;  // the first producer error
   int64_t queue_full = 0, max_depth = 0;
   std::vector<double> range_seconds;
+  // The range the consumer waits on (its next one) once it called Next(): that range never waits
+  // for the memory budget.
+  std::atomic<size_t> head{0};
+  std::atomic<bool> consuming{false};
   std::vector<std::thread> threads;  // last: joined in ~PrefetchReader before the rest goes
 };
 
 std::unique_ptr<PrefetchReader> PrefetchReader::Make(std::vector<ReadRange> ranges, RangeTask task,
                                                      int64_t batch_size, const PrefetchOptions& options,
-                                                     io::CancellationToken* cancel) {
+                                                     io::CancellationToken* cancel, MemoryBudget* memory) {
   std::unique_ptr<PrefetchReader> r(new PrefetchReader());
+  r->memory_ = memory;
   r->ranges_ = std::move(ranges);
   r->task_ = std::move(task);
   r->cancel_ = cancel;
@@ -102,7 +108,7 @@ std::unique_ptr<PrefetchReader> PrefetchReader::Make(std::vector<ReadRange> rang
   if (r->path_ != Path::kParallel) return r;
   r->stats_.files_parallel = 1;
   r->shared_ = std::make_unique<Shared>();
-  r->shared_->queues.resize(p);
+  r->shared_->queues = std::vector<Shared::Queue>(p);  // (a deque of move-only items: no resize)
   r->shared_->cap_batches = cap_batches;
   r->shared_->cap_bytes = std::max<uint64_t>(1, options.queue_bytes / static_cast<uint64_t>(std::max(1, options.producers)));
   for (size_t i = 0; i < p; ++i) r->shared_->threads.emplace_back([raw = r.get(), i] { raw->Produce(i); });
@@ -139,6 +145,14 @@ void PrefetchReader::Produce(size_t producer) {
       std::lock_guard<std::mutex> lock(s.mu);
       if (s.stop) return;
     }
+    if (memory_) {
+      // Back off while the budget has no room for this range, unless the consumer waits on it.
+      memory_->WaitForRoom(ranges_[i].compressed_bytes, [&] {
+        if (s.consuming.load() && s.head.load() == i) return true;
+        std::lock_guard<std::mutex> lock(s.mu);
+        return s.stop;
+      });
+    }
     RangeOutput out;
     const double t0 = NowSeconds();
     Status st = task_(ranges_[i], &out);
@@ -157,6 +171,7 @@ void PrefetchReader::Produce(size_t producer) {
     s.range_seconds.push_back(took);
     for (ScanBatch& b : out.batches) {
       const uint64_t bytes = EstimateBatchBytes(b.batch);
+      MemoryCharge charge = memory_ ? memory_->ForceCharge(bytes) : MemoryCharge();
       auto room = [&] { return q.batches == 0 || (q.batches < s.cap_batches && q.bytes + bytes <= s.cap_bytes); };
       if (!room() && !s.stop) {
         ++s.queue_full;
@@ -166,6 +181,7 @@ void PrefetchReader::Produce(size_t producer) {
       PrefetchItem item;
       item.range = i;
       item.batch = std::move(b);
+      item.memory = std::move(charge);
       q.items.push_back(std::move(item));
       ++q.batches;
       q.bytes += bytes;
@@ -199,6 +215,7 @@ Result<std::optional<PrefetchItem>> PrefetchReader::Next() {
       for (ScanBatch& b : out.batches) {
         PrefetchItem item;
         item.range = next_range_;
+        if (memory_) item.memory = memory_->ForceCharge(EstimateBatchBytes(b.batch));
         item.batch = std::move(b);
         plain_items_.push_back(std::move(item));
       }
@@ -216,6 +233,7 @@ Result<std::optional<PrefetchItem>> PrefetchReader::Next() {
     return std::optional<PrefetchItem>(std::move(item));
   }
   Shared& s = *shared_;
+  s.consuming.store(true);
   Shared::Queue& q = s.queues[next_range_ % s.queues.size()];
   std::unique_lock<std::mutex> lock(s.mu);
   if (q.items.empty() && s.error.ok() && !s.stop) {
@@ -243,6 +261,7 @@ Result<std::optional<PrefetchItem>> PrefetchReader::Next() {
     s.producer_cv.notify_all();
   } else {
     ++next_range_;
+    s.head.store(next_range_);
   }
   return std::optional<PrefetchItem>(std::move(item));
 }

@@ -7,8 +7,9 @@ size_t ReadAheadCache::Reserve(std::span<const ByteRange> ranges) {
   size_t n = 0;
   for (const ByteRange& r : ranges) {
     if (reserved_ + r.length > limit_) break;
-    reserved_ += r.length;
     Entry e;
+    if (memory_ && !memory_->TryCharge(r.length, &e.memory)) break;
+    reserved_ += r.length;
     e.range = r;
     entries_.push_back(std::move(e));
     ++n;
@@ -27,6 +28,7 @@ void ReadAheadCache::Fill(const ByteRange& range, Buffer data) {
           e.data = std::move(data);
         } else {
           e.state = Entry::State::kFailed;
+          e.memory.Release();
         }
         break;
       }
@@ -41,6 +43,7 @@ void ReadAheadCache::Fail(const ByteRange& range) {
     for (Entry& e : entries_) {
       if (e.state == Entry::State::kPending && e.range == range) {
         e.state = Entry::State::kFailed;
+        e.memory.Release();
         break;
       }
     }

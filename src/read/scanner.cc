@@ -48,6 +48,8 @@ std::string ScanStats::ToString() const {
   line("warmup_bytes", static_cast<int64_t>(warmup_bytes));
   line("warmup_bytes_unused", static_cast<int64_t>(warmup_bytes_unused));
   line("warmup_partial", warmup_partial);
+  line("memory_peak", static_cast<int64_t>(memory_peak));
+  line("memory_waits", memory_waits);
   return s;
 }
 
@@ -182,8 +184,9 @@ Result<std::shared_ptr<Scanner::Impl::OpenedFile>> Scanner::Impl::PrepareFile(
   ro.use_page_index = options.use_page_index;
   opened->cancel = cancel ? std::move(cancel) : std::make_shared<io::CancellationToken>();
   ro.io.cancel = opened->cancel.get();
+  ro.memory = memory;
   if (options.warmup.level != WarmupLevel::kNone) {
-    opened->cache = std::make_shared<ReadAheadCache>(options.warmup.pre_buffer_limit);
+    opened->cache = std::make_shared<ReadAheadCache>(options.warmup.pre_buffer_limit, memory.get());
     ro.read_ahead = opened->cache;
   }
   RAP_ASSIGN_OR_RETURN(opened->reader, FileReader::Open(source.store, file.path, ro));
@@ -234,7 +237,8 @@ void Scanner::Impl::StartReading(OpenedFile& file) const {
   RangeTask task = [this, reader, index, filter_leaf](const ReadRange& r, RangeOutput* out) {
     return ScanRange(index, *reader, r, filter_leaf, RoomHint(), out);
   };
-  file.prefetch = PrefetchReader::Make(file.ranges, std::move(task), options.batch_size, options.prefetch, file.cancel.get());
+  file.prefetch = PrefetchReader::Make(file.ranges, std::move(task), options.batch_size, options.prefetch,
+                                       file.cancel.get(), memory.get());
 }
 
 Result<std::shared_ptr<Scanner::Impl::OpenedFile>> Scanner::Impl::TakeNextFile() {
@@ -346,6 +350,7 @@ Result<std::unique_ptr<Scanner>> Scanner::Make(ScanSource source, ScanOptions op
   }
   if (impl->options.prefetch.producers < 1) return Status::InvalidArgument("scan: prefetch producers must be at least 1");
   if (impl->options.prefetch.queue_batches < 1) return Status::InvalidArgument("scan: the prefetch queue must hold a batch");
+  if (impl->options.memory_limit > 0) impl->memory = std::make_shared<MemoryBudget>(impl->options.memory_limit);
   RAP_RETURN_NOT_OK(impl->Init());
   if (impl->options.limit == 0) impl->done = true;
   return std::unique_ptr<Scanner>(new Scanner(std::move(impl)));
@@ -391,10 +396,15 @@ Result<std::optional<ScanBatch>> Scanner::Next() {
       s.failure = st;
       s.done = true;
       s.Drain();
+      if (s.memory) s.stats.memory_peak = s.memory->peak();
       return st;
     }
   }
   if (s.done) s.Drain();  // a limit: producers and warmup are cancelled, their reads counted
+  if (s.memory) {
+    s.stats.memory_peak = s.memory->peak();
+    s.stats.memory_waits = s.memory->waits();
+  }
   if (s.pending.empty()) return std::optional<ScanBatch>();
   ScanBatch b = std::move(s.pending.front());
   s.pending.pop_front();

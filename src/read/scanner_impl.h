@@ -40,6 +40,7 @@ struct FilterStage {
 struct Scanner::Impl {
   ScanSource source;
   ScanOptions options;
+  std::shared_ptr<MemoryBudget> memory;  // ScanOptions::memory_limit (null: none)
   SchemaPtr table_schema;  // logical table schema
   SchemaPtr out_schema;
   std::vector<ColumnSource> out_cols;     // output columns

@@ -3,7 +3,10 @@
 // strings), and a list page claiming 2^31-1 elements. Each read ends with a clear error naming the
 // file (ResourceExhausted where the claim is over the page limit, Corrupt where the bytes cannot
 // hold what is claimed), and the peak RSS of the read (VmHWM, reset before each case) stays under
-// the page limit, the reader's memory budget, plus a fixed allowance for the process.
+// the page limit, the reader's memory budget, plus a fixed allowance for the process. The same files
+// read through a Scanner whose memory budget (ScanOptions::memory_limit) is the only limit (the
+// page limit left at its 1 GiB default) end with ResourceExhausted from the budget, naming the file,
+// column and page offset, and the peak RSS stays under the budget.
 #include <gtest/gtest.h>
 #include <zstd.h>
 
@@ -16,6 +19,7 @@
 #include "rap/format/thrift.h"
 #include "rap/io/object_store.h"
 #include "rap/read/file_reader.h"
+#include "rap/read/scanner.h"
 #include "testing/paths.h"
 
 namespace rap {
@@ -176,6 +180,43 @@ class Limits : public ::testing::Test {
     return st;
   }
 
+  // Reads the file through a Scanner (3 producers, RAW warmup) with a memory budget of kBudget
+  // bytes and the default page limit; checks the peak RSS of the scan.
+  Status ScanWithBudget(const std::string& name, const std::string& bytes) {
+    const std::string path = dir_.Join(name);
+    rap::testing::WriteStringToFile(path, bytes);
+    auto url = io::OpenUrl(path);
+    EXPECT_TRUE(url.ok());
+    read::ScanSource src;
+    src.store = url->store;
+    read::ScanFile f;
+    f.path = url->path;
+    f.size = bytes.size();
+    src.files = {f, f};  // the second one is warmed
+    read::ScanOptions o;
+    o.memory_limit = kBudget;
+    o.reader.use_metadata_cache = false;
+    o.prefetch.min_file_bytes = 0;
+    ResetPeakRss();
+    const int64_t before = PeakRssKb();
+    Status st = [&]() -> Status {
+      RAP_ASSIGN_OR_RETURN(auto scanner, read::Scanner::Make(src, o));
+      while (true) {
+        RAP_ASSIGN_OR_RETURN(auto b, scanner->Next());
+        if (!b) break;
+      }
+      return Status::OK();
+    }();
+    const int64_t peak = PeakRssKb();
+    EXPECT_LT(peak - before, kBudget / 1024) << name << ": peak RSS grew by " << (peak - before) << " KiB";
+    EXPECT_NE(st.ToString().find(name), std::string::npos) << st.ToString();
+    EXPECT_TRUE(st.Is(StatusCode::kResourceExhausted)) << st.ToString();
+    EXPECT_NE(st.message().find("more than the memory budget of 67108864 bytes"), std::string::npos) << st.ToString();
+    EXPECT_NE(st.message().find("page at offset"), std::string::npos) << st.ToString();
+    std::cout << name << " (scan, budget): peak RSS +" << (peak - before) << " KiB: " << st.ToString() << "\n";
+    return st;
+  }
+
   rap::testing::TempDir dir_;
 };
 
@@ -189,6 +230,10 @@ TEST_F(Limits, ZstdPageThatDecompressesTo200MiB) {
   Status st = ReadWithBudget("zstd_bomb.parquet", file);
   EXPECT_TRUE(st.Is(StatusCode::kResourceExhausted)) << st.ToString();
   EXPECT_NE(st.message().find("page decompresses to 209715200 bytes"), std::string::npos) << st.ToString();
+  st = ScanWithBudget("zstd_bomb_scan.parquet", file);
+  EXPECT_NE(st.message().find("column 'c' page at offset 4: decompressed page: needs 209715200 bytes"),
+            std::string::npos)
+      << st.ToString();
 }
 
 TEST_F(Limits, PageClaimingTwoGiBDecompressed) {
@@ -217,11 +262,16 @@ std::string DictionaryBomb(Type type) {
 TEST_F(Limits, DictionaryClaimingTwoBillionInt64Entries) {
   Status st = ReadWithBudget("dict_int64.parquet", DictionaryBomb(Type::INT64));
   EXPECT_FALSE(st.ok());
+  st = ScanWithBudget("dict_int64_scan.parquet", DictionaryBomb(Type::INT64));
+  EXPECT_NE(st.message().find("dictionary of 2147483647 values: needs 17179869176 bytes"), std::string::npos)
+      << st.ToString();
 }
 
 TEST_F(Limits, DictionaryClaimingTwoBillionStrings) {
   Status st = ReadWithBudget("dict_strings.parquet", DictionaryBomb(Type::BYTE_ARRAY));
   EXPECT_FALSE(st.ok());
+  st = ScanWithBudget("dict_strings_scan.parquet", DictionaryBomb(Type::BYTE_ARRAY));
+  EXPECT_NE(st.message().find("dictionary of 2147483647 values"), std::string::npos) << st.ToString();
 }
 
 TEST_F(Limits, ListClaimingTwoToThe31Elements) {
@@ -243,6 +293,8 @@ TEST_F(Limits, ListClaimingTwoToThe31Elements) {
                                      {{DataPage(INT32_MAX, Encoding::PLAIN, body.size(), body.size()), body}});
   Status st = ReadWithBudget("list_2g.parquet", file);
   EXPECT_TRUE(st.Is(StatusCode::kResourceExhausted)) << st.ToString();
+  st = ScanWithBudget("list_2g_scan.parquet", file);
+  EXPECT_NE(st.message().find("2147483647 levels: needs 8589934588 bytes"), std::string::npos) << st.ToString();
 }
 
 }  // namespace

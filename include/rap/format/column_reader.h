@@ -12,6 +12,7 @@
 #include "rap/format/metadata.h"
 #include "rap/format/schema.h"
 #include "rap/util/buffer.h"
+#include "rap/util/memory_budget.h"
 #include "rap/util/result.h"
 
 namespace rap::parquet {
@@ -48,6 +49,10 @@ struct ColumnReadOptions {
   // evaluated once per dictionary entry. NotSupported for a nested column, a chunk without a
   // dictionary page, or at the first page with values that is not dictionary-encoded.
   bool dictionary_codes = false;
+  // The scan's memory budget (rap/util/memory_budget.h), or null: every decompressed page buffer and
+  // level array is charged to it while it lives (never waiting), and a page, level array or
+  // dictionary larger than the whole budget is ResourceExhausted before it is allocated.
+  MemoryBudget* memory = nullptr;
 };
 
 // Counters of one column chunk read (for tests and the read statistics).

@@ -44,6 +44,9 @@ struct FileReaderOptions {
   // Bytes fetched ahead (RAW warmup): data ranges inside one of its ranges are taken from it, not
   // requested again (see read_ahead_cache.h).
   std::shared_ptr<ReadAheadCache> read_ahead;
+  // The scan's memory budget (ScanOptions::memory_limit): decompressed pages and level arrays are
+  // charged to it (parquet::ColumnReadOptions::memory). Null: none.
+  std::shared_ptr<MemoryBudget> memory;
 };
 
 // What was read, so tests can check exactly which pages and bytes a read touched.

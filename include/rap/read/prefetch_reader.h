@@ -15,6 +15,11 @@
 // (sticky); the other producers are cancelled. Cancel() (or the destructor) stops the producers: they
 // stop between batches, their in-flight reads are cancelled through the CancellationToken given at
 // Make (the readers' io.cancel), and the destructor joins them, so no thread outlives the reader.
+//
+// Memory budget (optional, the scan's): every batch is charged to it from the end of its range task
+// until the consumer takes it (PrefetchItem::memory). A producer whose range is not the one the
+// consumer waits on backs off before starting it while the budget has no room for the range's
+// compressed bytes; the range the consumer waits on (and the plain path) never waits.
 #pragma once
 
 #include <cstdint>
@@ -27,6 +32,7 @@
 #include "rap/read/prefetch_options.h"
 #include "rap/read/read_range.h"
 #include "rap/read/scanner.h"
+#include "rap/util/memory_budget.h"
 #include "rap/util/result.h"
 
 namespace rap::read {
@@ -44,6 +50,7 @@ struct PrefetchItem {
   size_t range = 0;
   std::optional<ScanBatch> batch;  // nullopt: the range ended
   ScanStats range_stats;           // at the end of a range
+  MemoryCharge memory;             // the batch's bytes, charged to the budget given at Make
 };
 
 struct PrefetchStats {
@@ -64,9 +71,11 @@ class PrefetchReader {
   enum class Path { kParallel, kPlain, kSmallFile, kAdaptiveDisabled };
 
   // `ranges` in row order; `batch_size` (rows per batch) feeds the adaptive rule; `cancel` (optional,
-  // must outlive the reader) is cancelled with the producers. Starts the producers (kParallel).
+  // must outlive the reader) is cancelled with the producers; `memory` (optional, must outlive the
+  // reader) is the budget the batches are charged to. Starts the producers (kParallel).
   static std::unique_ptr<PrefetchReader> Make(std::vector<ReadRange> ranges, RangeTask task, int64_t batch_size,
-                                              const PrefetchOptions& options, io::CancellationToken* cancel = nullptr);
+                                              const PrefetchOptions& options, io::CancellationToken* cancel = nullptr,
+                                              MemoryBudget* memory = nullptr);
   ~PrefetchReader();  // cancels and joins
   PrefetchReader(const PrefetchReader&) = delete;
   PrefetchReader& operator=(const PrefetchReader&) = delete;
@@ -90,6 +99,7 @@ class PrefetchReader {
   std::vector<ReadRange> ranges_;
   RangeTask task_;
   io::CancellationToken* cancel_ = nullptr;
+  MemoryBudget* memory_ = nullptr;
   size_t next_range_ = 0;
   Status failure_;
   std::unique_ptr<Shared> shared_;

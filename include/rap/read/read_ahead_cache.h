@@ -5,7 +5,9 @@
 // it is still in flight, so nothing is requested twice — and reads the rest normally. A range that
 // failed or was cancelled is a miss (read normally). Each cached range is handed out once per
 // containing request and its bytes are released when the cache goes away; bytes filled but never
-// taken are reported as unused.
+// taken are reported as unused. With a memory budget (the scan's), each reserved range is charged to
+// it while the cache holds it; a range that does not fit the budget now is not reserved (the warmup
+// degrades to fewer ranges, it never waits).
 #pragma once
 
 #include <condition_variable>
@@ -18,14 +20,16 @@
 
 #include "rap/plan/byte_range.h"
 #include "rap/util/buffer.h"
+#include "rap/util/memory_budget.h"
 
 namespace rap::read {
 
 class ReadAheadCache {
  public:
-  explicit ReadAheadCache(uint64_t limit_bytes) : limit_(limit_bytes) {}
+  explicit ReadAheadCache(uint64_t limit_bytes, MemoryBudget* memory = nullptr) : limit_(limit_bytes), memory_(memory) {}
 
-  // Registers `ranges` (in order) as in flight while they fit the limit; returns how many fit.
+  // Registers `ranges` (in order) as in flight while they fit the limit (and the memory budget);
+  // returns how many fit.
   size_t Reserve(std::span<const ByteRange> ranges);
   // Completes a reserved range (Fill) or turns it into a miss (Fail, e.g. cancelled).
   void Fill(const ByteRange& range, Buffer data);
@@ -45,8 +49,10 @@ class ReadAheadCache {
     enum class State { kPending, kReady, kFailed } state = State::kPending;
     Buffer data;
     bool taken = false;
+    MemoryCharge memory;  // the range's bytes, charged to memory_
   };
   uint64_t limit_;
+  MemoryBudget* memory_;
   mutable std::mutex mu_;
   std::condition_variable cv_;
   std::deque<Entry> entries_;  // in Reserve order (a deque: Take holds references while it waits)

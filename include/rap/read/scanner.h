@@ -71,6 +71,12 @@ struct ScanOptions {
   // The next file's footer, page indexes and first ranges fetched (RAW) or also decoded (DECODED)
   // while the current file is read (warmup.h); never past the scan's last file, cancelled by a limit.
   WarmupOptions warmup;
+  // One memory budget for everything the scan holds at once (rap/util/memory_budget.h,
+  // docs/reliability.md "Memory budget"): decompressed pages and level arrays, decoded batches in
+  // the prefetch queues, the warmup's read-ahead bytes. Producers ahead of the consumer wait for
+  // room and the warmup fetches less when it is busy; a page, level array or dictionary larger than
+  // the whole budget is ResourceExhausted (naming the file, column, page offset and sizes). 0: none.
+  uint64_t memory_limit = uint64_t{2} << 30;
   FileReaderOptions reader;
   // Scope of the range planner's learning (seed 000). kEndpoint (default): plans from the store
   // endpoint's estimator, shared by every reader and scan of that endpoint in the process, so later
@@ -117,6 +123,9 @@ struct ScanStats {
   uint64_t warmup_bytes = 0;
   uint64_t warmup_bytes_unused = 0;
   int64_t warmup_partial = 0;
+  // Memory budget (ScanOptions::memory_limit): the most charged at once; producers that waited for room.
+  uint64_t memory_peak = 0;
+  int64_t memory_waits = 0;
   std::string ToString() const;  // one "key value" per line
 };
 
