@@ -50,7 +50,7 @@ fi
 dict_of() {
   case "$1" in
     thrift_*|file_read|index_fragment) echo tests/fuzz/dict/thrift.dict ;;
-    delta_log|index_manifest) echo tests/fuzz/dict/json.dict ;;
+    delta_log|index_manifest|server_request) echo tests/fuzz/dict/json.dict ;;
     where) echo tests/fuzz/dict/where.dict ;;
   esac
 }

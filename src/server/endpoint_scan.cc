@@ -15,44 +15,13 @@
 #include "rap/server/arrow_ipc.h"
 #include "rap/util/clock.h"
 #include "server/json_output.h"
+#include "server/requests.h"
 #include "server/server_context.h"
 
 namespace rap::server {
 namespace {
 
 using json = nlohmann::json;
-
-struct ScanRequest {
-  std::vector<std::string> columns;
-  std::string where;
-  int64_t limit = -1;
-};
-
-// Parses the body; "" on success, else the problem (a 400).
-std::string ParseScanRequest(const std::string& body, ScanRequest* r) {
-  if (body.find_first_not_of(" \t\r\n") == std::string::npos) return "";
-  json j = json::parse(body, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded()) return "request body is not valid JSON";
-  if (!j.is_object()) return "request body must be a JSON object";
-  for (const auto& [key, v] : j.items()) {
-    if (key == "columns") {
-      if (!v.is_array()) return "\"columns\" must be an array of column names";
-      for (const auto& c : v) {
-        if (!c.is_string()) return "\"columns\" must be an array of column names, got " + c.dump();
-        r->columns.push_back(c.get<std::string>());
-      }
-    } else if (key == "where") {
-      if (!v.is_string()) return "\"where\" must be a string (a filter expression)";
-      r->where = v.get<std::string>();
-    } else if (key == "limit") {
-      if (!v.is_number_integer() || v.get<int64_t>() < 0) return "\"limit\" must be a non-negative integer";
-      r->limit = v.get<int64_t>();
-    } else {
-      return "unknown key \"" + key + "\" (expected columns, where, limit)";
-    }
-  }
-  return "";
-}
 
 std::string StatsJson(const read::ScanStats& s, double seconds) {
   return fmt::format(

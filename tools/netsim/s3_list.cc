@@ -1,5 +1,7 @@
 #include "netsim/s3_list.h"
 
+#include "netsim/object_put.h"
+
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -67,6 +69,7 @@ Result<std::string> ListObjectsV2(const fs::path& root, const std::string& bucke
   for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::recursive_directory_iterator();
        it.increment(ec)) {
     if (!it->is_regular_file(ec) || it->is_symlink(ec)) continue;
+    if (it->path().filename().string().rfind(kPutTempPrefix, 0) == 0) continue;  // an upload in progress
     std::string key = fs::relative(it->path(), dir, ec).generic_string();
     if (ec || key.rfind(prefix, 0) != 0 || key <= token) continue;
     struct stat st {};

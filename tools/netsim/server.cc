@@ -24,6 +24,7 @@
 #include <nlohmann/json.hpp>
 
 #include "netsim/http_util.h"
+#include "netsim/object_put.h"
 #include "netsim/s3_list.h"
 #include "netsim/stats.h"
 #include "netsim/throttle.h"
@@ -107,7 +108,27 @@ class Session : public std::enable_shared_from_this<Session> {
   void ReadRequest() {
     parser_.emplace();
     parser_->header_limit(16 * 1024);
-    parser_->body_limit(64 * 1024);
+    parser_->body_limit(uint64_t{1} << 30);  // PUT bodies (GETs have none)
+    http::async_read_header(socket_, buffer_, *parser_,
+                            [self = shared_from_this()](error_code ec, size_t) { self->OnHeader(ec); });
+  }
+
+  // A client that sent "Expect: 100-continue" (curl does for PUT bodies) waits for a 100 before
+  // it sends the body.
+  void OnHeader(error_code ec) {
+    if (ec) return OnRequest(ec);
+    if (beast::iequals(parser_->get()[http::field::expect], "100-continue")) {
+      static const std::string kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
+      asio::async_write(socket_, asio::buffer(kContinue), [self = shared_from_this()](error_code ec, size_t) {
+        if (ec) return self->OnRequest(ec);
+        self->ReadBody();
+      });
+      return;
+    }
+    ReadBody();
+  }
+
+  void ReadBody() {
     http::async_read(socket_, buffer_, *parser_,
                      [self = shared_from_this()](error_code ec, size_t) { self->OnRequest(ec); });
   }
@@ -157,8 +178,9 @@ class Session : public std::enable_shared_from_this<Session> {
   void Respond() {
     stall_seconds_ = 0;  // per response; the connection may have served a stalled one before
     bool head = req_.method() == http::verb::head;
+    if (req_.method() == http::verb::put) return RespondPut();
     if (!head && req_.method() != http::verb::get) {
-      WriteSimple(http::status::method_not_allowed, "only GET and HEAD are served", keep_alive_, true);
+      WriteSimple(http::status::method_not_allowed, "only GET, HEAD and PUT are served", keep_alive_, true);
       return;
     }
     if (!head) {
@@ -249,6 +271,37 @@ class Session : public std::enable_shared_from_this<Session> {
     res->prepare_payload();
     srv_.stats.OnStatus(200);
     WriteMessage(res, keep_alive_, true);
+  }
+
+  // S3 PutObject (object_put.h): stored atomically once the whole body arrived. Faults: reset and
+  // status as for reads (nothing stored); truncate and bad_range close the connection without an
+  // answer and store nothing (an upload cut off mid-body); stall stores nothing and answers nothing
+  // for `seconds`, then closes.
+  void RespondPut() {
+    auto fault = srv_.faults.Pick(path_, /*body_response=*/true);
+    if (fault) srv_.stats.OnFault(fault->Name());
+    if (fault && ApplyEarlyFault(*fault)) return;
+    if (fault && fault->kind == FaultKind::kStall) {
+      timer_.expires_after(std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+          std::chrono::duration<double>(fault->stall_seconds)));
+      timer_.async_wait([self = shared_from_this()](error_code) {
+        self->Close();
+        self->EndResponse();
+      });
+      return;
+    }
+    if (fault) {  // truncate, bad_range
+      Close();
+      EndResponse();
+      return;
+    }
+    const bool if_none_match = req_.find(http::field::if_none_match) != req_.end();
+    Status st = PutObject(srv_.options.root, path_, req_.body(), if_none_match);
+    if (st.Is(StatusCode::kChanged)) return WriteSimple(http::status::precondition_failed, st.message(), keep_alive_, true);
+    if (st.Is(StatusCode::kAccessDenied)) return WriteSimple(http::status::forbidden, st.message(), keep_alive_, true);
+    if (st.Is(StatusCode::kInvalidArgument)) return WriteSimple(http::status::bad_request, st.message(), keep_alive_, true);
+    if (!st.ok()) return WriteSimple(http::status::internal_server_error, st.message(), keep_alive_, true);
+    WriteSimple(http::status::ok, "stored", keep_alive_, true);
   }
 
   // Faults answered without the file body. Returns true if the request was handled.
