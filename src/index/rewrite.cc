@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <numeric>
 #include <random>
@@ -17,6 +18,7 @@
 #include "rap/index/index_writer.h"
 #include "rap/read/file_reader.h"
 #include "rap/table/deletion_vector.h"
+#include "rap/table/delta_commit.h"
 #include "rap/table/table.h"
 #include "rap/util/clock.h"
 
@@ -152,6 +154,14 @@ struct Output {
   std::string url;          // the same as a URL
   std::string final_path;   // local: the output folder the staging folder becomes
   std::vector<std::string> written;  // objects written (remote: deleted on failure)
+  std::string name_suffix;           // of data file names (in place: "-rap-<token>", so names are new)
+  // Delta output: the version to commit, the table's schemaString, and (in place) the removes.
+  bool delta = false, in_place = false;
+  int64_t version = 0;
+  std::string schema_string;
+  std::optional<table::DeltaProtocol> protocol;  // new tables
+  std::vector<table::DeltaRemoveFile> removes;
+  bool committed = false;            // the Delta commit is written: no cleanup any more
 };
 
 Status Rewrite(const table::TableSnapshot& snap, const RewriteOptions& options, Output& out, RewriteResult* res) {
@@ -258,6 +268,13 @@ Status Rewrite(const table::TableSnapshot& snap, const RewriteOptions& options, 
   iwo.etag_source = out.store->endpoint();  // the ETags recorded are this store's
   res->index_url = DefaultIndexUrl(out.url);
   RAP_ASSIGN_OR_RETURN(auto iw, IndexWriter::Make(res->index_url, iwo, std::nullopt));
+  // A new Delta table's schema and protocol, checked before anything is written.
+  if (out.delta && !out.in_place) {
+    bool ntz = false;
+    RAP_ASSIGN_OR_RETURN(out.schema_string, table::DeltaSchemaString(*out_schema, &ntz));
+    out.protocol = table::NewTableProtocol(ntz);
+  }
+  std::vector<table::DeltaAddFile> adds;
   for (size_t b = 0; b < bucket_rows.size(); ++b) {
     std::vector<int64_t>& rows = bucket_rows[b];
     if (rows.empty()) continue;
@@ -281,7 +298,7 @@ Status Rewrite(const table::TableSnapshot& snap, const RewriteOptions& options, 
     if (options.cogroup) {
       RAP_ASSIGN_OR_RETURN(batch, CoGroup(batch, key_idx, starts, out_schema));
     }
-    const std::string name = fmt::format("part-{:05d}.parquet", b);
+    const std::string name = fmt::format("part-{:05d}{}.parquet", b, out.name_suffix);
     const std::string path = io::JoinPath(out.dir, name);
     auto sink = parquet::MakeObjectStoreSink(out.store, path);
     RAP_ASSIGN_OR_RETURN(auto writer, parquet::ParquetWriter::Open(out_schema, sink.get(), wo));
@@ -299,6 +316,13 @@ Status Rewrite(const table::TableSnapshot& snap, const RewriteOptions& options, 
     const parquet::FileMetaData& md = writer->metadata();
     const int32_t ord = iw->AddFile(fe, cover.empty() ? std::string() : internal::SchemaFileBytes(md));
     res->files.push_back(name);
+    if (out.delta) {
+      table::DeltaAddFile add;
+      add.path = name;
+      add.size = static_cast<int64_t>(info.size);
+      add.stats = table::DeltaFileStats(batch);
+      adds.push_back(std::move(add));
+    }
     // Per covered column and row group: the writer's frames by page.
     std::vector<int64_t> rg_first{0};
     for (const auto& rg : md.row_groups) rg_first.push_back(rg_first.back() + rg.num_rows);
@@ -354,7 +378,68 @@ Status Rewrite(const table::TableSnapshot& snap, const RewriteOptions& options, 
     if (options.progress) options.progress(static_cast<int64_t>(res->files.size()), -1);
   }
   res->entries = iw->entries();
-  RAP_ASSIGN_OR_RETURN(res->manifest, iw->Commit("../..", "directory", -1));
+  RAP_RETURN_NOT_OK(iw->Stage());
+  if (out.delta) {
+    table::DeltaCommitActions c;
+    c.operation = out.in_place ? "OPTIMIZE" : "WRITE";
+    c.protocol = out.protocol;
+    if (!out.in_place) {
+      table::DeltaMetadata m;
+      m.schema_string = out.schema_string;
+      c.metadata = std::move(m);
+    }
+    c.adds = std::move(adds);
+    c.removes = out.removes;
+    c.data_change = !out.in_place;
+    const int64_t now = std::chrono::duration_cast<std::chrono::milliseconds>(
+                            std::chrono::system_clock::now().time_since_epoch()).count();
+    if (options.before_commit) options.before_commit();
+    RAP_RETURN_NOT_OK(table::WriteDeltaCommit(out.store, out.dir, out.version, table::DeltaCommitJson(c, now)));
+    out.committed = true;
+    res->table_version = out.version;
+  }
+  auto published = iw->Publish("../..", out.delta ? "delta" : "directory", out.delta ? out.version : -1);
+  if (!published.ok() && out.committed && out.final_path.empty()) {
+    return published.status().WithContext(fmt::format(
+        "{}: Delta version {} is committed, but its index was not published (run `rap index build`)", out.url,
+        out.version));
+  }
+  RAP_ASSIGN_OR_RETURN(res->manifest, std::move(published));
+  return Status::OK();
+}
+
+// --in-place: the new files go into the Delta table's root; the commit is the next version, removing
+// every live file of the snapshot that was read.
+Status PrepareInPlace(const std::string& table_url, const std::string& output_url, const RewriteOptions& options,
+                      const table::TableSnapshot& snap, const std::string& token, Output* out) {
+  if (snap.kind != table::TableKind::kDelta) {
+    return Status::InvalidArgument(table_url + ": --in-place needs a Delta table (this is a folder of Parquet files)");
+  }
+  if (!output_url.empty() && output_url != table_url) {
+    return Status::InvalidArgument("--in-place writes into the input table; give no OUTPUT (or the table itself)");
+  }
+  if (options.cogroup) return Status::InvalidArgument("--in-place keeps the table's schema; --cogroup changes it");
+  RAP_ASSIGN_OR_RETURN(table::DeltaLogSnapshot log, table::ReadDeltaLog(snap.store, snap.root));
+  if (log.version != snap.version) {
+    return Status::Changed(fmt::format("{}: the table moved from version {} to {} while it was read", table_url,
+                                       snap.version, log.version));
+  }
+  RAP_RETURN_NOT_OK(table::CheckWriterSupport(log.protocol, table_url));
+  for (const table::DeltaAddFile& f : log.files) {
+    table::DeltaRemoveFile r;
+    r.path = f.path;
+    r.size = f.size;
+    r.data_change = false;
+    r.dv = f.dv;
+    out->removes.push_back(std::move(r));
+  }
+  out->in_place = true;
+  out->version = log.version + 1;
+  out->store = snap.store;
+  out->dir = snap.root;
+  out->url = table_url;
+  while (out->url.size() > 1 && out->url.back() == '/') out->url.pop_back();
+  out->name_suffix = "-rap-" + token;
   return Status::OK();
 }
 
@@ -385,7 +470,10 @@ Result<RewriteResult> RewriteTable(const std::string& table_url, const std::stri
   Output out;
   std::random_device rd;
   const std::string token = fmt::format("{:08x}", rd());
-  if (IsLocal(output_url)) {
+  out.delta = options.delta || options.in_place;
+  if (options.in_place) {
+    RAP_RETURN_NOT_OK(PrepareInPlace(table_url, output_url, options, snap, token, &out));
+  } else if (IsLocal(output_url)) {
     namespace fs = std::filesystem;
     out.final_path = output_url.rfind("file://", 0) == 0 ? output_url.substr(7) : output_url;
     while (out.final_path.size() > 1 && out.final_path.back() == '/') out.final_path.pop_back();
@@ -400,10 +488,12 @@ Result<RewriteResult> RewriteTable(const std::string& table_url, const std::stri
     out.url = output_url;
     while (out.url.size() > 1 && out.url.back() == '/') out.url.pop_back();
   }
-  RAP_ASSIGN_OR_RETURN(io::ResolvedUrl r, io::OpenUrl(out.url));
-  out.store = r.store;
-  out.dir = r.path;
-  if (out.final_path.empty()) {
+  if (!options.in_place) {
+    RAP_ASSIGN_OR_RETURN(io::ResolvedUrl r, io::OpenUrl(out.url));
+    out.store = r.store;
+    out.dir = r.path;
+  }
+  if (out.final_path.empty() && !options.in_place) {
     RAP_ASSIGN_OR_RETURN(auto existing, out.store->List(out.dir + "/"));
     if (!existing.empty()) return Status::InvalidArgument(output_url + ": the output prefix already holds objects");
   }
@@ -419,7 +509,7 @@ Result<RewriteResult> RewriteTable(const std::string& table_url, const std::stri
     if (!out.final_path.empty()) {
       std::error_code ec;
       std::filesystem::remove_all(out.url, ec);
-    } else {
+    } else if (!out.committed) {
       for (const std::string& p : out.written) (void)out.store->Delete(p);
     }
     return st;
