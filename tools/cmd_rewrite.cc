@@ -15,7 +15,8 @@ namespace rap::cli {
 namespace {
 
 struct RewriteArgs {
-  std::string table, output, output_flag, key, layout = "frame", align, cover, compression = "zstd";
+  std::string table, output, output_flag, key, layout = "frame", align, cover, compression = "zstd", memory = "512MiB",
+                                                                                   temp_dir;
   int buckets = 1;
   std::optional<int64_t> row_group_rows, page_rows;
   bool no_cover = false, cogroup = false, quiet = false, no_delta = false, in_place = false;
@@ -39,6 +40,9 @@ Status RunRewrite(const RewriteArgs& a) {
     }
   }
   o.buckets = a.buckets;
+  RAP_ASSIGN_OR_RETURN(uint64_t memory, ParseByteSize(a.memory));
+  o.memory = static_cast<int64_t>(memory);
+  o.temp_dir = a.temp_dir;
   o.delta = !a.no_delta;
   o.in_place = a.in_place;
   o.cogroup = a.cogroup;
@@ -70,6 +74,10 @@ Status RunRewrite(const RewriteArgs& a) {
               static_cast<long long>(r.input_files), r.files.size(), index::RewriteLayoutName(o.layout),
               FormatBytes(r.bytes).c_str(), static_cast<long long>(r.frames), r.index_url.c_str(),
               static_cast<long long>(r.entries), r.seconds);
+  if (r.runs_spilled > 0) {
+    std::printf("sorted in bounded memory: %lld run(s) spilled, %s\n", static_cast<long long>(r.runs_spilled),
+                FormatBytes(r.bytes_spilled).c_str());
+  }
   return Status::OK();
 }
 
@@ -99,6 +107,10 @@ CommandRegistrar reg("rewrite", [](CLI::App& app) {
   cmd->add_flag("--no-cover", args->no_cover, "No covering data in the index");
   cmd->add_option("--compression", args->compression, "Codec of the layouts that are not framed")
       ->capture_default_str();
+  cmd->add_option("--memory", args->memory,
+                  "Input buffered before a sorted run is spilled to a temporary file (runs are merged per bucket)")
+      ->capture_default_str();
+  cmd->add_option("--temp-dir", args->temp_dir, "Local folder for the spilled runs (default: the system's)");
   cmd->add_option("--row-group-rows", args->row_group_rows, "Rows per row group");
   cmd->add_option("--page-rows", args->page_rows, "Rows per page");
   cmd->add_flag("-q,--quiet", args->quiet, "No progress on stderr");

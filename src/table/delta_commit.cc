@@ -103,74 +103,84 @@ DeltaProtocol NewTableProtocol(bool uses_timestamp_ntz) {
   return p;
 }
 
-std::string DeltaFileStats(const RecordBatch& batch) {
-  json nulls = json::object(), mins = json::object(), maxs = json::object();
-  for (size_t c = 0; c < batch.columns.size() && c < batch.schema->fields.size(); ++c) {
+void DeltaStatsBuilder::Add(const RecordBatch& batch) {
+  rows_ += batch.num_rows;
+  if (columns_.empty()) columns_.resize(batch.schema->fields.size());
+  for (size_t c = 0; c < batch.columns.size() && c < columns_.size(); ++c) {
     const Field& f = batch.schema->fields[c];
     const ArrayData& a = *batch.columns[c];
-    if (f.type->IsNested()) continue;
-    int64_t null_count = 0;
-    for (int64_t i = 0; i < a.length; ++i) null_count += a.IsNull(i) ? 1 : 0;
-    nulls[f.name] = null_count;
+    Column& col = columns_[c];
+    col.name = f.name;
+    if (f.type->IsNested()) {
+      col.nested = true;
+      continue;
+    }
     const TypeId id = f.type->id;
-    auto minmax = [&](auto get, auto to_json) {
-      bool any = false;
-      decltype(get(0)) lo{}, hi{};
-      for (int64_t i = 0; i < a.length; ++i) {
-        if (a.IsNull(i)) continue;
-        const auto v = get(i);
-        if (!any || v < lo) lo = v;
-        if (!any || hi < v) hi = v;
-        any = true;
+    col.type = f.type;
+    const bool is_int = id == TypeId::kInt8 || id == TypeId::kInt16 || id == TypeId::kInt32 ||
+                        id == TypeId::kInt64 || id == TypeId::kDate32;
+    for (int64_t i = 0; i < a.length; ++i) {
+      if (a.IsNull(i)) {
+        ++col.nulls;
+        continue;
       }
-      if (!any) return;
-      mins[f.name] = to_json(lo);
-      maxs[f.name] = to_json(hi);
-    };
-    auto as_is = [](auto v) { return json(v); };
-    switch (id) {
-      case TypeId::kInt8: minmax([&](int64_t i) { return int64_t{a.values<int8_t>()[i]}; }, as_is); break;
-      case TypeId::kInt16: minmax([&](int64_t i) { return int64_t{a.values<int16_t>()[i]}; }, as_is); break;
-      case TypeId::kInt32: minmax([&](int64_t i) { return int64_t{a.values<int32_t>()[i]}; }, as_is); break;
-      case TypeId::kInt64: minmax([&](int64_t i) { return a.values<int64_t>()[i]; }, as_is); break;
-      case TypeId::kDate32: {
-        std::optional<int64_t> lo, hi;
-        for (int64_t i = 0; i < a.length; ++i) {
-          if (a.IsNull(i)) continue;
-          const int64_t v = a.values<int32_t>()[i];
-          if (!lo || v < *lo) lo = v;
-          if (!hi || *hi < v) hi = v;
+      if (is_int) {
+        int64_t v = 0;
+        switch (id) {
+          case TypeId::kInt8: v = a.values<int8_t>()[i]; break;
+          case TypeId::kInt16: v = a.values<int16_t>()[i]; break;
+          case TypeId::kInt32: case TypeId::kDate32: v = a.values<int32_t>()[i]; break;
+          default: v = a.values<int64_t>()[i]; break;
         }
-        if (lo) {
-          // The same text FormatValue prints for a date32.
-          auto date = [&](int64_t d) {
-            auto arr = std::make_shared<ArrayData>();
-            arr->type = f.type;
-            arr->length = 1;
-            const int32_t v32 = static_cast<int32_t>(d);
-            arr->buffers = {Buffer(), Buffer::Copy(&v32, 4)};
-            return FormatValue(*arr, 0);
-          };
-          mins[f.name] = date(*lo);
-          maxs[f.name] = date(*hi);
-        }
-        break;
-      }
-      case TypeId::kString: {
+        if (!col.int_min || v < *col.int_min) col.int_min = v;
+        if (!col.int_max || *col.int_max < v) col.int_max = v;
+      } else if (id == TypeId::kString) {
         const int32_t* o = a.offsets();
-        const char* d = reinterpret_cast<const char*>(a.buffers[2].data());
-        minmax([&](int64_t i) { return std::string_view(d + o[i], static_cast<size_t>(o[i + 1] - o[i])); },
-               [](std::string_view v) { return json(std::string(v)); });
-        break;
+        const std::string_view v(reinterpret_cast<const char*>(a.buffers[2].data()) + o[i],
+                                 static_cast<size_t>(o[i + 1] - o[i]));
+        if (!col.str_min || v < *col.str_min) col.str_min = std::string(v);
+        if (!col.str_max || *col.str_max < v) col.str_max = std::string(v);
       }
-      default: break;
     }
   }
-  json j{{"numRecords", batch.num_rows}};
+}
+
+std::string DeltaStatsBuilder::Json() const {
+  json nulls = json::object(), mins = json::object(), maxs = json::object();
+  for (const Column& col : columns_) {
+    if (col.nested || !col.type) continue;
+    nulls[col.name] = col.nulls;
+    if (col.int_min && col.type->id == TypeId::kDate32) {
+      // The same text FormatValue prints for a date32.
+      auto date = [&](int64_t d) {
+        auto arr = std::make_shared<ArrayData>();
+        arr->type = col.type;
+        arr->length = 1;
+        const int32_t v32 = static_cast<int32_t>(d);
+        arr->buffers = {Buffer(), Buffer::Copy(&v32, 4)};
+        return FormatValue(*arr, 0);
+      };
+      mins[col.name] = date(*col.int_min);
+      maxs[col.name] = date(*col.int_max);
+    } else if (col.int_min) {
+      mins[col.name] = *col.int_min;
+      maxs[col.name] = *col.int_max;
+    } else if (col.str_min) {
+      mins[col.name] = *col.str_min;
+      maxs[col.name] = *col.str_max;
+    }
+  }
+  json j{{"numRecords", rows_}};
   if (!mins.empty()) j["minValues"] = std::move(mins);
   if (!maxs.empty()) j["maxValues"] = std::move(maxs);
   j["nullCount"] = std::move(nulls);
   return j.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+std::string DeltaFileStats(const RecordBatch& batch) {
+  DeltaStatsBuilder b;
+  b.Add(batch);
+  return b.Json();
 }
 
 Status CheckWriterSupport(const DeltaProtocol& p, const std::string& table) {

@@ -48,6 +48,10 @@ struct RewriteOptions {
   // Row group and page sizes, codec, ...; the layout fields are set from `layout`. Default codec
   // ZSTD.
   parquet::WriterOptions writer;
+  // Input buffered before a sorted run is spilled to a temporary Parquet file (bounded memory: the
+  // runs are merged per bucket with read::MergeReader). Output equals the in-memory sort.
+  int64_t memory = 512ll << 20;
+  std::string temp_dir;  // a local folder for the runs (empty: the system's temporary folder)
   int threads = 2;
   // Called after each input file is read (files_done, files_total) and after each output file is
   // written (with files_total = -1 and files_done = output files written).
@@ -66,6 +70,9 @@ struct RewriteResult {
   uint64_t bytes = 0;              // data file bytes
   int64_t frames = 0;              // ZSTD frames written (frame layouts)
   int64_t table_version = -1;      // the Delta version committed (-1: a folder of Parquet)
+  int64_t runs_spilled = 0;        // sorted runs written to temporary files (0: sorted in memory)
+  uint64_t bytes_spilled = 0;
+  uint64_t peak_buffered_bytes = 0;  // input bytes buffered at most (the budget plus one batch)
   Manifest manifest;
   double seconds = 0;
 };
@@ -78,7 +85,7 @@ struct RewriteResult {
 // deletes the data files written so far (best effort; staged index files stay unreferenced until
 // `rap index vacuum`), and a concurrent commit of the same version fails the rewrite with kChanged.
 // A failure after the commit (publishing the index manifest) leaves the committed table and says so.
-// The input is held in memory.
+// The input is sorted in bounded memory (`memory`; runs spilled to `temp_dir` and merged).
 Result<RewriteResult> RewriteTable(const std::string& table_url, const std::string& output_url,
                                    const RewriteOptions& options);
 

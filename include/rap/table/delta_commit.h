@@ -49,6 +49,25 @@ DeltaProtocol NewTableProtocol(bool uses_timestamp_ntz);
 // minValues/maxValues of its integer, date and string columns (exact values).
 std::string DeltaFileStats(const RecordBatch& batch);
 
+// The same over a file written batch by batch (the batches of one schema, in any number).
+class DeltaStatsBuilder {
+ public:
+  void Add(const RecordBatch& batch);
+  std::string Json() const;
+
+ private:
+  struct Column {
+    std::string name;
+    DataTypePtr type;
+    bool nested = false;
+    int64_t nulls = 0;
+    std::optional<int64_t> int_min, int_max;
+    std::optional<std::string> str_min, str_max;
+  };
+  int64_t rows_ = 0;
+  std::vector<Column> columns_;
+};
+
 // OK when rap may add a commit to a table with this protocol: legacy writer versions up to 4, or
 // writer features among appendOnly, invariants, checkConstraints, changeDataFeed, generatedColumns,
 // deletionVectors, timestampNtz, vacuumProtocolCheck (a rewrite changes no values, so their
