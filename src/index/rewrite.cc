@@ -199,11 +199,12 @@ Status Rewrite(const table::TableSnapshot& snap, const RewriteOptions& options, 
     }
     out_schema = s;
   }
-  // Covered columns and their leaf ordinals.
+  // Covered columns and their leaf ordinals: columns of one leaf (flat, or a list of a primitive —
+  // every co-grouped flat column).
   std::vector<std::string> cover = options.cover;
   if (cover.empty() && options.cover_all) {
     for (const Field& f : out_schema->fields) {
-      if (!f.type->IsNested() && std::find(options.key_columns.begin(), options.key_columns.end(), f.name) ==
+      if (LeafCount(*f.type) == 1 && std::find(options.key_columns.begin(), options.key_columns.end(), f.name) ==
                                      options.key_columns.end()) {
         cover.push_back(f.name);
       }
@@ -218,9 +219,10 @@ Status Rewrite(const table::TableSnapshot& snap, const RewriteOptions& options, 
   for (const std::string& c : cover) {
     const int i = schema.FieldIndex(c);
     if (i < 0) return Status::InvalidArgument("--cover '" + c + "': no such column");
-    if (out_schema->fields[static_cast<size_t>(i)].type->IsNested()) {
-      return Status::NotSupported("--cover '" + c + "' is nested" + (options.cogroup ? " (co-grouped)" : "") +
-                                  "; covered columns are flat");
+    if (LeafCount(*out_schema->fields[static_cast<size_t>(i)].type) != 1) {
+      return Status::NotSupported("--cover '" + c + "' has more than one leaf column" +
+                                  (options.cogroup ? " (co-grouped)" : "") +
+                                  "; covered columns are flat or lists of a primitive");
     }
     cover_leaf.push_back(leaf_of_field[static_cast<size_t>(i)]);
   }

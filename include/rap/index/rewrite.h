@@ -35,7 +35,8 @@ struct RewriteOptions {
   // other column `c` of type T as `c` list<T> (non-null list, items nullable as c was) holding the
   // key's values in row order. Combines with every layout.
   bool cogroup = false;
-  // Covered columns of the index (flat columns); empty: every flat non-key column.
+  // Covered columns of the index (one leaf each: flat, or lists of a primitive such as co-grouped
+  // columns); empty: every such non-key column.
   std::vector<std::string> cover;
   bool cover_all = true;                 // false with an empty `cover`: no covering data
   // Output: a new Delta table (version 0: protocol, metaData, one add per file, with stats), or with
