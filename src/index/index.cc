@@ -281,6 +281,8 @@ Result<Key> Index::ParseKey(const std::vector<std::string>& parts) const {
   return index::ParseKey(impl_->Current()->info.key, parts);
 }
 
+PageCacheStats Index::page_cache_stats() const { return impl_->cache->stats(); }
+
 Result<bool> Index::Refresh() {
   RAP_ASSIGN_OR_RETURN(int64_t latest, FindLatestVersion(*impl_->store, impl_->dir));
   if (latest <= impl_->Current()->manifest.version) return false;

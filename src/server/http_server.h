@@ -23,6 +23,7 @@ struct HttpServerOptions {
   uint16_t port = 0;
   int io_threads = 1;
   int workers = 32;
+  int worker_nice = 5;  // workers run this much nicer than the io threads (0: same priority)
   int max_queued = 256;
   int max_connections = 4096;
   uint64_t max_header_bytes = 16 << 10;

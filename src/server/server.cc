@@ -48,7 +48,9 @@ Result<bool> ServedTable::Refresh() {
 Result<bool> ServedTable::RefreshIndex() {
   std::shared_ptr<index::Index> idx = index();
   if (idx) return idx->Refresh();
-  auto opened = index::Index::Open(config_.index_url.empty() ? config_.url : config_.index_url);
+  index::IndexOpenOptions io;
+  io.page_cache_bytes = index_cache_bytes_;
+  auto opened = index::Index::Open(config_.index_url.empty() ? config_.url : config_.index_url, io);
   std::lock_guard<std::mutex> lock(mu_);
   if (!opened.ok()) {
     index_error_ = opened.status().message();
@@ -146,7 +148,7 @@ Result<std::unique_ptr<Server>> Server::Start(ServerOptions options) {
     for (const auto& other : impl->ctx.tables) {
       if (other->name() == tc.name) return Status::InvalidArgument("table '" + tc.name + "' is configured twice");
     }
-    auto t = std::make_shared<ServedTable>(tc);
+    auto t = std::make_shared<ServedTable>(tc, options.index_cache_bytes);
     auto loaded = t->Refresh();
     if (!loaded.ok()) return loaded.status().WithContext("table '" + tc.name + "'");
     if (t->current()->snapshot->files.empty()) {

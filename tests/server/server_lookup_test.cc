@@ -61,6 +61,36 @@ TEST_F(ServerLookupTest, GetAndPostMatchTheOracle) {
   EXPECT_EQ(json::parse(t.body)["tables"][0]["index"]["key"][0]["name"], "s");
 }
 
+// The index page cache is sized by ServerOptions::index_cache_bytes and reported per table in
+// /metrics: a repeated lookup is a hit; with the cache off (0) nothing is cached.
+TEST_F(ServerLookupTest, IndexPageCacheMetrics) {
+  for (int64_t budget : {int64_t{64} << 20, int64_t{0}}) {
+    ServerOptions o;
+    o.index_cache_bytes = budget;
+    auto f = Start(o);
+    ASSERT_TRUE(f);
+    auto c = f->Client();
+    for (int i = 0; i < 3; ++i) ASSERT_EQ(c->Get("/v1/tables/events/lookup?key=kiwi&columns=id").status, 200);
+    CurlResponse m = c->Get("/metrics");
+    ASSERT_EQ(m.status, 200);
+    EXPECT_EQ(rap::testing::PrometheusProblem(m.body), "") << m.body;
+    const double hits = rap::testing::PrometheusValue(m.body, R"(rap_index_page_cache_hits_total{table="events"})");
+    const double misses = rap::testing::PrometheusValue(m.body, R"(rap_index_page_cache_misses_total{table="events"})");
+    const double bytes = rap::testing::PrometheusValue(m.body, R"(rap_index_page_cache_bytes{table="events"})");
+    SCOPED_TRACE(budget);
+    if (budget > 0) {
+      ASSERT_GE(misses, 1);
+      EXPECT_GE(hits, 2 * misses);  // the first lookup misses each of its pages, the next two hit them
+      EXPECT_GT(bytes, 0);
+      EXPECT_LE(bytes, static_cast<double>(budget));
+    } else {  // off: nothing is looked up in or kept by the cache
+      EXPECT_EQ(hits, 0);
+      EXPECT_EQ(misses, 0);
+      EXPECT_EQ(bytes, 0);
+    }
+  }
+}
+
 TEST_F(ServerLookupTest, PaginationToTheEnd) {
   auto f = Start();
   ASSERT_TRUE(f);

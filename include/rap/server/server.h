@@ -53,6 +53,10 @@ struct ServerOptions {
   double refresh_interval_s = 10;    // poll for a newer index manifest / table version (<= 0: never)
   std::string access_log = "-";      // "-": stderr, "": none, else a file (appended)
   bool require_index = false;        // /readyz also waits for every table's index
+  // Byte budget of each table's RAP index page cache (decoded index pages, LRU). Lookups whose
+  // index pages are cached take one round (no index read); size it to the hot part of the index
+  // (a covered page of 256 entries decodes to roughly 50-80 KB).
+  int64_t index_cache_bytes = 512ll << 20;
   // Hedged range reads (rap/io/http_options.h HedgeOptions) for the HTTP/S3 stores of the tables.
   // Process-wide: Start() sets the default for stores created from then on.
   bool hedge_reads = true;
