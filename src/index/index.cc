@@ -144,7 +144,15 @@ Status Index::Impl::EnsureLoaded(FragmentState& f, const Manifest& m, io::Object
     }
   }
   f.info = reader->info();
+  // Binary search needs every page's bounds and both bounds non-decreasing page over page (true of
+  // a sorted fragment unless a writer truncated string bounds inconsistently; then: linear scan).
+  f.all_bounds = std::all_of(pages.begin(), pages.end(), [](const KeyPage& kp) { return kp.has_bounds; });
+  for (size_t p = 1; f.all_bounds && p < pages.size(); ++p) {
+    f.all_bounds = CompareKeyPart(m.key[0].type, pages[p - 1].min, pages[p].min) <= 0 &&
+                   CompareKeyPart(m.key[0].type, pages[p - 1].max, pages[p].max) <= 0;
+  }
   f.pages = std::move(pages);
+  f.cache_prefix = fmt::format("{}#{}#{}#", f.path, f.info.size, f.info.etag);
   f.loaded = true;
   return Status::OK();
 }
