@@ -16,6 +16,9 @@ void HandleMetrics(ServerContext& ctx, const HttpRequest&, Responder& out) {
   body += fmt::format("rap_http_in_flight_requests {}\n", ctx.http ? ctx.http->in_flight() : 0);
   body += "# HELP rap_http_open_connections Open client connections.\n# TYPE rap_http_open_connections gauge\n";
   body += fmt::format("rap_http_open_connections {}\n", ctx.http ? ctx.http->connections() : 0);
+  body += "# HELP rap_http_io_thread_requests_total Requests run on the io thread (lookups of local tables).\n";
+  body += "# TYPE rap_http_io_thread_requests_total counter\n";
+  body += fmt::format("rap_http_io_thread_requests_total {}\n", ctx.http ? ctx.http->io_thread_requests() : 0);
   body += fmt::format("# HELP rap_http_max_in_flight_requests The in-flight limit (workers).\n"
                       "# TYPE rap_http_max_in_flight_requests gauge\nrap_http_max_in_flight_requests {}\n",
                       ctx.options.limits.max_in_flight);

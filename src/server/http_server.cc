@@ -94,6 +94,7 @@ struct HttpServer::Impl {
 
   std::atomic<int> in_flight{0};
   std::atomic<int> connections{0};
+  std::atomic<uint64_t> io_thread_requests{0};
   std::atomic<bool> shutting_down{false};
   std::atomic<bool> io_stopped{false};  // no new strand work is started
   std::atomic<bool> io_joined{false};   // every io thread has returned (no handler runs any more)
@@ -383,7 +384,12 @@ class Session : public std::enable_shared_from_this<Session> {
                                 server_->options.workers + server_->options.max_queued),
                     /*close=*/false, "overload");
     }
-    server_->Submit([self = shared_from_this()] { self->RunHandler(); });
+    if (server_->options.run_on_io_thread && server_->options.run_on_io_thread(request_)) {
+      ++server_->io_thread_requests;
+      RunHandler(/*on_io_thread=*/true);
+      return;
+    }
+    server_->Submit([self = shared_from_this()] { self->RunHandler(false); });
   }
 
   // Answers from the io thread (no worker): error JSON, Retry-After on 429/503.
@@ -412,7 +418,7 @@ class Session : public std::enable_shared_from_this<Session> {
     });
   }
 
-  void RunHandler();
+  void RunHandler(bool on_io_thread);  // on a worker, or inline on the io thread
 
   HttpServer::Impl* server_;
   beast::tcp_stream stream_;
@@ -431,7 +437,7 @@ namespace {
 
 class WorkerResponder : public Responder {
  public:
-  explicit WorkerResponder(std::shared_ptr<Session> s) : s_(std::move(s)) {}
+  WorkerResponder(std::shared_ptr<Session> s, bool on_io_thread) : s_(std::move(s)), on_io_thread_(on_io_thread) {}
 
   // A complete response is not written here: the worker hands it to the connection's strand when
   // the handler returns (Session::FinishWith), which writes it and then reads the next request, so
@@ -452,6 +458,7 @@ class WorkerResponder : public Responder {
 
   Status BeginStream(int status, std::string_view content_type, const HeaderList& extra) override {
     if (started_) return Status::Internal("response already started");
+    if (on_io_thread_) return Status::Internal("a streamed response cannot be written from the io thread");
     started_ = true;
     streaming_ = true;
     status_ = status;
@@ -518,6 +525,7 @@ class WorkerResponder : public Responder {
   }
 
   std::shared_ptr<Session> s_;
+  const bool on_io_thread_;
   bool started_ = false, streaming_ = false, ended_ = false, failed_ = false;
   int status_ = 0;
   uint64_t bytes_ = 0;
@@ -528,8 +536,8 @@ class WorkerResponder : public Responder {
 
 }  // namespace
 
-void Session::RunHandler() {
-  WorkerResponder responder(shared_from_this());
+void Session::RunHandler(bool on_io_thread) {
+  WorkerResponder responder(shared_from_this(), on_io_thread);
   HttpServer::Impl* srv = server_;
   if (NowSeconds() > request_.deadline_s) {
     (void)responder.Send(503, "application/json",
@@ -658,6 +666,7 @@ HttpServer::~HttpServer() { Shutdown(0); }
 uint16_t HttpServer::port() const { return impl_->port; }
 int HttpServer::in_flight() const { return impl_->in_flight.load(); }
 int HttpServer::connections() const { return impl_->connections.load(); }
+uint64_t HttpServer::io_thread_requests() const { return impl_->io_thread_requests.load(); }
 void HttpServer::Shutdown(double grace_s) { impl_->Shutdown(grace_s); }
 
 }  // namespace rap::server

@@ -112,6 +112,9 @@ Status ParseServerConfig(const std::string& json_text, const std::string& origin
     } else if (key == "hedge_reads") {
       if (!v.is_boolean()) return Status::InvalidArgument(w + ": expected true or false");
       o->hedge_reads = v.get<bool>();
+    } else if (key == "inline_local_lookups") {
+      if (!v.is_boolean()) return Status::InvalidArgument(w + ": expected true or false");
+      o->inline_local_lookups = v.get<bool>();
     } else if (key == "require_index") {
       if (!v.is_boolean()) return Status::InvalidArgument(w + ": expected true or false");
       o->require_index = v.get<bool>();

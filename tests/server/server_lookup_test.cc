@@ -91,6 +91,28 @@ TEST_F(ServerLookupTest, IndexPageCacheMetrics) {
   }
 }
 
+// Lookups of a local table run on the io thread (no worker hand-off) unless turned off; the
+// answers are the same either way.
+TEST_F(ServerLookupTest, LocalLookupsRunOnTheIoThread) {
+  std::string first;
+  for (bool on : {true, false}) {
+    ServerOptions o;
+    o.inline_local_lookups = on;
+    auto f = Start(o);
+    ASSERT_TRUE(f);
+    auto c = f->Client();
+    for (int i = 0; i < 4; ++i) {
+      CurlResponse r = c->Get("/v1/tables/events/lookup?key=kiwi&key=plum&columns=id,v");
+      ASSERT_EQ(r.status, 200) << r.body;
+      if (first.empty()) first = r.body;
+      EXPECT_EQ(json::parse(r.body)["keys"], json::parse(first)["keys"]);
+    }
+    ASSERT_EQ(c->Post("/v1/tables/events/scan", R"({"limit": 3})").status, 200);  // always a worker
+    CurlResponse m = c->Get("/metrics");
+    EXPECT_EQ(rap::testing::PrometheusValue(m.body, "rap_http_io_thread_requests_total"), on ? 4 : 0) << on;
+  }
+}
+
 TEST_F(ServerLookupTest, PaginationToTheEnd) {
   auto f = Start();
   ASSERT_TRUE(f);
