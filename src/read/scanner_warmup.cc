@@ -6,6 +6,9 @@
 // this thread, so they never delay the consumer, for local files too. One file ahead only and never
 // past the scan's last file; a scan that stops first (a limit, an error) cancels the thread's reads
 // through the file's CancellationToken and joins it without waiting for them to complete.
+// At RAW the warmed file's producers also start early, as soon as the current file's producers are
+// idle (every range of it produced, StartWarmedFileEarly): their threads and I/O would otherwise sit
+// unused while the consumer drains the queues; this is bounded by the queue budget like DECODED.
 #include <fmt/format.h>
 
 #include "read/scanner_impl.h"
@@ -19,7 +22,10 @@ void Scanner::Impl::StartWarmup(size_t index) {
   w->index = index;
   w->cancel = std::make_shared<io::CancellationToken>();
   Warming* raw = w.get();
-  w->thread = std::thread([this, raw] { raw->status = WarmFile(raw); });
+  w->thread = std::thread([this, raw] {
+    raw->status = WarmFile(raw);
+    raw->ready.store(true, std::memory_order_release);
+  });
   warming = std::move(w);
 }
 
@@ -41,7 +47,7 @@ Status Scanner::Impl::WarmFile(Warming* w) const {
     projection.columns = file->leaves;
   }
   if (projection.columns.empty()) {
-    if (options.warmup.level == WarmupLevel::kDecoded) StartReading(*file);
+    if (options.warmup.level == WarmupLevel::kDecoded) StartReading(*file, true);
     return Status::OK();
   }
   const size_t want = std::min(file->ranges.size(), static_cast<size_t>(std::max(1, options.prefetch.producers)));
@@ -64,13 +70,20 @@ Status Scanner::Impl::WarmFile(Warming* w) const {
   }
   file->counts.warmup_bytes = file->cache->bytes_reserved();
   // DECODED: the producers start now; the reserved ranges they ask for wait for the fetch below.
-  if (options.warmup.level == WarmupLevel::kDecoded) StartReading(*file);
+  if (options.warmup.level == WarmupLevel::kDecoded) StartReading(*file, true);
   if (reserved.empty()) return Status::OK();
   Status st = file->reader->FetchInto(reserved, *file->cache);
   // A failed warmup is only a miss: the reader requests those bytes itself (and reports a
   // persistent error then). A cancelled one means the scan ended.
   (void)st;
   return Status::OK();
+}
+
+void Scanner::Impl::StartWarmedFileEarly() {
+  if (!warming || !current || !current->prefetch || !warming->ready.load(std::memory_order_acquire)) return;
+  OpenedFile* next = warming->file.get();
+  if (!warming->status.ok() || !next || next->pruned || next->prefetch || !current->prefetch->idle()) return;
+  StartReading(*next, true);
 }
 
 void Scanner::Impl::StopWarmup() {
