@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "rap/format/blob_column.h"
 #include "rap/format/writer.h"
 #include "rap/format/writer_store_sink.h"
 #include "rap/io/object_store.h"
@@ -202,7 +203,9 @@ Status RunConvert(const ConvertArgs& a) {
     RAP_ASSIGN_OR_RETURN(source, SortedSource(std::move(source), SplitLists(a.sort_by), a.batch_rows));
   }
   if (!a.blob.empty()) {
-    RAP_ASSIGN_OR_RETURN(source, BlobSource(std::move(source), SplitLists(a.blob)));
+    std::string spec;
+    RAP_ASSIGN_OR_RETURN(source, BlobSource(std::move(source), SplitLists(a.blob), &spec));
+    options.key_value_metadata.push_back({parquet::kBlobMetadataKey, spec});
   }
   // The sink: a local file through a temporary sibling, or one atomic Put to an object store.
   std::unique_ptr<parquet::ByteSink> sink;

@@ -14,6 +14,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "rap/format/array.h"
+#include "rap/format/column_builder.h"
 #include "rap/util/result.h"
 
 namespace rap::cli {
@@ -45,28 +46,8 @@ struct TextInputOptions {
 Result<std::unique_ptr<BatchSource>> OpenCsv(const std::string& path, const TextInputOptions& options);
 Result<std::unique_ptr<BatchSource>> OpenJsonLines(const std::string& path, const TextInputOptions& options);
 
-// Appends parsed values of one column and hands out the Arrow array (shared by the CSV and JSON
-// readers). Errors say what was wrong with the value; callers add the line and column.
-class ColumnBuilder {
- public:
-  explicit ColumnBuilder(const Field& field);
-  virtual ~ColumnBuilder();
-  Status AppendNull();
-  Status AppendText(std::string_view text);
-  Status AppendJson(const nlohmann::ordered_json& value);
-  // The values appended since the last Finish() as one array.
-  ArrayPtr Finish();
-
- protected:
-  virtual void AppendEmpty() = 0;  // placeholder value under a null
-  virtual Status AppendTextValue(std::string_view text) = 0;
-  virtual Status AppendJsonValue(const nlohmann::ordered_json& value);
-  virtual void FinishInto(ArrayData* array) = 0;
-  Field field_;
-  std::vector<bool> valid_;
-};
-
-std::unique_ptr<ColumnBuilder> MakeColumnBuilder(const Field& field);
+using rap::ColumnBuilder;
+using rap::MakeColumnBuilder;
 
 }  // namespace rap::cli
 
@@ -83,11 +64,11 @@ Result<std::unique_ptr<BatchSource>> SortedSource(std::unique_ptr<BatchSource> i
 namespace rap::cli {
 
 // `rap convert --blob`: the `keys` columns, then one non-null JSON column "blob" holding each row's
-// other columns as an object {"name": value, ...} in schema order (values as FormatJsonValue
-// writes them: numbers and booleans bare, strings/dates/times/timestamps quoted, binary with \xNN
-// escapes, lists as arrays, structs and maps as objects, null as null).
+// other columns as an object {"name": value, ...} in schema order (rap/format/blob_column.h).
+// `spec_json` receives the folded columns' schema, for the footer's key-value metadata under
+// parquet::kBlobMetadataKey.
 Result<std::unique_ptr<BatchSource>> BlobSource(std::unique_ptr<BatchSource> inner,
-                                                const std::vector<std::string>& keys);
+                                                const std::vector<std::string>& keys, std::string* spec_json);
 
 // "a,b" "c" -> {a, b, c}: the comma-separated lists of a repeatable flag.
 std::vector<std::string> SplitLists(const std::vector<std::string>& lists);

@@ -8,6 +8,7 @@
 #include <numeric>
 #include <string_view>
 
+#include "rap/format/blob_column.h"
 #include "rap/format/thrift.h"
 #include "rap/format/writer_options.h"
 #include "rap/read/scanner.h"
@@ -82,6 +83,11 @@ std::string SchemaFileBytes(const parquet::FileMetaData& md) {
   schema_only.version = md.version;
   schema_only.schema = md.schema;
   schema_only.created_by = std::string(parquet::kRapCreatedBy);
+  // The blob column's schema (rap/format/blob_column.h), so that covered lookups decode blobs
+  // without the data file's footer.
+  for (const parquet::KeyValue& kv : md.key_value_metadata) {
+    if (kv.key == parquet::kBlobMetadataKey) schema_only.key_value_metadata.push_back(kv);
+  }
   std::string footer;
   parquet::EncodeFileMetaData(schema_only, &footer);
   std::string bytes = "PAR1" + footer;

@@ -222,13 +222,16 @@ Result<std::shared_ptr<Index::Snapshot>> Index::Impl::Load(int64_t version) cons
   RunAll(std::move(tasks));
   for (const Status& st : errors) RAP_RETURN_NOT_OK(st);
   if (s->table_schema_index >= 0) {
-    s->table_schema = s->schemas[static_cast<size_t>(s->table_schema_index)]->arrow_schema();
+    const auto& reader = s->schemas[static_cast<size_t>(s->table_schema_index)];
+    s->table_schema = reader->arrow_schema();
+    RAP_ASSIGN_OR_RETURN(s->blob, parquet::FindBlobSpec(reader->metadata().key_value_metadata));
   } else {
     // No schema files (an index written by another engine): the newest live file's footer.
     for (size_t i = m.files.size(); i-- > 0;) {
       if (m.files[i].removed) continue;
       RAP_ASSIGN_OR_RETURN(auto reader, read::FileReader::Open(s->data_store, io::JoinPath(s->data_root, m.files[i].path)));
       s->table_schema = reader->arrow_schema();
+      RAP_ASSIGN_OR_RETURN(s->blob, parquet::FindBlobSpec(reader->metadata().key_value_metadata));
       break;
     }
   }

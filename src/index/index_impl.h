@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "rap/format/blob_column.h"
 #include "rap/index/fragment.h"
 #include "rap/index/index.h"
 #include "rap/index/page_cache.h"
@@ -110,6 +111,9 @@ class Index::Snapshot {
   std::vector<std::shared_ptr<read::FileReader>> schemas;
   SchemaPtr table_schema;  // the newest live file's schema (output types)
   int table_schema_index = -1;
+  // The table's blob column (rap/format/blob_column.h), from the same file's key-value metadata:
+  // lookups return its folded columns in its place.
+  std::optional<parquet::BlobSpec> blob;
 };
 
 class Index::Impl {

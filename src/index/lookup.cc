@@ -101,12 +101,20 @@ Result<LookupResult> Index::Lookup(std::span<const Key> keys, const LookupOption
   // ---- output columns ----
   std::set<std::string> key_names;
   for (const KeyColumn& k : kc) key_names.insert(k.name);
+  // A blob column stands for its folded columns (in its place); it can still be asked for by name.
+  const parquet::BlobSpec* blob = snap->blob ? &*snap->blob : nullptr;
   std::vector<std::string> requested = opt.columns;
   if (requested.empty()) {
     for (const KeyColumn& k : kc) requested.push_back(k.name);
     if (snap->table_schema) {
       for (const Field& f : snap->table_schema->fields) {
-        if (!key_names.count(f.name)) requested.push_back(f.name);
+        if (blob && f.name == blob->column) {
+          for (const Field& b : blob->fields) {
+            if (!key_names.count(b.name)) requested.push_back(b.name);
+          }
+        } else if (!key_names.count(f.name)) {
+          requested.push_back(f.name);
+        }
       }
     }
   }
@@ -123,22 +131,50 @@ Result<LookupResult> Index::Lookup(std::span<const Key> keys, const LookupOption
   auto schema = std::make_shared<Schema>();
   auto data_schema = std::make_shared<Schema>();
   std::vector<std::string> data_columns;
+  // Where each output column comes from: a key part, a data column, or a folded blob field.
+  enum class From { kKey, kData, kBlob };
+  std::vector<std::pair<From, size_t>> source;
+  std::vector<int> folded;  // blob field indexes, in output order
+  int blob_data = -1;       // the blob's data column, when a folded field is asked for
+  auto add_data = [&](const Field& f) {
+    data_schema->fields.push_back(f);
+    data_columns.push_back(f.name);
+    return data_columns.size() - 1;
+  };
   for (const std::string& c : out_names) {
     bool is_key = false;
-    for (const KeyColumn& k : kc) {
-      if (k.name == c) {
-        schema->fields.push_back({c, ArrowTypeOf(k.type), false});
+    for (size_t k = 0; k < kc.size(); ++k) {
+      if (kc[k].name == c) {
+        schema->fields.push_back({c, ArrowTypeOf(kc[k].type), false});
+        source.push_back({From::kKey, k});
         is_key = true;
       }
     }
     if (is_key) continue;
     const int fi = snap->table_schema ? snap->table_schema->FieldIndex(c) : -1;
-    if (fi < 0) {
+    int bi = -1;
+    for (size_t b = 0; blob && fi < 0 && b < blob->fields.size(); ++b) {
+      if (blob->fields[b].name == c) bi = static_cast<int>(b);
+    }
+    if (fi < 0 && bi < 0) {
       return Status::NotFound("column '" + c + "' is not a column of the indexed table " + snap->info.table_url);
     }
+    if (bi >= 0) {
+      if (blob_data < 0) {
+        const int blob_fi = snap->table_schema->FieldIndex(blob->column);
+        if (blob_fi < 0) {
+          return Status::Corrupt(snap->info.table_url + ": the blob metadata names column '" + blob->column +
+                                 "', which the table does not have");
+        }
+        blob_data = static_cast<int>(add_data(snap->table_schema->fields[static_cast<size_t>(blob_fi)]));
+      }
+      schema->fields.push_back(blob->fields[static_cast<size_t>(bi)]);
+      source.push_back({From::kBlob, folded.size()});
+      folded.push_back(bi);
+      continue;
+    }
     schema->fields.push_back(snap->table_schema->fields[static_cast<size_t>(fi)]);
-    data_schema->fields.push_back(snap->table_schema->fields[static_cast<size_t>(fi)]);
-    data_columns.push_back(c);
+    source.push_back({From::kData, add_data(snap->table_schema->fields[static_cast<size_t>(fi)])});
   }
   res.schema = schema;
 
@@ -426,6 +462,18 @@ Result<LookupResult> Index::Lookup(std::span<const Key> keys, const LookupOption
   stats.data_files = ds.files;
   stats.covered_files = ds.covered_files;
 
+  // ---- blobs decoded back into their folded columns ----
+  std::map<const KeyPiece*, std::vector<ArrayPtr>> unfolded;
+  if (blob_data >= 0) {
+    for (const KeyPiece& p : pieces) {
+      auto cols = parquet::DecodeBlob(*blob, *p.columns[static_cast<size_t>(blob_data)], folded);
+      if (!cols.ok()) {
+        return cols.status().WithContext(snap->manifest.files[static_cast<size_t>(p.entry->file)].path);
+      }
+      unfolded[&p] = std::move(*cols);
+    }
+  }
+
   // ---- one batch per key ----
   std::vector<std::vector<const KeyPiece*>> by_key(keys.size());
   for (const KeyPiece& p : pieces) by_key[p.key].push_back(&p);
@@ -435,19 +483,15 @@ Result<LookupResult> Index::Lookup(std::span<const Key> keys, const LookupOption
     RecordBatch& out = res.keys[i].rows;
     out.schema = schema;
     out.num_rows = n;
-    size_t d = 0;
-    for (const Field& f : schema->fields) {
-      int key_part = -1;
-      for (size_t k = 0; k < kc.size(); ++k) {
-        if (kc[k].name == f.name) key_part = static_cast<int>(k);
-      }
-      if (key_part >= 0) {
-        out.columns.push_back(RepeatKeyPart(kc[static_cast<size_t>(key_part)].type,
-                                            keys[i].parts[static_cast<size_t>(key_part)], n));
+    for (size_t fc = 0; fc < schema->fields.size(); ++fc) {
+      const Field& f = schema->fields[fc];
+      const auto [from, at] = source[fc];
+      if (from == From::kKey) {
+        out.columns.push_back(RepeatKeyPart(kc[at].type, keys[i].parts[at], n));
         continue;
       }
       std::vector<ArrayPtr> parts;
-      for (const KeyPiece* p : by_key[i]) parts.push_back(p->columns[d]);
+      for (const KeyPiece* p : by_key[i]) parts.push_back(from == From::kData ? p->columns[at] : unfolded[p][at]);
       if (parts.empty()) {
         RAP_ASSIGN_OR_RETURN(ArrayPtr e, read::MakeNullArray(f.type, 0));
         out.columns.push_back(e);
@@ -457,7 +501,6 @@ Result<LookupResult> Index::Lookup(std::span<const Key> keys, const LookupOption
         RAP_ASSIGN_OR_RETURN(ArrayPtr c, ConcatArrays(parts));
         out.columns.push_back(c);
       }
-      ++d;
     }
     stats.rows += n;
     if (dr.mode == internal::DataMode::kHoisted && n > 0) ++stats.hoisted_only;

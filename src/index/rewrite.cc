@@ -10,6 +10,7 @@
 #include <random>
 
 #include "file_indexer.h"
+#include "rap/format/blob_column.h"
 #include "rap/format/writer.h"
 #include "rap/format/writer_store_sink.h"
 #include "rap/index/build.h"
@@ -50,8 +51,10 @@ int LeafCount(const DataType& t) {
 
 bool IsLocal(const std::string& url) { return url.find("://") == std::string::npos || url.rfind("file://", 0) == 0; }
 
-// Every live row of the table, as one batch (columns concatenated over the files).
-Result<RecordBatch> ReadLiveRows(const table::TableSnapshot& snap, const RewriteOptions& options) {
+// Every live row of the table, as one batch (columns concatenated over the files). `blob_spec`: the
+// first file's blob column metadata (rap/format/blob_column.h), if any.
+Result<RecordBatch> ReadLiveRows(const table::TableSnapshot& snap, const RewriteOptions& options,
+                                 std::optional<std::string>* blob_spec) {
   SchemaPtr schema;
   std::vector<std::vector<ArrayPtr>> parts;
   int64_t rows = 0;
@@ -64,6 +67,9 @@ Result<RecordBatch> ReadLiveRows(const table::TableSnapshot& snap, const Rewrite
     if (!schema) {
       schema = proj.schema;
       parts.resize(schema->fields.size());
+      for (const parquet::KeyValue& kv : reader->metadata().key_value_metadata) {
+        if (kv.key == parquet::kBlobMetadataKey) *blob_spec = kv.value;
+      }
     } else {
       bool same = proj.schema->fields.size() == schema->fields.size();
       for (size_t c = 0; same && c < schema->fields.size(); ++c) {
@@ -149,7 +155,8 @@ struct Output {
 };
 
 Status Rewrite(const table::TableSnapshot& snap, const RewriteOptions& options, Output& out, RewriteResult* res) {
-  RAP_ASSIGN_OR_RETURN(RecordBatch all, ReadLiveRows(snap, options));
+  std::optional<std::string> blob_spec;
+  RAP_ASSIGN_OR_RETURN(RecordBatch all, ReadLiveRows(snap, options, &blob_spec));
   const Schema& schema = *all.schema;
   res->rows = all.num_rows;
   // The key.
@@ -239,6 +246,8 @@ Status Rewrite(const table::TableSnapshot& snap, const RewriteOptions& options, 
       break;
   }
   wo.write_page_index = true;
+  // A blob column stays decodable (co-grouped, it becomes a list and no longer matches its metadata).
+  if (blob_spec && !options.cogroup) wo.key_value_metadata.push_back({parquet::kBlobMetadataKey, *blob_spec});
   RAP_RETURN_NOT_OK(wo.Validate());
   // The index, built from the writer's locations.
   IndexWriterOptions iwo;

@@ -1,5 +1,5 @@
-// Typed column builders of `rap convert` (see convert_input.h): text and JSON values parsed into
-// Arrow arrays, with errors that say what was wrong with a value.
+// Typed column builders (rap/format/column_builder.h): text and JSON values parsed into Arrow
+// arrays, with errors that say what was wrong with a value.
 #include <charconv>
 #include <cmath>
 #include <cstring>
@@ -9,10 +9,10 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "convert_input.h"
+#include "rap/format/column_builder.h"
 #include "rap/util/civil_date.h"
 
-namespace rap::cli {
+namespace rap {
 namespace {
 
 using json = nlohmann::ordered_json;
@@ -225,10 +225,11 @@ Status ParseDecimal(std::string_view s, int precision, int scale, __int128* out)
 // ---------------------------------------------------------------------------------------------
 // Builders: parsed values -> Arrow arrays.
 
-ColumnBuilder::ColumnBuilder(const Field& f) : field_(f) {}
+ColumnBuilder::ColumnBuilder(const Field& f, ColumnBuilderOptions options) : field_(f), options_(options) {}
 ColumnBuilder::~ColumnBuilder() = default;
 
 Status ColumnBuilder::AppendNull() {
+  if (!Supported()) return Status::NotSupported("column type " + field_.type->ToString() + " has no builder");
   if (!field_.nullable) return Status::InvalidArgument("null in non-nullable column '" + field_.name + "'");
   valid_.push_back(false);
   AppendEmpty();
@@ -254,6 +255,11 @@ Status ColumnBuilder::AppendJsonValue(const nlohmann::ordered_json& v) {
   return Status::InvalidArgument(fmt::format("expected a {} value, got {}", field_.type->ToString(), v.type_name()));
 }
 
+void ColumnBuilder::AppendPlaceholder() {
+  valid_.push_back(true);
+  AppendEmpty();
+}
+
 ArrayPtr ColumnBuilder::Finish() {
   auto a = std::make_shared<ArrayData>();
   a->type = field_.type;
@@ -276,7 +282,7 @@ namespace {
 
 class FixedBuilder : public ColumnBuilder {
  public:
-  explicit FixedBuilder(const Field& f) : ColumnBuilder(f), width_(f.type->FixedWidth()) {}
+  FixedBuilder(const Field& f, ColumnBuilderOptions o) : ColumnBuilder(f, o), width_(f.type->FixedWidth()) {}
 
  protected:
   void AppendEmpty() override { data_.append(static_cast<size_t>(width_), '\0'); }
@@ -381,6 +387,7 @@ class FixedBuilder : public ColumnBuilder {
       }
       case TypeId::kFixedSizeBinary: {
         std::string hex;
+        if (options_.hex_binary && s.substr(0, 2) == "0x") s.remove_prefix(2);
         for (char c : s)
           if (c != '-') hex.push_back(c);
         if (static_cast<int>(hex.size()) != 2 * width_) {
@@ -457,6 +464,21 @@ class BinaryBuilder : public ColumnBuilder {
     if (data_.size() + s.size() > static_cast<size_t>(INT32_MAX)) {
       return Status::InvalidArgument("more than 2 GiB of text in one batch; use a smaller batch size");
     }
+    if (options_.hex_binary && field_.type->id == TypeId::kBinary) {
+      if (s.substr(0, 2) != "0x" || s.size() % 2 != 0) {
+        return Status::InvalidArgument(fmt::format("binary value '{}' is not 0x followed by hex digit pairs", s));
+      }
+      for (size_t i = 2; i < s.size(); i += 2) {
+        unsigned v = 0;
+        auto [p, ec] = std::from_chars(s.data() + i, s.data() + i + 2, v, 16);
+        if (ec != std::errc() || p != s.data() + i + 2) {
+          return Status::InvalidArgument(fmt::format("binary value '{}' is not hexadecimal", s));
+        }
+        data_.push_back(static_cast<char>(v));
+      }
+      offsets_.push_back(static_cast<int32_t>(data_.size()));
+      return Status::OK();
+    }
     data_.append(s);
     offsets_.push_back(static_cast<int32_t>(data_.size()));
     return Status::OK();
@@ -481,7 +503,8 @@ class BinaryBuilder : public ColumnBuilder {
 
 class ListBuilder : public ColumnBuilder {
  public:
-  explicit ListBuilder(const Field& f) : ColumnBuilder(f), child_(MakeColumnBuilder(f.type->children[0])) {}
+  ListBuilder(const Field& f, ColumnBuilderOptions o)
+      : ColumnBuilder(f, o), child_(MakeColumnBuilder(f.type->children[0], o)) {}
 
  protected:
   void AppendEmpty() override { offsets_.push_back(count_); }
@@ -514,8 +537,8 @@ class ListBuilder : public ColumnBuilder {
 
 class StructBuilder : public ColumnBuilder {
  public:
-  explicit StructBuilder(const Field& f) : ColumnBuilder(f) {
-    for (const auto& c : f.type->children) children_.push_back(MakeColumnBuilder(c));
+  StructBuilder(const Field& f, ColumnBuilderOptions o) : ColumnBuilder(f, o) {
+    for (const auto& c : f.type->children) children_.push_back(MakeColumnBuilder(c, o));
   }
 
  protected:
@@ -525,7 +548,7 @@ class StructBuilder : public ColumnBuilder {
       if (field_.type->children[i].nullable) {
         (void)children_[i]->AppendNull();
       } else {
-        (void)children_[i]->AppendJson(json());
+        children_[i]->AppendPlaceholder();
       }
     }
   }
@@ -558,22 +581,41 @@ class StructBuilder : public ColumnBuilder {
   std::vector<std::unique_ptr<ColumnBuilder>> children_;
 };
 
+// Types without a builder: every append of a value fails; nulls are zero-width placeholders.
+class UnsupportedBuilder : public ColumnBuilder {
+ public:
+  using ColumnBuilder::ColumnBuilder;
+
+ protected:
+  bool Supported() const override { return false; }
+  void AppendEmpty() override {}
+  Status AppendTextValue(std::string_view) override {
+    return Status::NotSupported("column type " + field_.type->ToString() + " cannot be read from text or JSON");
+  }
+  Status AppendJsonValue(const json& v) override { return AppendTextValue(v.dump()); }
+  void FinishInto(ArrayData*) override {}
+};
+
 }  // namespace
 
-std::unique_ptr<ColumnBuilder> MakeColumnBuilder(const Field& f) {
+std::unique_ptr<ColumnBuilder> MakeColumnBuilder(const Field& f, ColumnBuilderOptions o) {
   switch (f.type->id) {
     case TypeId::kBool:
-      return std::make_unique<BoolBuilder>(f);
+      return std::make_unique<BoolBuilder>(f, o);
     case TypeId::kString:
     case TypeId::kBinary:
-      return std::make_unique<BinaryBuilder>(f);
+      return std::make_unique<BinaryBuilder>(f, o);
     case TypeId::kList:
-      return std::make_unique<ListBuilder>(f);
+      return std::make_unique<ListBuilder>(f, o);
     case TypeId::kStruct:
-      return std::make_unique<StructBuilder>(f);
+      return std::make_unique<StructBuilder>(f, o);
+    case TypeId::kNull:
+    case TypeId::kFloat16:
+    case TypeId::kMap:
+      return std::make_unique<UnsupportedBuilder>(f, o);
     default:
-      return std::make_unique<FixedBuilder>(f);
+      return std::make_unique<FixedBuilder>(f, o);
   }
 }
 
-}  // namespace rap::cli
+}  // namespace rap
