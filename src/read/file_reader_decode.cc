@@ -21,7 +21,9 @@ class FileReader::RowGroupDecoder {
 
   Status Open() {
     RAP_ASSIGN_OR_RETURN(std::vector<ChunkRanges> plan, reader_->PlanRowGroup(rg_, selection_, projection_));
-    if (share_) CutRunsAtSharedPages(plan);
+    if (share_) {
+      for (ChunkRanges& cr : plan) share_->CutAtSharedPages(cr);  // shared pages: runs of their own
+    }
     // One fetch for every range of the row group.
     std::vector<ByteRange> ranges;
     for (const ChunkRanges& cr : plan) {
@@ -80,29 +82,6 @@ class FileReader::RowGroupDecoder {
   int64_t remaining() const { return selection_.Count() - emitted_; }
 
  private:
-  // A shared page (row_group_share.h) becomes a run of its own, so that its bytes can come from
-  // another range's fetch.
-  void CutRunsAtSharedPages(std::vector<ChunkRanges>& plan) const {
-    for (ChunkRanges& cr : plan) {
-      if (cr.whole_chunk) continue;
-      std::vector<ByteRange> runs;
-      size_t page = 0;
-      for (const ByteRange& run : cr.runs) {
-        uint64_t at = run.offset;
-        for (; page < cr.pages.size() && static_cast<uint64_t>(cr.pages[page].offset) < run.end(); ++page) {
-          const ByteRange p{static_cast<uint64_t>(cr.pages[page].offset),
-                            static_cast<uint64_t>(cr.pages[page].compressed_page_size)};
-          if (!share_->Shares(p)) continue;
-          if (p.offset > at) runs.push_back(ByteRange{at, p.offset - at});
-          runs.push_back(p);
-          at = p.end();
-        }
-        if (run.end() > at) runs.push_back(ByteRange{at, run.end() - at});
-      }
-      cr.runs = std::move(runs);
-    }
-  }
-
   // The bytes of `ranges`: shared pages another range claimed come from it (waiting while in
   // flight); the rest, and the shared pages this range claims, in one planned read. Claimed pages
   // are filled (or failed) before this range waits for any other, so ranges never wait in a cycle.

@@ -45,20 +45,25 @@ Result<bool> Split(FileReader& reader, int rg, const std::vector<int>& columns, 
   const int64_t rows = reader.row_group_num_rows(rg);
   std::vector<std::vector<parquet::PageLocation>> pages(columns.size());
   size_t dominant = 0;
-  uint64_t total = 0, most = 0;
+  uint64_t total = 0, most = 0;  // chunk bytes of all columns; data-page bytes of the dominant one
   for (size_t i = 0; i < columns.size(); ++i) {
     RAP_ASSIGN_OR_RETURN(pages[i], Pages(reader, rg, columns[i], rows));
     if (pages[i].empty()) return false;
-    const uint64_t b = ChunkBytes(reader, rg, columns[i]);
-    total += b;
-    if (b > most) most = b, dominant = i;
+    total += ChunkBytes(reader, rg, columns[i]);
+    uint64_t data = 0;
+    for (const parquet::PageLocation& p : pages[i]) data += static_cast<uint64_t>(p.compressed_page_size);
+    if (data > most) most = data, dominant = i;
   }
-  // Cut at the dominant column's page starts once its bytes reach its share of the natural size.
-  const double per_range = static_cast<double>(natural) * static_cast<double>(most) / static_cast<double>(std::max<uint64_t>(1, total));
+  // As many ranges as natural sizes in the row group's projected bytes (dictionaries included: each
+  // is read once, but its bytes are part of the work), cut at the dominant column's page starts
+  // into pieces of equal data bytes of that column.
+  const uint64_t pieces = std::max<uint64_t>(1, (total + natural - 1) / natural);
+  const double per_range = static_cast<double>(most) / static_cast<double>(pieces);
   std::vector<int64_t> cuts;  // first rows of the ranges after the first
   uint64_t acc = 0;
   for (const parquet::PageLocation& p : pages[dominant]) {
-    if (p.first_row_index > 0 && static_cast<double>(acc) >= per_range) {
+    if (p.first_row_index > 0 && static_cast<double>(acc) + 0.5 * static_cast<double>(p.compressed_page_size) >= per_range &&
+        cuts.size() + 1 < pieces) {
       cuts.push_back(p.first_row_index);
       acc = 0;
     }

@@ -25,6 +25,25 @@ RowGroupShare::RowGroupShare(const std::vector<Page>& pages, const std::vector<i
   }
 }
 
+void RowGroupShare::CutAtSharedPages(ChunkRanges& cr) const {
+  if (cr.whole_chunk) return;
+  std::vector<ByteRange> runs;
+  size_t page = 0;
+  for (const ByteRange& run : cr.runs) {
+    uint64_t at = run.offset;
+    for (; page < cr.pages.size() && static_cast<uint64_t>(cr.pages[page].offset) < run.end(); ++page) {
+      const ByteRange p{static_cast<uint64_t>(cr.pages[page].offset),
+                        static_cast<uint64_t>(cr.pages[page].compressed_page_size)};
+      if (!Shares(p)) continue;
+      if (p.offset > at) runs.push_back(ByteRange{at, p.offset - at});
+      runs.push_back(p);
+      at = p.end();
+    }
+    if (run.end() > at) runs.push_back(ByteRange{at, run.end() - at});
+  }
+  cr.runs = std::move(runs);
+}
+
 bool RowGroupShare::Claim(const ByteRange& range) {
   std::lock_guard<std::mutex> lock(mu_);
   Entry& e = pages_.at(range.offset);

@@ -11,6 +11,8 @@
 // unused while the consumer drains the queues; this is bounded by the queue budget like DECODED.
 #include <fmt/format.h>
 
+#include <set>
+
 #include "read/scanner_impl.h"
 
 namespace rap::read {
@@ -52,14 +54,20 @@ Status Scanner::Impl::WarmFile(Warming* w) const {
   }
   const size_t want = std::min(file->ranges.size(), static_cast<size_t>(std::max(1, options.prefetch.producers)));
   std::vector<ByteRange> reserved;
+  std::set<std::pair<uint64_t, uint64_t>> seen;  // a dictionary or a page feeding two ranges: reserved once
   for (size_t i = 0; i < want; ++i) {
     const ReadRange& r = file->ranges[i];
     RAP_ASSIGN_OR_RETURN(std::vector<ChunkRanges> plan,
                          file->reader->PlanRowGroup(r.row_group, RowSelection::Range(r.begin, r.end), projection));
     std::vector<ByteRange> ranges;
-    for (const ChunkRanges& cr : plan) {
-      if (cr.dictionary) ranges.push_back(*cr.dictionary);
-      ranges.insert(ranges.end(), cr.runs.begin(), cr.runs.end());
+    auto add = [&](const ByteRange& b) {
+      if (seen.insert({b.offset, b.length}).second) ranges.push_back(b);
+    };
+    for (ChunkRanges& cr : plan) {
+      // The ranges the reader will request: a page shared with another range on its own.
+      if (r.share) r.share->CutAtSharedPages(cr);
+      if (cr.dictionary) add(*cr.dictionary);
+      for (const ByteRange& b : cr.runs) add(b);
     }
     const size_t fit = file->cache->Reserve(ranges);
     reserved.insert(reserved.end(), ranges.begin(), ranges.begin() + static_cast<std::ptrdiff_t>(fit));

@@ -10,6 +10,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <filesystem>
 #include <thread>
 
 #include "format/writer_testing.h"
@@ -179,6 +180,36 @@ TEST_F(ShareTest, StraddlingAndDictionaryPagesAreFetchedOnceAndDecodedOnce) {
       if (!*filter) {
         EXPECT_EQ(bytes, ref_bytes);
       }
+    }
+  }
+}
+
+TEST_F(ShareTest, RawWarmupOfASplitFileReservesEachSharedPageOnce) {
+  // Two files (the same bytes under two names): the second is warmed while the first is read. Its
+  // dictionaries and straddling pages are reserved once, every warmed byte is used, no byte of either
+  // file is requested twice.
+  std::filesystem::copy_file(dir_.Join("t.parquet"), dir_.Join("u.parquet"));
+  auto observed = std::make_shared<ObservedStore>(inner_);
+  ScanSource src = Source(observed);
+  ScanFile second = src.files[0];
+  second.path = path_.substr(0, path_.size() - std::string("t.parquet").size()) + "u.parquet";
+  src.files.push_back(second);
+  ScanOptions o = Plain();
+  o.prefetch.producers = 3;
+  o.prefetch.ranges.split_row_groups = true;
+  o.prefetch.ranges.natural_read_size = 600;
+  o.warmup.level = WarmupLevel::kRaw;
+  auto got = rap::testing::RunScan(src, o);
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  EXPECT_EQ(got->ids.size(), 2400u);
+  EXPECT_GT(got->stats.warmup_bytes, 0u);
+  EXPECT_EQ(got->stats.warmup_bytes_unused, 0u);
+  EXPECT_GT(got->stats.pages_shared, 0);
+  for (const ScanFile& f : src.files) {
+    std::vector<ByteRange> rs = observed->ranges()[f.path];
+    std::sort(rs.begin(), rs.end(), [](const ByteRange& a, const ByteRange& b) { return a.offset < b.offset; });
+    for (size_t i = 1; i < rs.size(); ++i) {
+      EXPECT_LE(rs[i - 1].end(), rs[i].offset) << f.path << " " << rs[i].ToString();
     }
   }
 }

@@ -4,8 +4,9 @@
 // size is also cut at page boundaries into ranges of about that size, which lifts the row-group-only
 // limit of readers that cannot seek inside a row group (Paimon's Parquet reader).
 //
-// Cuts: a row group is cut only at page starts of its dominant column (the projected column with
-// the most compressed bytes), into ranges of about the natural read size of projected bytes. Pages
+// Cuts: a row group of B projected compressed bytes (dictionaries included) becomes about
+// ceil(B / natural read size) ranges, cut only at page starts of its dominant column (the projected
+// column with the most data-page bytes) into pieces of about equal data bytes of that column. Pages
 // of the other columns rarely start on those rows (writers cut pages by bytes), so a page of another
 // column may hold rows on both sides of a cut: such a page feeds both ranges (every range it holds
 // rows of), and so does every column's dictionary page. These pages are fetched once and decoded

@@ -26,6 +26,7 @@
 
 #include "rap/format/column_reader.h"
 #include "rap/plan/byte_range.h"
+#include "rap/read/file_reader.h"
 #include "rap/util/buffer.h"
 
 namespace rap::read {
@@ -39,6 +40,9 @@ class RowGroupShare {
   // `range_bounds`: the first rows of the row group's ranges, ascending, then the row group's end.
   RowGroupShare(const std::vector<Page>& pages, const std::vector<int64_t>& range_bounds);
 
+  // Cuts the runs of `chunk` so that every shared page is a run of its own (what a range of this
+  // row group requests; the warmup reserves the same ranges).
+  void CutAtSharedPages(ChunkRanges& chunk) const;
   bool Shares(const ByteRange& range) const { return pages_.count(range.offset) > 0 && pages_.at(range.offset).range == range; }
   // Claims `range` (a shared page): true when the caller must fetch it and then Fill or Fail it;
   // false when another range fetched or is fetching it (take it with Wait).
