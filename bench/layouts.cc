@@ -204,7 +204,7 @@ Status Run(const Args& a) {
       for (size_t g = 0; g + 1 < rg_first.size(); ++g) {
         const int64_t lo = std::max(r0, rg_first[g]) - rg_first[g], hi = std::min(r1, rg_first[g + 1]) - rg_first[g];
         if (lo >= hi) continue;
-        if (!keys[g].empty()) {  // interleaved: one range, plus unframed columns' pages (none here)
+        if (!keys[g].empty()) {  // interleaved: one range of the framed (non-key) columns
           for (const auto& kr : keys[g]) {
             if (kr.first_row < hi && kr.first_row + kr.num_rows > lo) {
               bytes += static_cast<double>(kr.size);
@@ -213,7 +213,8 @@ Status Run(const Args& a) {
           }
           continue;
         }
-        for (size_t c = 0; c < pages[g].size(); ++c) {
+        // Column 0 is the key: a lookup knows it and does not read it (as Index::Lookup), in every layout.
+        for (size_t c = 1; c < pages[g].size(); ++c) {
           if (!frames[g][c].empty()) {
             const auto t0 = Clock::now();
             const auto& fl = frames[g][c];

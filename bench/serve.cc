@@ -1,7 +1,8 @@
 // bench_serve: `rap serve` under load (wrk) against the lookup library on the same keys
 // (docs/benchmarks/serve.md). A table of int64 keys (plus double/string/binary/list columns) is
 // written once, with one RAP index per layout (plain: locations only; covered: covering data for
-// the output columns; hoisted: the output columns' values in the index). Per transport profile
+// the output columns; hoisted: the output columns' values in the index; interleaved: the table
+// rewritten by `rap rewrite --layout interleaved` with its covering index). Per transport profile
 // (local files, or s3:// over rap-netsim at a fixed latency) and layout, a `rap serve` child process
 // is loaded by wrk with 1-key (GET) and 10-key (POST) lookups at each concurrency; printed and
 // written as CSV: throughput, p50/p99/p99.9, the server's CPU and RSS over the run, object-store
@@ -26,6 +27,7 @@
 
 #include "rap/index/build.h"
 #include "rap/index/index.h"
+#include "rap/index/rewrite.h"
 #include "serve/load.h"
 #include "testing/index_table.h"
 #include "testing/netsim_fixture.h"
@@ -42,7 +44,7 @@ struct Args {
   int64_t rows_per_file = 125'000;
   int64_t page_rows = 1024;
   std::string profiles = "local,5ms,30ms";
-  std::string local_layouts = "plain,covered,hoisted";
+  std::string local_layouts = "plain,covered,hoisted,interleaved";
   std::string remote_layouts = "plain,covered";
   std::string concurrency = "1,16,64";
   std::string keys = "1,10";
@@ -305,7 +307,13 @@ struct Profile {
   std::string name;  // "local" or a latency such as "30ms"
   std::unique_ptr<testing::NetsimServer> netsim;
   std::string table_url;
+  // "interleaved" is its own table (the input rewritten by index::RewriteTable, local only) with
+  // its default index; every other layout is an index over the input table.
+  std::string TableUrl(const std::string& layout) const {
+    return layout == "interleaved" ? table_url.substr(0, table_url.rfind('/')) + "/il" : table_url;
+  }
   std::string IndexUrl(const std::string& layout) const {
+    if (layout == "interleaved") return TableUrl(layout) + "/_rap_index/default";
     return table_url + "/_rap_index/" + (name == "local" ? layout : "s3-" + layout);
   }
 };
@@ -335,7 +343,7 @@ int main(int argc, char** argv) {
   app.add_option("--files", a.files, "Data files in the table")->capture_default_str();
   app.add_option("--rows-per-file", a.rows_per_file, "Rows per file (keys uniform over files*rows)")->capture_default_str();
   app.add_option("--profiles", a.profiles, "local and/or rap-netsim latencies (e.g. 30ms), comma-separated")->capture_default_str();
-  app.add_option("--local-layouts", a.local_layouts, "Index layouts measured on local files")->capture_default_str();
+  app.add_option("--local-layouts", a.local_layouts, "Index layouts measured on local files (interleaved: the table rewritten, rap rewrite)")->capture_default_str();
   app.add_option("--remote-layouts", a.remote_layouts, "Index layouts measured over rap-netsim")->capture_default_str();
   app.add_option("--concurrency", a.concurrency, "wrk connections, comma-separated")->capture_default_str();
   app.add_option("--keys", a.keys, "Keys per lookup request, comma-separated (1: GET, more: POST)")->capture_default_str();
@@ -390,13 +398,36 @@ int main(int argc, char** argv) {
     } else if (layout == "hoisted") {
       bo.hoist = kColumns;
     } else if (layout != "plain") {
-      std::fprintf(stderr, "bench_serve: unknown layout '%s' (plain, covered, hoisted)\n", layout.c_str());
+      std::fprintf(stderr, "bench_serve: unknown layout '%s' (plain, covered, hoisted, interleaved)\n", layout.c_str());
       std::exit(2);
     }
     auto b = Check(index::BuildIndex(table_url, bo), "build index " + index_url);
     std::printf("index %s: %lld entries, %.1f s\n", index_url.c_str(), static_cast<long long>(b.entries), b.seconds);
   };
-  for (const std::string& l : local_layouts) build(table_dir, l, index::DefaultIndexUrl(table_dir, l));
+  for (const std::string& l : remote_layouts) {
+    if (l == "interleaved") {
+      std::fprintf(stderr, "bench_serve: the interleaved layout is measured on local files only\n");
+      return 2;
+    }
+  }
+  for (const std::string& l : local_layouts) {
+    if (l != "interleaved") {
+      build(table_dir, l, index::DefaultIndexUrl(table_dir, l));
+      continue;
+    }
+    // The input rewritten as one interleaved file per bucket (a ZSTD frame per key, a key's frames
+    // of every column adjacent) with a covering index of every column: a lookup is one range per file.
+    index::RewriteOptions ro;
+    ro.key_columns = {"k"};
+    ro.layout = index::RewriteLayout::kInterleaved;
+    ro.buckets = a.files;
+    const std::string il = root + "/bkt/il";
+    fs::remove_all(il);
+    auto rw = Check(index::RewriteTable(table_dir, il, ro), "rewrite (interleaved)");
+    std::printf("rewrite %s: %lld rows into %zu interleaved files, %.1f MiB, index %lld entries, %.1f s\n", il.c_str(),
+                static_cast<long long>(rw.rows), rw.files.size(), static_cast<double>(rw.bytes) / (1 << 20),
+                static_cast<long long>(rw.entries), rw.seconds);
+  }
   if (!remote_layouts.empty()) {
     Profile builder = OpenProfile("0ms", root, table_dir);
     for (const std::string& l : remote_layouts) build(builder.table_url, l, table_dir + "/_rap_index/s3-" + l);
@@ -441,7 +472,7 @@ int main(int argc, char** argv) {
         r.load1 = bench::LoadAverage1();
         report.Add(r);
       }
-      Served s = StartServer(a, root, prof.table_url, prof.IndexUrl(layout), /*hedge=*/true);
+      Served s = StartServer(a, root, prof.TableUrl(layout), prof.IndexUrl(layout), /*hedge=*/true);
       for (const auto& kc : SplitList(a.keys)) {
         const int per = std::stoi(kc);
         for (const auto& cc : SplitList(a.concurrency)) {
@@ -470,7 +501,7 @@ int main(int argc, char** argv) {
   for (const std::string& pname : SplitList(a.hedge_profiles)) {
     Profile prof = OpenProfile(pname, root, table_dir);
     for (bool hedge : {false, true}) {
-      Served s = StartServer(a, root, prof.table_url, prof.IndexUrl(a.stall_layout), hedge);
+      Served s = StartServer(a, root, prof.TableUrl(a.stall_layout), prof.IndexUrl(a.stall_layout), hedge);
       (void)Check(bench::RunWrk(fmt::format("http://127.0.0.1:{}", s.port), lua[1], a.hedge_concurrency, 2,
                                 std::max(2.0, a.warmup_s)), "wrk warm-up");
       // 2% of the data-file requests (f<NN>.parquet; not the index) answer their headers, then stall 1 s.

@@ -15,15 +15,17 @@ namespace rap::cli {
 namespace {
 
 struct RewriteArgs {
-  std::string table, output, output_flag, key, layout = "frame", align, cover, compression = "zstd";
+  std::string table, output, output_flag, key, layout = "frame", align, cover, compression = "zstd", memory = "512MiB",
+                                                                                   temp_dir;
   int buckets = 1;
   std::optional<int64_t> row_group_rows, page_rows;
-  bool no_cover = false, cogroup = false, quiet = false;
+  bool no_cover = false, cogroup = false, quiet = false, no_delta = false, in_place = false;
 };
 
 Status RunRewrite(const RewriteArgs& a) {
   const std::string output = !a.output_flag.empty() ? a.output_flag : a.output;
-  if (output.empty()) return Status::InvalidArgument("give the output folder (OUTPUT or --output)");
+  if (output.empty() && !a.in_place) return Status::InvalidArgument("give the output folder (OUTPUT or --output), or --in-place");
+  if (a.in_place && a.no_delta) return Status::InvalidArgument("--in-place writes a Delta version; --no-delta excludes it");
   if (!a.output_flag.empty() && !a.output.empty() && a.output != a.output_flag) {
     return Status::InvalidArgument("OUTPUT and --output differ");
   }
@@ -38,6 +40,11 @@ Status RunRewrite(const RewriteArgs& a) {
     }
   }
   o.buckets = a.buckets;
+  RAP_ASSIGN_OR_RETURN(uint64_t memory, ParseByteSize(a.memory));
+  o.memory = static_cast<int64_t>(memory);
+  o.temp_dir = a.temp_dir;
+  o.delta = !a.no_delta;
+  o.in_place = a.in_place;
   o.cogroup = a.cogroup;
   o.cover = SplitColumns(a.cover);
   o.cover_all = !a.no_cover;
@@ -59,12 +66,18 @@ Status RunRewrite(const RewriteArgs& a) {
   }
   RAP_ASSIGN_OR_RETURN(index::RewriteResult r, index::RewriteTable(a.table, output, o));
   if (o.progress) std::fprintf(stderr, "\n");
-  std::printf("rewrote %s -> %s: %lld rows of %lld file(s) into %zu file(s), layout %s, %s, %lld frames; index %s "
-              "(%lld entries); %.2f s\n",
-              a.table.c_str(), r.output_url.c_str(), static_cast<long long>(r.rows),
+  const std::string what =
+      r.table_version < 0 ? std::string("folder") : "Delta version " + std::to_string(r.table_version);
+  std::printf("rewrote %s -> %s (%s): %lld rows of %lld file(s) into %zu file(s), layout %s, %s, %lld frames; index "
+              "%s (%lld entries); %.2f s\n",
+              a.table.c_str(), r.output_url.c_str(), what.c_str(), static_cast<long long>(r.rows),
               static_cast<long long>(r.input_files), r.files.size(), index::RewriteLayoutName(o.layout),
               FormatBytes(r.bytes).c_str(), static_cast<long long>(r.frames), r.index_url.c_str(),
               static_cast<long long>(r.entries), r.seconds);
+  if (r.runs_spilled > 0) {
+    std::printf("sorted in bounded memory: %lld run(s) spilled, %s\n", static_cast<long long>(r.runs_spilled),
+                FormatBytes(r.bytes_spilled).c_str());
+  }
   return Status::OK();
 }
 
@@ -74,7 +87,12 @@ CommandRegistrar reg("rewrite", [](CLI::App& app) {
       "rewrite", "Rewrite a table sorted and bucketed by a key into a lookup layout, with its RAP index");
   cmd->add_option("table", args->table, "Input table: a Delta table, a folder/prefix of Parquet files, or a file")
       ->required();
-  cmd->add_option("output", args->output, "Output folder or prefix (must not hold files; written atomically)");
+  cmd->add_option("output", args->output,
+                  "Output: a new Delta table (folder or prefix that must not hold files; written atomically)");
+  cmd->add_flag("--in-place", args->in_place,
+                "Write a new version of the input Delta table instead (removes + adds with dataChange=false, "
+                "committed create-if-absent: a concurrent commit makes it fail cleanly)");
+  cmd->add_flag("--no-delta", args->no_delta, "Write a plain folder of Parquet files instead of a Delta table");
   cmd->add_option("--output", args->output_flag, "The output folder (same as OUTPUT)");
   cmd->add_option("--key", args->key, "Key column(s), one or two, comma-separated")->required();
   cmd->add_option("--layout", args->layout, "sorted, page (a page per key), frame (a ZSTD frame per key) or interleaved")
@@ -89,6 +107,10 @@ CommandRegistrar reg("rewrite", [](CLI::App& app) {
   cmd->add_flag("--no-cover", args->no_cover, "No covering data in the index");
   cmd->add_option("--compression", args->compression, "Codec of the layouts that are not framed")
       ->capture_default_str();
+  cmd->add_option("--memory", args->memory,
+                  "Input buffered before a sorted run is spilled to a temporary file (runs are merged per bucket)")
+      ->capture_default_str();
+  cmd->add_option("--temp-dir", args->temp_dir, "Local folder for the spilled runs (default: the system's)");
   cmd->add_option("--row-group-rows", args->row_group_rows, "Rows per row group");
   cmd->add_option("--page-rows", args->page_rows, "Rows per page");
   cmd->add_flag("-q,--quiet", args->quiet, "No progress on stderr");

@@ -13,6 +13,7 @@
 #include "command.h"
 #include "rap/server/server.h"
 #include "rap/server/server_config.h"
+#include "rap/util/units.h"
 
 namespace rap::cli {
 namespace {
@@ -33,6 +34,8 @@ struct ServeArgs {
   int scan_threads = -1;
   double grace_s = 10;
   bool no_hedge = false;
+  std::string index_cache;
+  bool no_inline_lookups = false;
 };
 
 Status RunServe(const ServeArgs& a) {
@@ -64,6 +67,12 @@ Status RunServe(const ServeArgs& a) {
   if (a.io_threads > 0) o.io_threads = a.io_threads;
   if (a.scan_threads > 0) o.scan_threads = a.scan_threads;
   if (a.no_hedge) o.hedge_reads = false;
+  if (a.no_inline_lookups) o.inline_local_lookups = false;
+  if (!a.index_cache.empty()) {
+    auto b = ParseByteSize(a.index_cache);
+    if (!b.ok()) return b.status().WithContext("--index-cache");
+    o.index_cache_bytes = static_cast<int64_t>(*b);
+  }
 
   // Every thread the server starts inherits this mask, so SIGTERM/SIGINT reach sigwait below only.
   sigset_t set;
@@ -109,8 +118,12 @@ CommandRegistrar reg("serve", [](CLI::App& app) {
   cmd->add_option("--request-deadline", a->request_deadline_s, "Per-request deadline in seconds (default 30)");
   cmd->add_option("--refresh-interval", a->refresh_interval_s,
                   "Seconds between polls for a new table version / index manifest (default 10; 0: never)");
-  cmd->add_option("--io-threads", a->io_threads, "Network threads (default 1)");
+  cmd->add_option("--io-threads", a->io_threads, "Network threads (default: one per core, at most 8)");
+  cmd->add_flag("--no-inline-lookups", a->no_inline_lookups,
+                "Run lookups of local tables on the workers too (default: on the io thread, no hand-off)");
   cmd->add_option("--scan-threads", a->scan_threads, "Row groups decoded in parallel per scan (default 1)");
+  cmd->add_option("--index-cache", a->index_cache,
+                  "Byte budget of each table's RAP index page cache, e.g. 1GiB (default 512MiB; 0: off)");
   cmd->add_flag("--no-hedge", a->no_hedge, "Do not hedge slow range reads of remote tables");
   cmd->add_option("--grace", a->grace_s, "Seconds in-flight requests get to finish on SIGTERM")->capture_default_str();
   cmd->callback([a] {

@@ -40,7 +40,11 @@ class ParquetWriter::Impl {
     const bool framing = !frame_key_columns_.empty();
     for (const auto& leaf : ws_.leaves) {
       ColumnLayout layout = options_.LayoutFor(schema_->fields[leaf.top_level].name, leaf.dotted);
-      const bool framed = framing && leaf.physical != Type::BOOLEAN;
+      // The frame key's own columns keep the ordinary layout (dictionary, RLE): a lookup knows the key
+      // and never reads them, and framing them costs a frame header per key for a repeated value.
+      const bool is_key = std::find(frame_key_columns_.begin(), frame_key_columns_.end(), leaf.top_level) !=
+                          frame_key_columns_.end();
+      const bool framed = framing && leaf.physical != Type::BOOLEAN && !is_key;
       if (framed) {  // a frame decodes without its predecessors: PLAIN values, ZSTD
         layout.dictionary = false;
         layout.encoding = Encoding::PLAIN;

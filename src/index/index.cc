@@ -144,7 +144,15 @@ Status Index::Impl::EnsureLoaded(FragmentState& f, const Manifest& m, io::Object
     }
   }
   f.info = reader->info();
+  // Binary search needs every page's bounds and both bounds non-decreasing page over page (true of
+  // a sorted fragment unless a writer truncated string bounds inconsistently; then: linear scan).
+  f.all_bounds = std::all_of(pages.begin(), pages.end(), [](const KeyPage& kp) { return kp.has_bounds; });
+  for (size_t p = 1; f.all_bounds && p < pages.size(); ++p) {
+    f.all_bounds = CompareKeyPart(m.key[0].type, pages[p - 1].min, pages[p].min) <= 0 &&
+                   CompareKeyPart(m.key[0].type, pages[p - 1].max, pages[p].max) <= 0;
+  }
   f.pages = std::move(pages);
+  f.cache_prefix = fmt::format("{}#{}#{}#", f.path, f.info.size, f.info.etag);
   f.loaded = true;
   return Status::OK();
 }
@@ -283,6 +291,8 @@ const IndexInfo& Index::info() const {
 Result<Key> Index::ParseKey(const std::vector<std::string>& parts) const {
   return index::ParseKey(impl_->Current()->info.key, parts);
 }
+
+PageCacheStats Index::page_cache_stats() const { return impl_->cache->stats(); }
 
 Result<bool> Index::Refresh() {
   RAP_ASSIGN_OR_RETURN(int64_t latest, FindLatestVersion(*impl_->store, impl_->dir));

@@ -76,7 +76,9 @@ struct FragmentState {
   bool loaded = false;
   io::ObjectInfo info;
   FragmentLayout layout;
-  std::vector<KeyPage> pages;
+  std::vector<KeyPage> pages;  // in key order (the fragment is sorted by key)
+  bool all_bounds = false;     // every page has [min, max] (binary search over pages)
+  std::string cache_prefix;    // page-cache key prefix: path, size and ETag of this fragment
 };
 
 class Index::Snapshot {

@@ -100,6 +100,12 @@ Status IndexWriter::AddEntry(IndexEntry e) {
 
 Result<Manifest> IndexWriter::Commit(const std::string& table_root, const std::string& table_kind,
                                      int64_t table_version) {
+  RAP_RETURN_NOT_OK(Stage());
+  return Publish(table_root, table_kind, table_version);
+}
+
+Status IndexWriter::Stage() {
+  if (staged_) return Status::OK();
   const int64_t run = manifest_.next_run;
   std::random_device rd;
   char token[16];
@@ -131,8 +137,15 @@ Result<Manifest> IndexWriter::Commit(const std::string& table_root, const std::s
     if (info.ok()) fe.etag = info->etag;
     manifest_.fragments.push_back(std::move(fe));
   }
-  manifest_.version += 1;
   manifest_.next_run = run + 1;
+  staged_ = true;
+  return Status::OK();
+}
+
+Result<Manifest> IndexWriter::Publish(const std::string& table_root, const std::string& table_kind,
+                                      int64_t table_version) {
+  if (!staged_) return Status::Internal(index_url_ + ": IndexWriter::Publish before Stage");
+  manifest_.version += 1;
   manifest_.table_root = table_root;
   manifest_.table_kind = table_kind;
   manifest_.table_version = table_version;

@@ -222,8 +222,18 @@ Result<LookupResult> Index::Lookup(std::span<const Key> keys, const LookupOption
     for (auto [fi, unused] : candidates[i]) {
       (void)unused;
       const FragmentState& f = *snap->fragments[static_cast<size_t>(fi)];
-      for (size_t p = 0; p < f.pages.size(); ++p) {
+      // Pages are in key order: with bounds on every page, start at the first page whose max is
+      // not below the key (binary search) and stop at the first whose min is above it.
+      size_t first = 0;
+      if (f.all_bounds) {
+        first = static_cast<size_t>(
+            std::partition_point(f.pages.begin(), f.pages.end(),
+                                 [&](const KeyPage& kp) { return CompareKeyPart(kc[0].type, kp.max, keys[i].parts[0]) < 0; }) -
+            f.pages.begin());
+      }
+      for (size_t p = first; p < f.pages.size(); ++p) {
         const KeyPage& kp = f.pages[p];
+        if (f.all_bounds && CompareKeyPart(kc[0].type, keys[i].parts[0], kp.min) < 0) break;
         if (kp.has_bounds && (CompareKeyPart(kc[0].type, keys[i].parts[0], kp.min) < 0 ||
                               CompareKeyPart(kc[0].type, keys[i].parts[0], kp.max) > 0)) {
           continue;
@@ -235,8 +245,7 @@ Result<LookupResult> Index::Lookup(std::span<const Key> keys, const LookupOption
     candidates[i] = std::move(expanded);
   }
   auto cache_key = [&](int fi, int p) {
-    const FragmentState& f = *snap->fragments[static_cast<size_t>(fi)];
-    return fmt::format("{}#{}#{}#{}", f.path, f.info.size, f.info.etag, p);
+    return snap->fragments[static_cast<size_t>(fi)]->cache_prefix + std::to_string(p);
   };
   std::map<int, std::vector<int>> missing;  // fragment -> pages
   for (auto& [fp, batch] : pages) {

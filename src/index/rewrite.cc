@@ -5,11 +5,13 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <numeric>
 #include <random>
 
 #include "file_indexer.h"
+#include "rewrite_sort.h"
 #include "rap/format/blob_column.h"
 #include "rap/format/writer.h"
 #include "rap/format/writer_store_sink.h"
@@ -17,6 +19,7 @@
 #include "rap/index/index_writer.h"
 #include "rap/read/file_reader.h"
 #include "rap/table/deletion_vector.h"
+#include "rap/table/delta_commit.h"
 #include "rap/table/table.h"
 #include "rap/util/clock.h"
 
@@ -51,70 +54,76 @@ int LeafCount(const DataType& t) {
 
 bool IsLocal(const std::string& url) { return url.find("://") == std::string::npos || url.rfind("file://", 0) == 0; }
 
-// Every live row of the table, as one batch (columns concatenated over the files). `blob_spec`: the
-// first file's blob column metadata (rap/format/blob_column.h), if any.
-Result<RecordBatch> ReadLiveRows(const table::TableSnapshot& snap, const RewriteOptions& options,
-                                 std::optional<std::string>* blob_spec) {
-  SchemaPtr schema;
-  std::vector<std::vector<ArrayPtr>> parts;
-  int64_t rows = 0;
+// The first file's schema, and its blob column metadata (rap/format/blob_column.h), if any.
+Result<SchemaPtr> InputSchema(const table::TableSnapshot& snap, std::optional<std::string>* blob_spec) {
+  RAP_ASSIGN_OR_RETURN(auto reader, read::FileReader::Open(snap.store, snap.files[0].path));
+  RAP_ASSIGN_OR_RETURN(read::Projection proj, reader->Project({}));
+  for (const parquet::KeyValue& kv : reader->metadata().key_value_metadata) {
+    if (kv.key == parquet::kBlobMetadataKey) *blob_spec = kv.value;
+  }
+  return proj.schema;
+}
+
+// Every live row of the table into `sorter`, batch by batch (deletion vectors applied).
+Status ReadLiveRows(const table::TableSnapshot& snap, const RewriteOptions& options, const SchemaPtr& schema,
+                    internal::BucketSorter& sorter, int64_t* rows) {
   for (size_t i = 0; i < snap.files.size(); ++i) {
     const table::DataFile& f = snap.files[i];
     read::FileReaderOptions ro;
-    ro.batch_size = 1 << 20;
+    // Input batches small against the memory budget (about budget / 1 KiB rows, 256..65536), so a
+    // spill happens close to the budget.
+    ro.batch_size = std::clamp<int64_t>(options.memory >> 10, 256, 64 * 1024);
     RAP_ASSIGN_OR_RETURN(auto reader, read::FileReader::Open(snap.store, f.path, ro));
     RAP_ASSIGN_OR_RETURN(read::Projection proj, reader->Project({}));
-    if (!schema) {
-      schema = proj.schema;
-      parts.resize(schema->fields.size());
-      for (const parquet::KeyValue& kv : reader->metadata().key_value_metadata) {
-        if (kv.key == parquet::kBlobMetadataKey) *blob_spec = kv.value;
-      }
-    } else {
-      bool same = proj.schema->fields.size() == schema->fields.size();
-      for (size_t c = 0; same && c < schema->fields.size(); ++c) {
-        same = proj.schema->fields[c].name == schema->fields[c].name &&
-               proj.schema->fields[c].type->ToString() == schema->fields[c].type->ToString();
-      }
-      if (!same) {
-        return Status::InvalidArgument(f.path + ": its schema differs from the first file's (" +
-                                       snap.files[0].path + "); rap rewrite needs one schema");
-      }
+    bool same = proj.schema->fields.size() == schema->fields.size();
+    for (size_t c = 0; same && c < schema->fields.size(); ++c) {
+      same = proj.schema->fields[c].name == schema->fields[c].name &&
+             proj.schema->fields[c].type->ToString() == schema->fields[c].type->ToString();
+    }
+    if (!same) {
+      return Status::InvalidArgument(f.path + ": its schema differs from the first file's (" + snap.files[0].path +
+                                     "); rap rewrite needs one schema");
     }
     std::vector<uint64_t> deleted;
     if (f.deletion_vector) {
       RAP_ASSIGN_OR_RETURN(deleted, table::LoadDeletionVector(snap.store, snap.root, *f.deletion_vector));
     }
-    RAP_ASSIGN_OR_RETURN(std::vector<RecordBatch> batches, reader->ReadAll(std::nullopt, proj));
+    RAP_ASSIGN_OR_RETURN(auto batches, reader->NewBatchReader(std::nullopt, proj));
     int64_t file_row = 0;
-    for (const RecordBatch& b : batches) {
-      std::vector<int64_t> keep;
+    while (true) {
+      RAP_ASSIGN_OR_RETURN(std::optional<RecordBatch> b, batches->Next());
+      if (!b) break;
+      const int64_t n = b->num_rows;
       if (!deleted.empty()) {
-        for (int64_t r = 0; r < b.num_rows; ++r) {
+        std::vector<int64_t> keep;
+        for (int64_t r = 0; r < n; ++r) {
           if (!std::binary_search(deleted.begin(), deleted.end(), static_cast<uint64_t>(file_row + r))) keep.push_back(r);
         }
-      }
-      for (size_t c = 0; c < parts.size(); ++c) {
-        if (deleted.empty()) {
-          parts[c].push_back(b.columns[c]);
-        } else {
-          RAP_ASSIGN_OR_RETURN(ArrayPtr t, TakeArray(b.columns[c], keep));
-          parts[c].push_back(std::move(t));
+        for (ArrayPtr& c : b->columns) {
+          RAP_ASSIGN_OR_RETURN(c, TakeArray(c, keep));
         }
+        b->num_rows = static_cast<int64_t>(keep.size());
       }
-      rows += deleted.empty() ? b.num_rows : static_cast<int64_t>(keep.size());
-      file_row += b.num_rows;
+      b->schema = schema;
+      *rows += b->num_rows;
+      file_row += n;
+      RAP_RETURN_NOT_OK(sorter.Add(std::move(*b)));
     }
     if (options.progress) options.progress(static_cast<int64_t>(i + 1), static_cast<int64_t>(snap.files.size()));
   }
-  RecordBatch all;
-  all.schema = schema;
-  all.num_rows = rows;
-  for (auto& p : parts) {
-    RAP_ASSIGN_OR_RETURN(ArrayPtr a, p.size() == 1 ? Result<ArrayPtr>(p[0]) : ConcatArrays(p));
-    all.columns.push_back(std::move(a));
+  return sorter.Finish();
+}
+
+// `a` then `b` (same schema) as one batch.
+Result<RecordBatch> ConcatBatches(const RecordBatch& a, const RecordBatch& b) {
+  RecordBatch out;
+  out.schema = a.schema;
+  out.num_rows = a.num_rows + b.num_rows;
+  for (size_t c = 0; c < a.columns.size(); ++c) {
+    RAP_ASSIGN_OR_RETURN(ArrayPtr x, ConcatArrays({a.columns[c], b.columns[c]}));
+    out.columns.push_back(std::move(x));
   }
-  return all;
+  return out;
 }
 
 // Co-grouping: `batch` (sorted, runs of equal keys given by `starts`, plus the end) as one row per run,
@@ -152,13 +161,21 @@ struct Output {
   std::string url;          // the same as a URL
   std::string final_path;   // local: the output folder the staging folder becomes
   std::vector<std::string> written;  // objects written (remote: deleted on failure)
+  std::string token;                 // random, names the staging folder, temporary runs and in-place files
+  std::string name_suffix;           // of data file names (in place: "-rap-<token>", so names are new)
+  // Delta output: the version to commit, the table's schemaString, and (in place) the removes.
+  bool delta = false, in_place = false;
+  int64_t version = 0;
+  std::string schema_string;
+  std::optional<table::DeltaProtocol> protocol;  // new tables
+  std::vector<table::DeltaRemoveFile> removes;
+  bool committed = false;            // the Delta commit is written: no cleanup any more
 };
 
 Status Rewrite(const table::TableSnapshot& snap, const RewriteOptions& options, Output& out, RewriteResult* res) {
   std::optional<std::string> blob_spec;
-  RAP_ASSIGN_OR_RETURN(RecordBatch all, ReadLiveRows(snap, options, &blob_spec));
-  const Schema& schema = *all.schema;
-  res->rows = all.num_rows;
+  RAP_ASSIGN_OR_RETURN(SchemaPtr in_schema, InputSchema(snap, &blob_spec));
+  const Schema& schema = *in_schema;
   // The key.
   std::vector<KeyColumn> key;
   std::vector<int> key_idx;
@@ -170,7 +187,7 @@ Status Rewrite(const table::TableSnapshot& snap, const RewriteOptions& options, 
     key_idx.push_back(i);
   }
   // The output schema: co-grouped, every non-key column becomes a list.
-  SchemaPtr out_schema = all.schema;
+  SchemaPtr out_schema = in_schema;
   if (options.cogroup) {
     auto s = std::make_shared<Schema>(schema);
     for (size_t i = 0; i < s->fields.size(); ++i) {
@@ -182,11 +199,12 @@ Status Rewrite(const table::TableSnapshot& snap, const RewriteOptions& options, 
     }
     out_schema = s;
   }
-  // Covered columns and their leaf ordinals.
+  // Covered columns and their leaf ordinals: columns of one leaf (flat, or a list of a primitive —
+  // every co-grouped flat column).
   std::vector<std::string> cover = options.cover;
   if (cover.empty() && options.cover_all) {
     for (const Field& f : out_schema->fields) {
-      if (!f.type->IsNested() && std::find(options.key_columns.begin(), options.key_columns.end(), f.name) ==
+      if (LeafCount(*f.type) == 1 && std::find(options.key_columns.begin(), options.key_columns.end(), f.name) ==
                                      options.key_columns.end()) {
         cover.push_back(f.name);
       }
@@ -201,35 +219,13 @@ Status Rewrite(const table::TableSnapshot& snap, const RewriteOptions& options, 
   for (const std::string& c : cover) {
     const int i = schema.FieldIndex(c);
     if (i < 0) return Status::InvalidArgument("--cover '" + c + "': no such column");
-    if (out_schema->fields[static_cast<size_t>(i)].type->IsNested()) {
-      return Status::NotSupported("--cover '" + c + "' is nested" + (options.cogroup ? " (co-grouped)" : "") +
-                                  "; covered columns are flat");
+    if (LeafCount(*out_schema->fields[static_cast<size_t>(i)].type) != 1) {
+      return Status::NotSupported("--cover '" + c + "' has more than one leaf column" +
+                                  (options.cogroup ? " (co-grouped)" : "") +
+                                  "; covered columns are flat or lists of a primitive");
     }
     cover_leaf.push_back(leaf_of_field[static_cast<size_t>(i)]);
   }
-  // Keys, buckets, and the rows of each bucket sorted by key (NULL keys first, in bucket 0).
-  const size_t n = static_cast<size_t>(all.num_rows);
-  std::vector<Key> keys(n);
-  std::vector<uint8_t> valid(n, 1);
-  for (size_t r = 0; r < n; ++r) {
-    keys[r].parts.resize(key.size());
-    for (size_t k = 0; k < key.size(); ++k) {
-      if (!KeyPartAt(key[k].type, *all.columns[static_cast<size_t>(key_idx[k])], static_cast<int64_t>(r),
-                     &keys[r].parts[k])) {
-        valid[r] = 0;
-      }
-    }
-  }
-  std::vector<std::vector<int64_t>> bucket_rows(static_cast<size_t>(options.buckets));
-  for (size_t r = 0; r < n; ++r) {
-    const int32_t b = valid[r] ? BucketOf(key, keys[r], options.buckets) : 0;
-    bucket_rows[static_cast<size_t>(b)].push_back(static_cast<int64_t>(r));
-  }
-  const auto less = [&](int64_t a, int64_t b) {
-    if (valid[size_t(a)] != valid[size_t(b)]) return valid[size_t(a)] < valid[size_t(b)];
-    if (!valid[size_t(a)]) return false;
-    return CompareKeys(key, keys[size_t(a)], keys[size_t(b)]) < 0;
-  };
   // Writer options for the layout.
   parquet::WriterOptions wo = options.writer;
   switch (options.layout) {
@@ -258,35 +254,100 @@ Status Rewrite(const table::TableSnapshot& snap, const RewriteOptions& options, 
   iwo.etag_source = out.store->endpoint();  // the ETags recorded are this store's
   res->index_url = DefaultIndexUrl(out.url);
   RAP_ASSIGN_OR_RETURN(auto iw, IndexWriter::Make(res->index_url, iwo, std::nullopt));
-  for (size_t b = 0; b < bucket_rows.size(); ++b) {
-    std::vector<int64_t>& rows = bucket_rows[b];
-    if (rows.empty()) continue;
-    std::stable_sort(rows.begin(), rows.end(), less);
-    RecordBatch batch;
-    batch.schema = all.schema;
-    batch.num_rows = static_cast<int64_t>(rows.size());
-    for (const ArrayPtr& c : all.columns) {
-      RAP_ASSIGN_OR_RETURN(ArrayPtr t, TakeArray(c, rows));
-      batch.columns.push_back(std::move(t));
-    }
-    // Runs of one key (rows [starts[i], starts[i + 1])); NULL keys form runs that are not indexed.
-    std::vector<int64_t> starts;
-    for (size_t i = 0; i < rows.size(); ++i) {
-      const size_t r = size_t(rows[i]), q = i ? size_t(rows[i - 1]) : 0;
-      if (i == 0 || valid[r] != valid[q] || (valid[r] && CompareKeys(key, keys[r], keys[q]) != 0)) {
-        starts.push_back(static_cast<int64_t>(i));
-      }
-    }
-    starts.push_back(static_cast<int64_t>(rows.size()));
-    if (options.cogroup) {
-      RAP_ASSIGN_OR_RETURN(batch, CoGroup(batch, key_idx, starts, out_schema));
-    }
-    const std::string name = fmt::format("part-{:05d}.parquet", b);
+  // A new Delta table's schema and protocol, checked before anything is written.
+  if (out.delta && !out.in_place) {
+    bool ntz = false;
+    RAP_ASSIGN_OR_RETURN(out.schema_string, table::DeltaSchemaString(*out_schema, &ntz));
+    out.protocol = table::NewTableProtocol(ntz);
+  }
+  std::vector<table::DeltaAddFile> adds;
+  // The input, bucketed and sorted in bounded memory (spilled runs merged per bucket).
+  internal::SorterOptions so;
+  so.key = key;
+  so.key_index = key_idx;
+  so.buckets = options.buckets;
+  so.memory = options.memory;
+  so.temp_dir = options.temp_dir.empty() ? (std::filesystem::temp_directory_path() / ("rap-rewrite-" + out.token)).string()
+                                         : io::JoinPath(options.temp_dir, "rap-rewrite-" + out.token);
+  RAP_ASSIGN_OR_RETURN(auto sorter, internal::BucketSorter::Make(in_schema, so));
+  RAP_RETURN_NOT_OK(ReadLiveRows(snap, options, in_schema, *sorter, &res->rows));
+  res->runs_spilled = sorter->runs_spilled();
+  res->bytes_spilled = sorter->bytes_spilled();
+  res->peak_buffered_bytes = sorter->peak_buffered_bytes();
+  for (int32_t b = 0; b < options.buckets; ++b) {
+    RAP_ASSIGN_OR_RETURN(auto stream, sorter->OpenBucket(b));
+    if (!stream) continue;
+    const std::string name = fmt::format("part-{:05d}{}.parquet", b, out.name_suffix);
     const std::string path = io::JoinPath(out.dir, name);
     auto sink = parquet::MakeObjectStoreSink(out.store, path);
     RAP_ASSIGN_OR_RETURN(auto writer, parquet::ParquetWriter::Open(out_schema, sink.get(), wo));
-    RAP_RETURN_NOT_OK(writer->Write(batch));
     out.written.push_back(path);
+    // The bucket's sorted batches, cut at key boundaries: the last key's rows of a batch wait for the
+    // next batch (a key's run may continue there), so runs and co-groups never straddle two writes.
+    std::vector<IndexEntry> pending;  // entries of this file, without covering locations yet
+    table::DeltaStatsBuilder stats;
+    int64_t file_rows = 0;
+    std::optional<RecordBatch> carry;
+    while (true) {
+      RAP_ASSIGN_OR_RETURN(std::optional<RecordBatch> next, stream->Next());
+      if (!next && !carry) break;
+      RecordBatch chunk;
+      if (next && carry) {
+        RAP_ASSIGN_OR_RETURN(chunk, ConcatBatches(*carry, *next));
+      } else {
+        chunk = next ? std::move(*next) : std::move(*carry);
+      }
+      carry.reset();
+      chunk.schema = in_schema;
+      // Keys and runs of one key (rows [starts[i], starts[i + 1])); NULL keys form runs that are not indexed.
+      const size_t n = static_cast<size_t>(chunk.num_rows);
+      std::vector<Key> keys(n);
+      std::vector<uint8_t> valid(n, 1);
+      for (size_t r = 0; r < n; ++r) {
+        keys[r].parts.resize(key.size());
+        for (size_t k = 0; k < key.size(); ++k) {
+          if (!KeyPartAt(key[k].type, *chunk.columns[size_t(key_idx[k])], int64_t(r), &keys[r].parts[k])) valid[r] = 0;
+        }
+      }
+      std::vector<int64_t> starts;
+      for (size_t i = 0; i < n; ++i) {
+        if (i == 0 || valid[i] != valid[i - 1] || (valid[i] && CompareKeys(key, keys[i], keys[i - 1]) != 0)) {
+          starts.push_back(static_cast<int64_t>(i));
+        }
+      }
+      starts.push_back(static_cast<int64_t>(n));
+      if (next) {  // hold the last run back
+        const int64_t cut = starts[starts.size() - 2];
+        RecordBatch tail;
+        tail.schema = in_schema;
+        tail.num_rows = chunk.num_rows - cut;
+        std::vector<int64_t> tail_rows(static_cast<size_t>(tail.num_rows));
+        std::iota(tail_rows.begin(), tail_rows.end(), cut);
+        for (const ArrayPtr& c : chunk.columns) {
+          RAP_ASSIGN_OR_RETURN(ArrayPtr t, TakeArray(c, tail_rows));
+          tail.columns.push_back(std::move(t));
+        }
+        carry = std::move(tail);
+        starts.pop_back();
+        if (cut == 0) continue;
+        for (ArrayPtr& c : chunk.columns) c = SliceArray(c, 0, cut);
+        chunk.num_rows = cut;
+      }
+      for (size_t g = 0; g + 1 < starts.size(); ++g) {
+        if (!valid[size_t(starts[g])]) continue;
+        IndexEntry e;
+        e.key = keys[size_t(starts[g])];
+        e.first_row = file_rows + (options.cogroup ? static_cast<int64_t>(g) : starts[g]);
+        e.num_rows = options.cogroup ? 1 : starts[g + 1] - starts[g];
+        pending.push_back(std::move(e));
+      }
+      if (options.cogroup) {
+        RAP_ASSIGN_OR_RETURN(chunk, CoGroup(chunk, key_idx, starts, out_schema));
+      }
+      RAP_RETURN_NOT_OK(writer->Write(chunk));
+      if (out.delta) stats.Add(chunk);
+      file_rows += chunk.num_rows;
+    }
     RAP_RETURN_NOT_OK(writer->Close());
     res->frames += writer->summary().num_frames;
     RAP_ASSIGN_OR_RETURN(io::ObjectInfo info, out.store->Head(path));
@@ -295,10 +356,17 @@ Status Rewrite(const table::TableSnapshot& snap, const RewriteOptions& options, 
     fe.path = name;
     fe.size = info.size;
     fe.etag = info.etag;
-    fe.num_rows = batch.num_rows;
+    fe.num_rows = file_rows;
     const parquet::FileMetaData& md = writer->metadata();
     const int32_t ord = iw->AddFile(fe, cover.empty() ? std::string() : internal::SchemaFileBytes(md));
     res->files.push_back(name);
+    if (out.delta) {
+      table::DeltaAddFile add;
+      add.path = name;
+      add.size = static_cast<int64_t>(info.size);
+      add.stats = stats.Json();
+      adds.push_back(std::move(add));
+    }
     // Per covered column and row group: the writer's frames by page.
     std::vector<int64_t> rg_first{0};
     for (const auto& rg : md.row_groups) rg_first.push_back(rg_first.back() + rg.num_rows);
@@ -329,17 +397,9 @@ Status Rewrite(const table::TableSnapshot& snap, const RewriteOptions& options, 
         }
       }
     }
-    // Entries: runs of one key (co-grouped: one row each).
-    for (size_t g = 0; g + 1 < starts.size(); ++g) {
-      const size_t first = size_t(rows[size_t(starts[g])]);
-      if (!valid[first]) continue;
-      const int64_t i = options.cogroup ? static_cast<int64_t>(g) : starts[g];
-      const int64_t j = options.cogroup ? i + 1 : starts[g + 1];
-      IndexEntry e;
-      e.key = keys[first];
+    // Entries: runs of one key (co-grouped: one row each), with their covering locations.
+    for (IndexEntry& e : pending) {
       e.file = ord;
-      e.first_row = i;
-      e.num_rows = j - i;
       for (size_t c = 0; c < cover.size(); ++c) {
         for (size_t rg = 0; rg < md.row_groups.size(); ++rg) {
           const auto& chunk = md.row_groups[rg].columns[static_cast<size_t>(cover_leaf[c])];
@@ -354,7 +414,68 @@ Status Rewrite(const table::TableSnapshot& snap, const RewriteOptions& options, 
     if (options.progress) options.progress(static_cast<int64_t>(res->files.size()), -1);
   }
   res->entries = iw->entries();
-  RAP_ASSIGN_OR_RETURN(res->manifest, iw->Commit("../..", "directory", -1));
+  RAP_RETURN_NOT_OK(iw->Stage());
+  if (out.delta) {
+    table::DeltaCommitActions c;
+    c.operation = out.in_place ? "OPTIMIZE" : "WRITE";
+    c.protocol = out.protocol;
+    if (!out.in_place) {
+      table::DeltaMetadata m;
+      m.schema_string = out.schema_string;
+      c.metadata = std::move(m);
+    }
+    c.adds = std::move(adds);
+    c.removes = out.removes;
+    c.data_change = !out.in_place;
+    const int64_t now = std::chrono::duration_cast<std::chrono::milliseconds>(
+                            std::chrono::system_clock::now().time_since_epoch()).count();
+    if (options.before_commit) options.before_commit();
+    RAP_RETURN_NOT_OK(table::WriteDeltaCommit(out.store, out.dir, out.version, table::DeltaCommitJson(c, now)));
+    out.committed = true;
+    res->table_version = out.version;
+  }
+  auto published = iw->Publish("../..", out.delta ? "delta" : "directory", out.delta ? out.version : -1);
+  if (!published.ok() && out.committed && out.final_path.empty()) {
+    return published.status().WithContext(fmt::format(
+        "{}: Delta version {} is committed, but its index was not published (run `rap index build`)", out.url,
+        out.version));
+  }
+  RAP_ASSIGN_OR_RETURN(res->manifest, std::move(published));
+  return Status::OK();
+}
+
+// --in-place: the new files go into the Delta table's root; the commit is the next version, removing
+// every live file of the snapshot that was read.
+Status PrepareInPlace(const std::string& table_url, const std::string& output_url, const RewriteOptions& options,
+                      const table::TableSnapshot& snap, const std::string& token, Output* out) {
+  if (snap.kind != table::TableKind::kDelta) {
+    return Status::InvalidArgument(table_url + ": --in-place needs a Delta table (this is a folder of Parquet files)");
+  }
+  if (!output_url.empty() && output_url != table_url) {
+    return Status::InvalidArgument("--in-place writes into the input table; give no OUTPUT (or the table itself)");
+  }
+  if (options.cogroup) return Status::InvalidArgument("--in-place keeps the table's schema; --cogroup changes it");
+  RAP_ASSIGN_OR_RETURN(table::DeltaLogSnapshot log, table::ReadDeltaLog(snap.store, snap.root));
+  if (log.version != snap.version) {
+    return Status::Changed(fmt::format("{}: the table moved from version {} to {} while it was read", table_url,
+                                       snap.version, log.version));
+  }
+  RAP_RETURN_NOT_OK(table::CheckWriterSupport(log.protocol, table_url));
+  for (const table::DeltaAddFile& f : log.files) {
+    table::DeltaRemoveFile r;
+    r.path = f.path;
+    r.size = f.size;
+    r.data_change = false;
+    r.dv = f.dv;
+    out->removes.push_back(std::move(r));
+  }
+  out->in_place = true;
+  out->version = log.version + 1;
+  out->store = snap.store;
+  out->dir = snap.root;
+  out->url = table_url;
+  while (out->url.size() > 1 && out->url.back() == '/') out->url.pop_back();
+  out->name_suffix = "-rap-" + token;
   return Status::OK();
 }
 
@@ -385,7 +506,11 @@ Result<RewriteResult> RewriteTable(const std::string& table_url, const std::stri
   Output out;
   std::random_device rd;
   const std::string token = fmt::format("{:08x}", rd());
-  if (IsLocal(output_url)) {
+  out.token = token;
+  out.delta = options.delta || options.in_place;
+  if (options.in_place) {
+    RAP_RETURN_NOT_OK(PrepareInPlace(table_url, output_url, options, snap, token, &out));
+  } else if (IsLocal(output_url)) {
     namespace fs = std::filesystem;
     out.final_path = output_url.rfind("file://", 0) == 0 ? output_url.substr(7) : output_url;
     while (out.final_path.size() > 1 && out.final_path.back() == '/') out.final_path.pop_back();
@@ -400,10 +525,12 @@ Result<RewriteResult> RewriteTable(const std::string& table_url, const std::stri
     out.url = output_url;
     while (out.url.size() > 1 && out.url.back() == '/') out.url.pop_back();
   }
-  RAP_ASSIGN_OR_RETURN(io::ResolvedUrl r, io::OpenUrl(out.url));
-  out.store = r.store;
-  out.dir = r.path;
-  if (out.final_path.empty()) {
+  if (!options.in_place) {
+    RAP_ASSIGN_OR_RETURN(io::ResolvedUrl r, io::OpenUrl(out.url));
+    out.store = r.store;
+    out.dir = r.path;
+  }
+  if (out.final_path.empty() && !options.in_place) {
     RAP_ASSIGN_OR_RETURN(auto existing, out.store->List(out.dir + "/"));
     if (!existing.empty()) return Status::InvalidArgument(output_url + ": the output prefix already holds objects");
   }
@@ -419,7 +546,7 @@ Result<RewriteResult> RewriteTable(const std::string& table_url, const std::stri
     if (!out.final_path.empty()) {
       std::error_code ec;
       std::filesystem::remove_all(out.url, ec);
-    } else {
+    } else if (!out.committed) {
       for (const std::string& p : out.written) (void)out.store->Delete(p);
     }
     return st;

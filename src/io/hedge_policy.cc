@@ -24,9 +24,10 @@ void HedgePolicy::CountRequest() {
   ++requests_;
 }
 
-bool HedgePolicy::TryHedge() {
+bool HedgePolicy::TryHedge(bool late) {
   std::lock_guard<std::mutex> lock(mu_);
-  const double allowed = options_.max_fraction * static_cast<double>(requests_) + options_.burst;
+  const double share = late ? 1.0 : 1.0 - std::clamp(options_.reserve_fraction, 0.0, 1.0);
+  const double allowed = share * options_.max_fraction * static_cast<double>(requests_) + options_.burst;
   if (static_cast<double>(hedges_ + 1) > allowed) return false;
   ++hedges_;
   return true;

@@ -1,7 +1,8 @@
 // HedgePolicy: when to send a hedged duplicate of a range request, and how many (HedgeOptions in
 // rap/io/http_options.h). One per HttpClient (endpoint), shared by all its reads; thread-safe.
 // The delay is the `quantile` of the last kWindow completion times of successful eligible requests,
-// at least min_delay_s; the budget allows hedges <= max_fraction * requests + burst.
+// at least min_delay_s; the budget allows hedges <= max_fraction * requests + burst, of which
+// requests that have waited less than reserve_after x the delay may use only (1 - reserve_fraction).
 #pragma once
 
 #include <cstdint>
@@ -22,7 +23,9 @@ class HedgePolicy {
   // min_samples observations.
   double Delay() const;
   void CountRequest();             // an eligible request (first attempt or retry) was issued
-  bool TryHedge();                 // true (and counted) when the budget allows one more duplicate
+  // True (and counted) when the budget allows one more duplicate; `late`: the request has waited
+  // reserve_after x the delay, so it may also use the reserved share.
+  bool TryHedge(bool late = true);
   void Observe(double seconds);    // completion time of a successful winner
   uint64_t requests() const;
   uint64_t hedges() const;

@@ -458,6 +458,9 @@ Result<std::vector<HttpResponse>> HttpClient::Run(std::vector<HttpRequest> reque
   // Hedging: live exchanges per request, and whether it got its duplicate.
   std::vector<int> copies(n, 0);
   std::vector<bool> hedged(n, false);
+  // 0: may be hedged after the delay; 1: refused the ordinary share, may use the reserve after
+  // reserve_after x the delay; 2: refused both (no more wake-ups for it).
+  std::vector<uint8_t> refused(n, 0);
   auto eligible = [&](const HttpRequest& r) {
     if (!hedge_) return false;
     if (r.kind == HttpRequest::Kind::kRange) return r.range.length <= hedge_->options().max_bytes;
@@ -531,8 +534,10 @@ Result<std::vector<HttpResponse>> HttpClient::Run(std::vector<HttpRequest> reque
       if (read.cancel) wake = std::min(wake, NowSeconds() + 0.01);
       if (hedge_delay > 0) {
         for (const auto& ex : inflight) {
-          if (!ex->is_hedge && !hedged[ex->index] && !finished[ex->index] && eligible(*ex->req)) {
-            wake = std::min(wake, ex->submitted_s + hedge_delay);
+          if (!ex->is_hedge && !hedged[ex->index] && !finished[ex->index] && eligible(*ex->req) &&
+              refused[ex->index] < 2) {
+            const double after = refused[ex->index] == 0 ? hedge_delay : hedge_delay * hedge_->options().reserve_after;
+            wake = std::min(wake, ex->submitted_s + after);
           }
         }
       }
@@ -622,8 +627,14 @@ Result<std::vector<HttpResponse>> HttpClient::Run(std::vector<HttpRequest> reque
       std::vector<std::unique_ptr<Exchange>> duplicates;
       for (const auto& ex : inflight) {
         if (ex->is_hedge || hedged[ex->index] || finished[ex->index] || !eligible(*ex->req)) continue;
-        if (t - ex->submitted_s < hedge_delay) continue;
-        if (!hedge_->TryHedge()) break;
+        const double waited = t - ex->submitted_s;
+        if (waited < hedge_delay || refused[ex->index] == 2) continue;
+        const bool late = waited >= hedge_delay * hedge_->options().reserve_after;
+        if (refused[ex->index] == 1 && !late) continue;
+        if (!hedge_->TryHedge(late)) {
+          refused[ex->index] = late ? 2 : 1;
+          continue;
+        }
         auto made = make_exchange(ex->index, ex->attempt, /*is_hedge=*/true, deadline - t);
         if (!made.ok()) break;  // no duplicate; the original still runs
         hedged[ex->index] = true;

@@ -16,6 +16,9 @@ void HandleMetrics(ServerContext& ctx, const HttpRequest&, Responder& out) {
   body += fmt::format("rap_http_in_flight_requests {}\n", ctx.http ? ctx.http->in_flight() : 0);
   body += "# HELP rap_http_open_connections Open client connections.\n# TYPE rap_http_open_connections gauge\n";
   body += fmt::format("rap_http_open_connections {}\n", ctx.http ? ctx.http->connections() : 0);
+  body += "# HELP rap_http_io_thread_requests_total Requests run on the io thread (lookups of local tables).\n";
+  body += "# TYPE rap_http_io_thread_requests_total counter\n";
+  body += fmt::format("rap_http_io_thread_requests_total {}\n", ctx.http ? ctx.http->io_thread_requests() : 0);
   body += fmt::format("# HELP rap_http_max_in_flight_requests The in-flight limit (workers).\n"
                       "# TYPE rap_http_max_in_flight_requests gauge\nrap_http_max_in_flight_requests {}\n",
                       ctx.options.limits.max_in_flight);
@@ -72,6 +75,30 @@ void HandleMetrics(ServerContext& ctx, const HttpRequest&, Responder& out) {
       "# TYPE rap_metadata_cache_bytes gauge\nrap_metadata_cache_bytes {}\n",
       mc.hits, mc.misses, mc.hits + mc.misses > 0 ? static_cast<double>(mc.hits) / static_cast<double>(mc.hits + mc.misses) : 0.0,
       mc.entries, mc.bytes);
+  // The RAP index page cache of every served table with an open index.
+  struct Cache {
+    std::string table;
+    index::PageCacheStats s;
+  };
+  std::vector<Cache> caches;
+  for (const auto& t : ctx.tables) {
+    if (auto idx = t->index()) caches.push_back({t->name(), idx->page_cache_stats()});
+  }
+  auto cache_metric = [&](const char* name, const char* type, const char* help, auto get) {
+    body += fmt::format("# HELP {} {}\n# TYPE {} {}\n", name, help, name, type);
+    for (const Cache& c : caches) body += fmt::format("{}{{table=\"{}\"}} {}\n", name, c.table, get(c.s));
+  };
+  using PC = index::PageCacheStats;
+  cache_metric("rap_index_page_cache_hits_total", "counter", "RAP index pages served by the page cache.",
+               [](const PC& s) { return s.hits; });
+  cache_metric("rap_index_page_cache_misses_total", "counter",
+               "RAP index pages not in the page cache (read from fragments).", [](const PC& s) { return s.misses; });
+  cache_metric("rap_index_page_cache_evictions_total", "counter",
+               "RAP index pages evicted to stay within the cache budget.", [](const PC& s) { return s.evictions; });
+  cache_metric("rap_index_page_cache_entries", "gauge", "RAP index pages held by the page cache.",
+               [](const PC& s) { return s.entries; });
+  cache_metric("rap_index_page_cache_bytes", "gauge", "Bytes held by the RAP index page cache.",
+               [](const PC& s) { return s.bytes; });
   (void)out.Send(200, "text/plain; version=0.0.4; charset=utf-8", std::move(body));
 }
 

@@ -2,6 +2,10 @@
 // includes Beast or Asio headers.
 #include "server/http_server.h"
 
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -90,16 +94,25 @@ struct HttpServer::Impl {
 
   std::atomic<int> in_flight{0};
   std::atomic<int> connections{0};
+  std::atomic<uint64_t> io_thread_requests{0};
   std::atomic<bool> shutting_down{false};
   std::atomic<bool> io_stopped{false};  // no new strand work is started
   std::atomic<bool> io_joined{false};   // every io thread has returned (no handler runs any more)
   uint16_t port = 0;
 
-  // Worker pool.
+  // Worker pool. Idle workers wait on their own condition variable in a LIFO stack, and a request
+  // goes to the most recently idle one: under load a few hot workers (warm caches, no scheduler
+  // churn) take the requests instead of all of them in turn, which halved the server's CPU per
+  // lookup at 32 workers (docs/benchmarks/serve.md). Requests queue only when every worker is busy.
+  struct WorkerSlot {
+    std::condition_variable cv;
+    std::function<void()> task;  // handed over by Submit
+  };
   std::mutex mu;
-  std::condition_variable work_cv;
   std::condition_variable idle_cv;
   std::deque<std::function<void()>> queue;
+  std::vector<std::unique_ptr<WorkerSlot>> slots;
+  std::vector<WorkerSlot*> idle;  // back = most recently idle
   bool stop_workers = false;
   std::vector<std::thread> workers;
 
@@ -118,23 +131,46 @@ struct HttpServer::Impl {
 
   void Accept();
   void Submit(std::function<void()> task) {
+    WorkerSlot* w = nullptr;
     {
       std::lock_guard<std::mutex> lock(mu);
-      queue.push_back(std::move(task));
+      if (idle.empty()) {
+        queue.push_back(std::move(task));
+        return;
+      }
+      w = idle.back();
+      idle.pop_back();
+      w->task = std::move(task);
     }
-    work_cv.notify_one();
+    w->cv.notify_one();
   }
-  void WorkerLoop() {
+  void WorkerLoop(WorkerSlot* w) {
+    // Workers run CPU-bound handlers; at a lower priority than the io threads (nice +5 for this
+    // thread only, Linux) a busy pool cannot starve the network loop that parses every request and
+    // writes every response. Failure (e.g. a restricted container) only loses that preference.
+    if (options.worker_nice > 0) {
+      (void)setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)),
+                        getpriority(PRIO_PROCESS, 0) + options.worker_nice);
+    }
+    std::unique_lock<std::mutex> lock(mu);
     while (true) {
+      if (stop_workers) return;
       std::function<void()> task;
-      {
-        std::unique_lock<std::mutex> lock(mu);
-        work_cv.wait(lock, [&] { return stop_workers || !queue.empty(); });
-        if (stop_workers) return;
+      if (w->task) {
+        task = std::move(w->task);
+        w->task = nullptr;
+      } else if (!queue.empty()) {
         task = std::move(queue.front());
         queue.pop_front();
+      } else {
+        idle.push_back(w);
+        w->cv.wait(lock, [&] { return stop_workers || w->task != nullptr; });
+        continue;
       }
+      lock.unlock();
       task();
+      task = nullptr;  // release what the task holds before waiting again
+      lock.lock();
     }
   }
   void RequestDone() {
@@ -213,6 +249,22 @@ class Session : public std::enable_shared_from_this<Session> {
       } else {
         self->DoRead();
       }
+    });
+  }
+
+  // From a worker: writes a complete response on the strand (under the write timeout), then
+  // continues reading the next request or closes.
+  void FinishWith(std::shared_ptr<http::response<http::string_body>> res, bool close) {
+    asio::post(stream_.get_executor(), [self = shared_from_this(), res = std::move(res), close] {
+      if (self->closed_) return;
+      self->stream_.expires_after(Seconds(self->server_->options.write_timeout_s));
+      http::async_write(self->stream_, *res, [self, res, close](error_code ec, size_t) {
+        if (ec || close || !self->keep_alive_ || self->server_->shutting_down.load()) {
+          self->Close();
+        } else {
+          self->DoRead();
+        }
+      });
     });
   }
 
@@ -332,7 +384,12 @@ class Session : public std::enable_shared_from_this<Session> {
                                 server_->options.workers + server_->options.max_queued),
                     /*close=*/false, "overload");
     }
-    server_->Submit([self = shared_from_this()] { self->RunHandler(); });
+    if (server_->options.run_on_io_thread && server_->options.run_on_io_thread(request_)) {
+      ++server_->io_thread_requests;
+      RunHandler(/*on_io_thread=*/true);
+      return;
+    }
+    server_->Submit([self = shared_from_this()] { self->RunHandler(false); });
   }
 
   // Answers from the io thread (no worker): error JSON, Retry-After on 429/503.
@@ -361,7 +418,7 @@ class Session : public std::enable_shared_from_this<Session> {
     });
   }
 
-  void RunHandler();
+  void RunHandler(bool on_io_thread);  // on a worker, or inline on the io thread
 
   HttpServer::Impl* server_;
   beast::tcp_stream stream_;
@@ -380,8 +437,12 @@ namespace {
 
 class WorkerResponder : public Responder {
  public:
-  explicit WorkerResponder(std::shared_ptr<Session> s) : s_(std::move(s)) {}
+  WorkerResponder(std::shared_ptr<Session> s, bool on_io_thread) : s_(std::move(s)), on_io_thread_(on_io_thread) {}
 
+  // A complete response is not written here: the worker hands it to the connection's strand when
+  // the handler returns (Session::FinishWith), which writes it and then reads the next request, so
+  // the worker neither waits for the write nor needs a second hand-off back (two thread switches per
+  // request instead of four; the write timeout still applies).
   Status Send(int status, std::string_view content_type, std::string body, const HeaderList& extra) override {
     if (started_) return Status::Internal("response already started");
     started_ = true;
@@ -391,16 +452,13 @@ class WorkerResponder : public Responder {
     res->body() = std::move(body);
     res->prepare_payload();
     bytes_ = res->body().size();
-    Session* s = s_.get();
-    Status st = s_->RunOnStrand([s, res](std::function<void(error_code)> done) {
-      http::async_write(s->stream(), *res, [res, done](error_code ec, size_t) { done(ec); });
-    });
-    if (!st.ok()) failed_ = true;
-    return st;
+    complete_ = std::move(res);
+    return Status::OK();
   }
 
   Status BeginStream(int status, std::string_view content_type, const HeaderList& extra) override {
     if (started_) return Status::Internal("response already started");
+    if (on_io_thread_) return Status::Internal("a streamed response cannot be written from the io thread");
     started_ = true;
     streaming_ = true;
     status_ = status;
@@ -453,6 +511,8 @@ class WorkerResponder : public Responder {
   int status() const { return status_; }
   // The connection must close after this response (failure, or a stream that did not end cleanly).
   bool must_close() const { return failed_ || (streaming_ && !ended_); }
+  // The complete response of Send (null for a streamed one), to write after the handler.
+  std::shared_ptr<http::response<http::string_body>> TakeComplete() { return std::move(complete_); }
 
  private:
   template <typename Res>
@@ -465,17 +525,19 @@ class WorkerResponder : public Responder {
   }
 
   std::shared_ptr<Session> s_;
+  const bool on_io_thread_;
   bool started_ = false, streaming_ = false, ended_ = false, failed_ = false;
   int status_ = 0;
   uint64_t bytes_ = 0;
   std::unique_ptr<http::response<http::empty_body>> head_;
   std::unique_ptr<http::response_serializer<http::empty_body>> serializer_;
+  std::shared_ptr<http::response<http::string_body>> complete_;
 };
 
 }  // namespace
 
-void Session::RunHandler() {
-  WorkerResponder responder(shared_from_this());
+void Session::RunHandler(bool on_io_thread) {
+  WorkerResponder responder(shared_from_this(), on_io_thread);
   HttpServer::Impl* srv = server_;
   if (NowSeconds() > request_.deadline_s) {
     (void)responder.Send(503, "application/json",
@@ -506,7 +568,11 @@ void Session::RunHandler() {
   if (srv->observer) srv->observer(c);
   const bool close = responder.must_close();
   srv->RequestDone();
-  AfterResponse(close);
+  if (auto res = responder.TakeComplete()) {
+    FinishWith(std::move(res), close);
+  } else {
+    AfterResponse(close);
+  }
 }
 
 void HttpServer::Impl::Accept() {
@@ -566,7 +632,7 @@ void HttpServer::Impl::Shutdown(double grace_s) {
     std::lock_guard<std::mutex> lock(mu);
     stop_workers = true;
   }
-  work_cv.notify_all();
+  for (auto& slot : slots) slot->cv.notify_all();
   for (auto& t : workers) t.join();
   workers.clear();
   queue.clear();
@@ -591,7 +657,8 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Start(const HttpServerOptions& o
   impl->work.emplace(impl->io.get_executor());
   impl->Accept();
   for (int i = 0; i < std::max(1, options.io_threads); ++i) impl->io_threads.emplace_back([p = impl.get()] { p->io.run(); });
-  for (int i = 0; i < std::max(1, options.workers); ++i) impl->workers.emplace_back([p = impl.get()] { p->WorkerLoop(); });
+  for (int i = 0; i < std::max(1, options.workers); ++i) impl->slots.push_back(std::make_unique<Impl::WorkerSlot>());
+  for (auto& slot : impl->slots) impl->workers.emplace_back([p = impl.get(), w = slot.get()] { p->WorkerLoop(w); });
   return std::unique_ptr<HttpServer>(new HttpServer(std::move(impl)));
 }
 
@@ -599,6 +666,7 @@ HttpServer::~HttpServer() { Shutdown(0); }
 uint16_t HttpServer::port() const { return impl_->port; }
 int HttpServer::in_flight() const { return impl_->in_flight.load(); }
 int HttpServer::connections() const { return impl_->connections.load(); }
+uint64_t HttpServer::io_thread_requests() const { return impl_->io_thread_requests.load(); }
 void HttpServer::Shutdown(double grace_s) { impl_->Shutdown(grace_s); }
 
 }  // namespace rap::server

@@ -23,6 +23,7 @@ struct HttpServerOptions {
   uint16_t port = 0;
   int io_threads = 1;
   int workers = 32;
+  int worker_nice = 5;  // workers run this much nicer than the io threads (0: same priority)
   int max_queued = 256;
   int max_connections = 4096;
   uint64_t max_header_bytes = 16 << 10;
@@ -32,6 +33,10 @@ struct HttpServerOptions {
   double write_timeout_s = 30;
   double request_deadline_s = 30;
   int retry_after_s = 1;
+  // Requests for which this returns true run on the io thread that parsed them instead of a
+  // worker (no thread hand-off). Only for handlers that answer with one Send and never block long,
+  // e.g. lookups over local files; a streamed response there is refused (it would deadlock).
+  std::function<bool(const HttpRequest&)> run_on_io_thread;
 };
 
 // Notified of every answered request (handled or rejected by the transport) after its last byte.
@@ -59,6 +64,7 @@ class HttpServer {
   uint16_t port() const;
   int in_flight() const;     // requests queued or running in a worker
   int connections() const;   // open connections
+  uint64_t io_thread_requests() const;  // requests run on the io thread (run_on_io_thread)
   void Shutdown(double grace_s);
 
   struct Impl;

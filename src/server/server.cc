@@ -2,12 +2,16 @@
 // the HTTP transport (include/rap/server/server.h).
 #include "rap/server/server.h"
 
+#include <algorithm>
 #include <condition_variable>
+#include <set>
+#include <string_view>
 #include <thread>
 
 #include <fmt/format.h>
 
 #include "rap/io/http_options.h"
+#include "rap/io/object_store.h"
 #include "rap/server/server_config.h"
 #include "rap/table/scan_source.h"
 #include "rap/util/clock.h"
@@ -48,7 +52,9 @@ Result<bool> ServedTable::Refresh() {
 Result<bool> ServedTable::RefreshIndex() {
   std::shared_ptr<index::Index> idx = index();
   if (idx) return idx->Refresh();
-  auto opened = index::Index::Open(config_.index_url.empty() ? config_.url : config_.index_url);
+  index::IndexOpenOptions io;
+  io.page_cache_bytes = index_cache_bytes_;
+  auto opened = index::Index::Open(config_.index_url.empty() ? config_.url : config_.index_url, io);
   std::lock_guard<std::mutex> lock(mu_);
   if (!opened.ok()) {
     index_error_ = opened.status().message();
@@ -146,7 +152,7 @@ Result<std::unique_ptr<Server>> Server::Start(ServerOptions options) {
     for (const auto& other : impl->ctx.tables) {
       if (other->name() == tc.name) return Status::InvalidArgument("table '" + tc.name + "' is configured twice");
     }
-    auto t = std::make_shared<ServedTable>(tc);
+    auto t = std::make_shared<ServedTable>(tc, options.index_cache_bytes);
     auto loaded = t->Refresh();
     if (!loaded.ok()) return loaded.status().WithContext("table '" + tc.name + "'");
     if (t->current()->snapshot->files.empty()) {
@@ -163,7 +169,9 @@ Result<std::unique_ptr<Server>> Server::Start(ServerOptions options) {
   HttpServerOptions ho;
   ho.host = options.host;
   ho.port = options.port;
-  ho.io_threads = std::max(1, options.io_threads);
+  ho.io_threads = options.io_threads > 0
+                      ? options.io_threads
+                      : static_cast<int>(std::clamp(std::thread::hardware_concurrency(), 1u, 8u));
   const ServerLimits& l = options.limits;
   ho.workers = std::max(1, l.max_in_flight);
   ho.max_queued = std::max(0, l.max_queued);
@@ -175,6 +183,31 @@ Result<std::unique_ptr<Server>> Server::Start(ServerOptions options) {
   ho.write_timeout_s = l.write_timeout_s;
   ho.request_deadline_s = l.request_deadline_s;
   ho.retry_after_s = l.retry_after_s;
+  if (options.inline_local_lookups) {
+    // Tables whose data and index stores are both local: their lookups run on the io thread.
+    auto local = std::make_shared<std::set<std::string>>();
+    for (const TableConfig& tc : options.tables) {
+      bool is_local = true;
+      for (const std::string& url : {tc.url, tc.index_url}) {
+        if (url.empty()) continue;
+        auto r = io::OpenUrl(url);
+        is_local = is_local && r.ok() && !r->store->is_remote();
+      }
+      if (is_local) local->insert(tc.name);
+    }
+    if (!local->empty()) {
+      ho.run_on_io_thread = [local](const HttpRequest& req) {
+        constexpr std::string_view kPrefix = "/v1/tables/", kSuffix = "/lookup";
+        const std::string_view p = req.path;
+        if (p.size() <= kPrefix.size() + kSuffix.size() || p.substr(0, kPrefix.size()) != kPrefix ||
+            p.substr(p.size() - kSuffix.size()) != kSuffix) {
+          return false;
+        }
+        const std::string_view name = p.substr(kPrefix.size(), p.size() - kPrefix.size() - kSuffix.size());
+        return local->count(std::string(name)) > 0;
+      };
+    }
+  }
   Impl* p = impl.get();
   RAP_ASSIGN_OR_RETURN(impl->http, HttpServer::Start(
                                        ho, [p](const HttpRequest& req, Responder& out) { p->Route(req, out); },

@@ -101,6 +101,9 @@ Status ParseServerConfig(const std::string& json_text, const std::string& origin
       RAP_RETURN_NOT_OK(ReadNumber(v, w, &o->io_threads));
     } else if (key == "scan_threads") {
       RAP_RETURN_NOT_OK(ReadNumber(v, w, &o->scan_threads));
+    } else if (key == "index_cache_bytes") {
+      RAP_RETURN_NOT_OK(ReadNumber(v, w, &o->index_cache_bytes));
+      if (o->index_cache_bytes < 0) return Status::InvalidArgument(w + ": expected a byte count >= 0");
     } else if (key == "refresh_interval_s") {
       RAP_RETURN_NOT_OK(ReadNumber(v, w, &o->refresh_interval_s));
     } else if (key == "access_log") {
@@ -109,6 +112,9 @@ Status ParseServerConfig(const std::string& json_text, const std::string& origin
     } else if (key == "hedge_reads") {
       if (!v.is_boolean()) return Status::InvalidArgument(w + ": expected true or false");
       o->hedge_reads = v.get<bool>();
+    } else if (key == "inline_local_lookups") {
+      if (!v.is_boolean()) return Status::InvalidArgument(w + ": expected true or false");
+      o->inline_local_lookups = v.get<bool>();
     } else if (key == "require_index") {
       if (!v.is_boolean()) return Status::InvalidArgument(w + ": expected true or false");
       o->require_index = v.get<bool>();

@@ -30,7 +30,8 @@ struct TableVersion {
 
 class ServedTable {
  public:
-  explicit ServedTable(TableConfig config) : config_(std::move(config)) {}
+  ServedTable(TableConfig config, int64_t index_cache_bytes)
+      : config_(std::move(config)), index_cache_bytes_(index_cache_bytes) {}
   const TableConfig& config() const { return config_; }
   const std::string& name() const { return config_.name; }
 
@@ -58,6 +59,7 @@ class ServedTable {
 
  private:
   TableConfig config_;
+  const int64_t index_cache_bytes_;
   mutable std::mutex mu_;
   std::shared_ptr<const TableVersion> current_;
   std::shared_ptr<index::Index> index_;

@@ -100,8 +100,12 @@ TEST_P(FrameLayoutTest, ReadsBackAndEveryFrameHoldsExactlyItsKey) {
     for (int c = 0; c < desc->num_columns(); ++c) {
       const auto& col = desc->column(c);
       const auto& locs = w.frames[g][c];
-      if (col.physical_type == Type::BOOLEAN) {
-        EXPECT_TRUE(locs.empty());
+      // BOOLEAN columns and the frame key's own columns keep the ordinary layout.
+      const auto& keys_opt = layout.options.frame_break_on;
+      const bool is_key = std::find(keys_opt.begin(), keys_opt.end(), batch.schema->fields[size_t(col.field)].name) !=
+                          keys_opt.end();
+      if (col.physical_type == Type::BOOLEAN || is_key) {
+        EXPECT_TRUE(locs.empty()) << col.dotted_path;
         continue;
       }
       // Frames tile the rows in key order, never crossing a key.

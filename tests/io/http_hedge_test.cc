@@ -129,5 +129,30 @@ TEST(HedgePolicy, DelayIsTheQuantileOfWinnersAndTheBudgetHolds) {
   EXPECT_EQ(granted, 7);
 }
 
+// Requests just past the delay may use only the unreserved share of the budget; requests that
+// waited reserve_after x the delay (stalls) may use all of it, so the tail cannot starve a stall.
+TEST(HedgePolicy, ReserveIsKeptForLateRequests) {
+  HedgeOptions o;
+  o.enabled = true;
+  o.max_fraction = 0.10;
+  o.burst = 0;
+  o.reserve_fraction = 0.5;
+  HedgePolicy p(o);
+  for (int i = 0; i < 1000; ++i) p.CountRequest();  // budget 100: 50 ordinary, 50 reserved
+  int ordinary = 0;
+  for (int i = 0; i < 200; ++i) ordinary += p.TryHedge(/*late=*/false) ? 1 : 0;
+  EXPECT_EQ(ordinary, 50);
+  int late = 0;
+  for (int i = 0; i < 200; ++i) late += p.TryHedge(/*late=*/true) ? 1 : 0;
+  EXPECT_EQ(late, 50);
+  EXPECT_EQ(p.hedges(), 100u);
+  o.reserve_fraction = 0;  // no reserve: ordinary requests may use everything
+  HedgePolicy q(o);
+  for (int i = 0; i < 1000; ++i) q.CountRequest();
+  int all = 0;
+  for (int i = 0; i < 200; ++i) all += q.TryHedge(/*late=*/false) ? 1 : 0;
+  EXPECT_EQ(all, 100);
+}
+
 }  // namespace
 }  // namespace rap::io

@@ -61,6 +61,58 @@ TEST_F(ServerLookupTest, GetAndPostMatchTheOracle) {
   EXPECT_EQ(json::parse(t.body)["tables"][0]["index"]["key"][0]["name"], "s");
 }
 
+// The index page cache is sized by ServerOptions::index_cache_bytes and reported per table in
+// /metrics: a repeated lookup is a hit; with the cache off (0) nothing is cached.
+TEST_F(ServerLookupTest, IndexPageCacheMetrics) {
+  for (int64_t budget : {int64_t{64} << 20, int64_t{0}}) {
+    ServerOptions o;
+    o.index_cache_bytes = budget;
+    auto f = Start(o);
+    ASSERT_TRUE(f);
+    auto c = f->Client();
+    for (int i = 0; i < 3; ++i) ASSERT_EQ(c->Get("/v1/tables/events/lookup?key=kiwi&columns=id").status, 200);
+    CurlResponse m = c->Get("/metrics");
+    ASSERT_EQ(m.status, 200);
+    EXPECT_EQ(rap::testing::PrometheusProblem(m.body), "") << m.body;
+    const double hits = rap::testing::PrometheusValue(m.body, R"(rap_index_page_cache_hits_total{table="events"})");
+    const double misses = rap::testing::PrometheusValue(m.body, R"(rap_index_page_cache_misses_total{table="events"})");
+    const double bytes = rap::testing::PrometheusValue(m.body, R"(rap_index_page_cache_bytes{table="events"})");
+    SCOPED_TRACE(budget);
+    if (budget > 0) {
+      ASSERT_GE(misses, 1);
+      EXPECT_GE(hits, 2 * misses);  // the first lookup misses each of its pages, the next two hit them
+      EXPECT_GT(bytes, 0);
+      EXPECT_LE(bytes, static_cast<double>(budget));
+    } else {  // off: nothing is looked up in or kept by the cache
+      EXPECT_EQ(hits, 0);
+      EXPECT_EQ(misses, 0);
+      EXPECT_EQ(bytes, 0);
+    }
+  }
+}
+
+// Lookups of a local table run on the io thread (no worker hand-off) unless turned off; the
+// answers are the same either way.
+TEST_F(ServerLookupTest, LocalLookupsRunOnTheIoThread) {
+  std::string first;
+  for (bool on : {true, false}) {
+    ServerOptions o;
+    o.inline_local_lookups = on;
+    auto f = Start(o);
+    ASSERT_TRUE(f);
+    auto c = f->Client();
+    for (int i = 0; i < 4; ++i) {
+      CurlResponse r = c->Get("/v1/tables/events/lookup?key=kiwi&key=plum&columns=id,v");
+      ASSERT_EQ(r.status, 200) << r.body;
+      if (first.empty()) first = r.body;
+      EXPECT_EQ(json::parse(r.body)["keys"], json::parse(first)["keys"]);
+    }
+    ASSERT_EQ(c->Post("/v1/tables/events/scan", R"({"limit": 3})").status, 200);  // always a worker
+    CurlResponse m = c->Get("/metrics");
+    EXPECT_EQ(rap::testing::PrometheusValue(m.body, "rap_http_io_thread_requests_total"), on ? 4 : 0) << on;
+  }
+}
+
 TEST_F(ServerLookupTest, PaginationToTheEnd) {
   auto f = Start();
   ASSERT_TRUE(f);

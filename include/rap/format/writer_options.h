@@ -76,7 +76,8 @@ struct WriterOptions {
   // delimits keys. Every data page of every non-BOOLEAN leaf is then a data page v2 whose
   // compressed section is one independent ZSTD frame per key (PLAIN values, no dictionary; the
   // column's codec becomes ZSTD at its level), its levels uncompressed in front of the frames.
-  // BOOLEAN leaves (PLAIN booleans are bit-packed across keys) keep the ordinary layout.
+  // BOOLEAN leaves (PLAIN booleans are bit-packed across keys) and the leaves of the frame_break_on
+  // columns themselves (a lookup knows the key) keep the ordinary layout.
   // ParquetWriter::frame_locations() then names every key's frame per column.
   std::vector<std::string> frame_break_on;
   // Storage alignment (0 = none; else a power of two >= 64, e.g. 4096): skippable frames pad so

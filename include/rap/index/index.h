@@ -30,6 +30,7 @@
 #include "rap/format/array.h"
 #include "rap/index/key.h"
 #include "rap/index/manifest.h"
+#include "rap/index/page_cache.h"
 #include "rap/io/planned_read.h"
 #include "rap/util/result.h"
 
@@ -100,6 +101,8 @@ class Index {
   Result<LookupResult> Lookup(std::span<const Key> keys, const LookupOptions& options) const;
   // Loads a newer manifest if one was published; true when the snapshot changed.
   Result<bool> Refresh();
+  // The index page cache's counters since Open (shared by every lookup of this Index).
+  PageCacheStats page_cache_stats() const;
 
   class Snapshot;  // one manifest version with its fragments (index.cc)
   class Impl;

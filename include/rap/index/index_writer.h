@@ -49,6 +49,11 @@ class IndexWriter {
   // Writes the fragments and schema files and publishes the next manifest version. kChanged when
   // another writer published that version first (nothing of theirs is touched).
   Result<Manifest> Commit(const std::string& table_root, const std::string& table_kind, int64_t table_version);
+  // Commit in two steps, for a writer that must commit its table in between (`rap rewrite` of a
+  // Delta table): Stage writes the fragments and schema files (not referenced by any manifest yet,
+  // so invisible; `rap index vacuum` deletes them if Publish never follows), Publish the manifest.
+  Status Stage();
+  Result<Manifest> Publish(const std::string& table_root, const std::string& table_kind, int64_t table_version);
 
  private:
   IndexWriter() = default;
@@ -60,6 +65,7 @@ class IndexWriter {
   std::vector<std::vector<IndexEntry>> buckets_;
   std::vector<std::pair<std::string, std::string>> schema_files_;  // (relative path, bytes) to write
   int64_t num_entries_ = 0;
+  bool staged_ = false;
 };
 
 }  // namespace rap::index

@@ -35,16 +35,30 @@ struct RewriteOptions {
   // other column `c` of type T as `c` list<T> (non-null list, items nullable as c was) holding the
   // key's values in row order. Combines with every layout.
   bool cogroup = false;
-  // Covered columns of the index (flat columns); empty: every flat non-key column.
+  // Covered columns of the index (one leaf each: flat, or lists of a primitive such as co-grouped
+  // columns); empty: every such non-key column.
   std::vector<std::string> cover;
   bool cover_all = true;                 // false with an empty `cover`: no covering data
+  // Output: a new Delta table (version 0: protocol, metaData, one add per file, with stats), or with
+  // `delta` false a plain folder of Parquet files.
+  bool delta = true;
+  // A new version of the input Delta table itself (output_url empty or the table): the new files go
+  // into the table root, and the commit removes every live file and adds the new ones, all with
+  // dataChange=false (the rows do not change). Not with cogroup (a schema change).
+  bool in_place = false;
   // Row group and page sizes, codec, ...; the layout fields are set from `layout`. Default codec
   // ZSTD.
   parquet::WriterOptions writer;
+  // Input buffered before a sorted run is spilled to a temporary Parquet file (bounded memory: the
+  // runs are merged per bucket with read::MergeReader). Output equals the in-memory sort.
+  int64_t memory = 512ll << 20;
+  std::string temp_dir;  // a local folder for the runs (empty: the system's temporary folder)
   int threads = 2;
   // Called after each input file is read (files_done, files_total) and after each output file is
   // written (with files_total = -1 and files_done = output files written).
   std::function<void(int64_t files_done, int64_t files_total)> progress;
+  // Called just before the Delta commit is written (tests use it to commit a concurrent version).
+  std::function<void()> before_commit;
 };
 
 struct RewriteResult {
@@ -56,15 +70,23 @@ struct RewriteResult {
   int64_t entries = 0;
   uint64_t bytes = 0;              // data file bytes
   int64_t frames = 0;              // ZSTD frames written (frame layouts)
+  int64_t table_version = -1;      // the Delta version committed (-1: a folder of Parquet)
+  int64_t runs_spilled = 0;        // sorted runs written to temporary files (0: sorted in memory)
+  uint64_t bytes_spilled = 0;
+  uint64_t peak_buffered_bytes = 0;  // input bytes buffered at most (the budget plus one batch)
   Manifest manifest;
   double seconds = 0;
 };
 
-// Writes the rewritten table to `output_url` (a folder or prefix that must not hold files yet) with
-// its index at `<output>/_rap_index/default`. Atomic: on a local folder the output is assembled in a
-// sibling staging folder and renamed into place at the end (nothing is visible on failure); on an
-// object store every object is one atomic Put, the index manifest last, and the objects written so
-// far are deleted on failure. The input is held in memory.
+// Writes the rewritten table to `output_url` (a folder or prefix that must not hold files yet; with
+// in_place, the input table) with its index at `<output>/_rap_index/default`. Order: data files,
+// index fragments (unreferenced), the Delta commit (create-if-absent: the write that makes the new
+// table or version visible), then the index manifest. Atomic: a new local table is assembled in a
+// sibling staging folder and renamed into place at the end; elsewhere, a failure before the commit
+// deletes the data files written so far (best effort; staged index files stay unreferenced until
+// `rap index vacuum`), and a concurrent commit of the same version fails the rewrite with kChanged.
+// A failure after the commit (publishing the index manifest) leaves the committed table and says so.
+// The input is sorted in bounded memory (`memory`; runs spilled to `temp_dir` and merged).
 Result<RewriteResult> RewriteTable(const std::string& table_url, const std::string& output_url,
                                    const RewriteOptions& options);
 

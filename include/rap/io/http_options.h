@@ -23,6 +23,11 @@ struct HedgeOptions {
   int burst = 2;
   int min_samples = 20;
   uint64_t max_bytes = 1 << 20;
+  // The share of the budget kept for requests still unanswered after reserve_after x the delay.
+  // By definition ~5% of ordinary requests outlive a p95 delay, so without a reserve they spend a
+  // 5% budget on duplicates that gain little, and a real stall (far past the tail) finds none left.
+  double reserve_fraction = 0.5;
+  double reserve_after = 4.0;
 };
 
 // The process-wide default of HttpOptions::hedge for stores created from now on (OpenUrl,

@@ -48,14 +48,22 @@ struct ServerOptions {
   uint16_t port = 8080;  // 0: any free port (see Server::port())
   std::vector<TableConfig> tables;
   ServerLimits limits;
-  int io_threads = 1;                // network threads (Asio)
+  int io_threads = 0;                // network threads (Asio); 0: one per core (at most 8)
   int scan_threads = 1;              // ScanOptions::prefetch.producers of each scan (1: no threads, no warmup)
   double refresh_interval_s = 10;    // poll for a newer index manifest / table version (<= 0: never)
   std::string access_log = "-";      // "-": stderr, "": none, else a file (appended)
   bool require_index = false;        // /readyz also waits for every table's index
+  // Byte budget of each table's RAP index page cache (decoded index pages, LRU). Lookups whose
+  // index pages are cached take one round (no index read); size it to the hot part of the index
+  // (a covered page of 256 entries decodes to roughly 50-80 KB).
+  int64_t index_cache_bytes = 512ll << 20;
   // Hedged range reads (rap/io/http_options.h HedgeOptions) for the HTTP/S3 stores of the tables.
   // Process-wide: Start() sets the default for stores created from then on.
   bool hedge_reads = true;
+  // Lookups of a table whose data and index are local files run on the io thread that parsed the
+  // request (no hand-off to a worker: a local lookup is a few page-cache reads, like a file served
+  // by nginx's event loop). Remote tables always use the workers, whose reads may wait on the network.
+  bool inline_local_lookups = true;
 };
 
 class Server {
