@@ -55,7 +55,8 @@ struct Args {
   int hedge_concurrency = 16;
   std::string stall_layout = "plain";
   double soak_s = 0;
-  int io_threads = 1, max_in_flight = 32;
+  int io_threads = 0, max_in_flight = 32;
+  bool no_inline_lookups = false;
   std::string csv = "serve.csv", rss_csv = "serve_rss.csv", temp, rap;
 };
 
@@ -139,6 +140,7 @@ Served StartServer(const Args& a, const std::string& work, const std::string& ta
                                    "--refresh-interval", "0", "--io-threads", std::to_string(a.io_threads),
                                    "--max-in-flight", std::to_string(a.max_in_flight), "--max-queued", "4096"};
   if (!hedge) argv.push_back("--no-hedge");
+  if (a.no_inline_lookups) argv.push_back("--no-inline-lookups");
   Served s;
   s.proc = Check(bench::ChildProcess::Start(argv, work + "/serve.log"), "start rap serve");
   for (int i = 0; i < 600 && s.port == 0; ++i) {
@@ -356,7 +358,8 @@ int main(int argc, char** argv) {
   app.add_option("--hedge-concurrency", a.hedge_concurrency, "wrk connections of the stall runs")->capture_default_str();
   app.add_option("--stall-layout", a.stall_layout, "Index layout of the stall runs")->capture_default_str();
   app.add_option("--soak", a.soak_s, "Seconds of the RSS soak (local, covered, 1 key, concurrency 64; 0 = skip)")->capture_default_str();
-  app.add_option("--io-threads", a.io_threads, "rap serve --io-threads")->capture_default_str();
+  app.add_flag("--no-inline-lookups", a.no_inline_lookups, "rap serve --no-inline-lookups (local lookups on the workers)");
+  app.add_option("--io-threads", a.io_threads, "rap serve --io-threads (0: the server's default, one per core)")->capture_default_str();
   app.add_option("--max-in-flight", a.max_in_flight, "rap serve --max-in-flight")->capture_default_str();
   app.add_option("--csv", a.csv, "CSV output, one row per run")->capture_default_str();
   app.add_option("--rss-csv", a.rss_csv, "CSV of the soak's RSS samples")->capture_default_str();

@@ -318,16 +318,9 @@ Status Rewrite(const table::TableSnapshot& snap, const RewriteOptions& options, 
       starts.push_back(static_cast<int64_t>(n));
       if (next) {  // hold the last run back
         const int64_t cut = starts[starts.size() - 2];
-        RecordBatch tail;
-        tail.schema = in_schema;
-        tail.num_rows = chunk.num_rows - cut;
-        std::vector<int64_t> tail_rows(static_cast<size_t>(tail.num_rows));
+        std::vector<int64_t> tail_rows(static_cast<size_t>(chunk.num_rows - cut));
         std::iota(tail_rows.begin(), tail_rows.end(), cut);
-        for (const ArrayPtr& c : chunk.columns) {
-          RAP_ASSIGN_OR_RETURN(ArrayPtr t, TakeArray(c, tail_rows));
-          tail.columns.push_back(std::move(t));
-        }
-        carry = std::move(tail);
+        RAP_ASSIGN_OR_RETURN(carry, internal::TakeBatch(chunk, tail_rows));
         starts.pop_back();
         if (cut == 0) continue;
         for (ArrayPtr& c : chunk.columns) c = SliceArray(c, 0, cut);

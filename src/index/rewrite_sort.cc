@@ -42,6 +42,17 @@ class Merged : public read::RecordBatchReader {
 
 }  // namespace
 
+Result<RecordBatch> TakeBatch(const RecordBatch& batch, std::span<const int64_t> rows) {
+  RecordBatch out;
+  out.schema = batch.schema;
+  out.num_rows = static_cast<int64_t>(rows.size());
+  for (const ArrayPtr& c : batch.columns) {
+    RAP_ASSIGN_OR_RETURN(ArrayPtr t, TakeArray(c, rows));
+    out.columns.push_back(std::move(t));
+  }
+  return out;
+}
+
 uint64_t ArrayBytes(const ArrayData& a) {
   uint64_t n = 0;
   for (const Buffer& b : a.buffers) n += b.size();
@@ -136,13 +147,7 @@ Status BucketSorter::Spill() {
   wo.write_page_index = false;
   for (size_t b = 0; b < bucket_rows.size(); ++b) {
     if (bucket_rows[b].empty()) continue;
-    RecordBatch run;
-    run.schema = schema_;
-    run.num_rows = static_cast<int64_t>(bucket_rows[b].size());
-    for (const ArrayPtr& c : all.columns) {
-      RAP_ASSIGN_OR_RETURN(ArrayPtr t, TakeArray(c, bucket_rows[b]));
-      run.columns.push_back(std::move(t));
-    }
+    RAP_ASSIGN_OR_RETURN(RecordBatch run, TakeBatch(all, bucket_rows[b]));
     const std::string path = fmt::format("{}/run-{:06d}-b{:05d}.parquet", options_.temp_dir, spills_, b);
     RAP_ASSIGN_OR_RETURN(auto sink, parquet::LocalFileSink::Open(path));
     RAP_ASSIGN_OR_RETURN(auto writer, parquet::ParquetWriter::Open(schema_, sink.get(), wo));
@@ -166,13 +171,7 @@ Result<std::unique_ptr<read::RecordBatchReader>> BucketSorter::OpenBucket(int32_
   const size_t bi = static_cast<size_t>(b);
   if (runs_spilled_ == 0) {
     if (bi >= bucket_rows_.size() || bucket_rows_[bi].empty()) return std::unique_ptr<read::RecordBatchReader>();
-    RecordBatch batch;
-    batch.schema = schema_;
-    batch.num_rows = static_cast<int64_t>(bucket_rows_[bi].size());
-    for (const ArrayPtr& c : all_.columns) {
-      RAP_ASSIGN_OR_RETURN(ArrayPtr t, TakeArray(c, bucket_rows_[bi]));
-      batch.columns.push_back(std::move(t));
-    }
+    RAP_ASSIGN_OR_RETURN(RecordBatch batch, TakeBatch(all_, bucket_rows_[bi]));
     bucket_rows_[bi].clear();
     bucket_rows_[bi].shrink_to_fit();
     return std::unique_ptr<read::RecordBatchReader>(new OneBatch(std::move(batch)));

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -59,6 +60,9 @@ class BucketSorter {
   RecordBatch all_;
   std::vector<std::vector<int64_t>> bucket_rows_;
 };
+
+// The rows `rows` of `batch`, in that order (copies).
+Result<RecordBatch> TakeBatch(const RecordBatch& batch, std::span<const int64_t> rows);
 
 // Bytes held by an array's buffers (children included).
 uint64_t ArrayBytes(const ArrayData& array);
