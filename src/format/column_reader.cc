@@ -2,8 +2,12 @@
 #include "rap/format/column_reader.h"
 
 #include <algorithm>
+#include <condition_variable>
 #include <cstring>
 #include <limits>
+#include <map>
+#include <mutex>
+#include <type_traits>
 
 #include <fmt/format.h>
 
@@ -15,9 +19,100 @@ namespace internal {
 Result<ArrayPtr> PhysicalToArrow(PhysicalValues&& values, const ColumnDescriptor& column, const DataTypePtr& type);
 }  // namespace internal
 
+using internal::DataPage;
+using internal::PhysicalValues;
+
+struct PageShare::Impl {
+  struct Entry {
+    bool decoding = false;
+    bool released = false;
+    std::shared_ptr<const DataPage> page;
+    std::shared_ptr<const PhysicalValues> dictionary;
+    Buffer keep;  // the page bytes a shared uncompressed page's values point into
+  };
+  mutable std::mutex mu;
+  std::condition_variable cv;
+  std::map<uint64_t, Entry> entries;  // keys fixed at construction
+  Counts counts;
+
+  // The decoded object of the declared page at `offset` (`T`: DataPage or PhysicalValues), decoded by
+  // `decode` when nobody has; *shared: it came decoded from here.
+  template <class T, class F>
+  Result<std::shared_ptr<const T>> Obtain(uint64_t offset, const Buffer& bytes, F&& decode, bool* shared) {
+    *shared = false;
+    auto it = entries.find(offset);
+    if (it == entries.end()) return decode();
+    Entry& e = it->second;
+    auto held = [&]() -> std::shared_ptr<const T> {
+      if constexpr (std::is_same_v<T, DataPage>) {
+        return e.page;
+      } else {
+        return e.dictionary;
+      }
+    };
+    std::unique_lock<std::mutex> lock(mu);
+    cv.wait(lock, [&] { return !e.decoding; });
+    if (auto p = held()) {
+      *shared = true;
+      ++counts.taken;
+      return p;
+    }
+    if (e.released) {
+      lock.unlock();
+      return decode();
+    }
+    e.decoding = true;
+    lock.unlock();
+    Result<std::shared_ptr<const T>> r = decode();
+    lock.lock();
+    e.decoding = false;
+    if (r.ok() && !e.released) {
+      ++counts.decoded;
+      if constexpr (std::is_same_v<T, DataPage>) {
+        e.page = *r;
+      } else {
+        e.dictionary = *r;
+      }
+      e.keep = bytes;
+    }
+    lock.unlock();
+    cv.notify_all();
+    return r;
+  }
+};
+
+PageShare::PageShare(const std::vector<uint64_t>& offsets) : impl_(std::make_unique<Impl>()) {
+  for (uint64_t offset : offsets) impl_->entries[offset];
+}
+
+PageShare::~PageShare() = default;
+
+bool PageShare::Shares(uint64_t offset) const { return impl_->entries.count(offset) > 0; }
+
+void PageShare::Release(uint64_t offset) {
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  auto it = impl_->entries.find(offset);
+  if (it == impl_->entries.end()) return;
+  it->second.released = true;
+  it->second.page.reset();
+  it->second.dictionary.reset();
+  it->second.keep = Buffer();
+}
+
+PageShare::Counts PageShare::counts() const {
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  return impl_->counts;
+}
+
+size_t PageShare::held() const {
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  size_t n = 0;
+  for (const auto& [offset, e] : impl_->entries) n += (e.page || e.dictionary) ? 1 : 0;
+  return n;
+}
+
 namespace {
 
-using internal::DataPage;
 using internal::PhysicalValues;
 using internal::RawPage;
 
@@ -75,6 +170,7 @@ class ChunkReader final : public ColumnChunkReader {
         if (window_done) break;
         page_loaded_ = false;
         decoder_.reset();
+        page_.reset();
         ReserveStringBytes(want);
       }
       if (!nested_ && next_row_ >= window_end_ && span_started_) break;
@@ -142,13 +238,27 @@ class ChunkReader final : public ColumnChunkReader {
       return Status::Corrupt(internal::PageContext(options_, column_, input_.dictionary.file_offset) +
                              ": expected a dictionary page");
     }
-    return LoadDictionary(raw);
+    return LoadDictionary(raw, input_.dictionary.bytes);
   }
 
-  Status LoadDictionary(const RawPage& raw) {
-    RAP_RETURN_NOT_OK(internal::DecodeDictionaryPage(raw, column_, codec_, options_, &dict_));
+  // `bytes`: the buffer the page lies in (kept by a PageShare).
+  Status LoadDictionary(const RawPage& raw, const Buffer& bytes) {
+    if (options_.page_share) {
+      bool shared = false;
+      auto decode = [&]() -> Result<std::shared_ptr<const PhysicalValues>> {
+        auto d = std::make_shared<PhysicalValues>();
+        d->width = values_.width;
+        RAP_RETURN_NOT_OK(internal::DecodeDictionaryPage(raw, column_, codec_, options_, d.get()));
+        return std::shared_ptr<const PhysicalValues>(std::move(d));
+      };
+      RAP_ASSIGN_OR_RETURN(auto d, options_.page_share->impl().Obtain<PhysicalValues>(raw.offset, bytes, decode, &shared));
+      dict_ = *d;
+      if (stats_) ++(shared ? stats_->dictionary_pages_shared : stats_->dictionary_pages);
+    } else {
+      RAP_RETURN_NOT_OK(internal::DecodeDictionaryPage(raw, column_, codec_, options_, &dict_));
+      if (stats_) stats_->dictionary_pages++;
+    }
     has_dict_ = true;
-    if (stats_) stats_->dictionary_pages++;
     return Status::OK();
   }
 
@@ -177,7 +287,7 @@ class ChunkReader final : public ColumnChunkReader {
       }
       switch (raw.header.type) {
         case PageType::DICTIONARY_PAGE:
-          if (!has_dict_) RAP_RETURN_NOT_OK(LoadDictionary(raw));
+          if (!has_dict_) RAP_RETURN_NOT_OK(LoadDictionary(raw, span.bytes));
           break;
         case PageType::DATA_PAGE:
         case PageType::DATA_PAGE_V2: {
@@ -187,7 +297,7 @@ class ChunkReader final : public ColumnChunkReader {
             if (stats_) stats_->data_pages_skipped++;
             break;
           }
-          RAP_RETURN_NOT_OK(LoadDataPage(raw));
+          RAP_RETURN_NOT_OK(LoadDataPage(raw, span.bytes));
           return true;
         }
         default:
@@ -209,27 +319,39 @@ class ChunkReader final : public ColumnChunkReader {
     return sel_idx_ < sel_.size() && sel_[sel_idx_].begin <= row;
   }
 
-  Status LoadDataPage(const RawPage& raw) {
+  Status LoadDataPage(const RawPage& raw, const Buffer& bytes) {
     decoder_.reset();
-    RAP_RETURN_NOT_OK(internal::DecodeDataPage(raw, column_, codec_, options_, &page_));
-    if (stats_) {
+    auto decode = [&]() -> Result<std::shared_ptr<const DataPage>> {
+      auto p = std::make_shared<DataPage>();
+      RAP_RETURN_NOT_OK(internal::DecodeDataPage(raw, column_, codec_, options_, p.get()));
+      return std::shared_ptr<const DataPage>(std::move(p));
+    };
+    bool shared = false;
+    if (options_.page_share) {
+      RAP_ASSIGN_OR_RETURN(page_, options_.page_share->impl().Obtain<DataPage>(raw.offset, bytes, decode, &shared));
+    } else {
+      RAP_ASSIGN_OR_RETURN(page_, decode());
+    }
+    if (stats_ && shared) {
+      stats_->data_pages_shared++;
+    } else if (stats_) {
       stats_->data_pages_read++;
       stats_->page_first_rows.push_back(next_row_);
     }
-    if (!null_type_ && page_.num_non_null > 0) {
-      if (IsDictionaryEncoding(page_.encoding) && !has_dict_) {
+    if (!null_type_ && page_->num_non_null > 0) {
+      if (IsDictionaryEncoding(page_->encoding) && !has_dict_) {
         return Status::Corrupt(internal::PageContext(options_, column_, raw.offset) +
                                ": dictionary-encoded page but the column chunk has no dictionary page");
       }
-      auto d = MakeValueDecoder(page_.encoding, column_.physical_type, column_.type_length, page_.values,
-                                page_.num_non_null);
+      auto d = MakeValueDecoder(page_->encoding, column_.physical_type, column_.type_length, page_->values,
+                                page_->num_non_null);
       if (!d.ok()) return d.status().WithContext(internal::PageContext(options_, column_, raw.offset));
       decoder_ = std::move(*d);
     }
-    dict_encoded_ = IsDictionaryEncoding(page_.encoding);
-    if (options_.dictionary_codes && !dict_encoded_ && page_.num_non_null > 0) {
+    dict_encoded_ = IsDictionaryEncoding(page_->encoding);
+    if (options_.dictionary_codes && !dict_encoded_ && page_->num_non_null > 0) {
       return Status::NotSupported(internal::PageContext(options_, column_, raw.offset) + ": " +
-                                  EncodingName(page_.encoding) + " page, not dictionary-encoded (dictionary codes " +
+                                  EncodingName(page_->encoding) + " page, not dictionary-encoded (dictionary codes " +
                                   "requested)");
     }
     page_offset_ = raw.offset;
@@ -249,8 +371,8 @@ class ChunkReader final : public ColumnChunkReader {
     int64_t run_start = start;
     bool run_selected = false;
     int64_t row = next_row_ - 1;
-    for (int64_t i = start; i < page_.num_levels; ++i) {
-      if (page_.rep[static_cast<size_t>(i)] == 0) {
+    for (int64_t i = start; i < page_->num_levels; ++i) {
+      if (page_->rep[static_cast<size_t>(i)] == 0) {
         if (next_row_ >= window_end_) {
           if (i > run_start) RAP_RETURN_NOT_OK(FlushRun(run_start, i, run_selected, max_def));
           level_pos_ = i;
@@ -271,22 +393,22 @@ class ChunkReader final : public ColumnChunkReader {
           return Status::Corrupt(fmt::format("{}: the page starts with repetition level {}, but the first level of a "
                                              "column chunk (or of a page found through the page index) must be 0",
                                              internal::PageContext(options_, column_, page_offset_),
-                                             page_.rep[static_cast<size_t>(i)]));
+                                             page_->rep[static_cast<size_t>(i)]));
         }
         run_selected = Selected(row);  // continues a row of the previous page
       }
     }
-    if (page_.num_levels > start) {
+    if (page_->num_levels > start) {
       row_open_ = true;
-      RAP_RETURN_NOT_OK(FlushRun(run_start, page_.num_levels, run_selected, max_def));
+      RAP_RETURN_NOT_OK(FlushRun(run_start, page_->num_levels, run_selected, max_def));
     }
-    level_pos_ = page_.num_levels;
+    level_pos_ = page_->num_levels;
     return false;
   }
 
   // Flat columns: level i is row page_first_row_ + i, so the runs come straight from the selection.
   Result<bool> ConsumeFlat(int16_t max_def) {
-    const int64_t page_end = page_first_row_ + page_.num_levels;
+    const int64_t page_end = page_first_row_ + page_->num_levels;
     const int64_t first = page_first_row_ + level_pos_, end = std::min(page_end, std::max(first, window_end_));
     int64_t pos = first;
     auto it = std::upper_bound(sel_.begin(), sel_.end(), first, [](int64_t v, const RowRange& r) { return v < r.end; });
@@ -304,7 +426,7 @@ class ChunkReader final : public ColumnChunkReader {
   }
 
   Status FlushRun(int64_t begin, int64_t end, bool selected, int16_t max_def) {
-    const DataPage& page = page_;
+    const DataPage& page = *page_;
     int64_t n_values = end - begin;
     if (max_def > 0 && page.num_non_null != page.num_levels) {  // else every level holds a value
       n_values = 0;
@@ -367,7 +489,7 @@ class ChunkReader final : public ColumnChunkReader {
   bool row_open_ = false;  // a row of this span has started (a page may continue it)
   // The data page being consumed.
   bool page_loaded_ = false;
-  DataPage page_;
+  std::shared_ptr<const DataPage> page_;  // decoded here or taken from options_.page_share
   std::unique_ptr<ValueDecoder> decoder_;
   uint64_t page_offset_ = 0;
   int64_t page_first_row_ = 0;

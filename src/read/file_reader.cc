@@ -238,6 +238,7 @@ Result<ByteRange> FileReader::ChunkRange(int rg, int column) const {
 
 Status FileReader::LoadPageIndex(const std::vector<int>& row_groups, const std::vector<int>& columns, bool offset_index,
                                  bool column_index) {
+  std::lock_guard<std::mutex> page_index_lock(page_index_mu_);
   struct Want {
     int rg, col;
     bool is_offset;

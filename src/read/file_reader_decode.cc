@@ -8,17 +8,22 @@
 #include <limits>
 
 #include "rap/read/file_reader.h"
+#include "rap/read/row_group_share.h"
 
 namespace rap::read {
 
 // One row group's fetched column data and a ColumnChunkReader per projected leaf.
 class FileReader::RowGroupDecoder {
  public:
-  RowGroupDecoder(FileReader* reader, int rg, RowSelection selection, const Projection& projection)
-      : reader_(reader), rg_(rg), selection_(std::move(selection)), projection_(projection) {}
+  RowGroupDecoder(FileReader* reader, int rg, RowSelection selection, const Projection& projection,
+                  std::shared_ptr<RowGroupShare> share = nullptr)
+      : reader_(reader), rg_(rg), selection_(std::move(selection)), projection_(projection), share_(std::move(share)) {}
 
   Status Open() {
     RAP_ASSIGN_OR_RETURN(std::vector<ChunkRanges> plan, reader_->PlanRowGroup(rg_, selection_, projection_));
+    if (share_) {
+      for (ChunkRanges& cr : plan) share_->CutAtSharedPages(cr);  // shared pages: runs of their own
+    }
     // One fetch for every range of the row group.
     std::vector<ByteRange> ranges;
     for (const ChunkRanges& cr : plan) {
@@ -27,7 +32,7 @@ class FileReader::RowGroupDecoder {
     }
     std::vector<Buffer> buffers;
     if (!ranges.empty()) {
-      RAP_ASSIGN_OR_RETURN(buffers, reader_->FetchRanges(ranges));
+      RAP_ASSIGN_OR_RETURN(buffers, Fetch(ranges));
       if (buffers.size() != ranges.size()) {
         return Status::IOError(fmt::format("{}: the store returned {} buffers for {} ranges", reader_->path_,
                                            buffers.size(), ranges.size()));
@@ -39,6 +44,7 @@ class FileReader::RowGroupDecoder {
         }
       }
     }
+    if (share_) copts_.page_share = share_->page_share();
     copts_.verify_crc = reader_->options_.verify_crc;
     copts_.max_page_bytes = reader_->options_.max_page_bytes;
     copts_.memory = reader_->options_.memory.get();
@@ -75,6 +81,55 @@ class FileReader::RowGroupDecoder {
   }
 
   int64_t remaining() const { return selection_.Count() - emitted_; }
+
+ private:
+  // The bytes of `ranges`: shared pages another range claimed come from it (waiting while in
+  // flight); the rest, and the shared pages this range claims, in one planned read. Claimed pages
+  // are filled (or failed) before this range waits for any other, so ranges never wait in a cycle.
+  Result<std::vector<Buffer>> Fetch(const std::vector<ByteRange>& ranges) {
+    if (!share_) return reader_->FetchRanges(ranges);
+    std::vector<ByteRange> mine;
+    std::vector<size_t> mine_at, claimed, waited;  // claimed / waited: indices into ranges
+    for (size_t i = 0; i < ranges.size(); ++i) {
+      const bool shared = share_->Shares(ranges[i]);
+      if (shared && !share_->Claim(ranges[i])) {
+        waited.push_back(i);
+        continue;
+      }
+      if (shared) claimed.push_back(i);
+      mine.push_back(ranges[i]);
+      mine_at.push_back(i);
+    }
+    std::vector<Buffer> out(ranges.size());
+    if (!mine.empty()) {
+      auto fetched = reader_->FetchRanges(mine);
+      if (!fetched.ok() || fetched->size() != mine.size()) {
+        for (size_t i : claimed) share_->Fail(ranges[i]);
+        if (!fetched.ok()) return fetched.status();
+        return Status::IOError(fmt::format("{}: the store returned {} buffers for {} ranges", reader_->path_,
+                                           fetched->size(), mine.size()));
+      }
+      for (size_t k = 0; k < mine.size(); ++k) out[mine_at[k]] = std::move((*fetched)[k]);
+      for (size_t i : claimed) share_->Fill(ranges[i], out[i]);
+    }
+    std::vector<ByteRange> again;
+    std::vector<size_t> again_at;
+    for (size_t i : waited) {
+      if (std::optional<Buffer> b = share_->Wait(ranges[i])) {
+        out[i] = std::move(*b);
+      } else {
+        again.push_back(ranges[i]);
+        again_at.push_back(i);
+      }
+    }
+    if (!again.empty()) {
+      RAP_ASSIGN_OR_RETURN(std::vector<Buffer> fetched, reader_->FetchRanges(again));
+      for (size_t k = 0; k < again.size() && k < fetched.size(); ++k) out[again_at[k]] = std::move(fetched[k]);
+    }
+    return out;
+  }
+
+ public:
 
   // Rebuilds the column readers for the selected rows not returned yet, from the bytes already
   // fetched: after a window failed part-way the readers' state is unusable. Pages before those rows
@@ -219,6 +274,8 @@ class FileReader::RowGroupDecoder {
     s.data_pages_read += cs.data_pages_read;
     s.data_pages_skipped += cs.data_pages_skipped;
     s.dictionary_pages += cs.dictionary_pages;
+    s.data_pages_shared += cs.data_pages_shared;
+    s.dictionary_pages_shared += cs.dictionary_pages_shared;
     s.values_decoded += cs.values_decoded;
     s.values_skipped += cs.values_skipped;
     for (int64_t r : cs.page_first_rows) s.pages.emplace_back(rg_, r);
@@ -228,6 +285,7 @@ class FileReader::RowGroupDecoder {
   int rg_;
   RowSelection selection_;
   const Projection& projection_;
+  std::shared_ptr<RowGroupShare> share_;  // the split row group's shared pages, or null
   parquet::ColumnReadOptions copts_;
   std::vector<std::unique_ptr<parquet::ColumnChunkReader>> readers_;  // by leaf column index
   std::vector<std::pair<int, parquet::ColumnChunkInput>> inputs_;      // (column, its fetched pages)
@@ -249,19 +307,21 @@ Result<std::optional<FileReader::DictionaryCodes>> FileReader::FetchedRowGroup::
 }
 
 Result<std::unique_ptr<FileReader::FetchedRowGroup>> FileReader::FetchRowGroup(int rg, const RowSelection& selection,
-                                                                               const Projection& projection) {
+                                                                               const Projection& projection,
+                                                                               std::shared_ptr<RowGroupShare> share) {
   if (rg < 0 || rg >= num_row_groups()) {
     return Status::InvalidArgument(fmt::format("{}: row group {} out of range ({} row groups)", path_, rg,
                                                num_row_groups()));
   }
   std::unique_ptr<FetchedRowGroup> f(new FetchedRowGroup(rg, selection, projection));
-  f->decoder_ = std::make_unique<RowGroupDecoder>(this, rg, selection, f->projection_);
+  f->decoder_ = std::make_unique<RowGroupDecoder>(this, rg, selection, f->projection_, std::move(share));
   RAP_RETURN_NOT_OK(f->decoder_->Open());
   return f;
 }
 
-Result<RecordBatch> FileReader::ReadRowGroup(int rg, const RowSelection& selection, const Projection& projection) {
-  RowGroupDecoder decoder(this, rg, selection, projection);
+Result<RecordBatch> FileReader::ReadRowGroup(int rg, const RowSelection& selection, const Projection& projection,
+                                             std::shared_ptr<RowGroupShare> share) {
+  RowGroupDecoder decoder(this, rg, selection, projection, std::move(share));
   RAP_RETURN_NOT_OK(decoder.Open());
   return decoder.Next(decoder.remaining());
 }

@@ -18,6 +18,7 @@ void PrefetchStats::Add(const PrefetchStats& o) {
   files_parallel += o.files_parallel;
   adaptive_disabled += o.adaptive_disabled;
   small_files += o.small_files;
+  decoded_ahead += o.decoded_ahead;
   queue_full += o.queue_full;
   max_queue_depth = std::max(max_queue_depth, o.max_queue_depth);
   batches += o.batches;
@@ -75,12 +76,21 @@ struct PrefetchReader::Shared {
   // for the memory budget.
   std::atomic<size_t> head{0};
   std::atomic<bool> consuming{false};
+  std::atomic<size_t> producers_done{0};
   std::vector<std::thread> threads;  // last: joined in ~PrefetchReader before the rest goes
+};
+
+struct PrefetchReader::Ahead {
+  RangeOutput out;
+  Status status;
+  double seconds = 0;
+  std::thread thread;  // joined by the first Next() or the destructor
 };
 
 std::unique_ptr<PrefetchReader> PrefetchReader::Make(std::vector<ReadRange> ranges, RangeTask task,
                                                      int64_t batch_size, const PrefetchOptions& options,
-                                                     io::CancellationToken* cancel, MemoryBudget* memory) {
+                                                     io::CancellationToken* cancel, bool decode_ahead,
+                                                     MemoryBudget* memory) {
   std::unique_ptr<PrefetchReader> r(new PrefetchReader());
   r->memory_ = memory;
   r->ranges_ = std::move(ranges);
@@ -105,7 +115,20 @@ std::unique_ptr<PrefetchReader> PrefetchReader::Make(std::vector<ReadRange> rang
   } else {
     r->path_ = Path::kParallel;
   }
-  if (r->path_ != Path::kParallel) return r;
+  if (r->path_ != Path::kParallel) {
+    const int64_t bs = std::max<int64_t>(1, batch_size);
+    if (decode_ahead && !r->ranges_.empty() &&
+        (r->ranges_[0].end - r->ranges_[0].begin + bs - 1) / bs <= std::max<int64_t>(1, options.queue_batches)) {
+      r->ahead_ = std::make_unique<Ahead>();
+      r->stats_.decoded_ahead = 1;
+      r->ahead_->thread = std::thread([raw = r.get()] {
+        const double t0 = NowSeconds();
+        raw->ahead_->status = raw->task_(raw->ranges_[0], &raw->ahead_->out);
+        raw->ahead_->seconds = NowSeconds() - t0;
+      });
+    }
+    return r;
+  }
   r->stats_.files_parallel = 1;
   r->shared_ = std::make_unique<Shared>();
   r->shared_->queues = std::vector<Shared::Queue>(p);  // (a deque of move-only items: no resize)
@@ -117,12 +140,14 @@ std::unique_ptr<PrefetchReader> PrefetchReader::Make(std::vector<ReadRange> rang
 
 PrefetchReader::~PrefetchReader() {
   Cancel();
+  if (ahead_ && ahead_->thread.joinable()) ahead_->thread.join();
   if (shared_) {
     for (std::thread& t : shared_->threads) t.join();
   }
 }
 
 void PrefetchReader::Cancel() {
+  if (ahead_ && cancel_) cancel_->Cancel();
   if (!shared_) return;
   // The token is cancelled even when a producer already set `stop`: its own Cancel() may not have
   // run yet, and a caller that saw the error must find in-flight reads cancelled.
@@ -136,8 +161,16 @@ void PrefetchReader::Cancel() {
   shared_->consumer_cv.notify_all();
 }
 
+bool PrefetchReader::idle() const {
+  return shared_ && shared_->producers_done.load(std::memory_order_acquire) == shared_->queues.size();
+}
+
 void PrefetchReader::Produce(size_t producer) {
   Shared& s = *shared_;
+  struct Done {
+    Shared& s;
+    ~Done() { s.producers_done.fetch_add(1, std::memory_order_release); }
+  } done{s};
   const size_t p = s.queues.size();
   Shared::Queue& q = s.queues[producer];
   for (size_t i = producer; i < ranges_.size(); i += p) {
@@ -203,13 +236,11 @@ Result<std::optional<PrefetchItem>> PrefetchReader::Next() {
     // Plain path: run the next range here, hand out its batches, then its end.
     if (plain_pos_ >= plain_items_.size()) {
       RangeOutput out;
-      const double t0 = NowSeconds();
-      Status st = task_(ranges_[next_range_], &out);
+      Status st = RunPlainRange(&out);
       if (!st.ok()) {
         failure_ = st;
         return st;
       }
-      stats_.range_seconds.push_back(NowSeconds() - t0);
       plain_items_.clear();
       plain_pos_ = 0;
       for (ScanBatch& b : out.batches) {
@@ -264,6 +295,21 @@ Result<std::optional<PrefetchItem>> PrefetchReader::Next() {
     s.head.store(next_range_);
   }
   return std::optional<PrefetchItem>(std::move(item));
+}
+
+Status PrefetchReader::RunPlainRange(RangeOutput* out) {
+  if (next_range_ == 0 && ahead_ && ahead_->thread.joinable()) {
+    const double t0 = NowSeconds();
+    ahead_->thread.join();
+    stats_.consumer_wait_s += NowSeconds() - t0;
+    stats_.range_seconds.push_back(ahead_->seconds);
+    *out = std::move(ahead_->out);
+    return ahead_->status;
+  }
+  const double t0 = NowSeconds();
+  Status st = task_(ranges_[next_range_], out);
+  if (st.ok()) stats_.range_seconds.push_back(NowSeconds() - t0);
+  return st;
 }
 
 PrefetchStats PrefetchReader::stats() const {

@@ -25,6 +25,9 @@ std::string ScanStats::ToString() const {
   line("rows_output", rows_output);
   line("pages_read", pages_read);
   line("pages_skipped", pages_skipped);
+  line("pages_shared", pages_shared);
+  line("dictionary_pages_read", dictionary_pages_read);
+  line("dictionary_pages_shared", dictionary_pages_shared);
   line("filter_dictionary_chunks", filter_dictionary_chunks);
   line("read_calls", read_calls);
   line("requests", requests);
@@ -36,6 +39,7 @@ std::string ScanStats::ToString() const {
   line("prefetch_files_parallel", prefetch_files_parallel);
   line("prefetch_adaptive_disabled", prefetch_adaptive_disabled);
   line("prefetch_small_files", prefetch_small_files);
+  line("prefetch_decoded_ahead", prefetch_decoded_ahead);
   line("prefetch_queue_full", prefetch_queue_full);
   line("prefetch_max_queue_depth", prefetch_max_queue_depth);
   line("prefetch_batches", prefetch_batches);
@@ -229,16 +233,18 @@ Result<std::shared_ptr<Scanner::Impl::OpenedFile>> Scanner::Impl::PrepareFile(
   return opened;
 }
 
-void Scanner::Impl::StartReading(OpenedFile& file) const {
+void Scanner::Impl::StartReading(OpenedFile& file, bool ahead) const {
   if (file.prefetch || file.pruned) return;
   auto reader = file.reader;
   const size_t index = file.index;
   const std::vector<int> filter_leaf = file.filter_leaf;
   RangeTask task = [this, reader, index, filter_leaf](const ReadRange& r, RangeOutput* out) {
-    return ScanRange(index, *reader, r, filter_leaf, RoomHint(), out);
+    Status st = ScanRange(index, *reader, r, filter_leaf, RoomHint(), out);
+    if (r.share) r.share->RangeDone(r.begin, r.end);  // its shared pages may go
+    return st;
   };
   file.prefetch = PrefetchReader::Make(file.ranges, std::move(task), options.batch_size, options.prefetch,
-                                       file.cancel.get(), memory.get());
+                                       file.cancel.get(), ahead, memory.get());
 }
 
 Result<std::shared_ptr<Scanner::Impl::OpenedFile>> Scanner::Impl::TakeNextFile() {
@@ -278,6 +284,7 @@ void Scanner::Impl::FinishFile(OpenedFile& file) {
     stats.prefetch_files_parallel += ps.files_parallel;
     stats.prefetch_adaptive_disabled += ps.adaptive_disabled;
     stats.prefetch_small_files += ps.small_files;
+    stats.prefetch_decoded_ahead += ps.decoded_ahead;
     stats.prefetch_queue_full += ps.queue_full;
     stats.prefetch_max_queue_depth = std::max(stats.prefetch_max_queue_depth, ps.max_queue_depth);
     stats.prefetch_batches += ps.batches;
@@ -296,6 +303,9 @@ void Scanner::Impl::FinishFile(OpenedFile& file) {
   for (const ColumnReadStats& c : rs.columns) {
     stats.pages_read += c.data_pages_read;
     stats.pages_skipped += c.data_pages_skipped;
+    stats.pages_shared += c.data_pages_shared;
+    stats.dictionary_pages_shared += c.dictionary_pages_shared;
+    stats.dictionary_pages_read += c.dictionary_pages;
   }
 }
 
@@ -377,6 +387,7 @@ Result<std::optional<ScanBatch>> Scanner::Next() {
       }
     } else {
       Impl::OpenedFile& f = *s.current;
+      s.StartWarmedFileEarly();
       auto item = f.prefetch->Next();
       if (f.first_item && s.boundary_start_s >= 0) s.stats.file_boundary_wait_s.push_back(NowSeconds() - s.boundary_start_s);
       f.first_item = false;

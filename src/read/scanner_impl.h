@@ -84,6 +84,7 @@ struct Scanner::Impl {
     std::shared_ptr<OpenedFile> file;  // set by the thread
     Status status;                     // of the thread's work
     std::shared_ptr<io::CancellationToken> cancel;  // stops the thread's reads (the file's token)
+    std::atomic<bool> ready{false};                 // the thread's work is done (file and status set)
     std::thread thread;
   };
   std::unique_ptr<Warming> warming;
@@ -92,8 +93,9 @@ struct Scanner::Impl {
   // Prunes by partition values and file statistics, opens the file and plans its ranges. Touches no
   // state of the scan (it runs on the warmup thread too). `cancel` becomes the reader's io.cancel.
   Result<std::shared_ptr<OpenedFile>> PrepareFile(size_t file_index, std::shared_ptr<io::CancellationToken> cancel) const;
-  // Starts reading a prepared file: its PrefetchReader.
-  void StartReading(OpenedFile& file) const;
+  // Starts reading a prepared file: its PrefetchReader. `ahead` (DECODED warmup): a file on the
+  // plain path decodes its first range on a thread of its own right away.
+  void StartReading(OpenedFile& file, bool ahead = false) const;
   // The next file to read (warmed or prepared now), or null at the end of the table; starts warming
   // the one after it.
   Result<std::shared_ptr<OpenedFile>> TakeNextFile();
@@ -101,6 +103,9 @@ struct Scanner::Impl {
   void StartWarmup(size_t index);
   // The warmup thread's work.
   Status WarmFile(Warming* w) const;
+  // RAW: once the current file's producers are idle (all its ranges produced), the warmed file's
+  // producers start, so its first ranges are decoded while the current file's queues drain.
+  void StartWarmedFileEarly();
   // Cancels and joins the warmup thread; counts what it fetched as unused.
   void StopWarmup();
   // Adds a file's reader, prefetch and warmup counters to `stats` (once).

@@ -161,7 +161,7 @@ Status Scanner::Impl::ScanRange(size_t file_index, FileReader& reader, const Rea
     std::unique_ptr<FileReader::FetchedRowGroup> fetched;
     if (!phys.empty()) {
       RAP_ASSIGN_OR_RETURN(Projection proj, reader.Project(phys));
-      RAP_ASSIGN_OR_RETURN(fetched, reader.FetchRowGroup(rg, candidates, proj));
+      RAP_ASSIGN_OR_RETURN(fetched, reader.FetchRowGroup(rg, candidates, proj, range.share));
     }
     const int64_t n = candidates.Count();
     std::vector<std::string> value_phys;
@@ -274,7 +274,7 @@ Status Scanner::Impl::ScanRange(size_t file_index, FileReader& reader, const Rea
   RecordBatch db;
   if (!phys.empty()) {
     RAP_ASSIGN_OR_RETURN(Projection proj, reader.Project(phys));
-    RAP_ASSIGN_OR_RETURN(db, reader.ReadRowGroup(rg, selection, proj));
+    RAP_ASSIGN_OR_RETURN(db, reader.ReadRowGroup(rg, selection, proj, range.share));
   }
   RecordBatch out;
   out.schema = out_schema;

@@ -6,7 +6,12 @@
 // this thread, so they never delay the consumer, for local files too. One file ahead only and never
 // past the scan's last file; a scan that stops first (a limit, an error) cancels the thread's reads
 // through the file's CancellationToken and joins it without waiting for them to complete.
+// At RAW the warmed file's producers also start early, as soon as the current file's producers are
+// idle (every range of it produced, StartWarmedFileEarly): their threads and I/O would otherwise sit
+// unused while the consumer drains the queues; this is bounded by the queue budget like DECODED.
 #include <fmt/format.h>
+
+#include <set>
 
 #include "read/scanner_impl.h"
 
@@ -19,7 +24,10 @@ void Scanner::Impl::StartWarmup(size_t index) {
   w->index = index;
   w->cancel = std::make_shared<io::CancellationToken>();
   Warming* raw = w.get();
-  w->thread = std::thread([this, raw] { raw->status = WarmFile(raw); });
+  w->thread = std::thread([this, raw] {
+    raw->status = WarmFile(raw);
+    raw->ready.store(true, std::memory_order_release);
+  });
   warming = std::move(w);
 }
 
@@ -41,19 +49,25 @@ Status Scanner::Impl::WarmFile(Warming* w) const {
     projection.columns = file->leaves;
   }
   if (projection.columns.empty()) {
-    if (options.warmup.level == WarmupLevel::kDecoded) StartReading(*file);
+    if (options.warmup.level == WarmupLevel::kDecoded) StartReading(*file, true);
     return Status::OK();
   }
   const size_t want = std::min(file->ranges.size(), static_cast<size_t>(std::max(1, options.prefetch.producers)));
   std::vector<ByteRange> reserved;
+  std::set<std::pair<uint64_t, uint64_t>> seen;  // a dictionary or a page feeding two ranges: reserved once
   for (size_t i = 0; i < want; ++i) {
     const ReadRange& r = file->ranges[i];
     RAP_ASSIGN_OR_RETURN(std::vector<ChunkRanges> plan,
                          file->reader->PlanRowGroup(r.row_group, RowSelection::Range(r.begin, r.end), projection));
     std::vector<ByteRange> ranges;
-    for (const ChunkRanges& cr : plan) {
-      if (cr.dictionary) ranges.push_back(*cr.dictionary);
-      ranges.insert(ranges.end(), cr.runs.begin(), cr.runs.end());
+    auto add = [&](const ByteRange& b) {
+      if (seen.insert({b.offset, b.length}).second) ranges.push_back(b);
+    };
+    for (ChunkRanges& cr : plan) {
+      // The ranges the reader will request: a page shared with another range on its own.
+      if (r.share) r.share->CutAtSharedPages(cr);
+      if (cr.dictionary) add(*cr.dictionary);
+      for (const ByteRange& b : cr.runs) add(b);
     }
     const size_t fit = file->cache->Reserve(ranges);
     reserved.insert(reserved.end(), ranges.begin(), ranges.begin() + static_cast<std::ptrdiff_t>(fit));
@@ -64,13 +78,20 @@ Status Scanner::Impl::WarmFile(Warming* w) const {
   }
   file->counts.warmup_bytes = file->cache->bytes_reserved();
   // DECODED: the producers start now; the reserved ranges they ask for wait for the fetch below.
-  if (options.warmup.level == WarmupLevel::kDecoded) StartReading(*file);
+  if (options.warmup.level == WarmupLevel::kDecoded) StartReading(*file, true);
   if (reserved.empty()) return Status::OK();
   Status st = file->reader->FetchInto(reserved, *file->cache);
   // A failed warmup is only a miss: the reader requests those bytes itself (and reports a
   // persistent error then). A cancelled one means the scan ended.
   (void)st;
   return Status::OK();
+}
+
+void Scanner::Impl::StartWarmedFileEarly() {
+  if (!warming || !current || !current->prefetch || !warming->ready.load(std::memory_order_acquire)) return;
+  OpenedFile* next = warming->file.get();
+  if (!warming->status.ok() || !next || next->pruned || next->prefetch || !current->prefetch->idle()) return;
+  StartReading(*next, true);
 }
 
 void Scanner::Impl::StopWarmup() {

@@ -40,6 +40,8 @@ struct ColumnChunkInput {
   int64_t num_rows = 0;         // rows in the row group
 };
 
+class PageShare;
+
 struct ColumnReadOptions {
   bool verify_crc = true;                       // check the page CRC when the header has one
   int64_t max_page_bytes = int64_t{1} << 30;    // decompressed page size (and level memory) limit
@@ -53,6 +55,38 @@ struct ColumnReadOptions {
   // level array is charged to it while it lives (never waiting), and a page, level array or
   // dictionary larger than the whole budget is ResourceExhausted before it is allocated.
   MemoryBudget* memory = nullptr;
+  // Pages decoded once for several readers of the same column chunk (see PageShare); may be null.
+  std::shared_ptr<PageShare> page_share;
+};
+
+// Decoded pages shared by several readers of one row group: the read ranges of a split row group
+// (rap/read/read_range.h), where a data page of one column may hold rows of two ranges and every
+// range needs the chunk's dictionary page. Declared up front by the file offset of the page header.
+// The first reader to load a declared page decodes it (CRC, decompression, levels; a dictionary
+// page's values) and keeps it here; a reader arriving while it is being decoded waits for it
+// (decoding is CPU work with no I/O, so the wait is short and never depends on another reader's
+// progress); later readers take the decoded page. Values of a shared data page are materialised by
+// the reader whose rows they are; the others step over them with ValueDecoder::Skip. Release()
+// drops a page (its last reader is done); a released page, or a failed decode, is decoded by the
+// next reader on its own.
+class PageShare {
+ public:
+  struct Counts {
+    int64_t decoded = 0;  // declared pages decoded and kept here
+    int64_t taken = 0;    // loads answered with an already decoded page
+  };
+  explicit PageShare(const std::vector<uint64_t>& offsets);
+  ~PageShare();
+  bool Shares(uint64_t offset) const;
+  void Release(uint64_t offset);
+  Counts counts() const;
+  size_t held() const;  // pages decoded and not released
+
+  struct Impl;  // column_reader.cc
+  Impl& impl() const { return *impl_; }
+
+ private:
+  std::unique_ptr<Impl> impl_;
 };
 
 // Counters of one column chunk read (for tests and the read statistics).
@@ -60,6 +94,8 @@ struct ColumnChunkStats {
   int64_t data_pages_read = 0;      // data pages whose levels/values were decoded
   int64_t data_pages_skipped = 0;   // data pages in the spans that held no selected row
   int64_t dictionary_pages = 0;
+  int64_t data_pages_shared = 0;        // data pages taken decoded from ColumnReadOptions::page_share
+  int64_t dictionary_pages_shared = 0;  // dictionary pages taken decoded from it
   int64_t values_decoded = 0;
   int64_t values_skipped = 0;       // values stepped over with ValueDecoder::Skip
   std::vector<int64_t> page_first_rows;  // first row of every data page decoded, in order

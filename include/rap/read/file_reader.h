@@ -25,6 +25,7 @@
 namespace rap::read {
 
 class ReadAheadCache;
+class RowGroupShare;
 
 struct FileReaderOptions {
   uint64_t tail_read_size = 64 * 1024;      // first (and usually only) footer read
@@ -54,6 +55,8 @@ struct ColumnReadStats {
   int64_t data_pages_read = 0;
   int64_t data_pages_skipped = 0;
   int64_t dictionary_pages = 0;
+  int64_t data_pages_shared = 0;        // taken decoded from another read range (row_group_share.h)
+  int64_t dictionary_pages_shared = 0;
   int64_t values_decoded = 0;
   int64_t values_skipped = 0;
   std::vector<std::pair<int, int64_t>> pages;  // (row group, first row in the row group) of each decoded page
@@ -122,9 +125,14 @@ class FileReader : public std::enable_shared_from_this<FileReader> {
 
   // Exact ranges of the projected chunks of row group `rg` for `selection` (rows relative to rg).
   Result<std::vector<ChunkRanges>> PlanRowGroup(int rg, const RowSelection& selection, const Projection& projection);
+  // The byte range of column chunk (rg, column), dictionary page included; Corrupt when it does not fit the file.
+  Result<ByteRange> ChunkRange(int rg, int column) const;
 
   // Reads the selected rows of one row group (selection relative to the row group) as one batch.
-  Result<RecordBatch> ReadRowGroup(int rg, const RowSelection& selection, const Projection& projection);
+  // `share`: the pages this read shares with the other read ranges of a split row group
+  // (row_group_share.h), fetched and decoded once among them.
+  Result<RecordBatch> ReadRowGroup(int rg, const RowSelection& selection, const Projection& projection,
+                                   std::shared_ptr<RowGroupShare> share = nullptr);
 
   // A leaf column's dictionary and, per row, the row's index in it (-1: NULL).
   struct DictionaryCodes {
@@ -157,7 +165,8 @@ class FileReader : public std::enable_shared_from_this<FileReader> {
     std::unique_ptr<RowGroupDecoder> decoder_;
   };
   Result<std::unique_ptr<FetchedRowGroup>> FetchRowGroup(int rg, const RowSelection& selection,
-                                                         const Projection& projection);
+                                                         const Projection& projection,
+                                                         std::shared_ptr<RowGroupShare> share = nullptr);
 
   // Batches of at most options().batch_size rows for `selection` (file row numbers; nullopt = all
   // rows), in row order; a batch never spans two row groups.
@@ -189,7 +198,6 @@ class FileReader : public std::enable_shared_from_this<FileReader> {
 
  private:
   Result<std::vector<Buffer>> FetchPlanned(const std::vector<ByteRange>& ranges, const char* purpose);
-  Result<ByteRange> ChunkRange(int rg, int column) const;
 
   io::ObjectStorePtr store_;
   std::string path_;
@@ -205,6 +213,9 @@ class FileReader : public std::enable_shared_from_this<FileReader> {
   std::vector<int64_t> rg_first_row_;
   mutable std::mutex stats_mu_;
   ReaderStats stats_;
+  // Held by LoadPageIndex: ranges of a file read in parallel that need the same page index wait for
+  // one read of it instead of each requesting it.
+  std::mutex page_index_mu_;
 };
 
 }  // namespace rap::read

@@ -11,6 +11,12 @@
 // batches than one producer's queue can buffer: its producer would stall on a full queue before the
 // consumer got its first batch, so parallel reading cannot help that file.
 //
+// Decoding ahead (DECODED warmup of a file that takes the plain path): with `decode_ahead`, one
+// thread runs the first range's task as soon as the reader is made, so the file's first range is
+// decoded while the previous file is still being consumed; Next() then takes its output (waiting if
+// it is not done). Only when the first range's batches fit the whole queue budget (queue_batches);
+// the other ranges follow on the plain path. On the parallel path the producers already do this.
+//
 // Errors: the first error of any producer is returned by the next Next() and by every later one
 // (sticky); the other producers are cancelled. Cancel() (or the destructor) stops the producers: they
 // stop between batches, their in-flight reads are cancelled through the CancellationToken given at
@@ -58,6 +64,7 @@ struct PrefetchStats {
   int64_t files_parallel = 0;         // files read by producers
   int64_t adaptive_disabled = 0;      // files on the plain path by the adaptive rule
   int64_t small_files = 0;            // files on the plain path by min_file_bytes
+  int64_t decoded_ahead = 0;          // plain-path files whose first range was decoded ahead
   int64_t queue_full = 0;             // a producer found its queue full
   int64_t max_queue_depth = 0;        // batches in one queue, at most
   int64_t batches = 0;
@@ -75,12 +82,16 @@ class PrefetchReader {
   // reader) is the budget the batches are charged to. Starts the producers (kParallel).
   static std::unique_ptr<PrefetchReader> Make(std::vector<ReadRange> ranges, RangeTask task, int64_t batch_size,
                                               const PrefetchOptions& options, io::CancellationToken* cancel = nullptr,
-                                              MemoryBudget* memory = nullptr);
+                                              bool decode_ahead = false, MemoryBudget* memory = nullptr);
   ~PrefetchReader();  // cancels and joins
   PrefetchReader(const PrefetchReader&) = delete;
   PrefetchReader& operator=(const PrefetchReader&) = delete;
 
   Path path() const { return path_; }
+  // Parallel path: every producer has run all its ranges (their batches may still be queued), so
+  // the producers' threads and I/O are free; false on the plain path.
+  bool idle() const;
+  bool decoding_ahead() const { return ahead_ != nullptr; }  // the plain path's first range runs on its own thread
   const std::vector<ReadRange>& ranges() const { return ranges_; }
 
   // The next item in row order, or nullopt after the last range's end.
@@ -92,7 +103,9 @@ class PrefetchReader {
 
  private:
   struct Shared;
+  struct Ahead;  // the plain path's first range, decoded ahead
   PrefetchReader() = default;
+  Status RunPlainRange(RangeOutput* out);
   void Produce(size_t producer);
 
   Path path_ = Path::kPlain;
@@ -103,6 +116,7 @@ class PrefetchReader {
   size_t next_range_ = 0;
   Status failure_;
   std::unique_ptr<Shared> shared_;
+  std::unique_ptr<Ahead> ahead_;
   std::vector<std::optional<PrefetchItem>> plain_items_;  // plain path: the current range's items
   size_t plain_pos_ = 0;
   PrefetchStats stats_;

@@ -97,6 +97,9 @@ struct ScanStats {
   int64_t rows_selected = 0;                      // rows that passed the filter
   int64_t rows_output = 0;
   int64_t pages_read = 0, pages_skipped = 0;      // data pages decoded / stepped over
+  // Pages a range of a split row group took already decoded from another range (read_range.h):
+  // data pages straddling a range boundary, and dictionary pages; dictionary pages decoded.
+  int64_t pages_shared = 0, dictionary_pages_shared = 0, dictionary_pages_read = 0;
   int64_t filter_dictionary_chunks = 0;           // filter column chunks evaluated on their dictionary
   int64_t requests = 0, read_calls = 0;
   uint64_t bytes = 0;
@@ -111,6 +114,7 @@ struct ScanStats {
   int64_t prefetch_files_parallel = 0;
   int64_t prefetch_adaptive_disabled = 0;
   int64_t prefetch_small_files = 0;
+  int64_t prefetch_decoded_ahead = 0;  // plain-path files whose first range was decoded ahead (DECODED)
   int64_t prefetch_queue_full = 0;
   int64_t prefetch_max_queue_depth = 0;
   int64_t prefetch_batches = 0;
