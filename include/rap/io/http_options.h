@@ -23,10 +23,11 @@ struct HedgeOptions {
   int burst = 2;
   int min_samples = 20;
   uint64_t max_bytes = 1 << 20;
-  // The share of the budget kept for requests still unanswered after reserve_after x the delay.
-  // By definition ~5% of ordinary requests outlive a p95 delay, so without a reserve they spend a
-  // 5% budget on duplicates that gain little, and a real stall (far past the tail) finds none left.
-  double reserve_fraction = 0.5;
+  // The share of the budget kept for requests still unanswered after reserve_after x the delay
+  // (~5% of ordinary requests outlive a p95 delay and can spend a 5% budget before a real stall
+  // asks). Off by default: with 0.5, bench_serve's stall runs sent half the hedges and got a worse
+  // p99 (docs/benchmarks/serve.md), the reserve was hardly used.
+  double reserve_fraction = 0.0;
   double reserve_after = 4.0;
 };
 
