@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <condition_variable>
+#include <optional>
 #include <set>
 #include <string_view>
 #include <thread>
@@ -67,17 +68,27 @@ Result<bool> ServedTable::RefreshIndex() {
 
 namespace {
 
+// `/v1/tables/{name}/{action}` split into name and action (action empty without a second part);
+// nullopt for any other path. The one parser of table paths (routing, metrics, inline lookups).
+struct TablePath {
+  std::string_view name, action;
+};
+std::optional<TablePath> ParseTablePath(std::string_view path) {
+  constexpr std::string_view kPrefix = "/v1/tables/";
+  if (path.substr(0, kPrefix.size()) != kPrefix || path.size() == kPrefix.size()) return std::nullopt;
+  const std::string_view rest = path.substr(kPrefix.size());
+  const size_t slash = rest.find('/');
+  if (slash == std::string_view::npos) return TablePath{rest, {}};
+  return TablePath{rest.substr(0, slash), rest.substr(slash + 1)};
+}
+
 // The metrics label of a request path.
 std::string EndpointOf(const std::string& path) {
   if (path == "/healthz") return "healthz";
   if (path == "/readyz") return "readyz";
   if (path == "/metrics") return "metrics";
   if (path == "/v1/tables" || path == "/v1/tables/") return "tables";
-  if (path.rfind("/v1/tables/", 0) == 0) {
-    const size_t slash = path.rfind('/');
-    const std::string last = path.substr(slash + 1);
-    if (last == "scan" || last == "lookup") return last;
-  }
+  if (auto t = ParseTablePath(path); t && (t->action == "scan" || t->action == "lookup")) return std::string(t->action);
   return "other";
 }
 
@@ -98,12 +109,8 @@ struct Server::Impl {
     if (p == "/readyz") return HandleReady(ctx, req, out);
     if (p == "/metrics") return HandleMetrics(ctx, req, out);
     if (p == "/v1/tables" || p == "/v1/tables/") return HandleTables(ctx, req, out);
-    const std::string prefix = "/v1/tables/";
-    if (p.rfind(prefix, 0) == 0) {
-      const std::string rest = p.substr(prefix.size());
-      const size_t slash = rest.find('/');
-      const std::string name = rest.substr(0, slash);
-      const std::string action = slash == std::string::npos ? "" : rest.substr(slash + 1);
+    if (auto tp = ParseTablePath(p)) {
+      const std::string name(tp->name), action(tp->action);
       std::shared_ptr<ServedTable> t = ctx.FindTable(name);
       if (!t) return SendError(ctx, out, 404, "unknown_table", "no table named '" + name + "' is served");
       if (action == "scan") return HandleScan(ctx, req, out, *t);
@@ -197,14 +204,8 @@ Result<std::unique_ptr<Server>> Server::Start(ServerOptions options) {
     }
     if (!local->empty()) {
       ho.run_on_io_thread = [local](const HttpRequest& req) {
-        constexpr std::string_view kPrefix = "/v1/tables/", kSuffix = "/lookup";
-        const std::string_view p = req.path;
-        if (p.size() <= kPrefix.size() + kSuffix.size() || p.substr(0, kPrefix.size()) != kPrefix ||
-            p.substr(p.size() - kSuffix.size()) != kSuffix) {
-          return false;
-        }
-        const std::string_view name = p.substr(kPrefix.size(), p.size() - kPrefix.size() - kSuffix.size());
-        return local->count(std::string(name)) > 0;
+        const auto t = ParseTablePath(req.path);
+        return t && t->action == "lookup" && local->count(std::string(t->name)) > 0;
       };
     }
   }
