@@ -192,8 +192,8 @@ TEST_F(ConvertOutputFaults, RewriteUnderPersistentFaultsNamesTheObjectAndLeavesN
   // Every request of the output (the first is the index's version probe, a GET); the data file's
   // PUT; and the commit, after the data file and the index's fragments and schema files are stored:
   // the rewrite deletes what it wrote, so no object of the uncommitted table stays behind.
-  for (const char* f : {"kind=503&count=-1&path=/bkt/rw/", "kind=reset&count=-1&path=/part-00000.parquet",
-                        "kind=503&count=-1&path=_delta_log"}) {
+  for (const char* f : {"kind=503&count=-1&retry_after=0&path=/bkt/rw/", "kind=reset&count=-1&path=/part-00000.parquet",
+                        "kind=503&count=-1&retry_after=0&path=_delta_log"}) {
     ExpectRewriteFailed(f);
   }
 }
