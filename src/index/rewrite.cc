@@ -30,7 +30,8 @@ Result<RewriteLayout> ParseRewriteLayout(const std::string& text) {
   if (text == "page" || text == "page-per-key") return RewriteLayout::kPagePerKey;
   if (text == "frame" || text == "frame-per-key") return RewriteLayout::kFramePerKey;
   if (text == "interleaved") return RewriteLayout::kInterleaved;
-  return Status::InvalidArgument("--layout '" + text + "': expected sorted, page, frame or interleaved");
+  if (text == "blob") return RewriteLayout::kBlob;
+  return Status::InvalidArgument("--layout '" + text + "': expected sorted, page, frame, interleaved or blob");
 }
 
 const char* RewriteLayoutName(RewriteLayout layout) {
@@ -39,6 +40,7 @@ const char* RewriteLayoutName(RewriteLayout layout) {
     case RewriteLayout::kPagePerKey: return "page";
     case RewriteLayout::kFramePerKey: return "frame";
     case RewriteLayout::kInterleaved: return "interleaved";
+    case RewriteLayout::kBlob: return "blob";
   }
   return "?";
 }
@@ -168,6 +170,7 @@ struct Output {
   int64_t version = 0;
   std::string schema_string;
   std::optional<table::DeltaProtocol> protocol;  // new tables
+  table::DeltaMetadata metadata;                 // in place: the table's (id, configuration) for a schema change
   std::vector<table::DeltaRemoveFile> removes;
   bool committed = false;            // the Delta commit is written: no cleanup any more
 };
@@ -199,6 +202,16 @@ Status Rewrite(const table::TableSnapshot& snap, const RewriteOptions& options, 
     }
     out_schema = s;
   }
+  // The blob layout: keys + one JSON column (the input's own blob metadata, if any, no longer applies).
+  std::optional<parquet::BlobLayout> blob;
+  if (options.layout == RewriteLayout::kBlob) {
+    if (options.cogroup) return Status::InvalidArgument("--layout blob folds every row into one column; --cogroup excludes it");
+    auto planned = parquet::PlanBlobLayout(schema, options.key_columns);
+    if (!planned.ok()) return planned.status().WithContext(snap.root);
+    blob = std::move(*planned);
+    out_schema = blob->schema;
+    blob_spec = parquet::BlobSpecToJson(blob->spec);
+  }
   // Covered columns and their leaf ordinals: columns of one leaf (flat, or a list of a primitive —
   // every co-grouped flat column).
   std::vector<std::string> cover = options.cover;
@@ -210,15 +223,18 @@ Status Rewrite(const table::TableSnapshot& snap, const RewriteOptions& options, 
       }
     }
   }
-  std::vector<int> leaf_of_field(schema.fields.size());
-  for (size_t i = 0, leaf = 0; i < schema.fields.size(); ++i) {
+  std::vector<int> leaf_of_field(out_schema->fields.size());
+  for (size_t i = 0, leaf = 0; i < out_schema->fields.size(); ++i) {
     leaf_of_field[i] = static_cast<int>(leaf);
     leaf += static_cast<size_t>(LeafCount(*out_schema->fields[i].type));
   }
   std::vector<int> cover_leaf;
   for (const std::string& c : cover) {
-    const int i = schema.FieldIndex(c);
-    if (i < 0) return Status::InvalidArgument("--cover '" + c + "': no such column");
+    const int i = out_schema->FieldIndex(c);
+    if (i < 0) {
+      return Status::InvalidArgument("--cover '" + c + "': no such column" +
+                                     (blob && schema.FieldIndex(c) >= 0 ? " (--layout blob folds it into 'blob')" : ""));
+    }
     if (LeafCount(*out_schema->fields[static_cast<size_t>(i)].type) != 1) {
       return Status::NotSupported("--cover '" + c + "' has more than one leaf column" +
                                   (options.cogroup ? " (co-grouped)" : "") +
@@ -236,6 +252,7 @@ Status Rewrite(const table::TableSnapshot& snap, const RewriteOptions& options, 
       wo.defaults.dictionary = false;
       break;
     case RewriteLayout::kInterleaved: wo.interleave = true; [[fallthrough]];
+    case RewriteLayout::kBlob:
     case RewriteLayout::kFramePerKey:
       wo.frame_break_on = options.key_columns;
       wo.frame_align = options.align;
@@ -255,10 +272,10 @@ Status Rewrite(const table::TableSnapshot& snap, const RewriteOptions& options, 
   res->index_url = DefaultIndexUrl(out.url);
   RAP_ASSIGN_OR_RETURN(auto iw, IndexWriter::Make(res->index_url, iwo, std::nullopt));
   // A new Delta table's schema and protocol, checked before anything is written.
-  if (out.delta && !out.in_place) {
+  if (out.delta && (!out.in_place || blob)) {
     bool ntz = false;
     RAP_ASSIGN_OR_RETURN(out.schema_string, table::DeltaSchemaString(*out_schema, &ntz));
-    out.protocol = table::NewTableProtocol(ntz);
+    if (!out.in_place) out.protocol = table::NewTableProtocol(ntz);
   }
   std::vector<table::DeltaAddFile> adds;
   // The input, bucketed and sorted in bounded memory (spilled runs merged per bucket).
@@ -337,6 +354,9 @@ Status Rewrite(const table::TableSnapshot& snap, const RewriteOptions& options, 
       if (options.cogroup) {
         RAP_ASSIGN_OR_RETURN(chunk, CoGroup(chunk, key_idx, starts, out_schema));
       }
+      if (blob) {
+        RAP_ASSIGN_OR_RETURN(chunk, parquet::ToBlobBatch(*blob, chunk));
+      }
       RAP_RETURN_NOT_OK(writer->Write(chunk));
       if (out.delta) stats.Add(chunk);
       file_rows += chunk.num_rows;
@@ -410,16 +430,20 @@ Status Rewrite(const table::TableSnapshot& snap, const RewriteOptions& options, 
   RAP_RETURN_NOT_OK(iw->Stage());
   if (out.delta) {
     table::DeltaCommitActions c;
-    c.operation = out.in_place ? "OPTIMIZE" : "WRITE";
+    // In place, a schema change (blob) is an overwrite: the table's metaData with the new schema and
+    // dataChange=true; otherwise the same rows in new files (OPTIMIZE, dataChange=false).
+    const bool schema_change = out.in_place && blob;
+    c.operation = out.in_place && !schema_change ? "OPTIMIZE" : "WRITE";
     c.protocol = out.protocol;
-    if (!out.in_place) {
-      table::DeltaMetadata m;
+    if (!out.in_place || schema_change) {
+      table::DeltaMetadata m = out.metadata;
       m.schema_string = out.schema_string;
       c.metadata = std::move(m);
     }
     c.adds = std::move(adds);
     c.removes = out.removes;
-    c.data_change = !out.in_place;
+    for (table::DeltaRemoveFile& r : c.removes) r.data_change = schema_change;
+    c.data_change = !out.in_place || schema_change;
     const int64_t now = std::chrono::duration_cast<std::chrono::milliseconds>(
                             std::chrono::system_clock::now().time_since_epoch()).count();
     if (options.before_commit) options.before_commit();
@@ -463,6 +487,7 @@ Status PrepareInPlace(const std::string& table_url, const std::string& output_ur
     out->removes.push_back(std::move(r));
   }
   out->in_place = true;
+  out->metadata = log.metadata;
   out->version = log.version + 1;
   out->store = snap.store;
   out->dir = snap.root;

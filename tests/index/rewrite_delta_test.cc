@@ -198,6 +198,43 @@ TEST_F(RewriteDeltaTest, InPlaceIsANewVersionWithRemovesAndAdds) {
   EXPECT_EQ(v0->files.size(), first->files.size());
 }
 
+// --in-place --layout blob changes the schema: the commit holds the table's metaData (same id) with
+// the new schema, and removes + adds with dataChange=true; lookups decode the input's rows.
+TEST_F(RewriteDeltaTest, InPlaceBlobIsASchemaChange) {
+  const std::string t = dir_.Join("t");
+  auto first = RewriteTable(in_, t, Options(RewriteLayout::kSorted));
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  std::string id;
+  for (const json& a : ReadLines(t + "/_delta_log/00000000000000000000.json")) {
+    if (a.contains("metaData")) id = a["metaData"]["id"].get<std::string>();
+  }
+  RewriteOptions o = Options(RewriteLayout::kBlob);
+  o.in_place = true;
+  auto r = RewriteTable(t, "", o);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->table_version, 1);
+  int metadata = 0, removes = 0, adds = 0;
+  for (const json& a : ReadLines(t + "/_delta_log/00000000000000000001.json")) {
+    if (a.contains("metaData")) {
+      ++metadata;
+      EXPECT_EQ(a["metaData"]["id"].get<std::string>(), id);
+      const json schema = json::parse(a["metaData"]["schemaString"].get<std::string>());
+      ASSERT_EQ(schema["fields"].size(), 2u);
+      EXPECT_EQ(schema["fields"][0]["name"], "k");
+      EXPECT_EQ(schema["fields"][1]["name"], "blob");
+    }
+    if (a.contains("remove")) removes += a["remove"]["dataChange"].get<bool>();
+    if (a.contains("add")) adds += a["add"]["dataChange"].get<bool>();
+  }
+  EXPECT_EQ(metadata, 1);
+  EXPECT_EQ(removes, static_cast<int>(first->files.size()));
+  EXPECT_EQ(adds, static_cast<int>(r->files.size()));
+  auto snap = table::OpenTable(t);
+  ASSERT_TRUE(snap.ok()) << snap.status().ToString();
+  ASSERT_EQ(snap->schema->fields.size(), 2u);
+  CheckIndex(t, r->files, 1);  // v and name decoded from the blob
+}
+
 TEST_F(RewriteDeltaTest, ConcurrentCommitFailsCleanly) {
   const std::string t = dir_.Join("t");
   auto first = RewriteTable(in_, t, Options(RewriteLayout::kSorted));
