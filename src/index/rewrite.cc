@@ -20,6 +20,7 @@
 #include "rap/read/file_reader.h"
 #include "rap/table/deletion_vector.h"
 #include "rap/table/delta_commit.h"
+#include "rap/table/delta_schema.h"
 #include "rap/table/table.h"
 #include "rap/util/clock.h"
 
@@ -56,14 +57,27 @@ int LeafCount(const DataType& t) {
 
 bool IsLocal(const std::string& url) { return url.find("://") == std::string::npos || url.rfind("file://", 0) == 0; }
 
-// The first file's schema, and its blob column metadata (rap/format/blob_column.h), if any.
+// The first file's schema followed by the table's partition columns (a partitioned table's rows
+// carry their partition values as ordinary columns in the output), and its blob column metadata
+// (rap/format/blob_column.h), if any.
 Result<SchemaPtr> InputSchema(const table::TableSnapshot& snap, std::optional<std::string>* blob_spec) {
   RAP_ASSIGN_OR_RETURN(auto reader, read::FileReader::Open(snap.store, snap.files[0].path));
   RAP_ASSIGN_OR_RETURN(read::Projection proj, reader->Project({}));
   for (const parquet::KeyValue& kv : reader->metadata().key_value_metadata) {
     if (kv.key == parquet::kBlobMetadataKey) *blob_spec = kv.value;
   }
-  return proj.schema;
+  if (snap.partition_columns.empty()) return proj.schema;
+  auto s = std::make_shared<Schema>(*proj.schema);
+  for (const Field& p : snap.partition_columns) {
+    if (s->FieldIndex(p.name) >= 0) {
+      return Status::NotSupported(snap.files[0].path + ": the data file also holds the partition column '" + p.name +
+                                  "'");
+    }
+    Field f = p;
+    f.nullable = true;
+    s->fields.push_back(std::move(f));
+  }
+  return SchemaPtr(s);
 }
 
 // Every live row of the table into `sorter`, batch by batch (deletion vectors applied).
@@ -77,8 +91,9 @@ Status ReadLiveRows(const table::TableSnapshot& snap, const RewriteOptions& opti
     ro.batch_size = std::clamp<int64_t>(options.memory >> 10, 256, 64 * 1024);
     RAP_ASSIGN_OR_RETURN(auto reader, read::FileReader::Open(snap.store, f.path, ro));
     RAP_ASSIGN_OR_RETURN(read::Projection proj, reader->Project({}));
-    bool same = proj.schema->fields.size() == schema->fields.size();
-    for (size_t c = 0; same && c < schema->fields.size(); ++c) {
+    const size_t data_columns = schema->fields.size() - snap.partition_columns.size();
+    bool same = proj.schema->fields.size() == data_columns;
+    for (size_t c = 0; same && c < data_columns; ++c) {
       same = proj.schema->fields[c].name == schema->fields[c].name &&
              proj.schema->fields[c].type->ToString() == schema->fields[c].type->ToString();
     }
@@ -105,6 +120,12 @@ Status ReadLiveRows(const table::TableSnapshot& snap, const RewriteOptions& opti
           RAP_ASSIGN_OR_RETURN(c, TakeArray(c, keep));
         }
         b->num_rows = static_cast<int64_t>(keep.size());
+      }
+      for (size_t p = 0; p < snap.partition_columns.size(); ++p) {
+        const Field& col = snap.partition_columns[p];
+        auto part = table::MakePartitionArray(col.name, *col.type, f.partition_values[p], b->num_rows);
+        if (!part.ok()) return part.status().WithContext(f.path);
+        b->columns.push_back(std::move(*part));
       }
       b->schema = schema;
       *rows += b->num_rows;
@@ -509,8 +530,10 @@ Result<RewriteResult> RewriteTable(const std::string& table_url, const std::stri
     return Status::InvalidArgument("--buckets must be in 1..1048576, got " + std::to_string(options.buckets));
   }
   RAP_ASSIGN_OR_RETURN(table::TableSnapshot snap, table::OpenTable(table_url));
-  if (!snap.partition_columns.empty()) {
-    return Status::NotSupported(table_url + ": partitioned tables are not supported by rap rewrite yet");
+  if (!snap.partition_columns.empty() && options.in_place) {
+    return Status::NotSupported(table_url +
+                                ": --in-place on a partitioned table: rap rewrite's files are bucketed by the key, not "
+                                "partitioned, so they cannot be added to this table; write a new table instead");
   }
   for (size_t i = 0; i < snap.physical_names.size() && snap.schema && i < snap.schema->fields.size(); ++i) {
     if (snap.physical_names[i] != snap.schema->fields[i].name) {
