@@ -51,6 +51,7 @@ struct Args {
   double duration_s = 8, warmup_s = 2;
   int library_lookups = 500, library_lookups_remote = 60;
   std::string hedge_profiles = "5ms,30ms";
+  std::string hedge_quantiles = "0.975";
   double hedge_duration_s = 20;
   int hedge_concurrency = 16;
   std::string stall_layout = "plain";
@@ -126,20 +127,44 @@ LibraryResult MeasureLibrary(const std::string& index_url, const std::vector<std
   return {Quantile(ms, 0.5), Quantile(ms, 0.99), static_cast<double>(requests) / lookups};
 }
 
+// The request times (ms) of a `rap serve` access log, in order ("... 200 399 35.968ms" per line).
+std::vector<double> AccessLogTimes(const std::string& path) {
+  std::vector<double> out;
+  std::ifstream in(path);
+  std::string line;
+  while (std::getline(in, line)) {
+    const size_t sp = line.rfind(' ');
+    if (sp == std::string::npos || line.size() < sp + 3 || line.compare(line.size() - 2, 2, "ms") != 0) continue;
+    try {
+      out.push_back(std::stod(line.substr(sp + 1, line.size() - sp - 3)));
+    } catch (const std::exception&) {
+    }
+  }
+  return out;
+}
+
 // A `rap serve` child process on a free port.
 struct Served {
   bench::ChildProcess proc;
   uint16_t port = 0;
 };
+// `hedge_quantile` < 0: the server's default; `access_log` empty: none.
 Served StartServer(const Args& a, const std::string& work, const std::string& table_url, const std::string& index_url,
-                   bool hedge) {
+                   bool hedge, double hedge_quantile = -1, const std::string& access_log = "") {
   const std::string port_file = work + "/serve.port";
   fs::remove(port_file);
   std::vector<std::string> argv = {a.rap, "serve", "--table", "t=" + table_url + ",index=" + index_url,
-                                   "--listen", "127.0.0.1:0", "--port-file", port_file, "--no-access-log",
+                                   "--listen", "127.0.0.1:0", "--port-file", port_file,
                                    "--refresh-interval", "0", "--io-threads", std::to_string(a.io_threads),
                                    "--max-in-flight", std::to_string(a.max_in_flight), "--max-queued", "4096"};
   if (!hedge) argv.push_back("--no-hedge");
+  if (hedge && hedge_quantile > 0) argv.insert(argv.end(), {"--hedge-quantile", fmt::format("{}", hedge_quantile)});
+  if (access_log.empty()) {
+    argv.push_back("--no-access-log");
+  } else {
+    fs::remove(access_log);
+    argv.insert(argv.end(), {"--access-log", access_log});
+  }
   if (a.no_inline_lookups) argv.push_back("--no-inline-lookups");
   Served s;
   s.proc = Check(bench::ChildProcess::Start(argv, work + "/serve.log"), "start rap serve");
@@ -177,7 +202,11 @@ struct Row {
   std::string kind, profile, layout;
   int keys = 1, conns = 1;
   bool hedge = false;
+  double hedge_quantile = 0;  // stall runs with hedging: the server's --hedge-quantile
   bench::WrkResult wrk;
+  // Stall runs: quantiles of the server's own per-request times (access log), which, unlike wrk's,
+  // carry no coordinated-omission correction.
+  double server_p50_ms = 0, server_p99_ms = 0, server_p999_ms = 0;
   double cpu_cores = 0, cpu_us_per_req = 0;
   double rss_start_mib = 0, rss_max_mib = 0, rss_end_mib = 0;
   double store_requests_per_lookup = 0, hedges_sent = 0, netsim_requests = 0, load1 = 0;
@@ -190,7 +219,8 @@ class Report {
   explicit Report(const std::string& path) : out_(path) {
     out_ << "kind,profile,layout,keys,concurrency,hedge,requests,seconds,rps,p50_ms,p99_ms,p999_ms,errors,"
             "server_cpu_cores,server_cpu_us_per_request,rss_start_mib,rss_max_mib,rss_end_mib,"
-            "store_requests_per_lookup,hedges_sent,netsim_requests,library_p50_ms,overhead_p50_ms,load1\n";
+            "store_requests_per_lookup,hedges_sent,netsim_requests,library_p50_ms,overhead_p50_ms,load1,"
+            "hedge_quantile,server_p50_ms,server_p99_ms,server_p999_ms\n";
     std::printf("%-8s %-7s %-8s %4s %4s %5s %9s %8s %8s %9s %6s %6s %7s %8s %8s %7s %7s %6s\n", "kind", "profile",
                 "layout", "keys", "conc", "hedge", "lookup/s", "p50_ms", "p99_ms", "p99.9_ms", "errors", "cpu", "us/req",
                 "rss_max", "store/lk", "lib_p50", "over50", "load1");
@@ -205,11 +235,17 @@ class Report {
                 r.load1);
     std::fflush(stdout);
     out_ << fmt::format("{},{},{},{},{},{},{},{:.2f},{:.1f},{:.3f},{:.3f},{:.3f},{},{:.3f},{:.1f},{:.1f},{:.1f},{:.1f},{:.3f},"
-                        "{},{},{:.3f},{:.3f},{:.2f}\n",
+                        "{},{},{:.3f},{:.3f},{:.2f},{},{:.3f},{:.3f},{:.3f}\n",
                         r.kind, r.profile, r.layout, r.keys, r.conns, r.hedge ? 1 : 0, r.wrk.requests, r.wrk.seconds,
                         r.wrk.rps, r.wrk.p50_ms, r.wrk.p99_ms, r.wrk.p999_ms, r.wrk.errors, r.cpu_cores,
                         r.cpu_us_per_req, r.rss_start_mib, r.rss_max_mib, r.rss_end_mib, r.store_requests_per_lookup,
-                        r.hedges_sent, r.netsim_requests, r.library_p50_ms, r.overhead_p50_ms, r.load1);
+                        r.hedges_sent, r.netsim_requests, r.library_p50_ms, r.overhead_p50_ms, r.load1,
+                        r.hedge_quantile, r.server_p50_ms, r.server_p99_ms, r.server_p999_ms);
+    if (r.kind == "stall") {
+      std::printf("         (hedge quantile %s; the server's own per-request p50 %.2f, p99 %.2f, p99.9 %.2f ms)\n",
+                  r.hedge ? fmt::format("{}", r.hedge_quantile).c_str() : "-", r.server_p50_ms, r.server_p99_ms,
+                  r.server_p999_ms);
+    }
     out_.flush();
   }
 
@@ -354,6 +390,9 @@ int main(int argc, char** argv) {
   app.add_option("--library-lookups", a.library_lookups, "Library baseline lookups (local)")->capture_default_str();
   app.add_option("--library-lookups-remote", a.library_lookups_remote, "Library baseline lookups (rap-netsim)")->capture_default_str();
   app.add_option("--hedge-profiles", a.hedge_profiles, "Latencies of the stall experiment ('' = skip)")->capture_default_str();
+  app.add_option("--hedge-quantiles", a.hedge_quantiles,
+                 "rap serve --hedge-quantile of the stall runs with hedging, comma-separated (one run each)")
+      ->capture_default_str();
   app.add_option("--hedge-duration", a.hedge_duration_s, "Seconds per stall run")->capture_default_str();
   app.add_option("--hedge-concurrency", a.hedge_concurrency, "wrk connections of the stall runs")->capture_default_str();
   app.add_option("--stall-layout", a.stall_layout, "Index layout of the stall runs")->capture_default_str();
@@ -503,8 +542,12 @@ int main(int argc, char** argv) {
 
   for (const std::string& pname : SplitList(a.hedge_profiles)) {
     Profile prof = OpenProfile(pname, root, table_dir);
-    for (bool hedge : {false, true}) {
-      Served s = StartServer(a, root, prof.TableUrl(a.stall_layout), prof.IndexUrl(a.stall_layout), hedge);
+    std::vector<double> quantiles = {-1};  // -1: hedging off
+    for (const std::string& q : SplitList(a.hedge_quantiles)) quantiles.push_back(std::stod(q));
+    for (double quantile : quantiles) {
+      const bool hedge = quantile > 0;
+      const std::string log = root + "/serve-access.log";
+      Served s = StartServer(a, root, prof.TableUrl(a.stall_layout), prof.IndexUrl(a.stall_layout), hedge, quantile, log);
       (void)Check(bench::RunWrk(fmt::format("http://127.0.0.1:{}", s.port), lua[1], a.hedge_concurrency, 2,
                                 std::max(2.0, a.warmup_s)), "wrk warm-up");
       // 2% of the data-file requests (f<NN>.parquet; not the index) answer their headers, then stall 1 s.
@@ -512,12 +555,19 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "bench_serve: netsim fault: %s\n", st.ToString().c_str());
         return 1;
       }
+      const size_t logged_before = AccessLogTimes(log).size();
       Row r = Measure(s, lua[1], 1, a.hedge_concurrency, a.hedge_duration_s, prof.netsim.get());
       (void)prof.netsim->ClearFaults();
+      std::vector<double> server_ms = AccessLogTimes(log);
+      server_ms.erase(server_ms.begin(), server_ms.begin() + static_cast<std::ptrdiff_t>(std::min(logged_before, server_ms.size())));
+      r.server_p50_ms = Quantile(server_ms, 0.5);
+      r.server_p99_ms = Quantile(server_ms, 0.99);
+      r.server_p999_ms = Quantile(server_ms, 0.999);
       r.kind = "stall";
       r.profile = pname;
       r.layout = a.stall_layout;
       r.hedge = hedge;
+      r.hedge_quantile = hedge ? quantile : 0;
       report.Add(r);
     }
   }

@@ -35,8 +35,9 @@ Status RunRewrite(const RewriteArgs& a) {
   if (!a.align.empty()) {
     RAP_ASSIGN_OR_RETURN(uint64_t b, ParseByteSize(a.align));
     o.align = static_cast<int64_t>(b);
-    if (o.layout != index::RewriteLayout::kFramePerKey && o.layout != index::RewriteLayout::kInterleaved) {
-      return Status::InvalidArgument("--align applies to --layout frame and interleaved");
+    if (o.layout != index::RewriteLayout::kFramePerKey && o.layout != index::RewriteLayout::kInterleaved &&
+        o.layout != index::RewriteLayout::kBlob) {
+      return Status::InvalidArgument("--align applies to --layout frame, interleaved and blob");
     }
   }
   o.buckets = a.buckets;
@@ -95,7 +96,8 @@ CommandRegistrar reg("rewrite", [](CLI::App& app) {
   cmd->add_flag("--no-delta", args->no_delta, "Write a plain folder of Parquet files instead of a Delta table");
   cmd->add_option("--output", args->output_flag, "The output folder (same as OUTPUT)");
   cmd->add_option("--key", args->key, "Key column(s), one or two, comma-separated")->required();
-  cmd->add_option("--layout", args->layout, "sorted, page (a page per key), frame (a ZSTD frame per key) or interleaved")
+  cmd->add_option("--layout", args->layout, "sorted, page (a page per key), frame (a ZSTD frame per key), interleaved, or blob (the key "
+                  "columns plus one JSON column 'blob' of every other column, framed per key; lookups decode it)")
       ->capture_default_str();
   cmd->add_option("--align", args->align, "Frame layouts: no key's data crosses a multiple of this, e.g. 4KiB");
   cmd->add_option("--buckets", args->buckets,

@@ -34,6 +34,8 @@ struct ServeArgs {
   int scan_threads = -1;
   double grace_s = 10;
   bool no_hedge = false;
+  double hedge_quantile = -1;
+  double hedge_max_extra = -1;
   std::string index_cache;
   bool no_inline_lookups = false;
 };
@@ -67,6 +69,8 @@ Status RunServe(const ServeArgs& a) {
   if (a.io_threads > 0) o.io_threads = a.io_threads;
   if (a.scan_threads > 0) o.scan_threads = a.scan_threads;
   if (a.no_hedge) o.hedge_reads = false;
+  if (a.hedge_quantile >= 0) o.hedge_quantile = a.hedge_quantile;
+  if (a.hedge_max_extra >= 0) o.hedge_max_extra = a.hedge_max_extra;
   if (a.no_inline_lookups) o.inline_local_lookups = false;
   if (!a.index_cache.empty()) {
     auto b = ParseByteSize(a.index_cache);
@@ -125,6 +129,12 @@ CommandRegistrar reg("serve", [](CLI::App& app) {
   cmd->add_option("--index-cache", a->index_cache,
                   "Byte budget of each table's RAP index page cache, e.g. 1GiB (default 512MiB; 0: off)");
   cmd->add_flag("--no-hedge", a->no_hedge, "Do not hedge slow range reads of remote tables");
+  cmd->add_option("--hedge-quantile", a->hedge_quantile,
+                  "Latency quantile after which a range read gets a duplicate (default 0.975)")
+      ->check(CLI::Range(0.0, 1.0));
+  cmd->add_option("--hedge-max-extra", a->hedge_max_extra,
+                  "Cap on duplicates, as a fraction of the endpoint's requests (default 0.05)")
+      ->check(CLI::Range(0.0, 1.0));
   cmd->add_option("--grace", a->grace_s, "Seconds in-flight requests get to finish on SIGTERM")->capture_default_str();
   cmd->callback([a] {
     Status st = RunServe(*a);

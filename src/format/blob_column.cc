@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "rap/format/column_builder.h"
@@ -193,6 +195,44 @@ Status CheckBlobField(const Field& f) {
   }
   for (const Field& c : f.type->children) RAP_RETURN_NOT_OK(CheckBlobField(c));
   return Status::OK();
+}
+
+Result<BlobLayout> PlanBlobLayout(const Schema& input, const std::vector<std::string>& keys) {
+  BlobLayout l;
+  auto schema = std::make_shared<Schema>();
+  for (const std::string& k : keys) {
+    const int i = input.FieldIndex(k);
+    if (i < 0) return Status::InvalidArgument("blob layout: key '" + k + "': no such column");
+    l.keys.push_back(i);
+    schema->fields.push_back(input.fields[static_cast<size_t>(i)]);
+  }
+  for (int i = 0; i < static_cast<int>(input.fields.size()); ++i) {
+    const Field& f = input.fields[static_cast<size_t>(i)];
+    if (f.name == l.spec.column) {
+      return Status::InvalidArgument("blob layout: the input already has a column '" + l.spec.column + "'");
+    }
+    if (std::find(l.keys.begin(), l.keys.end(), i) != l.keys.end()) continue;
+    RAP_RETURN_NOT_OK(CheckBlobField(f).WithContext("blob layout"));
+    l.folded.push_back(i);
+    l.spec.fields.push_back(f);
+  }
+  auto type = std::make_shared<DataType>(*MakeType(TypeId::kString));
+  type->extension = "json";
+  schema->fields.push_back({l.spec.column, type, false});
+  l.schema = std::move(schema);
+  return l;
+}
+
+Result<RecordBatch> ToBlobBatch(const BlobLayout& layout, const RecordBatch& batch) {
+  RecordBatch out;
+  out.schema = layout.schema;
+  out.num_rows = batch.num_rows;
+  for (int k : layout.keys) out.columns.push_back(batch.columns[static_cast<size_t>(k)]);
+  std::vector<ArrayPtr> folded;
+  for (int i : layout.folded) folded.push_back(batch.columns[static_cast<size_t>(i)]);
+  RAP_ASSIGN_OR_RETURN(ArrayPtr blob, EncodeBlob(layout.spec, folded, batch.num_rows));
+  out.columns.push_back(std::move(blob));
+  return out;
 }
 
 Result<ArrayPtr> EncodeBlob(const BlobSpec& spec, std::span<const ArrayPtr> columns, int64_t num_rows) {

@@ -164,14 +164,18 @@ Status FillLeaf(const DataType& t, const std::string& where, SchemaElement* e, L
       if (t.unit != rap::TimeUnit::kSecond && t.unit != rap::TimeUnit::kMilli) {
         return Status::InvalidArgument(where + ": time32 needs unit s or ms");
       }
-      set(Type::INT32, TimeLogical(K::TIME, parquet::TimeUnit::MILLIS, true), ConvertedType::TIME_MILLIS);
+      // isAdjustedToUTC from the type's time zone; the converted type TIME_MILLIS means adjusted to
+      // UTC (LogicalTypes.md), so a local time has none.
+      set(Type::INT32, TimeLogical(K::TIME, parquet::TimeUnit::MILLIS, !t.timezone.empty()));
+      if (!t.timezone.empty()) e->converted_type = ConvertedType::TIME_MILLIS;
       if (t.unit == rap::TimeUnit::kSecond) leaf->conversion = ValueConversion::kSecondsToMillis32;
       break;
     case TypeId::kTime64:
       if (t.unit == rap::TimeUnit::kMicro) {
-        set(Type::INT64, TimeLogical(K::TIME, parquet::TimeUnit::MICROS, true), ConvertedType::TIME_MICROS);
+        set(Type::INT64, TimeLogical(K::TIME, parquet::TimeUnit::MICROS, !t.timezone.empty()));
+        if (!t.timezone.empty()) e->converted_type = ConvertedType::TIME_MICROS;
       } else if (t.unit == rap::TimeUnit::kNano) {
-        set(Type::INT64, TimeLogical(K::TIME, parquet::TimeUnit::NANOS, true));
+        set(Type::INT64, TimeLogical(K::TIME, parquet::TimeUnit::NANOS, !t.timezone.empty()));
       } else {
         return Status::InvalidArgument(where + ": time64 needs unit us or ns");
       }

@@ -20,6 +20,7 @@
 #include "rap/read/file_reader.h"
 #include "rap/table/deletion_vector.h"
 #include "rap/table/delta_commit.h"
+#include "rap/table/delta_schema.h"
 #include "rap/table/table.h"
 #include "rap/util/clock.h"
 
@@ -30,7 +31,8 @@ Result<RewriteLayout> ParseRewriteLayout(const std::string& text) {
   if (text == "page" || text == "page-per-key") return RewriteLayout::kPagePerKey;
   if (text == "frame" || text == "frame-per-key") return RewriteLayout::kFramePerKey;
   if (text == "interleaved") return RewriteLayout::kInterleaved;
-  return Status::InvalidArgument("--layout '" + text + "': expected sorted, page, frame or interleaved");
+  if (text == "blob") return RewriteLayout::kBlob;
+  return Status::InvalidArgument("--layout '" + text + "': expected sorted, page, frame, interleaved or blob");
 }
 
 const char* RewriteLayoutName(RewriteLayout layout) {
@@ -39,6 +41,7 @@ const char* RewriteLayoutName(RewriteLayout layout) {
     case RewriteLayout::kPagePerKey: return "page";
     case RewriteLayout::kFramePerKey: return "frame";
     case RewriteLayout::kInterleaved: return "interleaved";
+    case RewriteLayout::kBlob: return "blob";
   }
   return "?";
 }
@@ -54,14 +57,27 @@ int LeafCount(const DataType& t) {
 
 bool IsLocal(const std::string& url) { return url.find("://") == std::string::npos || url.rfind("file://", 0) == 0; }
 
-// The first file's schema, and its blob column metadata (rap/format/blob_column.h), if any.
+// The first file's schema followed by the table's partition columns (a partitioned table's rows
+// carry their partition values as ordinary columns in the output), and its blob column metadata
+// (rap/format/blob_column.h), if any.
 Result<SchemaPtr> InputSchema(const table::TableSnapshot& snap, std::optional<std::string>* blob_spec) {
   RAP_ASSIGN_OR_RETURN(auto reader, read::FileReader::Open(snap.store, snap.files[0].path));
   RAP_ASSIGN_OR_RETURN(read::Projection proj, reader->Project({}));
   for (const parquet::KeyValue& kv : reader->metadata().key_value_metadata) {
     if (kv.key == parquet::kBlobMetadataKey) *blob_spec = kv.value;
   }
-  return proj.schema;
+  if (snap.partition_columns.empty()) return proj.schema;
+  auto s = std::make_shared<Schema>(*proj.schema);
+  for (const Field& p : snap.partition_columns) {
+    if (s->FieldIndex(p.name) >= 0) {
+      return Status::NotSupported(snap.files[0].path + ": the data file also holds the partition column '" + p.name +
+                                  "'");
+    }
+    Field f = p;
+    f.nullable = true;
+    s->fields.push_back(std::move(f));
+  }
+  return SchemaPtr(s);
 }
 
 // Every live row of the table into `sorter`, batch by batch (deletion vectors applied).
@@ -75,8 +91,9 @@ Status ReadLiveRows(const table::TableSnapshot& snap, const RewriteOptions& opti
     ro.batch_size = std::clamp<int64_t>(options.memory >> 10, 256, 64 * 1024);
     RAP_ASSIGN_OR_RETURN(auto reader, read::FileReader::Open(snap.store, f.path, ro));
     RAP_ASSIGN_OR_RETURN(read::Projection proj, reader->Project({}));
-    bool same = proj.schema->fields.size() == schema->fields.size();
-    for (size_t c = 0; same && c < schema->fields.size(); ++c) {
+    const size_t data_columns = schema->fields.size() - snap.partition_columns.size();
+    bool same = proj.schema->fields.size() == data_columns;
+    for (size_t c = 0; same && c < data_columns; ++c) {
       same = proj.schema->fields[c].name == schema->fields[c].name &&
              proj.schema->fields[c].type->ToString() == schema->fields[c].type->ToString();
     }
@@ -103,6 +120,12 @@ Status ReadLiveRows(const table::TableSnapshot& snap, const RewriteOptions& opti
           RAP_ASSIGN_OR_RETURN(c, TakeArray(c, keep));
         }
         b->num_rows = static_cast<int64_t>(keep.size());
+      }
+      for (size_t p = 0; p < snap.partition_columns.size(); ++p) {
+        const Field& col = snap.partition_columns[p];
+        auto part = table::MakePartitionArray(col.name, *col.type, f.partition_values[p], b->num_rows);
+        if (!part.ok()) return part.status().WithContext(f.path);
+        b->columns.push_back(std::move(*part));
       }
       b->schema = schema;
       *rows += b->num_rows;
@@ -168,6 +191,7 @@ struct Output {
   int64_t version = 0;
   std::string schema_string;
   std::optional<table::DeltaProtocol> protocol;  // new tables
+  table::DeltaMetadata metadata;                 // in place: the table's (id, configuration) for a schema change
   std::vector<table::DeltaRemoveFile> removes;
   bool committed = false;            // the Delta commit is written: no cleanup any more
 };
@@ -199,6 +223,16 @@ Status Rewrite(const table::TableSnapshot& snap, const RewriteOptions& options, 
     }
     out_schema = s;
   }
+  // The blob layout: keys + one JSON column (the input's own blob metadata, if any, no longer applies).
+  std::optional<parquet::BlobLayout> blob;
+  if (options.layout == RewriteLayout::kBlob) {
+    if (options.cogroup) return Status::InvalidArgument("--layout blob folds every row into one column; --cogroup excludes it");
+    auto planned = parquet::PlanBlobLayout(schema, options.key_columns);
+    if (!planned.ok()) return planned.status().WithContext(snap.root);
+    blob = std::move(*planned);
+    out_schema = blob->schema;
+    blob_spec = parquet::BlobSpecToJson(blob->spec);
+  }
   // Covered columns and their leaf ordinals: columns of one leaf (flat, or a list of a primitive —
   // every co-grouped flat column).
   std::vector<std::string> cover = options.cover;
@@ -210,15 +244,18 @@ Status Rewrite(const table::TableSnapshot& snap, const RewriteOptions& options, 
       }
     }
   }
-  std::vector<int> leaf_of_field(schema.fields.size());
-  for (size_t i = 0, leaf = 0; i < schema.fields.size(); ++i) {
+  std::vector<int> leaf_of_field(out_schema->fields.size());
+  for (size_t i = 0, leaf = 0; i < out_schema->fields.size(); ++i) {
     leaf_of_field[i] = static_cast<int>(leaf);
     leaf += static_cast<size_t>(LeafCount(*out_schema->fields[i].type));
   }
   std::vector<int> cover_leaf;
   for (const std::string& c : cover) {
-    const int i = schema.FieldIndex(c);
-    if (i < 0) return Status::InvalidArgument("--cover '" + c + "': no such column");
+    const int i = out_schema->FieldIndex(c);
+    if (i < 0) {
+      return Status::InvalidArgument("--cover '" + c + "': no such column" +
+                                     (blob && schema.FieldIndex(c) >= 0 ? " (--layout blob folds it into 'blob')" : ""));
+    }
     if (LeafCount(*out_schema->fields[static_cast<size_t>(i)].type) != 1) {
       return Status::NotSupported("--cover '" + c + "' has more than one leaf column" +
                                   (options.cogroup ? " (co-grouped)" : "") +
@@ -236,6 +273,7 @@ Status Rewrite(const table::TableSnapshot& snap, const RewriteOptions& options, 
       wo.defaults.dictionary = false;
       break;
     case RewriteLayout::kInterleaved: wo.interleave = true; [[fallthrough]];
+    case RewriteLayout::kBlob:
     case RewriteLayout::kFramePerKey:
       wo.frame_break_on = options.key_columns;
       wo.frame_align = options.align;
@@ -255,10 +293,10 @@ Status Rewrite(const table::TableSnapshot& snap, const RewriteOptions& options, 
   res->index_url = DefaultIndexUrl(out.url);
   RAP_ASSIGN_OR_RETURN(auto iw, IndexWriter::Make(res->index_url, iwo, std::nullopt));
   // A new Delta table's schema and protocol, checked before anything is written.
-  if (out.delta && !out.in_place) {
+  if (out.delta && (!out.in_place || blob)) {
     bool ntz = false;
     RAP_ASSIGN_OR_RETURN(out.schema_string, table::DeltaSchemaString(*out_schema, &ntz));
-    out.protocol = table::NewTableProtocol(ntz);
+    if (!out.in_place) out.protocol = table::NewTableProtocol(ntz);
   }
   std::vector<table::DeltaAddFile> adds;
   // The input, bucketed and sorted in bounded memory (spilled runs merged per bucket).
@@ -337,6 +375,9 @@ Status Rewrite(const table::TableSnapshot& snap, const RewriteOptions& options, 
       if (options.cogroup) {
         RAP_ASSIGN_OR_RETURN(chunk, CoGroup(chunk, key_idx, starts, out_schema));
       }
+      if (blob) {
+        RAP_ASSIGN_OR_RETURN(chunk, parquet::ToBlobBatch(*blob, chunk));
+      }
       RAP_RETURN_NOT_OK(writer->Write(chunk));
       if (out.delta) stats.Add(chunk);
       file_rows += chunk.num_rows;
@@ -410,16 +451,20 @@ Status Rewrite(const table::TableSnapshot& snap, const RewriteOptions& options, 
   RAP_RETURN_NOT_OK(iw->Stage());
   if (out.delta) {
     table::DeltaCommitActions c;
-    c.operation = out.in_place ? "OPTIMIZE" : "WRITE";
+    // In place, a schema change (blob) is an overwrite: the table's metaData with the new schema and
+    // dataChange=true; otherwise the same rows in new files (OPTIMIZE, dataChange=false).
+    const bool schema_change = out.in_place && blob;
+    c.operation = out.in_place && !schema_change ? "OPTIMIZE" : "WRITE";
     c.protocol = out.protocol;
-    if (!out.in_place) {
-      table::DeltaMetadata m;
+    if (!out.in_place || schema_change) {
+      table::DeltaMetadata m = out.metadata;
       m.schema_string = out.schema_string;
       c.metadata = std::move(m);
     }
     c.adds = std::move(adds);
     c.removes = out.removes;
-    c.data_change = !out.in_place;
+    for (table::DeltaRemoveFile& r : c.removes) r.data_change = schema_change;
+    c.data_change = !out.in_place || schema_change;
     const int64_t now = std::chrono::duration_cast<std::chrono::milliseconds>(
                             std::chrono::system_clock::now().time_since_epoch()).count();
     if (options.before_commit) options.before_commit();
@@ -463,6 +508,7 @@ Status PrepareInPlace(const std::string& table_url, const std::string& output_ur
     out->removes.push_back(std::move(r));
   }
   out->in_place = true;
+  out->metadata = log.metadata;
   out->version = log.version + 1;
   out->store = snap.store;
   out->dir = snap.root;
@@ -484,8 +530,10 @@ Result<RewriteResult> RewriteTable(const std::string& table_url, const std::stri
     return Status::InvalidArgument("--buckets must be in 1..1048576, got " + std::to_string(options.buckets));
   }
   RAP_ASSIGN_OR_RETURN(table::TableSnapshot snap, table::OpenTable(table_url));
-  if (!snap.partition_columns.empty()) {
-    return Status::NotSupported(table_url + ": partitioned tables are not supported by rap rewrite yet");
+  if (!snap.partition_columns.empty() && options.in_place) {
+    return Status::NotSupported(table_url +
+                                ": --in-place on a partitioned table: rap rewrite's files are bucketed by the key, not "
+                                "partitioned, so they cannot be added to this table; write a new table instead");
   }
   for (size_t i = 0; i < snap.physical_names.size() && snap.schema && i < snap.schema->fields.size(); ++i) {
     if (snap.physical_names[i] != snap.schema->fields[i].name) {

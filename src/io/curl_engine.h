@@ -35,7 +35,9 @@ class CurlEngine {
     CURL* easy = nullptr;
     Group* group = nullptr;  // optional
     std::function<void(Transfer*, CURLcode)> on_done;
-    double start_s = 0;  // set by the engine when the request is actually issued
+    // Set by the engine thread when the request is actually issued (0 while it waits); atomic
+    // because the reading thread looks at it while the transfer runs (hedging).
+    std::atomic<double> start_s{0};
     std::atomic<bool> abort{false};
   };
 

@@ -19,16 +19,22 @@ double HedgePolicy::Delay() const {
   return cached_delay_;
 }
 
+double HedgePolicy::MaxTokens() const {
+  return std::max(0, options_.burst) + std::max(0.0, options_.max_fraction) * static_cast<double>(kBudgetWindow);
+}
+
 void HedgePolicy::CountRequest() {
   std::lock_guard<std::mutex> lock(mu_);
   ++requests_;
+  tokens_ = std::min(MaxTokens(), tokens_ + std::max(0.0, options_.max_fraction));
 }
 
 bool HedgePolicy::TryHedge(bool late) {
   std::lock_guard<std::mutex> lock(mu_);
-  const double share = late ? 1.0 : 1.0 - std::clamp(options_.reserve_fraction, 0.0, 1.0);
-  const double allowed = share * options_.max_fraction * static_cast<double>(requests_) + options_.burst;
-  if (static_cast<double>(hedges_ + 1) > allowed) return false;
+  // A request just past the delay may not dig into the reserved share of the bucket.
+  const double keep = late ? 0.0 : std::clamp(options_.reserve_fraction, 0.0, 1.0) * MaxTokens();
+  if (tokens_ - 1.0 < keep - 1e-9) return false;
+  tokens_ -= 1.0;
   ++hedges_;
   return true;
 }
@@ -42,6 +48,12 @@ void HedgePolicy::Observe(double seconds) {
     next_ = (next_ + 1) % kWindow;
   }
   stale_ = true;
+}
+
+double HedgePolicy::last_sample() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (samples_.empty()) return -1;
+  return samples_.size() < kWindow ? samples_.back() : samples_[(next_ + kWindow - 1) % kWindow];
 }
 
 uint64_t HedgePolicy::requests() const {

@@ -61,7 +61,6 @@ struct HttpClient::Exchange : CurlEngine::Transfer {
   CURLcode result = CURLE_OK;
   double end_s = 0;
   bool is_hedge = false;   // a duplicate of a slow request (HedgeOptions)
-  double submitted_s = 0;  // when this thread handed it to the engine
 
   ~Exchange() {
     if (easy) curl_easy_cleanup(easy);
@@ -455,9 +454,12 @@ Result<std::vector<HttpResponse>> HttpClient::Run(std::vector<HttpRequest> reque
   Batch batch;
   batch.group.max_active = max_active;
   std::vector<std::unique_ptr<Exchange>> inflight;
-  // Hedging: live exchanges per request, and whether it got its duplicate.
+  // Hedging: live exchanges per request, the duplicates it got, and its newest copy (the one whose
+  // wait decides the next duplicate; null while none runs).
   std::vector<int> copies(n, 0);
-  std::vector<bool> hedged(n, false);
+  std::vector<int> dup_count(n, 0);
+  std::vector<Exchange*> newest(n, nullptr);
+  const int max_duplicates = hedge_ ? std::max(1, hedge_->options().max_duplicates) : 0;
   // 0: may be hedged after the delay; 1: refused the ordinary share, may use the reserve after
   // reserve_after x the delay; 2: refused both (no more wake-ups for it).
   std::vector<uint8_t> refused(n, 0);
@@ -465,6 +467,11 @@ Result<std::vector<HttpResponse>> HttpClient::Run(std::vector<HttpRequest> reque
     if (!hedge_) return false;
     if (r.kind == HttpRequest::Kind::kRange) return r.range.length <= hedge_->options().max_bytes;
     return r.kind == HttpRequest::Kind::kSuffix && r.suffix <= hedge_->options().max_bytes;
+  };
+  // True for the newest copy of an unfinished eligible request that may still get a duplicate.
+  auto may_hedge = [&](const Exchange& ex) {
+    return newest[ex.index] == &ex && dup_count[ex.index] < max_duplicates && !finished[ex.index] &&
+           eligible(*ex.req);
   };
   // A new exchange for request `index` (a first attempt, a retry or a hedged duplicate).
   auto make_exchange = [&](size_t index, int attempt, bool is_hedge, double remaining_s) -> Result<std::unique_ptr<Exchange>> {
@@ -486,8 +493,8 @@ Result<std::vector<HttpResponse>> HttpClient::Run(std::vector<HttpRequest> reque
     ex->is_hedge = is_hedge;
     auto easy = MakeEasy(ex.get(), remaining_s);
     if (!easy.ok()) return easy.status();
-    ex->submitted_s = NowSeconds();
     ++copies[index];
+    newest[index] = ex.get();
     if (!is_hedge && eligible(requests[index])) hedge_->CountRequest();
     return ex;
   };
@@ -534,10 +541,12 @@ Result<std::vector<HttpResponse>> HttpClient::Run(std::vector<HttpRequest> reque
       if (read.cancel) wake = std::min(wake, NowSeconds() + 0.01);
       if (hedge_delay > 0) {
         for (const auto& ex : inflight) {
-          if (!ex->is_hedge && !hedged[ex->index] && !finished[ex->index] && eligible(*ex->req) &&
-              refused[ex->index] < 2) {
+          if (may_hedge(*ex) && refused[ex->index] < 2) {
             const double after = refused[ex->index] == 0 ? hedge_delay : hedge_delay * hedge_->options().reserve_after;
-            wake = std::min(wake, ex->submitted_s + after);
+            // The delay counts from when the engine issued the request; one still queued behind the
+            // endpoint's or the read's concurrency limit is looked at again a delay later.
+            const double started = ex->start_s.load(std::memory_order_relaxed);
+            wake = std::min(wake, started > 0 ? started + after : NowSeconds() + hedge_delay);
           }
         }
       }
@@ -551,6 +560,12 @@ Result<std::vector<HttpResponse>> HttpClient::Run(std::vector<HttpRequest> reque
       std::unique_ptr<Exchange> owned = std::move(*it);
       inflight.erase(it);
       --copies[ex->index];
+      if (newest[ex->index] == ex) {  // the next newest live copy, if any, decides further duplicates
+        newest[ex->index] = nullptr;
+        for (const auto& other : inflight) {
+          if (other->index == ex->index) newest[ex->index] = other.get();
+        }
+      }
       if (!failure.ok()) continue;
       // The other copy of a hedged request already answered: this one was cancelled or lost.
       if (finished[ex->index]) continue;
@@ -579,14 +594,30 @@ Result<std::vector<HttpResponse>> HttpClient::Run(std::vector<HttpRequest> reque
         t.range = ex->req->kind == HttpRequest::Kind::kRange ? ex->req->range
                                                              : ByteRange{ex->resp.object_size - t.bytes, t.bytes};
         local.requests.push_back(t);
-        if (hedged[ex->index]) {
+        if (dup_count[ex->index] > 0) {
           for (auto& other : inflight) {
-            if (other->index == ex->index) engine_->Cancel(other.get());  // the slower copy
+            if (other->index == ex->index) engine_->Cancel(other.get());  // the slower copies
           }
           if (ex->is_hedge) StoreMetrics::Global().RecordHedgeWon(StoreKind::kHttp);
         }
-        // Only successful winners teach the estimator (never a failed or cancelled copy).
-        if (eligible(*ex->req) && ex->attempt == 0) hedge_->Observe(std::max(0.0, ex->end_s - ex->start_s));
+        // The hedging delay is a quantile of the request class's latency as first issued, and a
+        // request whose duplicate won is part of that tail: it counts with the time its original had
+        // been outstanding without an answer (a lower bound of its latency). Observing only the
+        // winner's own time would hide every hedged stall, pull the delay down to the p95 of the
+        // ordinary requests, and let those spend the whole budget before a stalled one asks
+        // (docs/benchmarks/serve.md). Failed copies teach nothing.
+        if (eligible(*ex->req) && ex->attempt == 0) {
+          double latency = ex->end_s - ex->start_s;
+          if (ex->is_hedge) {
+            for (const auto& other : inflight) {
+              if (other->index == ex->index && !other->is_hedge) {
+                const double started = other->start_s.load(std::memory_order_relaxed);
+                if (started > 0) latency = std::max(latency, ex->end_s - started);
+              }
+            }
+          }
+          hedge_->Observe(std::max(0.0, latency));
+        }
         out[ex->index] = std::move(ex->resp);
         finished[ex->index] = true;
         --remaining;
@@ -626,8 +657,10 @@ Result<std::vector<HttpResponse>> HttpClient::Run(std::vector<HttpRequest> reque
       const double t = NowSeconds();
       std::vector<std::unique_ptr<Exchange>> duplicates;
       for (const auto& ex : inflight) {
-        if (ex->is_hedge || hedged[ex->index] || finished[ex->index] || !eligible(*ex->req)) continue;
-        const double waited = t - ex->submitted_s;
+        if (!may_hedge(*ex)) continue;
+        const double started = ex->start_s.load(std::memory_order_relaxed);
+        if (started <= 0) continue;  // still queued: a duplicate would queue too
+        const double waited = t - started;
         if (waited < hedge_delay || refused[ex->index] == 2) continue;
         const bool late = waited >= hedge_delay * hedge_->options().reserve_after;
         if (refused[ex->index] == 1 && !late) continue;
@@ -637,7 +670,7 @@ Result<std::vector<HttpResponse>> HttpClient::Run(std::vector<HttpRequest> reque
         }
         auto made = make_exchange(ex->index, ex->attempt, /*is_hedge=*/true, deadline - t);
         if (!made.ok()) break;  // no duplicate; the original still runs
-        hedged[ex->index] = true;
+        ++dup_count[ex->index];
         StoreMetrics::Global().RecordHedgeSent(StoreKind::kHttp);
         duplicates.push_back(std::move(*made));
       }

@@ -42,7 +42,10 @@ HttpOptions HttpOptionsFromEnv() {
     }
   };
   double attempts = o.max_attempts, low_time = static_cast<double>(o.low_speed_time_s);
+  double concurrency = o.max_endpoint_concurrency;
   num("RAP_HTTP_MAX_ATTEMPTS", &attempts);
+  num("RAP_HTTP_MAX_CONCURRENCY", &concurrency);
+  o.max_endpoint_concurrency = static_cast<int>(std::min(concurrency, 4096.0));
   num("RAP_HTTP_DEADLINE_S", &o.deadline_s);
   num("RAP_HTTP_CONNECT_TIMEOUT_S", &o.connect_timeout_s);
   num("RAP_HTTP_LOW_SPEED_TIME_S", &low_time);

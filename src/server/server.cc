@@ -153,6 +153,14 @@ Result<std::unique_ptr<Server>> Server::Start(ServerOptions options) {
   {
     io::HedgeOptions hedge = io::DefaultHedgeOptions();
     hedge.enabled = options.hedge_reads;
+    if (!(options.hedge_quantile > 0 && options.hedge_quantile < 1)) {
+      return Status::InvalidArgument("hedge quantile " + std::to_string(options.hedge_quantile) + ": expected a number in (0, 1)");
+    }
+    if (!(options.hedge_max_extra >= 0 && options.hedge_max_extra <= 1)) {
+      return Status::InvalidArgument("hedge max extra " + std::to_string(options.hedge_max_extra) + ": expected a fraction in [0, 1]");
+    }
+    hedge.quantile = options.hedge_quantile;
+    hedge.max_fraction = options.hedge_max_extra;
     io::SetDefaultHedgeOptions(hedge);
   }
   for (const TableConfig& tc : options.tables) {

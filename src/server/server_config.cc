@@ -112,6 +112,12 @@ Status ParseServerConfig(const std::string& json_text, const std::string& origin
     } else if (key == "hedge_reads") {
       if (!v.is_boolean()) return Status::InvalidArgument(w + ": expected true or false");
       o->hedge_reads = v.get<bool>();
+    } else if (key == "hedge_quantile") {
+      RAP_RETURN_NOT_OK(ReadNumber(v, w, &o->hedge_quantile));
+      if (!(o->hedge_quantile > 0 && o->hedge_quantile < 1)) return Status::InvalidArgument(w + ": expected a number in (0, 1)");
+    } else if (key == "hedge_max_extra") {
+      RAP_RETURN_NOT_OK(ReadNumber(v, w, &o->hedge_max_extra));
+      if (!(o->hedge_max_extra >= 0 && o->hedge_max_extra <= 1)) return Status::InvalidArgument(w + ": expected a number in [0, 1]");
     } else if (key == "inline_local_lookups") {
       if (!v.is_boolean()) return Status::InvalidArgument(w + ": expected true or false");
       o->inline_local_lookups = v.get<bool>();

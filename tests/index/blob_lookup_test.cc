@@ -15,6 +15,8 @@
 #include "rap/index/build.h"
 #include "rap/index/index.h"
 #include "rap/index/rewrite.h"
+#include "rap/read/file_reader.h"
+#include "testing/duckdb_run.h"
 #include "testing/cli_run.h"
 #include "testing/paths.h"
 
@@ -108,9 +110,11 @@ struct Table {
   std::vector<std::string> paths;
 };
 
-// Two files: k int64 + blob; file 0 unsorted and standard, file 1 sorted and interleaved frames.
-Table WriteTable(const std::string& dir) {
+// Two files: k int64 + blob; file 0 unsorted and standard, file 1 sorted and interleaved frames. The
+// same rows unfolded (k and every folded column) go to `wide_dir`.
+Table WriteTable(const std::string& dir, const std::string& wide_dir) {
   std::filesystem::create_directories(dir);
+  std::filesystem::create_directories(wide_dir);
   Table t;
   t.folded = FoldedSchema();
   std::mt19937_64 rng(11);
@@ -152,6 +156,16 @@ Table WriteTable(const std::string& dir) {
     EXPECT_TRUE(bytes.ok()) << bytes.status().ToString();
     t.paths.push_back(dir + "/part-" + std::to_string(f) + ".parquet");
     rap::testing::WriteStringToFile(t.paths.back(), *bytes);
+    auto wide_schema = std::make_shared<Schema>(*t.folded);
+    wide_schema->fields.insert(wide_schema->fields.begin(), schema->fields[0]);
+    RecordBatch wide;
+    wide.schema = wide_schema;
+    wide.num_rows = kRows;
+    wide.columns = cols;
+    wide.columns.insert(wide.columns.begin(), batch.columns[0]);
+    auto wide_bytes = parquet::WriteParquetToString(wide_schema, {wide}, parquet::WriterOptions());
+    EXPECT_TRUE(wide_bytes.ok()) << wide_bytes.status().ToString();
+    rap::testing::WriteStringToFile(wide_dir + "/part-" + std::to_string(f) + ".parquet", *wide_bytes);
     t.keys.push_back(std::move(k));
     t.columns.push_back(std::move(cols));
   }
@@ -162,7 +176,8 @@ class BlobLookupTest : public ::testing::Test {
  protected:
   void SetUp() override {
     root_ = dir_.Join("t");
-    table_ = WriteTable(root_);
+    wide_ = dir_.Join("wide");
+    table_ = WriteTable(root_, wide_);
   }
   std::shared_ptr<Index> Build(const std::string& name, std::vector<std::string> cover) {
     BuildOptions o;
@@ -219,7 +234,7 @@ class BlobLookupTest : public ::testing::Test {
     EXPECT_EQ(total, 2 * kRows);
   }
   rap::testing::TempDir dir_;
-  std::string root_;
+  std::string root_, wide_;
   Table table_;
 };
 
@@ -247,6 +262,60 @@ TEST_F(BlobLookupTest, RewrittenTableDecodesTheSame) {
   auto idx = Index::Open(r->index_url);
   ASSERT_TRUE(idx.ok()) << idx.status().ToString();
   Check(**idx, {}, true);
+}
+
+// `rap rewrite --layout blob` of the unfolded table: a Delta table of k + blob (framed per key, with
+// the rap.blob metadata) whose lookups decode every row back equal to the input, and whose blob
+// column DuckDB reads as the encoding of the input rows.
+TEST_F(BlobLookupTest, RewriteToBlobLayoutDecodesEveryRow) {
+  RewriteOptions o;
+  o.key_columns = {"k"};
+  o.layout = RewriteLayout::kBlob;
+  const std::string out = dir_.Join("blob");
+  auto r = RewriteTable(wide_, out, o);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->table_version, 0);
+  EXPECT_GE(r->frames, kKeySpace);
+  ASSERT_EQ(r->files.size(), 1u);
+  auto url = io::OpenUrl(out + "/" + r->files[0]);
+  ASSERT_TRUE(url.ok());
+  auto reader = read::FileReader::Open(url->store, url->path);
+  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  auto proj = (*reader)->Project({});
+  ASSERT_TRUE(proj.ok());
+  ASSERT_EQ(proj->schema->fields.size(), 2u);
+  EXPECT_EQ(proj->schema->fields[1].name, "blob");
+  auto spec = parquet::FindBlobSpec((*reader)->metadata().key_value_metadata);
+  ASSERT_TRUE(spec.ok() && *spec) << spec.status().ToString();
+  EXPECT_EQ((*spec)->fields.size(), table_.folded->fields.size());
+  auto idx = Index::Open(r->index_url);
+  ASSERT_TRUE(idx.ok()) << idx.status().ToString();
+  Check(**idx, {}, true);
+  Check(**idx, {"lst", "u64", "ts_ns"}, true);
+  // A folded column is not a column of the output any more.
+  o.cover = {"i32"};
+  EXPECT_EQ(RewriteTable(wide_, dir_.Join("bad"), o).status().code(), StatusCode::kInvalidArgument);
+  // DuckDB reads the blob column: "k|blob" lines equal to the input rows' encoding.
+  if (const std::string why = rap::testing::DuckDbMissing(); !why.empty()) GTEST_SKIP() << why;
+  std::vector<std::string> want;
+  for (size_t f = 0; f < table_.keys.size(); ++f) {
+    parquet::BlobSpec all;
+    all.fields = table_.folded->fields;
+    auto enc = parquet::EncodeBlob(all, table_.columns[f], kRows);
+    ASSERT_TRUE(enc.ok());
+    for (int64_t row = 0; row < kRows; ++row) {
+      want.push_back(std::to_string(table_.keys[f][size_t(row)]) + "|" + FormatValue(**enc, row));
+    }
+  }
+  auto duck = rap::testing::RunDuckDb(
+      {"SELECT k::VARCHAR || '|' || blob::VARCHAR AS line FROM read_parquet('" + out + "/*.parquet')"});
+  ASSERT_TRUE(duck.ok()) << duck.status().ToString();
+  std::vector<std::string> got;
+  for (const auto& row : *duck) got.push_back(row["line"].get<std::string>());
+  std::sort(want.begin(), want.end());
+  std::sort(got.begin(), got.end());
+  ASSERT_EQ(got.size(), want.size());
+  EXPECT_EQ(got, want);
 }
 
 TEST_F(BlobLookupTest, RawBlobByNameAndUnknownColumns) {

@@ -35,12 +35,23 @@ TEST(RewriteCliTest, RewritesIndexesAndLooksUp) {
     const auto lines = static_cast<size_t>(std::count(l.out.begin(), l.out.end(), '\n'));
     EXPECT_EQ(lines, 1 + bf->Rows({"k"}, {key}, {"v", "name"}).size()) << "key " << key << "\n" << l.out;
   }
+  // --layout blob (with --align): lookups show the original columns, not the blob.
+  const std::string blob = dir.Join("blob");
+  auto b = RunCli("rewrite '" + in + "' '" + blob + "' --key k --layout blob --align 4KiB -q");
+  ASSERT_EQ(b.exit_code, 0) << b.out;
+  EXPECT_NE(b.out.find("layout blob"), std::string::npos) << b.out;
+  auto bl = RunCli("lookup '" + blob + "' --key 42 --columns v,name --format csv", false);
+  ASSERT_EQ(bl.exit_code, 0) << bl.out;
+  EXPECT_EQ(bl.out.substr(0, bl.out.find('\n')), "k,v,name") << bl.out;
+  EXPECT_EQ(static_cast<size_t>(std::count(bl.out.begin(), bl.out.end(), '\n')),
+            1 + bf->Rows({"k"}, {"42"}, {"v", "name"}).size())
+      << bl.out;
   auto again = RunCli("rewrite '" + in + "' '" + out + "' --key k -q");
   EXPECT_EQ(again.exit_code, 1);
   EXPECT_NE(again.out.find("not an empty folder"), std::string::npos) << again.out;
   auto bad = RunCli("rewrite '" + in + "' '" + dir.Join("out2") + "' --key k --layout zigzag -q");
   EXPECT_EQ(bad.exit_code, 1);
-  EXPECT_NE(bad.out.find("expected sorted, page, frame or interleaved"), std::string::npos) << bad.out;
+  EXPECT_NE(bad.out.find("expected sorted, page, frame, interleaved or blob"), std::string::npos) << bad.out;
   auto help = RunCli("rewrite --help");
   EXPECT_EQ(help.exit_code, 0);
   EXPECT_NE(help.out.find("--buckets"), std::string::npos) << help.out;

@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 
 #include <nlohmann/json.hpp>
 
@@ -198,6 +199,43 @@ TEST_F(RewriteDeltaTest, InPlaceIsANewVersionWithRemovesAndAdds) {
   EXPECT_EQ(v0->files.size(), first->files.size());
 }
 
+// --in-place --layout blob changes the schema: the commit holds the table's metaData (same id) with
+// the new schema, and removes + adds with dataChange=true; lookups decode the input's rows.
+TEST_F(RewriteDeltaTest, InPlaceBlobIsASchemaChange) {
+  const std::string t = dir_.Join("t");
+  auto first = RewriteTable(in_, t, Options(RewriteLayout::kSorted));
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  std::string id;
+  for (const json& a : ReadLines(t + "/_delta_log/00000000000000000000.json")) {
+    if (a.contains("metaData")) id = a["metaData"]["id"].get<std::string>();
+  }
+  RewriteOptions o = Options(RewriteLayout::kBlob);
+  o.in_place = true;
+  auto r = RewriteTable(t, "", o);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->table_version, 1);
+  int metadata = 0, removes = 0, adds = 0;
+  for (const json& a : ReadLines(t + "/_delta_log/00000000000000000001.json")) {
+    if (a.contains("metaData")) {
+      ++metadata;
+      EXPECT_EQ(a["metaData"]["id"].get<std::string>(), id);
+      const json schema = json::parse(a["metaData"]["schemaString"].get<std::string>());
+      ASSERT_EQ(schema["fields"].size(), 2u);
+      EXPECT_EQ(schema["fields"][0]["name"], "k");
+      EXPECT_EQ(schema["fields"][1]["name"], "blob");
+    }
+    if (a.contains("remove")) removes += a["remove"]["dataChange"].get<bool>();
+    if (a.contains("add")) adds += a["add"]["dataChange"].get<bool>();
+  }
+  EXPECT_EQ(metadata, 1);
+  EXPECT_EQ(removes, static_cast<int>(first->files.size()));
+  EXPECT_EQ(adds, static_cast<int>(r->files.size()));
+  auto snap = table::OpenTable(t);
+  ASSERT_TRUE(snap.ok()) << snap.status().ToString();
+  ASSERT_EQ(snap->schema->fields.size(), 2u);
+  CheckIndex(t, r->files, 1);  // v and name decoded from the blob
+}
+
 TEST_F(RewriteDeltaTest, ConcurrentCommitFailsCleanly) {
   const std::string t = dir_.Join("t");
   auto first = RewriteTable(in_, t, Options(RewriteLayout::kSorted));
@@ -226,6 +264,82 @@ TEST_F(RewriteDeltaTest, ConcurrentCommitFailsCleanly) {
   auto after = Index::Open(t);
   ASSERT_TRUE(after.ok());
   EXPECT_EQ((*after)->info().manifest_version, index_version);
+}
+
+// A partitioned input (Hive folders here): the partition values become an ordinary column of the
+// bucketed output, every row equal to its input row plus its folder's value. --in-place on a
+// partitioned Delta table is refused (the bucketed files are not partitioned).
+TEST_F(RewriteDeltaTest, PartitionedInputKeepsItsValuesAsAColumn) {
+  const std::string hive = dir_.Join("hive");
+  std::map<std::string, rap::testing::BruteForce> parts;
+  for (const std::string part : {"a", "b"}) {
+    rap::testing::IndexTableOptions o;
+    o.files = 1;
+    o.rows = 400;
+    o.key_space = kKeySpace;
+    o.seed = part == "a" ? 5 : 6;
+    const std::string d = hive + "/p=" + part;
+    std::vector<std::string> paths;
+    for (const std::string& n : rap::testing::WriteIndexTable(d, o)) paths.push_back(d + "/" + n);
+    auto bf = rap::testing::BruteForce::Load(paths);
+    ASSERT_TRUE(bf.ok()) << bf.status().ToString();
+    parts.emplace(part, std::move(*bf));
+  }
+  const std::string out = dir_.Join("out");
+  auto r = RewriteTable(hive, out, Options(RewriteLayout::kFramePerKey));
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  auto snap = table::OpenTable(out);
+  ASSERT_TRUE(snap.ok()) << snap.status().ToString();
+  EXPECT_TRUE(snap->partition_columns.empty());
+  std::vector<std::string> paths;
+  for (const table::DataFile& f : snap->files) paths.push_back(out + "/" + f.relative_path);
+  auto got_bf = rap::testing::BruteForce::Load(paths);
+  ASSERT_TRUE(got_bf.ok()) << got_bf.status().ToString();
+  ASSERT_EQ(got_bf->schema()->fields.back().name, "p");
+  auto idx = Index::Open(out);
+  ASSERT_TRUE(idx.ok()) << idx.status().ToString();
+  for (int64_t k = 0; k < kKeySpace; ++k) {
+    const std::string key = std::to_string(k);
+    std::vector<std::string> want;
+    for (const auto& [part, bf] : parts) {
+      for (const std::string& line : bf.Rows({"k"}, {key}, {"k", "v", "name"})) want.push_back(line + part + "|");
+    }
+    auto got = got_bf->Rows({"k"}, {key}, {"k", "v", "name", "p"});
+    std::sort(want.begin(), want.end());
+    std::sort(got.begin(), got.end());
+    EXPECT_EQ(got, want) << "key " << k;
+    auto pk = *(*idx)->ParseKey({key});
+    LookupOptions lo;
+    lo.columns = {"v", "name", "p"};
+    auto res = (*idx)->Lookup({&pk, 1}, lo);
+    ASSERT_TRUE(res.ok()) << res.status().ToString();
+    auto looked = rap::testing::ResultRows(res->keys[0]);
+    std::sort(looked.begin(), looked.end());
+    EXPECT_EQ(looked, want) << "key " << k;
+  }
+  // A partitioned Delta table (one file, partition p), rewritten in place: refused before any write.
+  const std::string t = dir_.Join("pdelta");
+  fs::create_directories(t + "/_delta_log");
+  fs::create_directories(t + "/p=a");
+  fs::copy_file(hive + "/p=a/" + fs::directory_iterator(hive + "/p=a")->path().filename().string(), t + "/p=a/f.parquet");
+  const std::string schema =
+      R"({\"type\":\"struct\",\"fields\":[{\"name\":\"k\",\"type\":\"long\",\"nullable\":true,\"metadata\":{}},)"
+      R"({\"name\":\"p\",\"type\":\"string\",\"nullable\":true,\"metadata\":{}}]})";
+  std::ofstream(t + "/_delta_log/00000000000000000000.json")
+      << R"({"protocol":{"minReaderVersion":1,"minWriterVersion":2}})" << "\n"
+      << R"({"metaData":{"id":"x","format":{"provider":"parquet","options":{}},"schemaString":")" << schema
+      << R"(","partitionColumns":["p"],"configuration":{},"createdTime":1}})" << "\n"
+      << R"({"add":{"path":"p=a/f.parquet","partitionValues":{"p":"a"},"size":)" << fs::file_size(t + "/p=a/f.parquet")
+      << R"(,"modificationTime":1,"dataChange":true}})" << "\n";
+  RewriteOptions o = Options(RewriteLayout::kSorted);
+  o.in_place = true;
+  auto in_place = RewriteTable(t, "", o);
+  ASSERT_FALSE(in_place.ok());
+  EXPECT_EQ(in_place.status().code(), StatusCode::kNotSupported) << in_place.status().ToString();
+  EXPECT_NE(in_place.status().message().find("partitioned"), std::string::npos) << in_place.status().ToString();
+  o.in_place = false;
+  auto fresh = RewriteTable(t, dir_.Join("from_delta"), o);  // a new table from it works
+  EXPECT_TRUE(fresh.ok()) << fresh.status().ToString();
 }
 
 TEST_F(RewriteDeltaTest, RefusalsAndFolderOutput) {

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "io/hedge_policy.h"
+#include "io/http_client.h"
 #include "rap/io/http_store.h"
 #include "rap/io/store_metrics.h"
 #include "rap/util/clock.h"
@@ -109,9 +110,87 @@ TEST_F(HedgeTest, FewerSlowReadsSameBytesWithinTheCap) {
               hedged.stalls);
 }
 
+// One HttpClient with hedging over rap-netsim (5 ms), warmed up with 30 reads; `fault` then makes
+// the next requests stall (rap-netsim counts the duplicates as requests too).
+class HedgeClientTest : public HedgeTest {
+ protected:
+  struct Read {
+    double seconds = 0;
+    uint64_t sent = 0, won = 0;
+    bool ok = false;
+  };
+  Read StalledRead(int max_duplicates, const std::string& fault, double* delay_before = nullptr,
+                   double* last_sample = nullptr) {
+    Read out;
+    rap::testing::NetsimOptions no;
+    no.root = dir_.path();
+    no.latency = "5ms";
+    auto srv = rap::testing::NetsimServer::Start(no);
+    EXPECT_TRUE(srv.ok()) << srv.status().ToString();
+    if (!srv.ok()) return out;
+    HttpOptions ho;
+    ho.hedge.enabled = true;
+    ho.hedge.max_duplicates = max_duplicates;
+    HttpClient client((*srv)->url(), ho);
+    auto read = [&](uint64_t off) {
+      HttpRequest r;
+      r.url = (*srv)->url() + "/obj.bin";
+      r.object = "obj.bin";
+      r.kind = HttpRequest::Kind::kRange;
+      r.range = ByteRange{off, 1000};
+      auto resp = client.Run({r}, ReadOptions{}, nullptr);
+      return resp.ok() && resp->size() == 1 &&
+             std::string(reinterpret_cast<const char*>((*resp)[0].body.data()), (*resp)[0].body.size()) ==
+                 data_.substr(off, 1000);
+    };
+    for (int i = 0; i < 30; ++i) EXPECT_TRUE(read(1000 * i));
+    if (delay_before) *delay_before = client.hedge_policy()->Delay();
+    EXPECT_TRUE((*srv)->AddFault(fault).ok());
+    const auto before = StoreMetrics::Global().Snapshot(StoreKind::kHttp);
+    const double t0 = NowSeconds();
+    out.ok = read(77777);
+    out.seconds = NowSeconds() - t0;
+    const auto after = StoreMetrics::Global().Snapshot(StoreKind::kHttp);
+    out.sent = after.hedges_sent - before.hedges_sent;
+    out.won = after.hedges_won - before.hedges_won;
+    if (last_sample) *last_sample = client.hedge_policy()->last_sample();
+    return out;
+  }
+};
+
+// A stalled request whose duplicate answered counts in the delay's window with the time its
+// original had been outstanding (delay + the duplicate's own latency), not with the duplicate's
+// own few milliseconds: otherwise every hedged stall leaves the tail it belongs to.
+TEST_F(HedgeClientTest, HedgedStallCountsWithTheOriginalsOutstandingTime) {
+  double delay = 0, last = 0;
+  const Read r = StalledRead(2, "kind=stall&seconds=1.5&count=1", &delay, &last);
+  EXPECT_TRUE(r.ok);
+  EXPECT_EQ(r.sent, 1u);
+  EXPECT_EQ(r.won, 1u);
+  EXPECT_LT(r.seconds, 0.75);
+  ASSERT_GT(delay, 0);
+  EXPECT_GE(last, delay + 0.004) << "the sample is the duplicate's own latency, not the original's wait";
+}
+
+// The original and its first duplicate both stall: the first duplicate, unanswered after the delay,
+// gets a second one, which answers. With max_duplicates = 1 the read waits out the stall.
+TEST_F(HedgeClientTest, StalledDuplicateGetsTheNextOne) {
+  const Read two = StalledRead(2, "kind=stall&seconds=1.5&count=2");
+  EXPECT_TRUE(two.ok);
+  EXPECT_EQ(two.sent, 2u);
+  EXPECT_EQ(two.won, 1u);
+  EXPECT_LT(two.seconds, 0.75);
+  const Read one = StalledRead(1, "kind=stall&seconds=1.5&count=2");
+  EXPECT_TRUE(one.ok);
+  EXPECT_EQ(one.sent, 1u);
+  EXPECT_EQ(one.won, 0u);
+  EXPECT_GE(one.seconds, 1.4);
+}
+
 TEST(HedgePolicy, DelayIsTheQuantileOfWinnersAndTheBudgetHolds) {
   HedgeOptions o;
   o.enabled = true;
+  o.quantile = 0.95;
   o.min_samples = 10;
   o.min_delay_s = 0.001;
   HedgePolicy p(o);
@@ -127,6 +206,16 @@ TEST(HedgePolicy, DelayIsTheQuantileOfWinnersAndTheBudgetHolds) {
   int granted = 0;
   for (int i = 0; i < 50; ++i) granted += p.TryHedge() ? 1 : 0;
   EXPECT_EQ(granted, 7);
+  // A long quiet run banks no more than the bucket holds (2 + 5% of 200 requests), not 5% of it all.
+  for (int i = 0; i < 100000; ++i) p.CountRequest();
+  granted = 0;
+  for (int i = 0; i < 1000; ++i) granted += p.TryHedge() ? 1 : 0;
+  EXPECT_EQ(granted, 12);
+  // Then 5% of the requests again: 1 per 20.
+  for (int i = 0; i < 40; ++i) p.CountRequest();
+  granted = 0;
+  for (int i = 0; i < 10; ++i) granted += p.TryHedge() ? 1 : 0;
+  EXPECT_EQ(granted, 2);
 }
 
 // Requests just past the delay may use only the unreserved share of the budget; requests that
@@ -138,20 +227,20 @@ TEST(HedgePolicy, ReserveIsKeptForLateRequests) {
   o.burst = 0;
   o.reserve_fraction = 0.5;
   HedgePolicy p(o);
-  for (int i = 0; i < 1000; ++i) p.CountRequest();  // budget 100: 50 ordinary, 50 reserved
+  for (int i = 0; i < 1000; ++i) p.CountRequest();  // a full bucket of 20: 10 ordinary, 10 reserved
   int ordinary = 0;
   for (int i = 0; i < 200; ++i) ordinary += p.TryHedge(/*late=*/false) ? 1 : 0;
-  EXPECT_EQ(ordinary, 50);
+  EXPECT_EQ(ordinary, 10);
   int late = 0;
   for (int i = 0; i < 200; ++i) late += p.TryHedge(/*late=*/true) ? 1 : 0;
-  EXPECT_EQ(late, 50);
-  EXPECT_EQ(p.hedges(), 100u);
+  EXPECT_EQ(late, 10);
+  EXPECT_EQ(p.hedges(), 20u);
   o.reserve_fraction = 0;  // no reserve: ordinary requests may use everything
   HedgePolicy q(o);
   for (int i = 0; i < 1000; ++i) q.CountRequest();
   int all = 0;
   for (int i = 0; i < 200; ++i) all += q.TryHedge(/*late=*/false) ? 1 : 0;
-  EXPECT_EQ(all, 100);
+  EXPECT_EQ(all, 20);
 }
 
 }  // namespace

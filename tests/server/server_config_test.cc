@@ -11,7 +11,8 @@ TEST(ServerConfig, ParsesTablesListenAndLimits) {
   Status st = ParseServerConfig(R"({"listen": "0.0.0.0:9000",
       "tables": {"events": {"url": "s3://b/events", "index": "s3://b/idx"}, "users": "/data/users"},
       "limits": {"max_in_flight": 8, "max_keys": 50, "request_deadline_s": 2.5},
-      "refresh_interval_s": 3, "access_log": "", "require_index": true, "index_cache_bytes": 1048576})",
+      "refresh_interval_s": 3, "access_log": "", "require_index": true, "index_cache_bytes": 1048576,
+      "hedge_quantile": 0.9, "hedge_max_extra": 0.02})",
                                 "cfg.json", &o);
   ASSERT_TRUE(st.ok()) << st.ToString();
   EXPECT_EQ(o.host, "0.0.0.0");
@@ -27,13 +28,15 @@ TEST(ServerConfig, ParsesTablesListenAndLimits) {
   EXPECT_DOUBLE_EQ(o.refresh_interval_s, 3);
   EXPECT_TRUE(o.require_index);
   EXPECT_EQ(o.index_cache_bytes, 1048576);
+  EXPECT_DOUBLE_EQ(o.hedge_quantile, 0.9);
+  EXPECT_DOUBLE_EQ(o.hedge_max_extra, 0.02);
 }
 
 TEST(ServerConfig, RejectsTyposAndWrongTypes) {
   for (const char* bad : {R"({"listn": ":1"})", R"({"limits": {"max_inflight": 3}})", R"({"limits": {"max_keys": "5"}})",
                           R"({"limits": {"max_in_flight": 0}})", R"({"tables": {"a b": "/x"}})",
                           R"({"tables": {"t": {"url": "/x", "idx": "/y"}}})", R"({"listen": "nohost"})", "[1]", R"({"index_cache_bytes": -1})",
-                          "{not json"}) {
+                          R"({"hedge_quantile": 1})", R"({"hedge_quantile": 0})", R"({"hedge_max_extra": 1.5})", "{not json"}) {
     ServerOptions o;
     EXPECT_FALSE(ParseServerConfig(bad, "cfg.json", &o).ok()) << bad;
   }

@@ -45,6 +45,19 @@ Result<std::optional<BlobSpec>> FindBlobSpec(const std::vector<KeyValue>& key_va
 // OK when `field` (and everything nested in it) decodes back from its JSON form.
 Status CheckBlobField(const Field& field);
 
+// A blob layout of a schema: the key columns kept, in the given order, then the blob column folding
+// every other column (in schema order). InvalidArgument for an unknown key, a column already named
+// like the blob column, or a column CheckBlobField refuses.
+struct BlobLayout {
+  BlobSpec spec;
+  SchemaPtr schema;         // keys + the blob column
+  std::vector<int> keys;    // indexes of the key columns in the input schema
+  std::vector<int> folded;  // indexes of the folded columns in the input schema
+};
+Result<BlobLayout> PlanBlobLayout(const Schema& input, const std::vector<std::string>& keys);
+// `batch` (of the input schema) in the layout's schema.
+Result<RecordBatch> ToBlobBatch(const BlobLayout& layout, const RecordBatch& batch);
+
 // The blob column (non-null strings, extension "json") of `columns` (folded fields of `spec`, same
 // order, equal lengths).
 Result<ArrayPtr> EncodeBlob(const BlobSpec& spec, std::span<const ArrayPtr> columns, int64_t num_rows);

@@ -21,8 +21,12 @@ enum class RewriteLayout {
   kPagePerKey,   // a page per key (WriterOptions::page_break_on)
   kFramePerKey,  // a ZSTD frame per key (WriterOptions::frame_break_on)
   kInterleaved,  // a frame per key, a key's frames of all columns adjacent (WriterOptions::interleave)
+  // A schema change: the key columns, then one JSON column "blob" folding every other column of a row
+  // (rap/format/blob_column.h; the folded schema in the footer's "rap.blob" metadata, so lookups
+  // decode the original columns), framed per key like kFramePerKey.
+  kBlob,
 };
-// "sorted", "page", "frame", "interleaved" (also "page-per-key", "frame-per-key").
+// "sorted", "page", "frame", "interleaved", "blob" (also "page-per-key", "frame-per-key").
 Result<RewriteLayout> ParseRewriteLayout(const std::string& text);
 const char* RewriteLayoutName(RewriteLayout layout);
 
@@ -44,7 +48,9 @@ struct RewriteOptions {
   bool delta = true;
   // A new version of the input Delta table itself (output_url empty or the table): the new files go
   // into the table root, and the commit removes every live file and adds the new ones, all with
-  // dataChange=false (the rows do not change). Not with cogroup (a schema change).
+  // dataChange=false (the rows do not change). With layout kBlob (a schema change) the commit also
+  // holds the table's metaData with the new schema (same table id and configuration) and the adds
+  // have dataChange=true, as an overwrite. Not with cogroup.
   bool in_place = false;
   // Row group and page sizes, codec, ...; the layout fields are set from `layout`. Default codec
   // ZSTD.

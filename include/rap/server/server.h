@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "rap/io/http_options.h"
 #include "rap/util/result.h"
 
 namespace rap::server {
@@ -60,6 +61,10 @@ struct ServerOptions {
   // Hedged range reads (rap/io/http_options.h HedgeOptions) for the HTTP/S3 stores of the tables.
   // Process-wide: Start() sets the default for stores created from then on.
   bool hedge_reads = true;
+  // The hedging delay's latency quantile and the cap on duplicates as a fraction of requests
+  // (HedgeOptions::quantile / max_fraction).
+  double hedge_quantile = io::HedgeOptions{}.quantile;
+  double hedge_max_extra = io::HedgeOptions{}.max_fraction;
   // Lookups of a table whose data and index are local files run on the io thread that parsed the
   // request (no hand-off to a worker: a local lookup is a few page-cache reads, like a file served
   // by nginx's event loop). Remote tables always use the workers, whose reads may wait on the network.

@@ -4,7 +4,8 @@
 //     "listen": "127.0.0.1:8080",
 //     "tables": { "events": { "url": "s3://bucket/events", "index": "s3://bucket/events/_rap_index/id" } },
 //     "limits": { "max_in_flight": 32, "max_keys": 1000, "request_deadline_s": 30, ... },
-//     "io_threads": 1, "scan_threads": 1, "refresh_interval_s": 10, "access_log": "-", "hedge_reads": true
+//     "io_threads": 1, "scan_threads": 1, "refresh_interval_s": 10, "access_log": "-", "hedge_reads": true,
+//     "hedge_quantile": 0.975, "hedge_max_extra": 0.05
 //   }
 //
 // Every key of ServerLimits (rap/server/server.h) may appear under "limits"; an unknown key is an
