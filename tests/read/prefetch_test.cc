@@ -497,18 +497,21 @@ TEST(PrefetchReaderTest, FetchAheadFetchesTheNextRangesWhileTheCurrentOneRuns) {
     }
     cv.notify_all();
     return [&, ids] {
-      std::lock_guard<std::mutex> lock(mu);
-      for (int i : ids) ++fetched[static_cast<size_t>(i)];
+      {
+        std::lock_guard<std::mutex> lock(mu);
+        for (int i : ids) ++fetched[static_cast<size_t>(i)];
+      }
+      cv.notify_all();
     };
   };
   RangeTask task = [&](const ReadRange& r, RangeOutput* out) -> Status {
     const size_t i = static_cast<size_t>(r.row_group);
     std::unique_lock<std::mutex> lock(mu);
     handed_before_run[i] = handed[i] > 0;
-    // The producer's next range is handed to its fetcher while this one runs (bounded wait: a
-    // missing hand-over fails the test instead of hanging it).
+    // The producer's next range is fetched by its fetcher while this one runs (bounded wait: a
+    // missing fetch fails the test instead of hanging it).
     if (i + p < static_cast<size_t>(n)) {
-      overlapped[i] = cv.wait_for(lock, std::chrono::seconds(20), [&] { return handed[i + p] > 0; });
+      overlapped[i] = cv.wait_for(lock, std::chrono::seconds(20), [&] { return fetched[i + p] > 0; });
     }
     lock.unlock();
     return OneBatch(r, out);
@@ -562,15 +565,19 @@ TEST(PrefetchReaderTest, DestroyingTheReaderCancelsABlockedFetchAhead) {
   po.producers = 2;
   po.min_file_bytes = 0;
   po.adaptive = false;
-  auto reader = PrefetchReader::Make(ranges, OneBatch, 1, po, &cancel, false, nullptr, fetch);
+  // Range 0 runs once its producer's fetcher is inside the blocked fetch (bounded wait).
+  RangeTask task = [&](const ReadRange& r, RangeOutput* out) -> Status {
+    for (int k = 0; k < 20000 && r.row_group == 0 && !started; ++k) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    return OneBatch(r, out);
+  };
+  auto reader = PrefetchReader::Make(ranges, task, 1, po, &cancel, false, nullptr, fetch);
   auto item = reader->Next();
   ASSERT_TRUE(item.ok());
-  EXPECT_GT(CountThreads(), before);  // producers and fetchers
+  ASSERT_TRUE(started);
+  EXPECT_GT(CountThreads(), before);  // the blocked fetcher at least
   reader.reset();  // cancels the blocked fetch and joins every thread
   EXPECT_EQ(CountThreads(), before);
-  if (started) {
-    EXPECT_TRUE(saw_cancel);
-  }
+  EXPECT_TRUE(saw_cancel);
 }
 
 TEST(PrefetchReaderTest, AProducerErrorIsStickyAndStopsTheOthers) {
