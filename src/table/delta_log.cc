@@ -407,6 +407,7 @@ Result<TableSnapshot> OpenDeltaTable(const io::ObjectStorePtr& store, const std:
   snap.schema = schema.schema;
   snap.physical_names = schema.physical_names;
   snap.physical_types = schema.physical_types;
+  snap.field_ids = schema.field_ids;
   std::vector<std::string> part_physical;
   for (const std::string& name : log.metadata.partition_columns) {
     int idx = schema.schema->FieldIndex(name);
@@ -431,7 +432,11 @@ Result<TableSnapshot> OpenDeltaTable(const io::ObjectStorePtr& store, const std:
     f.stats_json = std::move(a.stats);
     for (size_t i = 0; i < part_physical.size(); ++i) {
       auto it = a.partition_values.find(part_physical[i]);
-      if (it == a.partition_values.end()) it = a.partition_values.find(snap.partition_columns[i].name);
+      // Without column mapping the physical name is the logical one; with it, only the physical name
+      // counts (a logical name can be another column's physical name after renames).
+      if (it == a.partition_values.end() && mode == ColumnMappingMode::kNone) {
+        it = a.partition_values.find(snap.partition_columns[i].name);
+      }
       if (it == a.partition_values.end()) {
         return Status::Corrupt(root + ": add '" + a.path + "' has no partition value for column '" +
                                snap.partition_columns[i].name + "'");
