@@ -4,7 +4,8 @@
 // on the sequential path (--prefetch 1 --warmup none) and with P producers x warmup NONE/RAW/DECODED.
 //
 //   bench_prefetch [--repetitions 3] [--profiles 20ms@256MiB/s,50ms@64MiB/s,local] [--producers 1,2,3,4,8]
-//                  [--csv FILE] [--temp-dir DIR] [--files 8] [--rows-per-file N]
+//                  [--csv FILE] [--temp-dir DIR] [--files 8] [--rows-per-file N] [--without-fetch-ahead]
+//                  [--settings "sequential,P=3 raw"]
 //
 // Per setting: median scan time, time to first batch, the consumer's median wait at a file boundary,
 // requests, bytes, peak RSS of the setting (VmHWM of a child process — this program re-run with
@@ -27,6 +28,7 @@
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "rap/format/writer.h"
 #include "rap/read/fingerprint.h"
@@ -117,6 +119,7 @@ struct Setting {
   std::string name;
   int producers = 1;
   read::WarmupLevel warmup = read::WarmupLevel::kNone;
+  int fetch_ahead = 2;  // PrefetchOptions::fetch_ahead (ranges per producer)
 };
 
 struct Query {
@@ -142,6 +145,7 @@ Result1 RunOnce(const std::string& url, const Query& q, const Setting& s) {
   o.reader.use_metadata_cache = false;  // every scan reads its footers
   o.prefetch.producers = s.producers;
   o.warmup.level = s.warmup;
+  o.prefetch.fetch_ahead = s.fetch_ahead;
   const double t0 = NowSeconds();
   auto scanner = Check(read::Scanner::Make(std::move(src), std::move(o)), "scanner");
   read::Fingerprinter fp;
@@ -172,14 +176,36 @@ int64_t ChildPeakRssKiB(const std::string& url, size_t query, const Setting& s) 
   std::error_code ec;
   const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
   if (ec) return -1;
-  const std::string cmd = fmt::format("'{}' --rss-child '{}' --rss-query {} --rss-producers {} --rss-warmup {}", exe.string(),
-                                      url, query, s.producers, static_cast<int>(s.warmup));
+  const std::string cmd =
+      fmt::format("'{}' --rss-child '{}' --rss-query {} --rss-producers {} --rss-warmup {} --fetch-ahead {}", exe.string(),
+                  url, query, s.producers, static_cast<int>(s.warmup), s.fetch_ahead);
   FILE* p = popen(cmd.c_str(), "r");
   if (!p) return -1;
   long long kib = -1;
   if (std::fscanf(p, "%lld", &kib) != 1) kib = -1;
   if (pclose(p) != 0) return -1;
   return kib;
+}
+
+// Runs tests/npm/SCRIPT with a JSON spec (a peer reader through node); the parsed JSON it prints, or
+// null when node or the script fails.
+nlohmann::json RunNodePeer(const std::string& script, const nlohmann::json& spec, const std::string& scratch) {
+  const std::string npm = rap::testing::SourceDir() + "/tests/npm";
+  const std::string spec_path = scratch + "/peer_spec.json";
+  std::ofstream(spec_path) << spec.dump();
+  const std::string cmd = fmt::format("cd '{}' && node {} \"$(cat '{}')\"", npm, script, spec_path);
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return nullptr;
+  std::string out;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+  if (pclose(p) != 0) return nullptr;
+  try {
+    return nlohmann::json::parse(out);
+  } catch (const std::exception&) {
+    return nullptr;
+  }
 }
 
 void LocateNetsim() {
@@ -197,7 +223,9 @@ int main(int argc, char** argv) {
   int reps = 3, files = 8;
   int64_t rows = 200000;
   std::string profiles = "20ms@256MiB/s,50ms@64MiB/s,local", producers_list = "1,2,3,4,8";
-  std::string csv = "prefetch.csv", temp;
+  std::string csv = "prefetch.csv", temp, only;
+  bool without_fetch_ahead = false, no_peers = false;
+  int fetch_k = 2;
   app.add_option("--repetitions", reps, "Timed repetitions per setting (median)")->capture_default_str();
   app.add_option("--profiles", profiles, "LATENCY@THROUGHPUT (rap-netsim) or local, comma-separated")->capture_default_str();
   app.add_option("--producers", producers_list, "Producer counts P")->capture_default_str();
@@ -205,6 +233,13 @@ int main(int argc, char** argv) {
   app.add_option("--temp-dir", temp, "Where the table is written (default: a temporary directory)");
   app.add_option("--files", files, "Files in the table")->capture_default_str();
   app.add_option("--rows-per-file", rows, "Rows per file (4 row groups)")->capture_default_str();
+  app.add_flag("--without-fetch-ahead", without_fetch_ahead,
+               "Also run each P >= 2 RAW setting with the producers' fetch-ahead off (\"P=N raw -fa\")");
+  app.add_option("--fetch-ahead", fetch_k, "PrefetchOptions::fetch_ahead: ranges each producer fetches ahead")
+      ->capture_default_str();
+  app.add_flag("--no-peers", no_peers,
+               "Skip the peers (hyparquet over HTTP from rap-netsim, full scan; DuckDB on the local files)");
+  app.add_option("--settings", only, "Only these settings, comma-separated names (e.g. \"sequential,P=3 raw\")");
   std::string rss_url;
   size_t rss_query = 0;
   int rss_producers = 1, rss_warmup = 0;
@@ -216,7 +251,7 @@ int main(int argc, char** argv) {
   const std::vector<Query> queries = {{"full", {}, ""},
                                       {"filtered", {"id", "s"}, "v < 100 AND s IN ('kiwi', 'plum')"}};
   if (!rss_url.empty()) {
-    Setting s{"child", rss_producers, static_cast<read::WarmupLevel>(rss_warmup)};
+    Setting s{"child", rss_producers, static_cast<read::WarmupLevel>(rss_warmup), fetch_k};
     RunOnce(rss_url, queries.at(rss_query), s);
     std::printf("%lld\n", static_cast<long long>(PeakRssKiB()));
     return 0;
@@ -231,17 +266,29 @@ int main(int argc, char** argv) {
   std::printf("table: %d files, %.1f MiB in total, %lld rows per file, 4 row groups\n", files,
               static_cast<double>(table_bytes) / (1 << 20), static_cast<long long>(rows));
 
-  std::vector<Setting> settings = {{"sequential", 1, read::WarmupLevel::kNone}};
+  std::vector<Setting> settings = {{"sequential", 1, read::WarmupLevel::kNone, fetch_k}};
   for (size_t at = 0; at < producers_list.size();) {
     size_t comma = producers_list.find(',', at);
     const int p = std::stoi(producers_list.substr(at, comma - at));
     for (auto [lvl, name] : {std::pair{read::WarmupLevel::kNone, "none"}, std::pair{read::WarmupLevel::kRaw, "raw"},
                              std::pair{read::WarmupLevel::kDecoded, "decoded"}}) {
       if (p == 1 && lvl == read::WarmupLevel::kNone) continue;  // that is "sequential"
-      settings.push_back({fmt::format("P={} {}", p, name), p, lvl});
+      settings.push_back({fmt::format("P={} {}", p, name), p, lvl, fetch_k});
+      if (without_fetch_ahead && p >= 2 && lvl == read::WarmupLevel::kRaw) {
+        settings.push_back({fmt::format("P={} raw -fa", p), p, lvl, 0});
+      }
     }
     if (comma == std::string::npos) break;
     at = comma + 1;
+  }
+  if (!only.empty()) {
+    // The first setting is the reference of the fingerprints (and of the floor's CPU): keep it.
+    const std::string wanted = "," + only + ",";
+    std::vector<Setting> kept = {settings[0]};
+    for (size_t i = 1; i < settings.size(); ++i) {
+      if (wanted.find("," + settings[i].name + ",") != std::string::npos) kept.push_back(settings[i]);
+    }
+    settings = std::move(kept);
   }
   std::ofstream out(csv);
   out << "profile,query,setting,producers,warmup,median_s,first_batch_s,boundary_wait_ms,requests,bytes,peak_rss_mib,"
@@ -311,6 +358,39 @@ int main(int argc, char** argv) {
                            last.requests, last.bytes, static_cast<double>(last.rss_kib) / 1024, last.unused, floor,
                            last.fingerprint);
         out.flush();
+      }
+      // The peers, on the same files in the same run: hyparquet (JavaScript) over HTTP range requests
+      // from the same rap-netsim, all files at once (its full scan only: no filter pushdown to
+      // compare); DuckDB with 2 threads on the local files (both queries). DuckDB's httpfs extension
+      // is not installed on this machine and cannot be downloaded offline, so DuckDB has no remote row.
+      if (!no_peers) {
+        nlohmann::json doc;
+        std::string peer;
+        if (server && q.name == "full") {
+          nlohmann::json spec = {{"reps", reps}, {"parallel", true}, {"urls", nlohmann::json::array()}};
+          for (int f = 0; f < files; ++f) spec["urls"].push_back(fmt::format("{}/bkt/t/part-{}.parquet", server->url(), f));
+          doc = RunNodePeer("hyparquet_http_scan.mjs", spec, root);
+          peer = "hyparquet";
+          if (!doc.is_null()) doc = {{"results", {{{"times_s", doc["times_s"]}, {"rows", doc["rows"]}}}}};
+        } else if (!server) {
+          std::string sql = q.columns.empty() ? "*" : "";
+          for (const std::string& c : q.columns) sql += (sql.empty() ? "" : ", ") + c;
+          sql = fmt::format("SELECT {} FROM read_parquet('{}/*.parquet')", sql, table_dir);
+          if (!q.where.empty()) sql += " WHERE " + q.where;
+          nlohmann::json spec = {{"reps", reps}, {"threads", {2}}, {"queries", {{{"name", q.name}, {"sql", sql}}}}};
+          doc = RunNodePeer("duckdb_scan.mjs", spec, root);
+          peer = "duckdb-2t";
+        }
+        if (!peer.empty() && doc.is_null()) {
+          std::printf("peer %s: failed (node, or tests/npm's packages, missing)\n", peer.c_str());
+        } else if (!peer.empty()) {
+          const auto times = doc["results"][0]["times_s"].get<std::vector<double>>();
+          const long long peer_rows = doc["results"][0]["rows"].get<long long>();
+          std::printf("%-14s %9.3f %9s %10s %8s %10s %8s %10s  (%lld rows)\n", ("peer " + peer).c_str(), Median(times),
+                      "-", "-", "-", "-", "-", "-", peer_rows);
+          out << fmt::format("{},{},peer {},0,0,{:.4f},,,,,,,,\n", profile, q.name, peer, Median(times));
+          out.flush();
+        }
       }
       std::printf("floor (max(bytes / throughput, sequential CPU %.3f s / %u cores) + latency): see CSV floor_s\n",
                   seq_cpu, cores);

@@ -7,7 +7,10 @@
 #
 # Environment: BUILD_DIR (default build/fuzz; configured with clang when missing, reused by the
 # ASan/UBSan suite of scripts/test.sh), JOBS, RAP_SHARED_DIR (default ../shared), NICE (default 10),
-# FUZZ_TIMEOUT (seconds per input, default 1; wall-clock, so raise it on a machine that is overloaded).
+# FUZZ_TIMEOUT (seconds per input, default 1; wall-clock, so raise it on a machine that is overloaded),
+# FUZZ_BUILD (default 1; 0 runs the binaries as built, e.g. a long campaign while the sources change).
+# Flags after SECONDS go to libFuzzer after the script's own (the later value of a flag wins), e.g.
+#   chrt --idle 0 scripts/fuzz.sh levels 3600 -runs=10000000
 # The corpus a run grows is kept in $BUILD_DIR/fuzz-corpus/TARGET; seeds come from
 # tests/fuzz/corpus/TARGET (committed) and $BUILD_DIR/fuzz-seeds/TARGET (rap_fuzz_seeds). A crash,
 # leak, timeout (> FUZZ_TIMEOUT s for one input), RSS over 2 GiB or one allocation over 512 MiB fails
@@ -19,12 +22,13 @@ BUILD_DIR="${BUILD_DIR:-build/fuzz}"
 JOBS="${JOBS:-2}"
 NICE="${NICE:-10}"
 FUZZ_TIMEOUT="${FUZZ_TIMEOUT:-1}"
+FUZZ_BUILD="${FUZZ_BUILD:-1}"
 SHARED="${RAP_SHARED_DIR:-$PWD/../shared}"
 
 targets() { for f in tests/fuzz/*_fuzz.cc; do basename "$f" _fuzz.cc; done; }
 
 if [ "${1:-}" = "" ] || [ "${1:-}" = "--help" ] || [ "${1:-}" = "-h" ]; then
-  sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'
   exit 0
 fi
 if [ "$1" = "list" ]; then targets; exit 0; fi
@@ -36,7 +40,9 @@ if [ ! -f "$BUILD_DIR/build.ninja" ]; then
   CC=clang CXX=clang++ cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Debug "-DCMAKE_CXX_FLAGS_DEBUG=-g1 -O1" \
     -DRAP_FUZZ=ON -DRAP_BUILD_BENCH=OFF
 fi
-if [ "$TARGET" = "all" ]; then
+if [ "$FUZZ_BUILD" = 0 ]; then
+  :
+elif [ "$TARGET" = "all" ]; then
   ninja -C "$BUILD_DIR" -j "$JOBS" rap_fuzz_all
 else
   ninja -C "$BUILD_DIR" -j "$JOBS" "rap_fuzz_$TARGET" rap_fuzz_seeds

@@ -41,6 +41,7 @@ struct ScanArgs {
   std::string warmup = "raw";
   uint64_t natural_read_size = uint64_t{1} << 20;
   bool no_split = false;
+  int fetch_ahead = read::PrefetchOptions{}.fetch_ahead;
   uint64_t pre_buffer_limit = uint64_t{256} << 20;
   std::string memory_limit = "2GiB";
   std::vector<std::string> merge_key;
@@ -122,6 +123,7 @@ Status RunScan(const ScanArgs& args) {
   so.prefetch.producers = args.prefetch;
   so.prefetch.ranges.natural_read_size = args.natural_read_size;
   so.prefetch.ranges.split_row_groups = !args.no_split;
+  so.prefetch.fetch_ahead = args.fetch_ahead;
   RAP_ASSIGN_OR_RETURN(so.warmup.level, ParseWarmup(args.warmup));
   so.warmup.pre_buffer_limit = args.pre_buffer_limit;
   RAP_ASSIGN_OR_RETURN(so.memory_limit, ParseByteSize(args.memory_limit));
@@ -183,6 +185,10 @@ CommandRegistrar reg("scan", [](CLI::App& app) {
       ->capture_default_str()
       ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 40));
   cmd->add_flag("--no-split", args->no_split, "One read range per row group (do not cut row groups)");
+  cmd->add_option("--fetch-ahead", args->fetch_ahead,
+                  "Ranges each producer keeps fetched ahead while it decodes (first reads; 0: off)")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 64));
   cmd->add_option("--pre-buffer-limit", args->pre_buffer_limit, "Bytes warmed ahead for the next file, at most")
       ->capture_default_str();
   cmd->add_option("--memory-limit", args->memory_limit,

@@ -111,7 +111,16 @@ Status IndexWriter::Stage() {
   char token[16];
   std::snprintf(token, sizeof(token), "%08x", static_cast<unsigned>(rd()));
   for (const auto& [rel, bytes] : schema_files_) {
-    RAP_RETURN_NOT_OK(store_->Put(io::JoinPath(dir_, rel), Buffer::Copy(bytes)));
+    staged_schemas_.push_back(io::JoinPath(dir_, rel));
+    RAP_RETURN_NOT_OK(store_->Put(staged_schemas_.back(), Buffer::Copy(bytes)));
+  }
+  std::vector<std::string> fragment_names(buckets_.size());
+  for (size_t b = 0; b < buckets_.size(); ++b) {
+    if (buckets_[b].empty()) continue;
+    char name[96];
+    std::snprintf(name, sizeof(name), "fragments/r%06lld-%s-b%05zu.parquet", static_cast<long long>(run), token, b);
+    fragment_names[b] = name;
+    staged_fragments_.push_back(io::JoinPath(dir_, name));
   }
   std::vector<std::optional<Result<FragmentEntry>>> written(buckets_.size());
   {
@@ -120,9 +129,7 @@ Status IndexWriter::Stage() {
       if (buckets_[b].empty()) continue;
       pool.Submit([&, b] {
         SortEntries(options_.key, &buckets_[b]);
-        char name[96];
-        std::snprintf(name, sizeof(name), "fragments/r%06lld-%s-b%05zu.parquet", static_cast<long long>(run), token, b);
-        written[b] = WriteFragment(*store_, dir_, name, options_.key, !options_.cover.empty(), options_.hoist,
+        written[b] = WriteFragment(*store_, dir_, fragment_names[b], options_.key, !options_.cover.empty(), options_.hoist,
                                    static_cast<int32_t>(b), run, buckets_[b], options_.fragment);
         buckets_[b].clear();
         buckets_[b].shrink_to_fit();
@@ -140,6 +147,15 @@ Status IndexWriter::Stage() {
   manifest_.next_run = run + 1;
   staged_ = true;
   return Status::OK();
+}
+
+void IndexWriter::DiscardStaged(bool schema_files) {
+  for (const std::string& path : staged_fragments_) (void)store_->Delete(path);
+  staged_fragments_.clear();
+  if (schema_files) {
+    for (const std::string& path : staged_schemas_) (void)store_->Delete(path);
+    staged_schemas_.clear();
+  }
 }
 
 Result<Manifest> IndexWriter::Publish(const std::string& table_root, const std::string& table_kind,

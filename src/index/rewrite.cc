@@ -448,7 +448,13 @@ Status Rewrite(const table::TableSnapshot& snap, const RewriteOptions& options, 
     if (options.progress) options.progress(static_cast<int64_t>(res->files.size()), -1);
   }
   res->entries = iw->entries();
-  RAP_RETURN_NOT_OK(iw->Stage());
+  // Until the table commit, a failure also removes what the index staged: its fragments, and its
+  // schema files unless in place (there they may be the published index's too). The data files are
+  // removed by the caller, from out.written.
+  if (Status staged = iw->Stage(); !staged.ok()) {
+    iw->DiscardStaged(!out.in_place);
+    return staged;
+  }
   if (out.delta) {
     table::DeltaCommitActions c;
     // In place, a schema change (blob) is an overwrite: the table's metaData with the new schema and
@@ -468,11 +474,16 @@ Status Rewrite(const table::TableSnapshot& snap, const RewriteOptions& options, 
     const int64_t now = std::chrono::duration_cast<std::chrono::milliseconds>(
                             std::chrono::system_clock::now().time_since_epoch()).count();
     if (options.before_commit) options.before_commit();
-    RAP_RETURN_NOT_OK(table::WriteDeltaCommit(out.store, out.dir, out.version, table::DeltaCommitJson(c, now)));
+    if (Status commit = table::WriteDeltaCommit(out.store, out.dir, out.version, table::DeltaCommitJson(c, now));
+        !commit.ok()) {
+      iw->DiscardStaged(!out.in_place);
+      return commit;
+    }
     out.committed = true;
     res->table_version = out.version;
   }
   auto published = iw->Publish("../..", out.delta ? "delta" : "directory", out.delta ? out.version : -1);
+  if (!published.ok() && !out.committed) iw->DiscardStaged(!out.in_place);  // a folder output: nothing is published
   if (!published.ok() && out.committed && out.final_path.empty()) {
     return published.status().WithContext(fmt::format(
         "{}: Delta version {} is committed, but its index was not published (run `rap index build`)", out.url,

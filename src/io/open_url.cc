@@ -3,6 +3,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <vector>
 
 #include "io/http_store.h"
 #include "io/local_store.h"
@@ -53,6 +54,21 @@ class Registry {
     return s;
   }
 
+  // Moves out the stores only the registry holds; the caller destroys them outside the lock.
+  std::vector<ObjectStorePtr> TakeUnused() {
+    std::vector<ObjectStorePtr> out;
+    std::lock_guard<std::mutex> lock(mu_);
+    for (auto it = stores_.begin(); it != stores_.end();) {
+      if (it->second.use_count() == 1) {
+        out.push_back(std::move(it->second));
+        it = stores_.erase(it);
+      } else {
+        ++it;
+      }
+    }
+    return out;
+  }
+
  private:
   std::mutex mu_;
   std::map<std::string, ObjectStorePtr> stores_;
@@ -64,6 +80,13 @@ Registry& GlobalRegistry() {
 }
 
 }  // namespace
+
+size_t ReleaseUnusedStores() {
+  std::vector<ObjectStorePtr> unused = GlobalRegistry().TakeUnused();
+  const size_t n = unused.size();
+  unused.clear();  // each store closes its connections and joins its transfer thread here
+  return n;
+}
 
 Result<ResolvedUrl> OpenUrl(const std::string& url) {
   if (url.empty()) return Status::InvalidArgument("empty URL");

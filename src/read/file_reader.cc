@@ -10,6 +10,7 @@
 #include "rap/format/footer.h"
 #include "rap/format/thrift.h"
 #include "rap/read/read_ahead_cache.h"
+#include "rap/read/row_group_share.h"
 
 namespace rap::read {
 
@@ -67,13 +68,23 @@ Result<std::vector<Buffer>> FileReader::FetchRanges(const std::vector<ByteRange>
   return FetchPlanned(ranges, purpose);
 }
 
-Status FileReader::FetchInto(const std::vector<ByteRange>& ranges, ReadAheadCache& cache) {
-  auto r = FetchPlanned(ranges, "warmup");
-  for (size_t i = 0; i < ranges.size(); ++i) {
-    if (r.ok() && i < r->size()) {
-      cache.Fill(ranges[i], std::move((*r)[i]));
+Status FileReader::FetchInto(const std::vector<ByteRange>& ranges, ReadAheadCache& cache, const char* purpose,
+                             const std::vector<std::pair<std::shared_ptr<RowGroupShare>, ByteRange>>& claimed) {
+  std::vector<ByteRange> all = ranges;
+  for (const auto& c : claimed) all.push_back(c.second);
+  auto r = FetchPlanned(all, purpose);
+  for (size_t i = 0; i < all.size(); ++i) {
+    const bool got = r.ok() && i < r->size();
+    if (i < ranges.size()) {
+      if (got) {
+        cache.Fill(all[i], std::move((*r)[i]));
+      } else {
+        cache.Fail(all[i]);
+      }
+    } else if (got) {
+      claimed[i - ranges.size()].first->Fill(all[i], std::move((*r)[i]));
     } else {
-      cache.Fail(ranges[i]);
+      claimed[i - ranges.size()].first->Fail(all[i]);
     }
   }
   return r.ok() ? Status::OK() : r.status();

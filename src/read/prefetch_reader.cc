@@ -19,6 +19,7 @@ void PrefetchStats::Add(const PrefetchStats& o) {
   adaptive_disabled += o.adaptive_disabled;
   small_files += o.small_files;
   decoded_ahead += o.decoded_ahead;
+  fetched_ahead += o.fetched_ahead;
   queue_full += o.queue_full;
   max_queue_depth = std::max(max_queue_depth, o.max_queue_depth);
   batches += o.batches;
@@ -77,6 +78,16 @@ struct PrefetchReader::Shared {
   std::atomic<size_t> head{0};
   std::atomic<bool> consuming{false};
   std::atomic<size_t> producers_done{0};
+  // Fetch-ahead: per producer, the ranges handed to its fetcher and the one it is reserving.
+  struct Fetcher {
+    std::deque<size_t> jobs;
+    std::vector<size_t> reserving;
+    size_t handed = 0;  // ranges below this were handed to the fetcher (or run)
+    bool closed = false;  // the producer ended
+  };
+  std::vector<Fetcher> fetchers;
+  std::condition_variable fetch_cv;
+  std::atomic<int64_t> fetched_ahead{0};
   std::vector<std::thread> threads;  // last: joined in ~PrefetchReader before the rest goes
 };
 
@@ -90,7 +101,7 @@ struct PrefetchReader::Ahead {
 std::unique_ptr<PrefetchReader> PrefetchReader::Make(std::vector<ReadRange> ranges, RangeTask task,
                                                      int64_t batch_size, const PrefetchOptions& options,
                                                      io::CancellationToken* cancel, bool decode_ahead,
-                                                     MemoryBudget* memory) {
+                                                     MemoryBudget* memory, FetchAheadTask fetch_ahead) {
   std::unique_ptr<PrefetchReader> r(new PrefetchReader());
   r->memory_ = memory;
   r->ranges_ = std::move(ranges);
@@ -134,7 +145,15 @@ std::unique_ptr<PrefetchReader> PrefetchReader::Make(std::vector<ReadRange> rang
   r->shared_->queues = std::vector<Shared::Queue>(p);  // (a deque of move-only items: no resize)
   r->shared_->cap_batches = cap_batches;
   r->shared_->cap_bytes = std::max<uint64_t>(1, options.queue_bytes / static_cast<uint64_t>(std::max(1, options.producers)));
+  if (options.fetch_ahead > 0 && fetch_ahead && r->ranges_.size() > p) {
+    r->fetch_ = std::move(fetch_ahead);
+    r->fetch_ahead_ = options.fetch_ahead;
+    r->shared_->fetchers = std::vector<Shared::Fetcher>(p);
+  }
   for (size_t i = 0; i < p; ++i) r->shared_->threads.emplace_back([raw = r.get(), i] { raw->Produce(i); });
+  if (r->fetch_) {
+    for (size_t i = 0; i < p; ++i) r->shared_->threads.emplace_back([raw = r.get(), i] { raw->FetchAhead(i); });
+  }
   return r;
 }
 
@@ -159,18 +178,62 @@ void PrefetchReader::Cancel() {
   }
   shared_->producer_cv.notify_all();
   shared_->consumer_cv.notify_all();
+  shared_->fetch_cv.notify_all();
 }
 
 bool PrefetchReader::idle() const {
   return shared_ && shared_->producers_done.load(std::memory_order_acquire) == shared_->queues.size();
 }
 
+void PrefetchReader::FetchAhead(size_t producer) {
+  Shared& s = *shared_;
+  Shared::Fetcher& f = s.fetchers[producer];
+  for (;;) {
+    std::vector<const ReadRange*> ranges;
+    {
+      std::unique_lock<std::mutex> lock(s.mu);
+      s.fetch_cv.wait(lock, [&] { return s.stop || f.closed || !f.jobs.empty(); });
+      if (s.stop || f.closed) return;
+      f.reserving.assign(f.jobs.begin(), f.jobs.end());
+      f.jobs.clear();
+    }
+    for (size_t i : f.reserving) ranges.push_back(&ranges_[i]);
+    std::function<void()> fetch = fetch_(ranges);
+    {
+      std::lock_guard<std::mutex> lock(s.mu);
+      f.reserving.clear();
+    }
+    s.fetch_cv.notify_all();
+    if (fetch) {
+      s.fetched_ahead.fetch_add(static_cast<int64_t>(ranges.size()));
+      fetch();
+    }
+  }
+}
+
+void PrefetchReader::TakeBackFromFetcher(size_t producer, size_t i) {
+  Shared& s = *shared_;
+  Shared::Fetcher& f = s.fetchers[producer];
+  std::unique_lock<std::mutex> lock(s.mu);
+  auto it = std::find(f.jobs.begin(), f.jobs.end(), i);
+  if (it != f.jobs.end()) f.jobs.erase(it);
+  s.fetch_cv.wait(lock, [&] { return s.stop || std::find(f.reserving.begin(), f.reserving.end(), i) == f.reserving.end(); });
+}
+
 void PrefetchReader::Produce(size_t producer) {
   Shared& s = *shared_;
   struct Done {
     Shared& s;
-    ~Done() { s.producers_done.fetch_add(1, std::memory_order_release); }
-  } done{s};
+    size_t producer;
+    ~Done() {
+      if (!s.fetchers.empty()) {
+        std::lock_guard<std::mutex> lock(s.mu);
+        s.fetchers[producer].closed = true;
+      }
+      s.fetch_cv.notify_all();
+      s.producers_done.fetch_add(1, std::memory_order_release);
+    }
+  } done{s, producer};
   const size_t p = s.queues.size();
   Shared::Queue& q = s.queues[producer];
   for (size_t i = producer; i < ranges_.size(); i += p) {
@@ -185,6 +248,22 @@ void PrefetchReader::Produce(size_t producer) {
         std::lock_guard<std::mutex> lock(s.mu);
         return s.stop;
       });
+    }
+    if (fetch_) {
+      // This range is ours now; the next one goes to the fetcher while we read and decode this one.
+      TakeBackFromFetcher(producer, i);
+      std::lock_guard<std::mutex> lock(s.mu);
+      if (s.stop) return;
+      Shared::Fetcher& f = s.fetchers[producer];
+      f.handed = std::max(f.handed, i + 1);
+      for (size_t k = 1; k <= static_cast<size_t>(fetch_ahead_); ++k) {
+        const size_t j = i + k * p;
+        if (j >= ranges_.size()) break;
+        if (j < f.handed) continue;
+        f.jobs.push_back(j);
+        f.handed = j + 1;
+      }
+      s.fetch_cv.notify_all();
     }
     RangeOutput out;
     const double t0 = NowSeconds();
@@ -319,6 +398,7 @@ PrefetchStats PrefetchReader::stats() const {
     out.queue_full = shared_->queue_full;
     out.max_queue_depth = shared_->max_depth;
     out.range_seconds = shared_->range_seconds;
+    out.fetched_ahead = shared_->fetched_ahead.load();
   }
   return out;
 }

@@ -6,10 +6,11 @@ size_t ReadAheadCache::Reserve(std::span<const ByteRange> ranges) {
   std::lock_guard<std::mutex> lock(mu_);
   size_t n = 0;
   for (const ByteRange& r : ranges) {
-    if (reserved_ + r.length > limit_) break;
+    if (held_ + r.length > limit_) break;
     Entry e;
     if (memory_ && !memory_->TryCharge(r.length, &e.memory)) break;
     reserved_ += r.length;
+    held_ += r.length;
     e.range = r;
     entries_.push_back(std::move(e));
     ++n;
@@ -29,6 +30,7 @@ void ReadAheadCache::Fill(const ByteRange& range, Buffer data) {
         } else {
           e.state = Entry::State::kFailed;
           e.memory.Release();
+          held_ -= range.length;
         }
         break;
       }
@@ -44,6 +46,7 @@ void ReadAheadCache::Fail(const ByteRange& range) {
       if (e.state == Entry::State::kPending && e.range == range) {
         e.state = Entry::State::kFailed;
         e.memory.Release();
+        held_ -= range.length;
         break;
       }
     }
@@ -53,25 +56,51 @@ void ReadAheadCache::Fail(const ByteRange& range) {
 
 std::vector<std::optional<Buffer>> ReadAheadCache::Take(std::span<const ByteRange> ranges) {
   std::vector<std::optional<Buffer>> out(ranges.size());
+  std::vector<Entry*> taken;
   std::unique_lock<std::mutex> lock(mu_);
   for (size_t i = 0; i < ranges.size(); ++i) {
     const ByteRange& want = ranges[i];
     for (Entry& e : entries_) {
-      if (want.offset < e.range.offset || want.end() > e.range.end() || e.state == Entry::State::kFailed) continue;
+      if (want.offset < e.range.offset || want.end() > e.range.end()) continue;
+      if (e.state == Entry::State::kFailed || e.state == Entry::State::kTaken) continue;
       cv_.wait(lock, [&] { return e.state != Entry::State::kPending; });
       if (e.state != Entry::State::kReady) continue;
       out[i] = e.data.Slice(want.offset - e.range.offset, static_cast<size_t>(want.length));
+      if (!e.taken) taken.push_back(&e);
       e.taken = true;
       ++hits_;
       break;
     }
   }
+  // This request has its slices: the cache lets go of the ranges it took from.
+  for (Entry* e : taken) {
+    e->state = Entry::State::kTaken;
+    e->data = Buffer();
+    e->memory.Release();
+    held_ -= e->range.length;
+  }
   return out;
+}
+
+bool ReadAheadCache::Holds(const ByteRange& range) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const Entry& e : entries_) {
+    if ((e.state == Entry::State::kPending || e.state == Entry::State::kReady) && range.offset >= e.range.offset &&
+        range.end() <= e.range.end()) {
+      return true;
+    }
+  }
+  return false;
 }
 
 uint64_t ReadAheadCache::bytes_reserved() const {
   std::lock_guard<std::mutex> lock(mu_);
   return reserved_;
+}
+
+uint64_t ReadAheadCache::bytes_held() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return held_;
 }
 
 uint64_t ReadAheadCache::bytes_filled() const {

@@ -54,6 +54,14 @@ bool RowGroupShare::Claim(const ByteRange& range) {
   return false;
 }
 
+bool RowGroupShare::ClaimIfFree(const ByteRange& range) {
+  std::lock_guard<std::mutex> lock(mu_);
+  Entry& e = pages_.at(range.offset);
+  if (e.state != Entry::State::kFree) return false;
+  e.state = Entry::State::kPending;
+  return true;
+}
+
 void RowGroupShare::Fill(const ByteRange& range, Buffer data) {
   {
     std::lock_guard<std::mutex> lock(mu_);

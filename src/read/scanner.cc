@@ -40,6 +40,8 @@ std::string ScanStats::ToString() const {
   line("prefetch_adaptive_disabled", prefetch_adaptive_disabled);
   line("prefetch_small_files", prefetch_small_files);
   line("prefetch_decoded_ahead", prefetch_decoded_ahead);
+  line("prefetch_fetched_ahead", prefetch_fetched_ahead);
+  line("prefetch_fetch_ahead_bytes", static_cast<int64_t>(prefetch_fetch_ahead_bytes));
   line("prefetch_queue_full", prefetch_queue_full);
   line("prefetch_max_queue_depth", prefetch_max_queue_depth);
   line("prefetch_batches", prefetch_batches);
@@ -189,7 +191,7 @@ Result<std::shared_ptr<Scanner::Impl::OpenedFile>> Scanner::Impl::PrepareFile(
   opened->cancel = cancel ? std::move(cancel) : std::make_shared<io::CancellationToken>();
   ro.io.cancel = opened->cancel.get();
   ro.memory = memory;
-  if (options.warmup.level != WarmupLevel::kNone) {
+  if (options.warmup.level != WarmupLevel::kNone || (options.prefetch.fetch_ahead > 0 && options.prefetch.producers > 1)) {
     opened->cache = std::make_shared<ReadAheadCache>(options.warmup.pre_buffer_limit, memory.get());
     ro.read_ahead = opened->cache;
   }
@@ -243,8 +245,11 @@ void Scanner::Impl::StartReading(OpenedFile& file, bool ahead) const {
     if (r.share) r.share->RangeDone(r.begin, r.end);  // its shared pages may go
     return st;
   };
+  // The PrefetchReader is the file's last member: it (and its fetchers) go before the file.
+  FetchAheadTask fetch;
+  if (file.cache) fetch = [this, f = &file](const std::vector<const ReadRange*>& r) { return PlanFetchAhead(*f, r); };
   file.prefetch = PrefetchReader::Make(file.ranges, std::move(task), options.batch_size, options.prefetch,
-                                       file.cancel.get(), ahead, memory.get());
+                                       file.cancel.get(), ahead, memory.get(), std::move(fetch));
 }
 
 Result<std::shared_ptr<Scanner::Impl::OpenedFile>> Scanner::Impl::TakeNextFile() {
@@ -285,6 +290,7 @@ void Scanner::Impl::FinishFile(OpenedFile& file) {
     stats.prefetch_adaptive_disabled += ps.adaptive_disabled;
     stats.prefetch_small_files += ps.small_files;
     stats.prefetch_decoded_ahead += ps.decoded_ahead;
+    stats.prefetch_fetched_ahead += ps.fetched_ahead;
     stats.prefetch_queue_full += ps.queue_full;
     stats.prefetch_max_queue_depth = std::max(stats.prefetch_max_queue_depth, ps.max_queue_depth);
     stats.prefetch_batches += ps.batches;
@@ -292,7 +298,10 @@ void Scanner::Impl::FinishFile(OpenedFile& file) {
     stats.prefetch_range_s.insert(stats.prefetch_range_s.end(), ps.range_seconds.begin(), ps.range_seconds.end());
     file.prefetch.reset();  // joins the producers before the reader's counters are read
   }
-  if (file.cache) stats.warmup_bytes_unused += file.cache->bytes_unused();
+  if (file.cache) {
+    stats.warmup_bytes_unused += file.cache->bytes_unused();
+    stats.prefetch_fetch_ahead_bytes += file.cache->bytes_reserved() - std::min(file.cache->bytes_reserved(), file.counts.warmup_bytes);
+  }
   ReaderStats rs = file.reader->stats();
   stats.requests += rs.requests;
   stats.read_calls += rs.read_calls;

@@ -7,7 +7,9 @@
 #include <atomic>
 #include <deque>
 #include <memory>
+#include <functional>
 #include <optional>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -114,6 +116,26 @@ struct Scanner::Impl {
   void Drain();
 
   ~Impl() { Drain(); }
+
+  // The rows of a range that may match: statistics and page-index pruning, deletion vectors; empty
+  // when none may. Counts into `stats`. (The range task's first step; the fetch-ahead and the warmup
+  // plan their reads with it too.)
+  Result<RowSelection> RangeCandidates(size_t file_index, FileReader& reader, const ReadRange& range,
+                                       const std::vector<int>& filter_leaf, ScanStats& stats) const;
+  // The leaves of a range's first read: the filter's data columns (read 1), or without a filter the
+  // output columns.
+  Projection FirstReadProjection(const OpenedFile& file) const;
+  // The leaves of read 2 under a filter: the output's data columns the filter does not read.
+  Projection SecondReadProjection(const OpenedFile& file) const;
+  // The byte ranges a read of `projection` over `rows` of range `r` requests (a shared page as a
+  // run of its own), each only once over calls sharing `seen`.
+  Result<std::vector<ByteRange>> RangeReadBytes(const OpenedFile& file, const ReadRange& r, const RowSelection& rows,
+                                                const Projection& projection,
+                                                std::set<std::pair<uint64_t, uint64_t>>& seen) const;
+  // A producer's fetch-ahead of `ranges` (prefetch_reader.h): reserves their first reads' bytes in
+  // the file's cache (claims their free shared pages in the row groups' shares) and returns their
+  // fetch, one planned read.
+  std::function<void()> PlanFetchAhead(OpenedFile& file, const std::vector<const ReadRange*>& ranges) const;
 
   // Evaluates one read range (reads, filter, late materialisation) into `out`; touches no state of
   // the scan, so ranges run in parallel. `room`: at most this many rows are wanted (< 0: no limit).

@@ -49,15 +49,11 @@ Result<ArrayPtr> TakeCodedRows(const ArrayPtr& dictionary, const std::vector<int
 
 }  // namespace
 
-Status Scanner::Impl::ScanRange(size_t file_index, FileReader& reader, const ReadRange& range,
-                                const std::vector<int>& filter_leaf, int64_t room, RangeOutput* result) const {
-  ScanStats& stats = result->stats;
+Result<RowSelection> Scanner::Impl::RangeCandidates(size_t file_index, FileReader& reader, const ReadRange& range,
+                                                    const std::vector<int>& filter_leaf, ScanStats& stats) const {
   const read::ScanFile& file = source.files[file_index];
   const int rg = range.row_group;
   const int64_t rg_rows = reader.row_group_num_rows(rg);
-  // Row-group counters are counted by the row group's first range only.
-  if (range.first_of_row_group) ++stats.row_groups;
-  if (rg_rows == 0 || range.end <= range.begin) return Status::OK();
   const RowSelection window = RowSelection::Range(range.begin, range.end);
   const auto& rg_meta = reader.metadata().row_groups[static_cast<size_t>(rg)];
   // The file's type of a filter column's leaf, when its statistics compare like the table type.
@@ -94,7 +90,7 @@ Status Scanner::Impl::ScanRange(size_t file_index, FileReader& reader, const Rea
     };
     if (predicate->CanMatch(rg_stats) == Match::kNever) {
       if (range.first_of_row_group) ++stats.row_groups_pruned;
-      return Status::OK();
+      return RowSelection();
     }
     if (options.use_page_index) {
       std::vector<int> leaves;
@@ -136,6 +132,19 @@ Status Scanner::Impl::ScanRange(size_t file_index, FileReader& reader, const Rea
     }
   }
   stats.rows_candidate += candidates.Count();
+  return candidates;
+}
+
+Status Scanner::Impl::ScanRange(size_t file_index, FileReader& reader, const ReadRange& range,
+                                const std::vector<int>& filter_leaf, int64_t room, RangeOutput* result) const {
+  ScanStats& stats = result->stats;
+  const read::ScanFile& file = source.files[file_index];
+  const int rg = range.row_group;
+  const int64_t rg_rows = reader.row_group_num_rows(rg);
+  // Row-group counters are counted by the row group's first range only.
+  if (range.first_of_row_group) ++stats.row_groups;
+  if (rg_rows == 0 || range.end <= range.begin) return Status::OK();
+  RAP_ASSIGN_OR_RETURN(RowSelection candidates, RangeCandidates(file_index, reader, range, filter_leaf, stats));
   if (candidates.empty()) return Status::OK();
 
   // Read 1: the filter's data columns for the candidate rows (one planned read); evaluate. A conjunct

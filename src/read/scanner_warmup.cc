@@ -6,6 +6,8 @@
 // this thread, so they never delay the consumer, for local files too. One file ahead only and never
 // past the scan's last file; a scan that stops first (a limit, an error) cancels the thread's reads
 // through the file's CancellationToken and joins it without waiting for them to complete.
+// The same planning serves the producers' fetch-ahead (PlanFetchAhead): a producer's next range's
+// first read, fetched while it decodes the current one (prefetch_reader.h).
 // At RAW the warmed file's producers also start early, as soon as the current file's producers are
 // idle (every range of it produced, StartWarmedFileEarly): their threads and I/O would otherwise sit
 // unused while the consumer drains the queues; this is bounded by the queue budget like DECODED.
@@ -31,43 +33,110 @@ void Scanner::Impl::StartWarmup(size_t index) {
   warming = std::move(w);
 }
 
+Projection Scanner::Impl::FirstReadProjection(const OpenedFile& file) const {
+  Projection projection;
+  if (!predicate) {
+    projection.columns = file.leaves;
+    return projection;
+  }
+  for (int l : file.filter_leaf) {
+    if (l >= 0) projection.columns.push_back(l);
+  }
+  std::sort(projection.columns.begin(), projection.columns.end());
+  projection.columns.erase(std::unique(projection.columns.begin(), projection.columns.end()), projection.columns.end());
+  return projection;
+}
+
+Projection Scanner::Impl::SecondReadProjection(const OpenedFile& file) const {
+  Projection projection;
+  if (!predicate) return projection;
+  const Projection first = FirstReadProjection(file);
+  for (int l : file.leaves) {
+    if (!std::binary_search(first.columns.begin(), first.columns.end(), l)) projection.columns.push_back(l);
+  }
+  return projection;
+}
+
+Result<std::vector<ByteRange>> Scanner::Impl::RangeReadBytes(const OpenedFile& file, const ReadRange& r,
+                                                             const RowSelection& rows, const Projection& projection,
+                                                             std::set<std::pair<uint64_t, uint64_t>>& seen) const {
+  std::vector<ByteRange> out;
+  if (projection.columns.empty() || rows.empty()) return out;
+  RAP_ASSIGN_OR_RETURN(std::vector<ChunkRanges> plan, file.reader->PlanRowGroup(r.row_group, rows, projection));
+  auto add = [&](const ByteRange& b) {
+    if (seen.insert({b.offset, b.length}).second) out.push_back(b);
+  };
+  for (ChunkRanges& cr : plan) {
+    // The ranges the reader will request: a page shared with another range on its own.
+    if (r.share) r.share->CutAtSharedPages(cr);
+    if (cr.dictionary) add(*cr.dictionary);
+    for (const ByteRange& b : cr.runs) add(b);
+  }
+  return out;
+}
+
+std::function<void()> Scanner::Impl::PlanFetchAhead(OpenedFile& file, const std::vector<const ReadRange*>& ranges) const {
+  if (!file.cache || RoomHint() == 0) return nullptr;
+  std::vector<ByteRange> cached;
+  std::vector<std::pair<std::shared_ptr<RowGroupShare>, ByteRange>> claimed;
+  std::set<std::pair<uint64_t, uint64_t>> seen;
+  for (const ReadRange* r : ranges) {
+    if (r->end <= r->begin) continue;
+    // The same rows and pages the range task's first read will ask for; an error here is left to it.
+    ScanStats scratch;
+    Result<RowSelection> rows = RangeCandidates(file.index, *file.reader, *r, file.filter_leaf, scratch);
+    if (!rows.ok()) continue;
+    Result<std::vector<ByteRange>> bytes = RangeReadBytes(file, *r, *rows, FirstReadProjection(file), seen);
+    if (!bytes.ok()) continue;
+    std::vector<ByteRange> mine;
+    for (const ByteRange& b : *bytes) {
+      if (r->share && r->share->Shares(b)) {
+        // A page of several ranges: fetched here only when no range fetched it and the warmup does
+        // not hold it (else it would be requested twice); its users take it from the share. (A range
+        // claims such a page before it takes it from the cache, so one of the two checks sees it.)
+        if (!file.cache->Holds(b) && r->share->ClaimIfFree(b)) claimed.emplace_back(r->share, b);
+      } else {
+        mine.push_back(b);
+      }
+    }
+    const size_t fit = file.cache->Reserve(mine);
+    cached.insert(cached.end(), mine.begin(), mine.begin() + static_cast<std::ptrdiff_t>(fit));
+    if (fit < mine.size()) break;  // the cache's limit or the memory budget: the rest reads normally
+  }
+  if (cached.empty() && claimed.empty()) return nullptr;
+  return [reader = file.reader, cache = file.cache, cached = std::move(cached), claimed = std::move(claimed)] {
+    // A failed fetch is only a miss: the range reads those bytes itself.
+    (void)reader->FetchInto(cached, *cache, "fetch_ahead", claimed);
+  };
+}
+
 Status Scanner::Impl::WarmFile(Warming* w) const {
   RAP_ASSIGN_OR_RETURN(std::shared_ptr<OpenedFile> file, PrepareFile(w->index, w->cancel));
   w->file = file;
   if (file->pruned) return Status::OK();
   file->counts.warmup_files = 1;
-  // The first round trip of each of the first ranges: the filter columns when there is a filter
-  // (read 1), else the output columns, over the range's rows.
-  Projection projection;
-  if (predicate) {
-    for (int l : file->filter_leaf) {
-      if (l >= 0) projection.columns.push_back(l);
-    }
-    std::sort(projection.columns.begin(), projection.columns.end());
-    projection.columns.erase(std::unique(projection.columns.begin(), projection.columns.end()), projection.columns.end());
-  } else {
-    projection.columns = file->leaves;
-  }
-  if (projection.columns.empty()) {
-    if (options.warmup.level == WarmupLevel::kDecoded) StartReading(*file, true);
-    return Status::OK();
-  }
+  // The first round trip of each of the first ranges over its candidate rows: the filter columns
+  // when there is a filter (read 1), else the output columns. With a filter, the first range's read
+  // 2 (the other output columns, over the candidate rows: a superset of the pages of the rows the
+  // filter will select) too, so the consumer's first range of the file needs no dependent round
+  // trip; bytes of pages the filter then leaves out are counted as unused.
+  const Projection first = FirstReadProjection(*file);
+  const Projection second = SecondReadProjection(*file);
   const size_t want = std::min(file->ranges.size(), static_cast<size_t>(std::max(1, options.prefetch.producers)));
   std::vector<ByteRange> reserved;
   std::set<std::pair<uint64_t, uint64_t>> seen;  // a dictionary or a page feeding two ranges: reserved once
   for (size_t i = 0; i < want; ++i) {
     const ReadRange& r = file->ranges[i];
-    RAP_ASSIGN_OR_RETURN(std::vector<ChunkRanges> plan,
-                         file->reader->PlanRowGroup(r.row_group, RowSelection::Range(r.begin, r.end), projection));
-    std::vector<ByteRange> ranges;
-    auto add = [&](const ByteRange& b) {
-      if (seen.insert({b.offset, b.length}).second) ranges.push_back(b);
-    };
-    for (ChunkRanges& cr : plan) {
-      // The ranges the reader will request: a page shared with another range on its own.
-      if (r.share) r.share->CutAtSharedPages(cr);
-      if (cr.dictionary) add(*cr.dictionary);
-      for (const ByteRange& b : cr.runs) add(b);
+    if (r.end <= r.begin) continue;
+    ScanStats scratch;
+    // (The page index this may load is kept by the reader; an error is left to the range task.)
+    Result<RowSelection> candidates = RangeCandidates(file->index, *file->reader, r, file->filter_leaf, scratch);
+    if (!candidates.ok()) break;
+    const RowSelection& rows = *candidates;
+    RAP_ASSIGN_OR_RETURN(std::vector<ByteRange> ranges, RangeReadBytes(*file, r, rows, first, seen));
+    if (i == 0) {
+      RAP_ASSIGN_OR_RETURN(std::vector<ByteRange> more, RangeReadBytes(*file, r, rows, second, seen));
+      ranges.insert(ranges.end(), more.begin(), more.end());
     }
     const size_t fit = file->cache->Reserve(ranges);
     reserved.insert(reserved.end(), ranges.begin(), ranges.begin() + static_cast<std::ptrdiff_t>(fit));

@@ -243,6 +243,14 @@ TEST_F(RewriteDeltaTest, ConcurrentCommitFailsCleanly) {
   auto before = Index::Open(t);
   ASSERT_TRUE(before.ok());
   const int64_t index_version = (*before)->info().manifest_version;
+  auto index_files = [&] {
+    std::set<std::string> files;
+    for (const auto& e : fs::recursive_directory_iterator(t + "/_rap_index")) {
+      if (e.is_regular_file()) files.insert(fs::relative(e.path(), t).string());
+    }
+    return files;
+  };
+  const std::set<std::string> index_before = index_files();
   RewriteOptions o = Options(RewriteLayout::kInterleaved);
   o.in_place = true;
   o.before_commit = [&] {  // another writer commits version 1 first
@@ -264,6 +272,8 @@ TEST_F(RewriteDeltaTest, ConcurrentCommitFailsCleanly) {
   auto after = Index::Open(t);
   ASSERT_TRUE(after.ok());
   EXPECT_EQ((*after)->info().manifest_version, index_version);
+  // The fragments the failed rewrite staged are deleted again; the published schema files stay.
+  EXPECT_EQ(index_files(), index_before);
 }
 
 // A partitioned input (Hive folders here): the partition values become an ordinary column of the

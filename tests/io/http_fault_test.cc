@@ -10,6 +10,9 @@
 
 #include "rap/io/http_store.h"
 #include "rap/io/object_store.h"
+#include "rap/io/planned_read.h"
+#include "rap/plan/estimator.h"
+#include "rap/plan/plan_record.h"
 #include "testing/fault_server.h"
 
 namespace rap::io {
@@ -201,6 +204,63 @@ TEST_F(FaultTest, CancellationStopsAStalledRead) {
   // Both requests were in flight at once (neither waited for the stalled one).
   EXPECT_EQ(server_.requests() - before, 2);
   server_.SetPersistentFault({});
+}
+
+// Failed plans never teach the estimator (fault matrix, docs/reliability.md): a plan that gave up
+// after its attempts (server errors, resets, short bodies, a lying Content-Range) or was cancelled
+// adds no sample and counts as rejected. A plan whose request was retried to success teaches only
+// through its successful attempt: the failed attempts' bytes are not in its payload and the
+// Retry-After wait is not in its latency.
+TEST_F(FaultTest, OnlySuccessfulPlansTeachTheEstimator) {
+  auto store = Store();
+  PlanOptions po;
+  po.estimator = std::make_shared<plan::TransportEstimator>();
+  plan::PlanLog log;
+  po.log = &log;
+  const std::vector<ByteRange> ranges = {{1000, 5000}};
+  uint64_t failed = 0;
+  for (Fault f : {Fault::k503, Fault::k429, Fault::kReset, Fault::kTruncate, Fault::kOversize, Fault::kLieRange}) {
+    server_.SetPersistentFault({f, -1});
+    auto r = ReadPlanned(*store, "/obj", ranges, po);
+    ASSERT_FALSE(r.ok()) << static_cast<int>(f);
+    ++failed;
+  }
+  server_.SetPersistentFault({});
+  CancellationToken cancelled;
+  cancelled.Cancel();
+  po.cancel = &cancelled;
+  ASSERT_FALSE(ReadPlanned(*store, "/obj", ranges, po).ok());
+  ++failed;
+  po.cancel = nullptr;
+
+  ASSERT_EQ(log.size(), failed);
+  for (const plan::PlanRecord& r : log.Records()) {
+    EXPECT_NE(r.outcome, plan::PlanOutcomeKind::kSuccess);
+    EXPECT_FALSE(r.latency_sample_added || r.throughput_sample_added) << plan::PlanOutcomeName(r.outcome);
+  }
+  EXPECT_EQ(po.estimator->Estimate().latency_samples, 0u);
+  EXPECT_EQ(po.estimator->Estimate().throughput_samples, 0u);
+  EXPECT_EQ(po.estimator->rejected_plans(), failed);
+
+  // Retried to success: one sample per plan, of the successful attempt only.
+  server_.QueueFaults({{Fault::kTruncate, -1}, {Fault::kOversize, -1}});
+  plan::PlanRecord truncated_first;
+  auto bytes = ReadPlanned(*store, "/obj", ranges, po, &truncated_first);
+  ASSERT_TRUE(bytes.ok()) << bytes.status().ToString();
+  EXPECT_EQ((*bytes)[0].view(), Data(ranges[0]));
+  EXPECT_EQ(truncated_first.outcome, plan::PlanOutcomeKind::kSuccess);
+  EXPECT_TRUE(truncated_first.latency_sample_added);
+  EXPECT_EQ(truncated_first.payload_bytes, 5000u);  // not the short or the oversized attempt's bytes
+
+  server_.QueueFaults({{Fault::k503, 1}});
+  plan::PlanRecord waited;
+  ASSERT_TRUE(ReadPlanned(*store, "/obj", ranges, po, &waited).ok());
+  EXPECT_TRUE(waited.latency_sample_added);
+  // The successful attempt was issued after the 1 s Retry-After, so its latency leaves at least that
+  // much of the plan's wall time out (an ordering the retry guarantees, not a speed).
+  EXPECT_LE(waited.plan_latency_s, waited.observed_s - 1.0);
+  EXPECT_EQ(po.estimator->Estimate().latency_samples, 2u);
+  EXPECT_EQ(po.estimator->rejected_plans(), failed);
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <map>
 #include <mutex>
 #include <random>
@@ -20,6 +21,7 @@
 
 #include "format/writer_testing.h"
 #include "rap/format/writer.h"
+#include "rap/plan/plan_record.h"
 #include "rap/read/prefetch_reader.h"
 #include "rap/read/read_range.h"
 #include "rap/read/scanner.h"
@@ -120,6 +122,7 @@ TEST(PrefetchPropertyTest, SameRowsForEverySetting) {
           o.prefetch.adaptive = rng() % 2;
           o.prefetch.ranges.split_row_groups = split;
           o.prefetch.ranges.natural_read_size = 64 + rng() % 2048;
+          o.prefetch.fetch_ahead = static_cast<int>(rng() % 4);  // 0: off
           o.warmup.level = warmup;
           o.warmup.pre_buffer_limit = rng() % 2 ? (uint64_t{1} << 30) : 512;
           o.batch_size = batches[k++ % 3];
@@ -342,6 +345,50 @@ TEST_F(WarmupTest, RawFetchesTheNextFileOnceAndTheReaderUsesIt) {
   }
 }
 
+TEST_F(WarmupTest, RawWarmsBothReadsOfTheFirstRangeUnderAFilter) {
+  // One producer (the plain path: no fetch-ahead), whole row groups: the warmed files' first range
+  // makes no data request of its own, read 1 (the filter column) and read 2 (the other output
+  // columns) both come from the warmup; before, read 2 was a dependent round trip. 's' = 'kiwi'
+  // selects rows in every page, so the warmed read-2 pages are exactly those read.
+  plan::PlanLog none_log, raw_log;
+  std::shared_ptr<ObservedStore> raw_store, none_store;
+  ScanOptions o = Plain();
+  o.columns = {"id", "v", "s"};
+  o.filter = *ParseExpr("s = 'kiwi'");
+  o.reader.plan.log = &none_log;
+  auto none = rap::testing::RunScan(Observed(&none_store), o);
+  ASSERT_TRUE(none.ok()) << none.status().ToString();
+  o.warmup.level = WarmupLevel::kRaw;
+  o.reader.plan.log = &raw_log;
+  auto raw = rap::testing::RunScan(Observed(&raw_store), o);
+  ASSERT_TRUE(raw.ok()) << raw.status().ToString();
+  EXPECT_EQ(raw->fingerprint, none->fingerprint);
+  EXPECT_EQ(raw->stats.warmup_files, 2);
+  EXPECT_EQ(raw->stats.warmup_bytes_unused, 0u);
+  EXPECT_EQ(raw->stats.bytes, none->stats.bytes);
+  auto data_reads = [](const plan::PlanLog& log) {
+    std::map<std::string, int> n;
+    for (const plan::PlanRecord& r : log.Records()) {
+      if (r.purpose == "data") ++n[r.object];
+    }
+    return n;
+  };
+  const std::map<std::string, int> without = data_reads(none_log), with = data_reads(raw_log);
+  ASSERT_EQ(without.size(), 3u);
+  int warmed = 0;
+  for (const auto& [object, n] : without) {
+    const int got = with.count(object) ? with.at(object) : 0;
+    if (got == n) continue;  // the first file: not warmed
+    EXPECT_EQ(got, n - 2) << object;  // read 1 and read 2 of its first range came from the warmup
+    ++warmed;
+  }
+  EXPECT_EQ(warmed, 2);
+  for (const auto& [path, rs] : raw_store->ranges()) {
+    std::set<std::pair<uint64_t, uint64_t>> seen;
+    for (const ByteRange& r : rs) EXPECT_TRUE(seen.insert({r.offset, r.length}).second) << path << " " << r.ToString();
+  }
+}
+
 TEST_F(WarmupTest, PreBufferLimitHolds) {
   ScanOptions o = Plain();
   o.prefetch.producers = 3;
@@ -419,6 +466,118 @@ TEST_F(WarmupTest, NoThreadOutlivesADestroyedScanner) {
     scanner->reset();
     EXPECT_EQ(CountThreads(), before);
   }
+}
+
+// A range task that returns one batch holding its row group number.
+Status OneBatch(const ReadRange& r, RangeOutput* out) {
+  ScanBatch b;
+  b.batch.num_rows = 1;
+  b.batch.columns.push_back(rap::testing::MakeInt64Array({r.row_group}));
+  b.row_ids = {static_cast<uint64_t>(r.row_group)};
+  out->batches.push_back(std::move(b));
+  return Status::OK();
+}
+
+TEST(PrefetchReaderTest, FetchAheadFetchesTheNextRangesWhileTheCurrentOneRuns) {
+  const int n = 12, p = 2;
+  std::vector<ReadRange> ranges;
+  for (int i = 0; i < n; ++i) ranges.push_back(ReadRange{i, 0, 10, 1000, true, nullptr});
+  std::mutex mu;
+  std::condition_variable cv;
+  std::vector<int> handed(n, 0), fetched(n, 0);
+  std::vector<bool> handed_before_run(n, false), overlapped(n, false);
+  FetchAheadTask fetch = [&](const std::vector<const ReadRange*>& rs) -> std::function<void()> {
+    std::vector<int> ids;
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      for (const ReadRange* r : rs) {
+        ++handed[static_cast<size_t>(r->row_group)];
+        ids.push_back(r->row_group);
+      }
+    }
+    cv.notify_all();
+    return [&, ids] {
+      {
+        std::lock_guard<std::mutex> lock(mu);
+        for (int i : ids) ++fetched[static_cast<size_t>(i)];
+      }
+      cv.notify_all();
+    };
+  };
+  RangeTask task = [&](const ReadRange& r, RangeOutput* out) -> Status {
+    const size_t i = static_cast<size_t>(r.row_group);
+    std::unique_lock<std::mutex> lock(mu);
+    handed_before_run[i] = handed[i] > 0;
+    // The producer's next range is fetched by its fetcher while this one runs (bounded wait: a
+    // missing fetch fails the test instead of hanging it).
+    if (i + p < static_cast<size_t>(n)) {
+      overlapped[i] = cv.wait_for(lock, std::chrono::seconds(20), [&] { return fetched[i + p] > 0; });
+    }
+    lock.unlock();
+    return OneBatch(r, out);
+  };
+  PrefetchOptions po;
+  po.producers = p;
+  po.min_file_bytes = 0;
+  po.adaptive = false;
+  po.fetch_ahead = 2;
+  io::CancellationToken cancel;
+  auto reader = PrefetchReader::Make(ranges, task, 1, po, &cancel, false, nullptr, fetch);
+  ASSERT_EQ(reader->path(), PrefetchReader::Path::kParallel);
+  std::vector<int64_t> got;
+  while (true) {
+    auto item = reader->Next();
+    ASSERT_TRUE(item.ok()) << item.status().ToString();
+    if (!*item) break;
+    if ((*item)->batch) got.push_back((*item)->batch->batch.columns[0]->values<int64_t>()[0]);
+  }
+  ASSERT_EQ(got.size(), static_cast<size_t>(n));
+  for (int i = 0; i < n; ++i) EXPECT_EQ(got[static_cast<size_t>(i)], i);  // row order
+  EXPECT_EQ(reader->stats().fetched_ahead, n - p);
+  reader.reset();
+  for (int i = 0; i < n; ++i) {
+    SCOPED_TRACE(i);
+    // Ranges past each producer's first are handed once and fetched once, before they run.
+    EXPECT_EQ(handed[static_cast<size_t>(i)], i < p ? 0 : 1);
+    EXPECT_EQ(fetched[static_cast<size_t>(i)], i < p ? 0 : 1);
+    EXPECT_EQ(handed_before_run[static_cast<size_t>(i)], i >= p);
+    if (i + p < n) {
+      EXPECT_TRUE(overlapped[static_cast<size_t>(i)]);
+    }
+  }
+}
+
+TEST(PrefetchReaderTest, DestroyingTheReaderCancelsABlockedFetchAhead) {
+  const int before = CountThreads();
+  std::vector<ReadRange> ranges;
+  for (int i = 0; i < 8; ++i) ranges.push_back(ReadRange{i, 0, 10, 1000, true, nullptr});
+  io::CancellationToken cancel;
+  std::atomic<bool> started{false}, saw_cancel{false};
+  FetchAheadTask fetch = [&](const std::vector<const ReadRange*>&) -> std::function<void()> {
+    return [&] {
+      started = true;
+      // A fetch that only ends when its read is cancelled (at most 20 s).
+      for (int k = 0; k < 20000 && !cancel.cancelled(); ++k) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      saw_cancel = cancel.cancelled();
+    };
+  };
+  PrefetchOptions po;
+  po.producers = 2;
+  po.min_file_bytes = 0;
+  po.adaptive = false;
+  // Range 0 runs once its producer's fetcher is inside the blocked fetch (bounded wait).
+  RangeTask task = [&](const ReadRange& r, RangeOutput* out) -> Status {
+    for (int k = 0; k < 20000 && r.row_group == 0 && !started; ++k) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    return OneBatch(r, out);
+  };
+  auto reader = PrefetchReader::Make(ranges, task, 1, po, &cancel, false, nullptr, fetch);
+  auto item = reader->Next();
+  ASSERT_TRUE(item.ok());
+  ASSERT_TRUE(started);
+  EXPECT_GT(CountThreads(), before);  // the blocked fetcher at least
+  reader.reset();  // cancels the blocked fetch and joins every thread
+  EXPECT_EQ(CountThreads(), before);
+  EXPECT_TRUE(saw_cancel);
 }
 
 TEST(PrefetchReaderTest, AProducerErrorIsStickyAndStopsTheOthers) {

@@ -26,6 +26,7 @@
 #include "testing/fault_server.h"
 #include "testing/index_table.h"
 #include "testing/paths.h"
+#include "testing/process_resources.h"
 #include "testing/scan_table.h"
 
 namespace rap {
@@ -35,11 +36,7 @@ namespace fs = std::filesystem;
 using rap::testing::Fault;
 using rap::testing::FaultSpec;
 
-int ThreadCount() {
-  int n = 0;
-  for ([[maybe_unused]] const auto& e : fs::directory_iterator("/proc/self/task")) ++n;
-  return n;
-}
+using rap::testing::ThreadCount;
 
 class ConcurrentStress : public ::testing::Test {
  protected:

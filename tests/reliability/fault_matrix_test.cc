@@ -6,7 +6,10 @@
 // after retries) or an error that names the object (persistent faults, a stall past the deadline,
 // an object replaced between footer and pages, a file of the table gone), never wrong or partial
 // rows, within a bounded time. Each cell runs against its own rap-netsim, so no transport state
-// (connections, estimator) carries from one cell to the next.
+// (connections, estimator) carries from one cell to the next. After every cell: failed plans taught
+// the endpoint's estimator nothing (its samples are exactly those of the cell's successful plans),
+// and once the cell's readers and its store are gone the process holds no more threads or sockets
+// than before it.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -20,6 +23,8 @@
 #include "rap/index/build.h"
 #include "rap/index/index.h"
 #include "rap/io/object_store.h"
+#include "rap/plan/estimator.h"
+#include "rap/plan/plan_record.h"
 #include "rap/read/file_reader.h"
 #include "rap/read/scanner.h"
 #include "rap/table/scan_source.h"
@@ -27,6 +32,7 @@
 #include "testing/index_table.h"
 #include "testing/netsim_fixture.h"
 #include "testing/paths.h"
+#include "testing/process_resources.h"
 #include "testing/scan_table.h"
 
 namespace rap {
@@ -145,13 +151,18 @@ class FaultMatrix : public ::testing::Test {
   }
 
   // Runs path `p` over the bucket at `base` ("s3://bkt" or the local directory) and returns its rows.
-  static Result<Rows> Run(Path p, const std::string& base, const std::function<void()>& between = {}) {
+  // When `log` is given, every range plan of the path's data reads is appended to it and plans with
+  // (and reports to) `estimator`.
+  static Result<Rows> Run(Path p, const std::string& base, const std::function<void()>& between = {},
+                          plan::PlanLog* log = nullptr, std::shared_ptr<plan::TransportEstimator> estimator = nullptr) {
     Rows rows;
     switch (p) {
       case Path::kFile: {
         RAP_ASSIGN_OR_RETURN(io::ResolvedUrl u, io::OpenUrl(base + "/t/part=b/data.parquet"));
         read::FileReaderOptions o;
         o.use_metadata_cache = false;
+        o.plan.log = log;
+        o.plan.estimator = estimator;
         RAP_ASSIGN_OR_RETURN(auto reader, read::FileReader::Open(u.store, u.path, o));
         if (between) between();  // after the footer, before the pages
         RAP_ASSIGN_OR_RETURN(read::Projection all, reader->Project());
@@ -168,6 +179,8 @@ class FaultMatrix : public ::testing::Test {
         if (between) between();  // after the listing / log, before the files
         read::ScanOptions o;
         o.reader.use_metadata_cache = false;
+        o.reader.plan.log = log;
+        o.reader.plan.estimator = estimator;
         if (p == Path::kPrefetch) {
           o.prefetch.producers = 3;
           o.prefetch.min_file_bytes = 0;
@@ -184,6 +197,8 @@ class FaultMatrix : public ::testing::Test {
       case Path::kLookup: {
         index::IndexOpenOptions oo;
         oo.page_cache_bytes = 0;
+        oo.plan.log = log;
+        oo.plan.estimator = estimator;
         RAP_ASSIGN_OR_RETURN(auto idx, index::Index::Open(base + "/idx", oo));
         if (between) between();  // after the manifest and fragment footers, before the pages
         std::vector<index::Key> keys;
@@ -203,18 +218,67 @@ class FaultMatrix : public ::testing::Test {
   }
 
   // One cell: a fresh rap-netsim over the root with `fault` (query syntax; empty: none), the path
-  // run over s3:// through it; `between` runs after the path opened its metadata.
-  Result<Rows> Cell(Path p, const std::string& fault, const std::function<void()>& between = {}) {
-    rap::testing::NetsimOptions no;
-    no.root = root_;
-    auto server = rap::testing::NetsimServer::Start(no);
-    if (!server.ok()) return server.status();
-    if (!fault.empty()) RAP_RETURN_NOT_OK((*server)->AddFault(fault));
-    setenv("AWS_ENDPOINT_URL", (*server)->url().c_str(), 1);
-    const auto start = std::chrono::steady_clock::now();
-    auto rows = Run(p, "s3://bkt", between);
-    last_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  // run over s3:// through it; `between` runs after the path opened its metadata. `failing`: from
+  // `between` on (or from the start, without one) every request for the object whose path ends so
+  // fails, so every plan reading it must fail. Checks the estimator and the resources after the cell
+  // (CheckEstimator, the leak check below).
+  Result<Rows> Cell(Path p, const std::string& fault, const std::function<void()>& between = {},
+                    const std::string& failing = "") {
+    const rap::testing::ProcessResources before = rap::testing::CurrentResources();
+    Result<Rows> rows = Status::Internal("not run");
+    {
+      rap::testing::NetsimOptions no;
+      no.root = root_;
+      auto server = rap::testing::NetsimServer::Start(no);
+      if (!server.ok()) return server.status();
+      if (!fault.empty()) RAP_RETURN_NOT_OK((*server)->AddFault(fault));
+      setenv("AWS_ENDPOINT_URL", (*server)->url().c_str(), 1);
+      plan::PlanLog log;
+      auto estimator = std::make_shared<plan::TransportEstimator>();
+      size_t mark = 0;  // the plans before `between` ran
+      const std::function<void()> marked = [&] {
+        mark = log.size();
+        between();
+      };
+      const auto start = std::chrono::steady_clock::now();
+      rows = Run(p, "s3://bkt", between ? marked : between, &log, estimator);
+      last_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      CheckEstimator(*estimator, log, mark, failing);
+    }
+    // The cell's readers are gone; its store (connections, transfer thread) goes with the registry's
+    // reference. Nothing of the cell may be left.
+    io::ReleaseUnusedStores();
+    const rap::testing::ProcessResources after = rap::testing::ResourcesSettledTo(before);
+    EXPECT_LE(after.threads, before.threads) << "threads left after the cell";
+    EXPECT_LE(after.sockets, before.sockets) << "sockets left after the cell";
     return rows;
+  }
+
+  // Failed plans never teach the estimator: every plan that added a sample succeeded, every plan
+  // from `mark` on that sent a request for the `failing` object failed, and the cell's estimator
+  // holds exactly the samples of the successful plans and counts every other plan as rejected.
+  static void CheckEstimator(const plan::TransportEstimator& estimator, const plan::PlanLog& log, size_t mark,
+                             const std::string& failing) {
+    size_t latency = 0, throughput = 0, rejected = 0, i = 0;
+    for (const plan::PlanRecord& r : log.Records()) {
+      const bool after_mark = i++ >= mark;
+      if (r.outcome != plan::PlanOutcomeKind::kSuccess) {
+        ++rejected;
+        EXPECT_FALSE(r.latency_sample_added || r.throughput_sample_added) << r.object;
+      }
+      if (after_mark && !failing.empty() && r.object.size() >= failing.size() &&
+          r.object.compare(r.object.size() - failing.size(), failing.size(), failing) == 0) {
+        EXPECT_FALSE(r.chosen_requests > 0 && r.outcome == plan::PlanOutcomeKind::kSuccess)
+            << r.object << " cannot have been read";
+      }
+      latency += r.latency_sample_added;
+      throughput += r.throughput_sample_added;
+    }
+    const size_t window = estimator.config().window;
+    const plan::TransportEstimate e = estimator.Estimate();
+    EXPECT_EQ(e.latency_samples, std::min(latency, window));
+    EXPECT_EQ(e.throughput_samples, std::min(throughput, window));
+    EXPECT_EQ(estimator.rejected_plans(), rejected);
   }
 
   // A transient fault: the rows are exactly the local ones.
@@ -228,9 +292,13 @@ class FaultMatrix : public ::testing::Test {
 
   // A fault that cannot be retried away: an error naming `object`, no rows.
   void ExpectError(Path p, const std::string& fault, const std::string& object, const std::function<void()>& between = {},
-                   std::optional<StatusCode> code = std::nullopt, const std::string& or_message = "") {
+                   std::optional<StatusCode> code = std::nullopt, const std::string& or_message = "",
+                   bool target_gone = false) {
     SCOPED_TRACE(fmt::format("{} under '{}'", PathName(p), fault.empty() ? "(change)" : fault));
-    auto got = Cell(p, fault, between);
+    // A fault on every request for the path's target (count=-1), or the target deleted by `between`,
+    // fails every plan that reads it from then on.
+    const bool target_fails = target_gone || fault.find("count=-1") != std::string::npos;
+    auto got = Cell(p, fault, between, target_fails ? TargetObject(p).substr(std::string("bkt/").size()) : "");
     ASSERT_FALSE(got.ok()) << "returned " << got->size() << " rows";
     EXPECT_NE(got.status().ToString().find(object), std::string::npos) << got.status().ToString();
     if (code) {
@@ -305,7 +373,9 @@ TEST_F(FaultMatrix, MissingFileOfTheTableNamesIt) {
   for (Path p : kPaths) {
     const std::string obj = TargetObject(p);
     const std::string path = root_ + "/" + obj;
-    RestoreAfter(path, [&] { ExpectError(p, "", fs::path(obj).filename().string(), [&] { fs::remove(path); }); });
+    RestoreAfter(path, [&] {
+      ExpectError(p, "", fs::path(obj).filename().string(), [&] { fs::remove(path); }, std::nullopt, "", true);
+    });
   }
 }
 

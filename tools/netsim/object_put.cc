@@ -9,6 +9,8 @@
 
 #include <fmt/format.h>
 
+#include "netsim/http_util.h"
+
 namespace rap::netsim {
 
 namespace fs = std::filesystem;
@@ -73,6 +75,15 @@ Status PutObject(const fs::path& root, std::string_view url_path, const std::str
   if (::rename(temp.c_str(), final_path.c_str()) != 0) {
     ::unlink(temp.c_str());
     return Status::IOError(fmt::format("path '{}': cannot rename into place", url_path));
+  }
+  return Status::OK();
+}
+
+Status DeleteObject(const fs::path& root, std::string_view url_path) {
+  Result<fs::path> file = ResolveUnderRoot(root, url_path);
+  if (!file.ok()) return file.status().Is(StatusCode::kNotFound) ? Status::OK() : file.status();
+  if (::unlink(file->c_str()) != 0 && errno != ENOENT) {
+    return Status::IOError(fmt::format("path '{}': cannot delete", url_path));
   }
   return Status::OK();
 }

@@ -179,8 +179,9 @@ class Session : public std::enable_shared_from_this<Session> {
     stall_seconds_ = 0;  // per response; the connection may have served a stalled one before
     bool head = req_.method() == http::verb::head;
     if (req_.method() == http::verb::put) return RespondPut();
+    if (req_.method() == http::verb::delete_) return RespondDelete();
     if (!head && req_.method() != http::verb::get) {
-      WriteSimple(http::status::method_not_allowed, "only GET, HEAD and PUT are served", keep_alive_, true);
+      WriteSimple(http::status::method_not_allowed, "only GET, HEAD, PUT and DELETE are served", keep_alive_, true);
       return;
     }
     if (!head) {
@@ -302,6 +303,16 @@ class Session : public std::enable_shared_from_this<Session> {
     if (st.Is(StatusCode::kInvalidArgument)) return WriteSimple(http::status::bad_request, st.message(), keep_alive_, true);
     if (!st.ok()) return WriteSimple(http::status::internal_server_error, st.message(), keep_alive_, true);
     WriteSimple(http::status::ok, "stored", keep_alive_, true);
+  }
+
+  // S3 DeleteObject (200 here, S3 answers 204; also for a missing key). Reset and status faults apply.
+  void RespondDelete() {
+    if (MaybeStatusFault()) return;
+    Status st = DeleteObject(srv_.options.root, path_);
+    if (st.Is(StatusCode::kAccessDenied)) return WriteSimple(http::status::forbidden, st.message(), keep_alive_, true);
+    if (st.Is(StatusCode::kInvalidArgument)) return WriteSimple(http::status::bad_request, st.message(), keep_alive_, true);
+    if (!st.ok()) return WriteSimple(http::status::internal_server_error, st.message(), keep_alive_, true);
+    WriteSimple(http::status::ok, "deleted", keep_alive_, true);
   }
 
   // Faults answered without the file body. Returns true if the request was handled.

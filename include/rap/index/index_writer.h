@@ -54,6 +54,11 @@ class IndexWriter {
   // so invisible; `rap index vacuum` deletes them if Publish never follows), Publish the manifest.
   Status Stage();
   Result<Manifest> Publish(const std::string& table_root, const std::string& table_kind, int64_t table_version);
+  // Deletes (best effort) the fragments Stage wrote or began to write, for a caller whose table
+  // commit failed after Stage, so no orphan is left for vacuum to find. Schema files are named by
+  // their content and may be those of published versions too: they are deleted only with
+  // `schema_files` (the caller knows the index is new: its output folder was empty).
+  void DiscardStaged(bool schema_files);
 
  private:
   IndexWriter() = default;
@@ -66,6 +71,7 @@ class IndexWriter {
   std::vector<std::pair<std::string, std::string>> schema_files_;  // (relative path, bytes) to write
   int64_t num_entries_ = 0;
   bool staged_ = false;
+  std::vector<std::string> staged_fragments_, staged_schemas_;  // store paths Stage wrote or began to write
 };
 
 }  // namespace rap::index

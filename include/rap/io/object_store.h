@@ -118,6 +118,12 @@ struct ResolvedUrl {
 // Stores are shared per endpoint within the process (connection reuse, shared estimator).
 Result<ResolvedUrl> OpenUrl(const std::string& url);
 
+// Drops the stores OpenUrl keeps that nobody else holds any more, so that their pooled connections
+// and transfer threads end now rather than with the process; returns how many were dropped. The next
+// OpenUrl of such an endpoint makes a new store. For programs that use many short-lived endpoints
+// (the fault-injection tests start a server per case).
+size_t ReleaseUnusedStores();
+
 // Joins a store path and a relative child path with exactly one '/'.
 std::string JoinPath(const std::string& base, const std::string& child);
 

@@ -192,9 +192,11 @@ class FileReader : public std::enable_shared_from_this<FileReader> {
   Result<std::vector<Buffer>> FetchRanges(const std::vector<ByteRange>& ranges, const char* purpose = "data");
 
  public:
-  // Fetches `ranges` into `cache` (already reserved there): a planned read tagged "warmup", counted
-  // in stats() like any read. Fails the ranges on an error (they become misses).
-  Status FetchInto(const std::vector<ByteRange>& ranges, ReadAheadCache& cache);
+  // Fetches `ranges` into `cache` (already reserved there) and `claimed` (shared pages, each claimed
+  // in its row group's share) into their shares, in one planned read tagged `purpose`, counted in
+  // stats() like any read. Fails the ranges on an error (they become misses).
+  Status FetchInto(const std::vector<ByteRange>& ranges, ReadAheadCache& cache, const char* purpose = "warmup",
+                   const std::vector<std::pair<std::shared_ptr<RowGroupShare>, ByteRange>>& claimed = {});
 
  private:
   Result<std::vector<Buffer>> FetchPlanned(const std::vector<ByteRange>& ranges, const char* purpose);

@@ -23,6 +23,11 @@ struct PrefetchOptions {
   // cost about what they save.
   uint64_t min_file_bytes = uint64_t{256} << 10;
   bool adaptive = true;  // the seed's adaptive disable
+  // Each producer keeps the first reads (the filter columns, or the output columns without a filter)
+  // of its next `fetch_ahead` ranges fetched ahead, on a fetcher thread of its own, while it decodes
+  // the current range, so a producer's round trips overlap its decoding and each other (one planned
+  // read for the ranges due; prefetch_reader.h). 0: off.
+  int fetch_ahead = 2;
   RangeOptions ranges;
 };
 

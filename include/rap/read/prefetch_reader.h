@@ -11,6 +11,18 @@
 // batches than one producer's queue can buffer: its producer would stall on a full queue before the
 // consumer got its first batch, so parallel reading cannot help that file.
 //
+// Fetch-ahead (PrefetchOptions::fetch_ahead = K, parallel path): each producer owns a fetcher
+// thread. When the producer starts range i it hands its next K ranges (i + P, ..., i + K P; those
+// not handed yet) to its fetcher, which takes every range handed to it and not begun, reserves what
+// their first reads will request (FetchAheadTask's first step: in the file's ReadAheadCache and, for
+// shared pages, the row group's RowGroupShare) and fetches them in one planned read while the
+// producer reads and decodes range i; when the producer reaches such a range its read takes those
+// bytes from the cache (waiting while they are in flight). A producer that reaches a range its
+// fetcher is reserving waits for the reservation (never for the fetch), and takes a range the
+// fetcher has not begun back from it, so no byte is requested twice. Each producer has at most K
+// ranges fetched ahead: memory is bounded by K P ranges' compressed bytes, charged to the memory
+// budget (a range that does not fit is not fetched ahead) and within the cache's limit.
+//
 // Decoding ahead (DECODED warmup of a file that takes the plain path): with `decode_ahead`, one
 // thread runs the first range's task as soon as the reader is made, so the file's first range is
 // decoded while the previous file is still being consumed; Next() then takes its output (waiting if
@@ -50,6 +62,12 @@ struct RangeOutput {
 };
 // Reads and decodes one range. Runs on producer threads: must touch no shared state unsynchronised.
 using RangeTask = std::function<Status(const ReadRange&, RangeOutput*)>;
+// Fetch-ahead of ranges: reserves the bytes their first reads will request and returns the fetch
+// that fills them, one planned read (null: nothing to fetch ahead). The first step runs on a fetcher thread while the
+// range's own producer waits for it, the fetch while nobody waits for it; both must touch no shared
+// state unsynchronised and the fetch must return promptly once the reader's CancellationToken is
+// cancelled.
+using FetchAheadTask = std::function<std::function<void()>(const std::vector<const ReadRange*>&)>;
 
 // One step of the consumer: a batch of range `range`, or the end of that range (with its counters).
 struct PrefetchItem {
@@ -65,6 +83,7 @@ struct PrefetchStats {
   int64_t adaptive_disabled = 0;      // files on the plain path by the adaptive rule
   int64_t small_files = 0;            // files on the plain path by min_file_bytes
   int64_t decoded_ahead = 0;          // plain-path files whose first range was decoded ahead
+  int64_t fetched_ahead = 0;          // ranges whose first read a fetcher fetched ahead
   int64_t queue_full = 0;             // a producer found its queue full
   int64_t max_queue_depth = 0;        // batches in one queue, at most
   int64_t batches = 0;
@@ -79,10 +98,12 @@ class PrefetchReader {
 
   // `ranges` in row order; `batch_size` (rows per batch) feeds the adaptive rule; `cancel` (optional,
   // must outlive the reader) is cancelled with the producers; `memory` (optional, must outlive the
-  // reader) is the budget the batches are charged to. Starts the producers (kParallel).
+  // reader) is the budget the batches are charged to; `fetch_ahead` (optional; used on the parallel
+  // path when options.fetch_ahead) fetches a producer's next range. Starts the producers (kParallel).
   static std::unique_ptr<PrefetchReader> Make(std::vector<ReadRange> ranges, RangeTask task, int64_t batch_size,
                                               const PrefetchOptions& options, io::CancellationToken* cancel = nullptr,
-                                              bool decode_ahead = false, MemoryBudget* memory = nullptr);
+                                              bool decode_ahead = false, MemoryBudget* memory = nullptr,
+                                              FetchAheadTask fetch_ahead = nullptr);
   ~PrefetchReader();  // cancels and joins
   PrefetchReader(const PrefetchReader&) = delete;
   PrefetchReader& operator=(const PrefetchReader&) = delete;
@@ -107,10 +128,16 @@ class PrefetchReader {
   PrefetchReader() = default;
   Status RunPlainRange(RangeOutput* out);
   void Produce(size_t producer);
+  void FetchAhead(size_t producer);  // producer's fetcher thread
+  // Before producer `producer` runs range `i`: takes it back from its fetcher if not begun, waits
+  // while the fetcher is reserving it.
+  void TakeBackFromFetcher(size_t producer, size_t i);
 
   Path path_ = Path::kPlain;
   std::vector<ReadRange> ranges_;
   RangeTask task_;
+  FetchAheadTask fetch_;
+  int fetch_ahead_ = 0;  // K
   io::CancellationToken* cancel_ = nullptr;
   MemoryBudget* memory_ = nullptr;
   size_t next_range_ = 0;

@@ -1,13 +1,16 @@
-// ReadAheadCache: byte ranges of one file fetched ahead of its reader (RAW warmup, seed 001). The
-// warmup registers the ranges it is about to fetch (Reserve, within the pre-buffer limit), fetches
-// them on its own thread and fills them in; the file's FileReader (FileReaderOptions::read_ahead)
-// takes every requested range that lies inside a cached one from the cache — waiting for it while
-// it is still in flight, so nothing is requested twice — and reads the rest normally. A range that
-// failed or was cancelled is a miss (read normally). Each cached range is handed out once per
-// containing request and its bytes are released when the cache goes away; bytes filled but never
-// taken are reported as unused. With a memory budget (the scan's), each reserved range is charged to
-// it while the cache holds it; a range that does not fit the budget now is not reserved (the warmup
-// degrades to fewer ranges, it never waits).
+// ReadAheadCache: byte ranges of one file fetched ahead of its reader (seed 001): by the RAW warmup
+// (the next file's first ranges) and by the producers' fetch-ahead (each producer's next range,
+// fetched while it decodes the current one; prefetch_reader.h). The fetcher registers the ranges it
+// is about to fetch (Reserve, within the limit), fetches them on its own thread and fills them in;
+// the file's FileReader (FileReaderOptions::read_ahead) takes every requested range that lies inside
+// a cached one from the cache — waiting for it while it is still in flight, so nothing is requested
+// twice — and reads the rest normally. A range that failed or was cancelled is a miss (read
+// normally). A cached range is handed out to one request (Take call): every requested range inside
+// it gets a slice, then the cache lets go of it, so the cache holds only what is fetched and not yet
+// read. `limit_bytes` bounds the bytes held at once (reserved and not yet taken, failed or
+// released). Bytes filled but never taken are reported as unused. With a memory budget (the
+// scan's), each reserved range is charged to it while the cache holds it; a range that does not fit
+// the budget now is not reserved (the fetcher degrades to fewer ranges, it never waits).
 #pragma once
 
 #include <condition_variable>
@@ -38,7 +41,11 @@ class ReadAheadCache {
   // flight), else nullopt.
   std::vector<std::optional<Buffer>> Take(std::span<const ByteRange> ranges);
 
+  // A range in flight or filled, not taken yet, contains `range`.
+  bool Holds(const ByteRange& range) const;
+
   uint64_t bytes_reserved() const;  // reserved in total
+  uint64_t bytes_held() const;      // reserved and not yet taken or failed
   uint64_t bytes_filled() const;    // fetched
   uint64_t bytes_unused() const;    // fetched and never taken
   int64_t hits() const;             // requested ranges answered from the cache
@@ -46,7 +53,7 @@ class ReadAheadCache {
  private:
   struct Entry {
     ByteRange range;
-    enum class State { kPending, kReady, kFailed } state = State::kPending;
+    enum class State { kPending, kReady, kFailed, kTaken } state = State::kPending;
     Buffer data;
     bool taken = false;
     MemoryCharge memory;  // the range's bytes, charged to memory_
@@ -56,7 +63,7 @@ class ReadAheadCache {
   mutable std::mutex mu_;
   std::condition_variable cv_;
   std::deque<Entry> entries_;  // in Reserve order (a deque: Take holds references while it waits)
-  uint64_t reserved_ = 0, filled_ = 0;
+  uint64_t reserved_ = 0, filled_ = 0, held_ = 0;
   int64_t hits_ = 0;
 };
 

@@ -47,6 +47,8 @@ class RowGroupShare {
   // Claims `range` (a shared page): true when the caller must fetch it and then Fill or Fail it;
   // false when another range fetched or is fetching it (take it with Wait).
   bool Claim(const ByteRange& range);
+  // A fetch-ahead's claim (prefetch_reader.h): claims `range` only when no range fetched it yet.
+  bool ClaimIfFree(const ByteRange& range);
   void Fill(const ByteRange& range, Buffer data);
   void Fail(const ByteRange& range);
   // The bytes of a range claimed by another range, once fetched; nullopt when that fetch failed, or

@@ -115,14 +115,19 @@ struct ScanStats {
   int64_t prefetch_adaptive_disabled = 0;
   int64_t prefetch_small_files = 0;
   int64_t prefetch_decoded_ahead = 0;  // plain-path files whose first range was decoded ahead (DECODED)
+  // Ranges whose first read a producer's fetcher fetched while the producer decoded (fetch-ahead),
+  // and the bytes it reserved for them.
+  int64_t prefetch_fetched_ahead = 0;
+  uint64_t prefetch_fetch_ahead_bytes = 0;
   int64_t prefetch_queue_full = 0;
   int64_t prefetch_max_queue_depth = 0;
   int64_t prefetch_batches = 0;
   double prefetch_consumer_wait_s = 0;
   std::vector<double> file_boundary_wait_s;  // per file after the first: wait for its first item
   std::vector<double> prefetch_range_s;
-  // Warmup (warmup.h): files warmed; bytes fetched for them ahead of time; of those, bytes the scan
-  // never used (a limit, or pruning); files that did not fit the pre-buffer limit whole.
+  // Warmup (warmup.h): files warmed; bytes fetched for them ahead of time; bytes fetched ahead (by the
+  // warmup or a producer's fetch-ahead) that the scan never used (a limit, or pruning); files that
+  // did not fit the pre-buffer limit whole.
   int64_t warmup_files = 0;
   uint64_t warmup_bytes = 0;
   uint64_t warmup_bytes_unused = 0;
