@@ -197,24 +197,32 @@ Result<std::shared_ptr<Scanner::Impl::OpenedFile>> Scanner::Impl::PrepareFile(
   }
   RAP_ASSIGN_OR_RETURN(opened->reader, FileReader::Open(source.store, file.path, ro));
   const FileReader& reader = *opened->reader;
-  for (const ColumnSource& cs : filter_cols) {
+  if (!source.field_ids.empty()) {
+    // Column mapping `id`: a file without field ids cannot be read by id (the protocol: refuse it).
+    bool any_id = false;
+    for (const parquet::SchemaNode& n : reader.schema().nodes()) any_id = any_id || n.field_id.has_value();
+    if (!any_id) {
+      return Status::NotSupported(file.path + ": the Parquet schema holds no field ids, but the table finds its "
+                                  "columns by field id (Delta column mapping mode 'id')");
+    }
+  }
+  auto columns = std::make_shared<FileColumns>();
+  for (const ColumnSource& cs : out_cols) columns->out.push_back(BindColumn(cs, reader));
+  for (const ColumnSource& cs : filter_cols) columns->filter.push_back(BindColumn(cs, reader));
+  opened->columns = columns;
+  for (const FileColumn& fc : columns->filter) {
     int leaf = -1;
-    if (cs.partition < 0) {
+    if (fc.present) {
       for (const parquet::FieldNode& f : reader.schema().fields()) {
-        if (f.field.name == cs.physical && f.column >= 0 && f.children.empty()) leaf = f.column;
+        if (f.field.name == fc.name && f.column >= 0 && f.children.empty()) leaf = f.column;
       }
     }
     opened->filter_leaf.push_back(leaf);
   }
   // The leaves the scan reads: filter columns and the output's data columns present in the file.
   std::vector<std::string> phys;
-  for (const ColumnSource& cs : out_cols) {
-    if (cs.partition >= 0) continue;
-    for (const parquet::FieldNode& f : reader.schema().fields()) {
-      if (f.field.name == cs.physical && std::find(phys.begin(), phys.end(), cs.physical) == phys.end()) {
-        phys.push_back(cs.physical);
-      }
-    }
+  for (const FileColumn& fc : columns->out) {
+    if (fc.present && std::find(phys.begin(), phys.end(), fc.name) == phys.end()) phys.push_back(fc.name);
   }
   std::vector<int> leaves;
   if (!phys.empty()) {
@@ -240,8 +248,9 @@ void Scanner::Impl::StartReading(OpenedFile& file, bool ahead) const {
   auto reader = file.reader;
   const size_t index = file.index;
   const std::vector<int> filter_leaf = file.filter_leaf;
-  RangeTask task = [this, reader, index, filter_leaf](const ReadRange& r, RangeOutput* out) {
-    Status st = ScanRange(index, *reader, r, filter_leaf, RoomHint(), out);
+  std::shared_ptr<const FileColumns> columns = file.columns;
+  RangeTask task = [this, reader, index, filter_leaf, columns](const ReadRange& r, RangeOutput* out) {
+    Status st = ScanRange(index, *reader, r, filter_leaf, *columns, RoomHint(), out);
     if (r.share) r.share->RangeDone(r.begin, r.end);  // its shared pages may go
     return st;
   };

@@ -294,8 +294,9 @@ Status LoadCheckpoint(const io::ObjectStorePtr& store, const std::string& log_di
 }  // namespace
 
 bool IsSupportedReaderFeature(const std::string& feature) {
-  // columnMapping (modes name and id) is handled by the table layer: columns are read by their
-  // physical names, at the top level and inside structs, arrays and maps. deletionVectors: the Scanner skips the rows a
+  // columnMapping (modes name and id) is handled by the table layer and the Scanner: columns are read
+  // by their physical names (mode name) or Parquet field ids (mode id), at the top level and inside
+  // structs, arrays and maps. deletionVectors: the Scanner skips the rows a
   // file's deletion vector lists (rap/table/deletion_vector.h).
   // typeWidening: old files keep their narrower types; the Scanner converts them to the table type
   // (only lossless conversions exist; anything else is an error naming the column).
@@ -430,8 +431,15 @@ Result<TableSnapshot> OpenDeltaTable(const io::ObjectStorePtr& store, const std:
   RAP_ASSIGN_OR_RETURN(DeltaLogSnapshot log, ReadDeltaLog(store, root, options));
   RAP_RETURN_NOT_OK(CheckReaderSupport(log.protocol, log.metadata, root));
   ColumnMappingMode mode = ColumnMappingMode::kNone;
+  // The protocol: the mode property counts only on Reader Version 2, or 3 with the columnMapping
+  // reader feature.
+  const bool mapping_supported =
+      log.protocol.min_reader_version == 2 ||
+      (log.protocol.min_reader_version == 3 &&
+       std::find(log.protocol.reader_features.begin(), log.protocol.reader_features.end(), "columnMapping") !=
+           log.protocol.reader_features.end());
   if (auto it = log.metadata.configuration.find("delta.columnMapping.mode");
-      it != log.metadata.configuration.end() && (it->second == "name" || it->second == "id")) {
+      mapping_supported && it != log.metadata.configuration.end() && (it->second == "name" || it->second == "id")) {
     mode = it->second == "name" ? ColumnMappingMode::kName : ColumnMappingMode::kId;
   }
   RAP_ASSIGN_OR_RETURN(DeltaSchema schema, ParseDeltaSchema(log.metadata.schema_string, mode));
@@ -443,6 +451,7 @@ Result<TableSnapshot> OpenDeltaTable(const io::ObjectStorePtr& store, const std:
   snap.schema = schema.schema;
   snap.physical_names = schema.physical_names;
   snap.physical_types = schema.physical_types;
+  snap.field_ids = schema.field_ids;
   std::vector<std::string> part_physical;
   for (const std::string& name : log.metadata.partition_columns) {
     int idx = schema.schema->FieldIndex(name);
@@ -467,7 +476,11 @@ Result<TableSnapshot> OpenDeltaTable(const io::ObjectStorePtr& store, const std:
     f.stats_json = std::move(a.stats);
     for (size_t i = 0; i < part_physical.size(); ++i) {
       auto it = a.partition_values.find(part_physical[i]);
-      if (it == a.partition_values.end()) it = a.partition_values.find(snap.partition_columns[i].name);
+      // Without column mapping the physical name is the logical one; with it, only the physical name
+      // counts (a logical name can be another column's physical name after renames).
+      if (it == a.partition_values.end() && mode == ColumnMappingMode::kNone) {
+        it = a.partition_values.find(snap.partition_columns[i].name);
+      }
       if (it == a.partition_values.end()) {
         return Status::Corrupt(root + ": add '" + a.path + "' has no partition value for column '" +
                                snap.partition_columns[i].name + "'");
