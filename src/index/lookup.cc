@@ -271,6 +271,7 @@ Result<LookupResult> Index::Lookup(std::span<const Key> keys, const LookupOption
           const FragmentState& f = *snap->fragments[static_cast<size_t>(fi)];
           read::FileReaderOptions ro;
           ro.object_info = f.info;
+          ro.plan = impl_->options.plan;
           RAP_ASSIGN_OR_RETURN(auto reader, read::FileReader::Open(cs, f.path, ro));
           RAP_ASSIGN_OR_RETURN(read::Projection proj, reader->Project({}));
           std::map<int, std::vector<int>> by_rg;

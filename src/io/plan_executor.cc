@@ -108,7 +108,8 @@ Result<std::vector<Buffer>> ReadPlanned(ObjectStore& store, const std::string& p
   }
 
   ReadOptions ro;
-  ro.max_concurrency = static_cast<int>(std::clamp<uint64_t>(options.planner.max_concurrency, 1, 10));
+  ro.max_concurrency = static_cast<int>(
+      std::clamp<uint64_t>(options.planner.max_concurrency, 1, static_cast<uint64_t>(kMaxPlanConcurrency)));
   ro.cancel = options.cancel;
   ro.expected_etag = options.expected_etag;
   ReadStats stats;

@@ -361,5 +361,26 @@ TEST(ScriptedPlannedRead, StorePolicyRecordsTheStoresShape) {
   EXPECT_EQ(rec.chosen_bytes, 30 * 64 * kKiB + 29 * 4 * kKiB);
 }
 
+// The requests in flight per plan follow PlannerConfig::max_concurrency: 10 by default (seed 000's
+// model), raised by a caller whose reads are latency-bound (the RAP index's lookups use 32, so a
+// cold covered lookup's dozen index-page ranges go out in one wave), at most kMaxPlanConcurrency.
+TEST(ScriptedPlannedRead, RequestsInFlightFollowThePlannersConcurrency) {
+  const std::string data = Pattern(4 * kMiB, 9);
+  ScriptedStore store(data);
+  std::vector<ByteRange> twelve;
+  for (uint64_t i = 0; i < 12; ++i) twelve.push_back({i * 256 * kKiB, 1000});
+  for (const auto& [configured, expected] : std::vector<std::pair<uint64_t, int>>{
+           {plan::PlannerConfig{}.max_concurrency, 10}, {32, 32}, {1000, kMaxPlanConcurrency}, {0, 1}}) {
+    PlanOptions opts;
+    opts.policy = PlanPolicy::Exact();
+    opts.estimator = std::make_shared<TransportEstimator>();
+    opts.planner.max_concurrency = configured;
+    auto b = ReadPlanned(store, "/o", twelve, opts);
+    ASSERT_TRUE(b.ok()) << b.status().ToString();
+    ASSERT_NO_FATAL_FAILURE(ExpectBytes(data, twelve, *b));
+    EXPECT_EQ(store.last_max_concurrency, expected) << "configured " << configured;
+  }
+}
+
 }  // namespace
 }  // namespace rap::io

@@ -20,6 +20,11 @@
 
 namespace rap::io {
 
+// The most requests one plan keeps in flight, whatever PlannerConfig::max_concurrency asks (its
+// default, 10, is seed 000's model of a scan's reads; latency-bound callers such as the RAP index's
+// lookups raise it so a dozen small ranges go out in one wave).
+inline constexpr int kMaxPlanConcurrency = 64;
+
 struct PlanOptions {
   // Unset: auto for remote stores (ObjectStore::is_remote()), exact for local files.
   std::optional<plan::PlanPolicy> policy;
