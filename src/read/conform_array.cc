@@ -148,6 +148,39 @@ FileColumn BindColumn(const ColumnSource& cs, const FileReader& reader) {
   return out;
 }
 
+Result<ArrayPtr> StructFieldAt(const ArrayPtr& column, const std::vector<size_t>& path) {
+  ArrayPtr cur = column;
+  for (size_t k : path) {
+    if (!cur->type || cur->type->id != TypeId::kStruct || k >= cur->children.size()) {
+      return Status::Internal("struct field path does not match the column's type");
+    }
+    // Struct children are indexed like the struct (they share its offset).
+    ArrayPtr child = SliceArray(cur->children[k], cur->offset, cur->length);
+    const bool parent_nulls = cur->null_count != 0 && !cur->buffers.empty() && !cur->buffers[0].empty();
+    if (parent_nulls && child->type && child->type->id != TypeId::kNull) {
+      auto out = std::make_shared<ArrayData>(*child);
+      const int64_t bits = out->offset + out->length;
+      Buffer validity = Buffer::Allocate(static_cast<size_t>((bits + 7) / 8));
+      std::memset(validity.mutable_data(), 0, validity.size());
+      int64_t nulls = 0;
+      for (int64_t i = 0; i < out->length; ++i) {
+        if (cur->IsNull(i) || child->IsNull(i)) {
+          ++nulls;
+        } else {
+          const int64_t j = out->offset + i;
+          validity.mutable_data()[j >> 3] |= static_cast<uint8_t>(1u << (j & 7));
+        }
+      }
+      if (out->buffers.empty()) out->buffers.resize(1);
+      out->buffers[0] = std::move(validity);
+      out->null_count = nulls;
+      child = std::move(out);
+    }
+    cur = std::move(child);
+  }
+  return cur;
+}
+
 Result<ArrayPtr> ConformArray(const ArrayPtr& array, const DataTypePtr& type, const DataTypePtr& file_type,
                               const std::string& column) {
   if (!type->IsNested()) return CastArray(array, type);

@@ -32,6 +32,9 @@ struct ColumnSource {
   int partition = -1;    // index into partition_columns, or -1 for a data column
   bool by_id = false;    // found in files by field id (ScanSource::field_ids)
   FieldIdTree ids;       // when by_id
+  // A struct field projected as a column of its own (ScanOptions::columns "s.x"): the child indices
+  // from the top-level column (`type`) down to it; empty = the whole column.
+  std::vector<size_t> path;
 };
 
 // Where a data column is in one file: its in-file name and the in-file names of its nested fields.
@@ -46,6 +49,9 @@ struct FileColumns {
 // The binding of `cs` in the file `reader` reads (src/read/conform_array.cc): by field id when
 // cs.by_id (struct fields at any depth too; ids the file lacks are absent), else by cs.physical.
 FileColumn BindColumn(const ColumnSource& cs, const FileReader& reader);
+// The struct field at `path` (child indices) of a struct column: its values, NULL where it or any
+// struct above it is NULL.
+Result<ArrayPtr> StructFieldAt(const ArrayPtr& column, const std::vector<size_t>& path);
 
 // One conjunct of the filter's top-level AND, bound to its own columns.
 struct FilterStage {

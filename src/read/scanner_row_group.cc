@@ -303,6 +303,9 @@ Status Scanner::Impl::ScanRange(size_t file_index, FileReader& reader, const Rea
     } else {
       RAP_ASSIGN_OR_RETURN(arr, ColumnOfRead(db, cs, columns.out[o], n, file.path, "read 2"));
     }
+    if (!cs.path.empty()) {
+      RAP_ASSIGN_OR_RETURN(arr, StructFieldAt(arr, cs.path));
+    }
     out.columns.push_back(std::move(arr));
   }
   const uint64_t base = (static_cast<uint64_t>(file_index) << kRowIdFileShift) + static_cast<uint64_t>(reader.row_group_first_row(rg));

@@ -216,6 +216,17 @@ TEST_P(ColumnMapping, NestedPhysicalNamesRenamesAndDrops) {
                           R"(4 | {"given name": "Dan", "age": 22, "city": "Oslo"} | [{"tag name": "c"}] | null | x)",
                           R"(5 | {"given name": "Eve", "age": null, "city": null} | [{"tag name": null}] | {"z": {"v": null}} | null)",
                       }));
+  // Struct fields projected by their logical paths: NULL where the struct is NULL, or the field is
+  // absent from an older file.
+  ScanArgs nested;
+  nested.columns = {"person.given name", "person.city", "id"};
+  auto fields = ScanAll(root, std::nullopt, nested);
+  ASSERT_TRUE(fields.ok()) << fields.status().ToString();
+  EXPECT_EQ(fields->names, (std::vector<std::string>{"person.given name", "person.city", "id"}));
+  EXPECT_EQ(fields->rows, (std::vector<std::string>{"Ann | null | 1", "null | null | 2", "null | null | 3",
+                                                    "Dan | Oslo | 4", "Eve | null | 5"}));
+  nested.columns = {"person.first name"};  // the old logical name
+  EXPECT_EQ(ScanAll(root, std::nullopt, nested).status().code(), StatusCode::kInvalidArgument);
 }
 
 INSTANTIATE_TEST_SUITE_P(Modes, ColumnMapping, ::testing::Values("name", "id"));
@@ -451,6 +462,13 @@ TEST_P(ColumnMapping, PartitionsDeletionVectorsRenamedSwappedAndReAddedColumns) 
   EXPECT_EQ(p->names, (std::vector<std::string>{"s", "a", "region"}));
   EXPECT_EQ(p->rows, (std::vector<std::string>{R"({"x": 4, "y": null} | 40 | us)"}));
 
+  proj.columns = {"s.x", "a", "s.y"};
+  proj.where = "region = 'us'";
+  p = ScanAll(root, std::nullopt, proj);
+  ASSERT_TRUE(p.ok()) << p.status().ToString();
+  EXPECT_EQ(p->names, (std::vector<std::string>{"s.x", "a", "s.y"}));
+  EXPECT_EQ(p->rows, (std::vector<std::string>{"4 | 40 | null", "5 | 50 | null", "6 | 60 | new"}));
+
   // The CLI: the same table through `rap scan`.
   if (!rap::testing::RapBinaryExists()) GTEST_SKIP() << "rap binary not built: " << rap::testing::RapBinary();
   auto cli = rap::testing::RunCli("scan " + rap::testing::ShellQuote(root) +
@@ -460,6 +478,9 @@ TEST_P(ColumnMapping, PartitionsDeletionVectorsRenamedSwappedAndReAddedColumns) 
                                          "{\"a\":50,\"s\":{\"x\":5,\"y\":null},\"b\":5}\n"
                                          "{\"a\":60,\"s\":{\"x\":6,\"y\":\"new\"},\"b\":6}\n"))
       << cli.out;
+  cli = rap::testing::RunCli("scan " + rap::testing::ShellQuote(root) + " --where 'a = 60' --columns s.y,s.x --format jsonl");
+  EXPECT_EQ(cli.exit_code, 0) << cli.out;
+  EXPECT_EQ(JsonLines(cli.out), JsonLines("{\"s.y\":\"new\",\"s.x\":6}\n")) << cli.out;
   cli = rap::testing::RunCli("scan " + rap::testing::ShellQuote(root) + " --version 1 --where 'a = 20' --format csv");
   EXPECT_EQ(cli.exit_code, 0) << cli.out;
   EXPECT_NE(cli.out.find("2,20,eu,"), std::string::npos) << cli.out;

@@ -58,7 +58,10 @@ struct ScanSource {
 };
 
 struct ScanOptions {
-  std::vector<std::string> columns;  // output columns in this order; empty = every table column
+  // Output columns in this order; empty = every table column. "s.x" (logical names joined by dots,
+  // when no top-level column has that name) is field x of struct column s, at any depth, as a column
+  // of its own named "s.x" (NULL where a struct above it is NULL); the whole of s is read.
+  std::vector<std::string> columns;
   ExprPtr filter;                    // optional
   int64_t limit = -1;                // < 0: no limit
   int64_t batch_size = 64 * 1024;    // rows per output batch (at most)
