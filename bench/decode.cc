@@ -49,11 +49,13 @@ void Check(const Status& st, const std::string& what) {
 struct Options {
   int64_t rows = 1'000'000;
   int reps = 5;
+  int rounds = 3;  // rap and DuckDB timed in turn, this many times; medians over all rounds' runs
   std::string csv = "decode.csv";
   std::string temp_dir;
   std::string source_dir;
   bool retain = false;
   bool duckdb = true;
+  bool rap_only = false;  // DuckDB writes its fixtures, but only rap is timed (for profiling)
   bool footer = true;
   std::string only;  // run only the cases whose name contains this
 };
@@ -63,11 +65,13 @@ void Usage() {
       "bench_decode: decode throughput of rap's FileReader vs DuckDB (single-threaded) on int64, double and\n"
       "string columns, PLAIN and dictionary, uncompressed/Snappy/ZSTD. Prints medians, writes CSV.\n\n"
       "  --rows N            rows per file (default 1000000)\n"
-      "  --reps N            timed runs per case, after one warm-up (default 5)\n"
+      "  --reps N            timed runs per case and round, after one warm-up (default 5)\n"
+      "  --rounds N          rap and DuckDB are timed in turn N times (default 3); medians over all runs\n"
       "  --csv FILE          CSV output (default decode.csv)\n"
       "  --temp-dir DIR      where the fixtures are written (default: the system temp directory)\n"
       "  --retain-fixtures   keep the Parquet files (default: deleted at the end)\n"
-      "  --no-duckdb         skip the DuckDB comparison\n"
+      "  --no-duckdb         skip the DuckDB comparison (and the DuckDB-written fixtures)\n"
+      "  --rap-only          DuckDB writes its fixtures, but only rap's reader is timed (for profiling)\n"
       "  --no-footer         do not run bench_footer\n"
       "  --only TEXT         only the cases whose name contains TEXT (e.g. \"string dict\")\n"
       "  --source-dir DIR    rap's source tree (default: found above this binary or the working directory)\n");
@@ -88,6 +92,10 @@ Options ParseArgs(int argc, char** argv) {
       o.rows = std::max<int64_t>(1, std::atoll(value().c_str()));
     } else if (a == "--reps") {
       o.reps = std::max(1, std::atoi(value().c_str()));
+    } else if (a == "--rounds") {
+      o.rounds = std::max(1, std::atoi(value().c_str()));
+    } else if (a == "--rap-only") {
+      o.rap_only = true;
     } else if (a == "--csv") {
       o.csv = value();
     } else if (a == "--temp-dir") {
@@ -152,6 +160,17 @@ ArrayPtr MakeColumn(Kind kind, int64_t begin, int64_t n, const std::vector<std::
 struct Timing {
   double wall_s = -1;  // < 0: not measured
   double cpu_s = -1;
+  std::vector<double> wall_runs, cpu_runs;  // every timed run of every round
+  void Add(const std::vector<double>& wall, const std::vector<double>& cpu) {
+    wall_runs.insert(wall_runs.end(), wall.begin(), wall.end());
+    cpu_runs.insert(cpu_runs.end(), cpu.begin(), cpu.end());
+    auto median = [](std::vector<double> v) {
+      std::sort(v.begin(), v.end());
+      return v.empty() ? -1.0 : v[v.size() / 2];
+    };
+    wall_s = median(wall_runs);
+    cpu_s = median(cpu_runs);
+  }
 };
 
 struct Case {
@@ -273,7 +292,7 @@ std::string ReadDuckDb4(const std::string& path, double* plain_bytes) {
     for (int64_t i = 0; i < n; ++i) i64 += iv[i];
     f64 += SumDoubles(d.values<double>(), n);
     lengths += s.offsets()[n] - s.offsets()[0];
-    strings += n - (s.buffers[0].empty() ? 0 : CountNulls(s));
+    if (plain_bytes) strings += n - (s.buffers[0].empty() ? 0 : CountNulls(s));  // for the MB/s figure only
     const int64_t* lv = l.values<int64_t>();
     for (int64_t i = 0; i < n; ++i) low += lv[i];
   }
@@ -324,8 +343,8 @@ double ProcessCpuSeconds() {
   return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
 }
 
-// Median wall and CPU seconds of `reps` runs after one warm-up run.
-Timing Measure(int reps, const std::function<void()>& fn) {
+// Adds `reps` runs after one warm-up run (wall and CPU seconds) to *t.
+void Measure(int reps, const std::function<void()>& fn, Timing* t) {
   fn();
   std::vector<double> wall, cpu;
   for (int r = 0; r < reps; ++r) {
@@ -335,9 +354,7 @@ Timing Measure(int reps, const std::function<void()>& fn) {
     cpu.push_back(ProcessCpuSeconds() - c);
     wall.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - a).count());
   }
-  std::sort(wall.begin(), wall.end());
-  std::sort(cpu.begin(), cpu.end());
-  return Timing{wall[wall.size() / 2], cpu[cpu.size() / 2]};
+  t->Add(wall, cpu);
 }
 
 fs::path FindSourceDir(const Options& o, const char* argv0) {
@@ -380,7 +397,8 @@ std::string DuckDbMissing(const fs::path& src) {
 // The DuckDB-written 4-column fixtures (one per codec), written by duckdb_decode.mjs --write.
 void AddDuckDbFixtures(const Options& o, const fs::path& src, const fs::path& dir, std::vector<Case>* cases) {
   if (!DuckDbMissing(src).empty()) return;
-  for (parquet::Codec codec : {parquet::Codec::UNCOMPRESSED, parquet::Codec::SNAPPY, parquet::Codec::ZSTD}) {
+  for (parquet::Codec codec : {parquet::Codec::UNCOMPRESSED, parquet::Codec::SNAPPY, parquet::Codec::ZSTD,
+                               parquet::Codec::LZ4_RAW, parquet::Codec::GZIP}) {
     Case c;
     c.kind = Kind::kDuckDb4;
     c.codec = codec;
@@ -401,12 +419,13 @@ void AddDuckDbFixtures(const Options& o, const fs::path& src, const fs::path& di
   }
 }
 
-// DuckDB medians per fixture path; empty with a printed note when node or the module is missing.
-void RunDuckdb(const Options& o, const fs::path& src, std::vector<Case>* cases) {
+// Adds one round of DuckDB runs per fixture; false with a printed note when node or the module is
+// missing or the run failed.
+bool RunDuckdb(const Options& o, const fs::path& src, std::vector<Case>* cases) {
   int st = 0;
   if (const std::string why = DuckDbMissing(src); !why.empty()) {
     std::printf("note: %s\n", why.c_str());
-    return;
+    return false;
   }
   std::string cmd = fmt::format("node '{}' --npm-dir '{}' --reps {} --column v", (src / "bench/decode/duckdb_decode.mjs").string(),
                                 (src / "tests/npm").string(), o.reps);
@@ -414,7 +433,7 @@ void RunDuckdb(const Options& o, const fs::path& src, std::vector<Case>* cases) 
   const std::string out = RunCommand(cmd, &st);
   if (st != 0) {
     std::printf("note: the DuckDB run failed (status %d); comparison skipped\n", st);
-    return;
+    return false;
   }
   size_t pos = 0;
   while (pos < out.size()) {
@@ -425,12 +444,19 @@ void RunDuckdb(const Options& o, const fs::path& src, std::vector<Case>* cases) 
     if (j.is_discarded() || !j.is_object()) continue;
     for (Case& c : *cases) {
       if (c.path != j.value("file", "")) continue;
-      c.duck = Timing{j.value("median_s", -1.0), j.value("median_cpu_s", -1.0)};
+      c.duck.Add(j.value("runs_s", std::vector<double>{}), j.value("cpu_runs_s", std::vector<double>{}));
       std::string r;
       for (const auto& v : j["result"]) r += (r.empty() ? "" : ",") + (v.is_string() ? v.get<std::string>() : v.dump());
       c.duck_result = DuckResult(r, c.kind);
     }
   }
+  return true;
+}
+
+std::string Load() {
+  double l[3] = {0, 0, 0};
+  if (getloadavg(l, 3) != 3) return "?";
+  return fmt::format("{:.2f} {:.2f} {:.2f}", l[0], l[1], l[2]);
 }
 
 }  // namespace
@@ -479,14 +505,24 @@ int main(int argc, char** argv) {
   if (o.duckdb) AddDuckDbFixtures(o, src, dir, &cases);
   std::printf("%zu fixtures of %lld rows in %s\n", cases.size(), static_cast<long long>(o.rows), dir.c_str());
 
-  for (Case& c : cases) {
-    c.ours = Measure(o.reps, [&] { c.ours_result = ReadOnce(c.path, c.kind); });
+  // Rounds: every case in rap, then every case in DuckDB, again and again, so that both see the
+  // same load; the medians are over all rounds' runs.
+  const std::string load_before = Load();
+  bool duck = o.duckdb && !o.rap_only;
+  for (int round = 0; round < o.rounds; ++round) {
+    for (Case& c : cases) {
+      Measure(o.reps, [&] { c.ours_result = ReadOnce(c.path, c.kind); }, &c.ours);
+    }
+    if (duck) duck = RunDuckdb(o, src, &cases);
+    std::printf("round %d of %d done (load average %s)\n", round + 1, o.rounds, Load().c_str());
+    std::fflush(stdout);
   }
-  if (o.duckdb) RunDuckdb(o, src, &cases);
+  std::printf("load average (1, 5, 15 min): %s before, %s after\n", load_before.c_str(), Load().c_str());
 
   auto mbs = [](const Case& c, double s) { return s > 0 ? c.plain_bytes / s / 1e6 : 0.0; };
   auto mrows = [&](double s) { return s > 0 ? static_cast<double>(o.rows) / s / 1e6 : 0.0; };
-  std::printf("\nmedians of %d runs; throughput per CPU second (wall-clock figures are in the CSV)\n", o.reps);
+  std::printf("\nmedians of %d runs (%d rounds of %d); throughput per CPU second (wall-clock figures are in the CSV)\n",
+              o.reps * o.rounds, o.rounds, o.reps);
   std::printf("%-24s %8s %8s | %9s %10s | %9s %10s | %8s\n", "case", "file MB", "plain MB", "rap MB/s",
               "rap Mrow/s", "duck MB/s", "duck Mrow/s", "rap/duck");
   for (const Case& c : cases) {
@@ -501,6 +537,22 @@ int main(int argc, char** argv) {
   }
   std::printf("rap/duck > 1: rap is faster. MB/s: PLAIN-encoded value bytes (8 per number, 4 + length per string).\n");
 
+  // The DuckDB-written 4-column files in milliseconds per run (CPU and wall) and the 1.2x target.
+  bool header = false;
+  for (const Case& c : cases) {
+    if (c.kind != Kind::kDuckDb4) continue;
+    if (!header) {
+      std::printf("\n%-30s | %8s %8s %6s | %8s %8s %6s | %s\n", "DuckDB-written 4 columns", "rap cpu", "duck cpu",
+                  "ratio", "rap wall", "duckwall", "ratio", "1.2x (cpu)");
+      header = true;
+    }
+    const bool duck = c.duck.cpu_s > 0;
+    std::printf("%-30s | %7.1fms %7.1fms %5.2fx | %7.1fms %7.1fms %5.2fx | %s\n", c.Name().c_str(), c.ours.cpu_s * 1e3,
+                duck ? c.duck.cpu_s * 1e3 : 0.0, duck ? c.duck.cpu_s / c.ours.cpu_s : 0.0, c.ours.wall_s * 1e3,
+                duck ? c.duck.wall_s * 1e3 : 0.0, duck ? c.duck.wall_s / c.ours.wall_s : 0.0,
+                !duck ? "-" : c.duck.cpu_s / c.ours.cpu_s >= 1.2 ? "met" : "missed");
+  }
+
   if (FILE* f = std::fopen(o.csv.c_str(), "w")) {
     std::fprintf(f,
                  "type,encoding,codec,rows,reps,file_bytes,plain_bytes,rap_cpu_s,rap_wall_s,rap_mb_per_cpu_s,"
@@ -514,7 +566,7 @@ int main(int argc, char** argv) {
       }
       std::fprintf(f, "%s,%s,%s,%lld,%d,%llu,%.0f,%.6f,%.6f,%.1f,%.0f,%s\n", KindName(c.kind),
                    c.kind == Kind::kDuckDb4 ? "duckdb" : c.dictionary ? "dictionary" : "plain", parquet::CodecName(c.codec), static_cast<long long>(o.rows),
-                   o.reps, static_cast<unsigned long long>(c.file_bytes), c.plain_bytes, c.ours.cpu_s, c.ours.wall_s,
+                   o.reps * o.rounds, static_cast<unsigned long long>(c.file_bytes), c.plain_bytes, c.ours.cpu_s, c.ours.wall_s,
                    mbs(c, c.ours.cpu_s), mrows(c.ours.cpu_s) * 1e6, duck_cols.c_str());
     }
     std::fclose(f);

@@ -83,6 +83,12 @@ Status RunMerge(const ScanArgs& args, const table::TableSnapshot& snap, const re
   for (const read::ScanFile& f : src.files) {
     if (!f.deleted_rows.empty()) return Status::InvalidArgument("--merge-key: " + f.path + " has deleted rows");
   }
+  // The merge reads the files' own column names: with Delta column mapping they are not the table's.
+  bool mapped = !src.field_ids.empty() || !src.physical_types.empty();
+  for (size_t i = 0; i < src.physical_names.size() && src.schema && i < src.schema->fields.size(); ++i) {
+    mapped = mapped || src.physical_names[i] != src.schema->fields[i].name;
+  }
+  if (mapped) return Status::InvalidArgument("--merge-key: Delta column mapping is not supported with a merge");
   read::MergeOptions mo;
   mo.key_columns = args.merge_key;
   mo.columns = SplitColumns(args.columns);

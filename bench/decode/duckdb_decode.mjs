@@ -2,7 +2,7 @@
 // single-threaded: SET threads=1) on the same files and column as rap's reader.
 //
 //   node duckdb_decode.mjs --npm-dir DIR --reps N --column v FILE...
-//   node duckdb_decode.mjs --npm-dir DIR --write FILE --codec snappy|zstd|uncompressed --rows N
+//   node duckdb_decode.mjs --npm-dir DIR --write FILE --codec snappy|zstd|lz4|gzip|uncompressed --rows N
 //
 // --write makes the DuckDB-written fixture of the "duckdb 4-column" cases: N rows of i64 (BIGINT,
 // spread over a wide range), f64 (DOUBLE), s (VARCHAR, 10% NULL, 10,000 distinct values) and
@@ -15,7 +15,8 @@
 //           strings  SELECT count(v), sum(strlen(v))   (strlen: byte length of each value)
 // One warm-up run, then N timed runs of runAndReadAll (query text to result): wall clock, and the
 // process's CPU time (user + system, all threads), which a busy machine disturbs less.
-// Prints one JSON line per file: {"file", "median_s", "median_cpu_s", "runs_s": [...], "result": [...]}.
+// Prints one JSON line per file: {"file", "median_s", "median_cpu_s", "runs_s": [...], "cpu_runs_s": [...],
+// "result": [...]}.
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import path from 'node:path';
@@ -95,5 +96,5 @@ for (const file of args.files) {
   }
   const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   process.stdout.write(
-    JSON.stringify({ file, median_s: median(runs), median_cpu_s: median(cpuRuns), runs_s: runs, result, sql }) + '\n');
+    JSON.stringify({ file, median_s: median(runs), median_cpu_s: median(cpuRuns), runs_s: runs, cpu_runs_s: cpuRuns, result, sql }) + '\n');
 }

@@ -1,10 +1,12 @@
 // FormatValue: human-readable values of Arrow-layout arrays for the CLI (JSON-ish for nested values).
 // The rules (README "Output values"): floats print so that they read back as the same float, bit
-// for bit, and always look like floats (13165.0, -0.0, 1e+300); NaN and infinities as NaN, inf, -inf
-// (quoted in JSON); binary (BYTE_ARRAY without a string type, FIXED_LEN_BYTE_ARRAY without a logical
-// type) as 0x followed by lowercase hex; INTERVAL as an ISO 8601 duration; timestamps and times
-// adjusted to UTC end in Z; JSON columns are inlined as JSON values in JSON output.
+// for bit, and always look like floats (13165.0, -0.0, 1e+300; a float16 as its own shortest text);
+// NaN and infinities as NaN, inf, -inf (quoted in JSON); binary (BYTE_ARRAY without a string type,
+// FIXED_LEN_BYTE_ARRAY without a logical type) as 0x followed by lowercase hex; INTERVAL as an ISO
+// 8601 duration; timestamps and times adjusted to UTC end in Z; JSON columns are inlined as JSON
+// values in JSON output; JSON strings are valid UTF-8 (U+FFFD for a byte that is not).
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstring>
 
@@ -149,11 +151,49 @@ std::string FormatInterval(const uint8_t* p) {
 
 std::string Hex(const uint8_t* p, size_t n) { return LowerHex(std::string_view(reinterpret_cast<const char*>(p), n)); }
 
+// The length of the well-formed UTF-8 sequence at s[i] (1 to 4 bytes; Unicode's table 3-7: no
+// overlong forms, no surrogates, nothing above U+10FFFF), or 0 when the byte there starts none.
+size_t Utf8SequenceLength(std::string_view s, size_t i) {
+  const auto b = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
+  const unsigned char c = b(i);
+  const size_t left = s.size() - i;
+  auto cont = [&](size_t k, unsigned char lo = 0x80, unsigned char hi = 0xbf) {
+    return b(i + k) >= lo && b(i + k) <= hi;
+  };
+  if (c < 0x80) return 1;
+  if (c >= 0xc2 && c <= 0xdf) return left >= 2 && cont(1) ? 2 : 0;
+  if (c >= 0xe0 && c <= 0xef) {
+    const unsigned char lo = c == 0xe0 ? 0xa0 : 0x80, hi = c == 0xed ? 0x9f : 0xbf;
+    return left >= 3 && cont(1, lo, hi) && cont(2) ? 3 : 0;
+  }
+  if (c >= 0xf0 && c <= 0xf4) {
+    const unsigned char lo = c == 0xf0 ? 0x90 : 0x80, hi = c == 0xf4 ? 0x8f : 0xbf;
+    return left >= 4 && cont(1, lo, hi) && cont(2) && cont(3) ? 4 : 0;
+  }
+  return 0;
+}
+
 }  // namespace
 
+// JSON text is UTF-8 (RFC 8259): a byte that starts no well-formed UTF-8 sequence becomes U+FFFD, so
+// that the output always parses; text and csv output print the bytes as they are.
 std::string JsonQuote(std::string_view s) {
-  std::string out = "\"";
-  for (char c : s) {
+  std::string out;
+  out.reserve(s.size() + 2);
+  out.push_back('"');
+  for (size_t i = 0; i < s.size();) {
+    const char c = s[i];
+    if (static_cast<unsigned char>(c) >= 0x80) {
+      const size_t n = Utf8SequenceLength(s, i);
+      if (n == 0) {
+        out += "\xEF\xBF\xBD";
+        ++i;
+      } else {
+        out.append(s.substr(i, n));
+        i += n;
+      }
+      continue;
+    }
     switch (c) {
       case '"': out += "\\\""; break;
       case '\\': out += "\\\\"; break;
@@ -167,16 +207,18 @@ std::string JsonQuote(std::string_view s) {
           out.push_back(c);
         }
     }
+    ++i;
   }
-  out += "\"";
+  out.push_back('"');
   return out;
 }
 
 namespace {
 
-// The shortest text that reads back as the same value of type F (fmt's round-trip formatting, so a
-// float32 prints as 0.1, not 0.10000000149011612), with ".0" added when it would look like an
-// integer (13165.0, -0.0). JSON has no NaN or infinities: in JSON mode they are quoted.
+// The shortest text that reads back as the same value of type F (fmt's shortest round-trip
+// formatting, as std::to_chars: a float32 prints as 0.1, not 0.10000000149011612), with ".0" added
+// when it would look like an integer (13165.0, -0.0). JSON has no NaN or infinities: in JSON mode
+// they are quoted.
 template <typename F>
 std::string FormatFloat(F v, bool json) {
   if (std::isnan(v)) return json ? "\"NaN\"" : "NaN";
@@ -184,6 +226,67 @@ std::string FormatFloat(F v, bool json) {
   std::string s = fmt::format("{}", v);
   if (s.find_first_of(".eE") == std::string::npos) s += ".0";
   return s;
+}
+
+// The float16 nearest to `d` (ties to even), as its 16 bits: how a reader of the printed text gets
+// the float16 back.
+uint16_t DoubleToHalf(double d) {
+  const uint16_t sign = std::signbit(d) ? 0x8000 : 0;
+  if (std::isnan(d)) return 0x7e00;
+  const double a = std::fabs(d);
+  if (a >= 65520.0) return sign | 0x7c00;  // halfway between the largest float16 (65504) and 2^16, and above
+  if (a < std::ldexp(1.0, -14)) {  // subnormal: a multiple of 2^-24 (1024 rounds up into the smallest normal)
+    return sign | static_cast<uint16_t>(std::nearbyint(a * 16777216.0));
+  }
+  int e;
+  (void)std::frexp(a, &e);  // a in [2^(e-1), 2^e)
+  double mant = std::nearbyint(std::ldexp(a, 11 - e));  // [1024, 2048]
+  int exp = e - 1;
+  if (mant == 2048) {
+    mant = 1024;
+    ++exp;
+  }
+  if (exp > 15) return sign | 0x7c00;
+  return sign | static_cast<uint16_t>(((exp + 15) << 10) | (static_cast<int>(mant) - 1024));
+}
+
+// A float16 as the shortest decimal that reads back as the same float16 (1 to 5 significant
+// digits: 0.1, not the float32 text of its value, 0.099975586), in FormatFloat's style.
+std::string FormatHalf(uint16_t h, bool json) {
+  const float v = HalfToFloat(h);
+  if (!std::isfinite(v)) return FormatFloat(v, json);
+  for (int digits = 1; digits <= 5; ++digits) {
+    const std::string text = fmt::format("{:.{}e}", v, digits - 1);
+    double shorter = 0;
+    std::from_chars(text.data(), text.data() + text.size(), shorter);  // locale-independent, as fmt
+    if (DoubleToHalf(shorter) == h) return FormatFloat(shorter, json);
+  }
+  return FormatFloat(v, json);  // not reached: 5 significant digits identify every float16
+}
+
+// A JSON value's text without the whitespace between its tokens (one line, numbers and keys exactly
+// as written); `text` must be valid JSON.
+std::string CompactJson(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  bool in_string = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      out.push_back(c);
+      if (c == '\\' && i + 1 < text.size()) {
+        out.push_back(text[++i]);
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+      out.push_back(c);
+    } else if (c != ' ' && c != '\t' && c != '\n' && c != '\r') {
+      out.push_back(c);
+    }
+  }
+  return out;
 }
 
 // Binary: 0x and lowercase hex of every byte, so that it never reads as text.
@@ -209,17 +312,20 @@ std::string FormatImpl(const ArrayData& a, int64_t i, bool nested, bool json) {
     case TypeId::kFloat16: {
       uint16_t h;
       std::memcpy(&h, a.buffers[1].data() + j * 2, 2);
-      return FormatFloat(HalfToFloat(h), json);
+      return FormatHalf(h, json);
     }
     case TypeId::kFloat32: return FormatFloat(a.values<float>()[i], json);
     case TypeId::kFloat64: return FormatFloat(a.values<double>()[i], json);
     case TypeId::kString: {
       const int32_t* o = a.offsets();
       std::string s(reinterpret_cast<const char*>(a.buffers[2].data()) + o[i], static_cast<size_t>(o[i + 1] - o[i]));
-      // A JSON column in JSON output is the JSON value itself (when it is valid JSON).
-      // Re-serialised compactly (a value on one line; keys in their order; invalid UTF-8 replaced).
-      if (json && t.extension == "json" && nlohmann::ordered_json::accept(s)) {
-        return nlohmann::ordered_json::parse(s).dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+      // A JSON column in JSON output is the JSON value itself when the text is valid JSON (as DuckDB
+      // prints it): the text as written, on one line (numbers keep every digit, keys their order and
+      // duplicates). Text that is not valid JSON (nor UTF-8) stays a string.
+      if (json && t.extension == "json") {
+        std::string_view text = s;
+        if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);  // a byte order mark is not part of the value
+        if (nlohmann::json::accept(text)) return CompactJson(text);
       }
       return quote(std::move(s));
     }

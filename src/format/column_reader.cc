@@ -433,7 +433,15 @@ class ChunkReader final : public ColumnChunkReader {
       for (int64_t i = begin; i < end; ++i) n_values += page.def[static_cast<size_t>(i)] == max_def ? 1 : 0;
     }
     if (selected) {
-      if (max_def > 0) out_.def_levels.insert(out_.def_levels.end(), page.def.begin() + begin, page.def.begin() + end);
+      if (max_def > 0) {
+        // Flat column, no nulls in the page, none in the window so far: the levels are all max_def and
+        // are left out (LeafColumnData::def_levels stays empty); written out once a run needs them.
+        const bool elide = !nested_ && page.num_non_null == page.num_levels && out_.def_levels.empty();
+        if (!elide) {
+          if (out_.def_levels.empty() && num_levels_ > 0) out_.def_levels.assign(static_cast<size_t>(num_levels_), max_def);
+          out_.def_levels.insert(out_.def_levels.end(), page.def.begin() + begin, page.def.begin() + end);
+        }
+      }
       if (!page.rep.empty()) {
         out_.rep_levels.insert(out_.rep_levels.end(), page.rep.begin() + begin, page.rep.begin() + end);
       }

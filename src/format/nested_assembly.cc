@@ -4,6 +4,7 @@
 // and the element is valid when def[i] >= def_level. A list's elements are the slots of its child
 // between two of its own slots; a struct's children have exactly the struct's slots.
 #include <cstring>
+#include <limits>
 
 #include <fmt/format.h>
 
@@ -69,8 +70,10 @@ class Assembler {
   }
 
  private:
+  // No definition levels: the column is required throughout, or (flat columns) every level is at the
+  // max definition level; either way each level is defined at every node above it.
   static int16_t Def(const LeafColumnData& L, int64_t i) {
-    return L.def_levels.empty() ? 0 : L.def_levels[static_cast<size_t>(i)];
+    return L.def_levels.empty() ? std::numeric_limits<int16_t>::max() : L.def_levels[static_cast<size_t>(i)];
   }
   static int16_t Rep(const LeafColumnData& L, int64_t i) {
     return L.rep_levels.empty() ? 0 : L.rep_levels[static_cast<size_t>(i)];

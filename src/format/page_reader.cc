@@ -131,17 +131,32 @@ void CountNonNull(const ColumnDescriptor& column, DataPage* page) {
     return;
   }
   const int16_t max_def = column.max_definition_level;
+  // Counted in blocks with a 16-bit counter: GCC vectorises that loop (compare + add of 16-bit lanes),
+  // not one that adds bools into an int64.
+  const int16_t* d = page->def.data();
+  const size_t size = page->def.size();
   int64_t n = 0;
-  for (int16_t d : page->def) n += d == max_def ? 1 : 0;
+  constexpr size_t kBlock = 32768;
+  for (size_t b = 0; b < size; b += kBlock) {
+    const size_t e = std::min(size, b + kBlock);
+    uint16_t c = 0;
+    for (size_t i = b; i < e; ++i) c = static_cast<uint16_t>(c + (d[i] == max_def ? 1 : 0));
+    n += c;
+  }
   page->num_non_null = n;
 }
 
 Status CheckLevelRange(const std::vector<int16_t>& levels, int16_t max, const char* what,
                        const ColumnDescriptor& column, const ColumnReadOptions& options, uint64_t offset) {
-  // One branch-free pass (vectorised) over the common, valid case; the first bad level only on failure.
-  bool bad = false;
-  for (int16_t l : levels) bad |= static_cast<uint16_t>(l) > static_cast<uint16_t>(max);
-  if (!bad) return Status::OK();
+  // The hybrid and BIT_PACKED decoders yield values below 2^bit_width: when max fills its bit width
+  // (max 1, 3, 7, ...) no level can exceed it.
+  const int width = BitWidth(static_cast<uint64_t>(std::max<int16_t>(max, 0)));
+  if (max >= 0 && static_cast<int>(max) == (1 << width) - 1) return Status::OK();
+  // One branch-free pass over the common, valid case: an unsigned maximum, which GCC vectorises
+  // (a bool |= reduction it does not); the first bad level is looked for only on failure.
+  uint16_t top = 0;
+  for (int16_t l : levels) top = std::max(top, static_cast<uint16_t>(l));
+  if (top <= static_cast<uint16_t>(max)) return Status::OK();
   for (size_t i = 0; i < levels.size(); ++i) {
     if (levels[i] < 0 || levels[i] > max) {
       return Status::Corrupt(fmt::format("{}: {} level {} at index {} exceeds the maximum {}",
@@ -314,10 +329,11 @@ Status PhysicalValues::Append(ValueDecoder* decoder, int64_t n) {
 }
 
 Status CheckDictionaryIndices(const int32_t* indices, int64_t n, int64_t dictionary_size) {
-  // One branch-free (vectorised) range check; the first bad index is looked for only on failure.
-  bool bad = false;
-  const uint64_t limit = static_cast<uint64_t>(dictionary_size);
-  for (int64_t i = 0; i < n; ++i) bad |= static_cast<uint64_t>(static_cast<uint32_t>(indices[i])) >= limit;
+  // One branch-free range check (an unsigned maximum, which GCC vectorises); the first bad index is
+  // looked for only on failure.
+  uint32_t top = 0;
+  for (int64_t i = 0; i < n; ++i) top = std::max(top, static_cast<uint32_t>(indices[i]));
+  const bool bad = n > 0 && static_cast<uint64_t>(top) >= static_cast<uint64_t>(dictionary_size);
   for (int64_t i = 0; bad && i < n; ++i) {
     if (indices[i] < 0 || indices[i] >= dictionary_size) {
       return Status::Corrupt(

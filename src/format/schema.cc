@@ -190,6 +190,7 @@ class Builder {
     const SchemaNode& n = (*nodes_)[static_cast<size_t>(p)];
     FieldNode out;
     out.field.name = n.name;
+    out.field_id = n.field_id;
     if (n.repetition == Repetition::REPEATED && !as_element) {
       // A repeated field outside a LIST annotation: a non-null list of non-null elements.
       RAP_ASSIGN_OR_RETURN(FieldNode item, Build(p, n.max_definition_level, n.max_repetition_level, true, depth + 1));

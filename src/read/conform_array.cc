@@ -1,10 +1,12 @@
 // Conforming a file's column to the table's type: struct fields matched by in-file name (Delta
 // column mapping gives nested fields physical names), fields a file lacks filled with NULLs, extra
 // file fields dropped, list elements and map keys/values matched by position, leaves cast losslessly
-// (CastArray). The result carries the table's (logical) type and names.
+// (CastArray). The result carries the table's (logical) type and names. Also the binding of a table
+// column to a file's column (BindColumn): by name, or by Parquet field id (Delta column mapping `id`).
 #include <cstring>
 
 #include "rap/read/scanner.h"
+#include "read/scanner_impl.h"
 
 namespace rap::read {
 
@@ -76,7 +78,108 @@ Result<ArrayPtr> Conform(const ArrayPtr& array, const DataTypePtr& type, const D
   return ArrayPtr(out);
 }
 
+// A name no file column has: a field whose id the file lacks reads as NULL.
+const std::string kAbsent = std::string(1, '\0') + "absent";
+
+const FieldIdTree kNoIds;
+
+// `base` (the table type with in-file names where known) with its struct fields renamed to the
+// names of the file's fields (`node`, null when the file lacks the field) that carry their ids; a
+// field without an id keeps its name. Lists and maps: by position.
+DataTypePtr RenameByIds(const DataTypePtr& base, const FieldIdTree& ids, const parquet::FieldNode* node) {
+  if (!base->IsNested()) return base;
+  auto out = std::make_shared<DataType>(*base);
+  auto child_ids = [&](size_t i) -> const FieldIdTree& { return i < ids.children.size() ? ids.children[i] : kNoIds; };
+  auto file_child = [&](size_t i) -> const parquet::FieldNode* {
+    return node && i < node->children.size() ? &node->children[i] : nullptr;
+  };
+  if (base->id == TypeId::kStruct) {
+    for (size_t i = 0; i < out->children.size(); ++i) {
+      const FieldIdTree& ci = child_ids(i);
+      const parquet::FieldNode* fc = nullptr;
+      if (node && node->field.type && node->field.type->id == TypeId::kStruct) {
+        for (const parquet::FieldNode& c : node->children) {
+          if (ci.id ? c.field_id == ci.id : c.field.name == base->children[i].name) {
+            fc = &c;
+            break;
+          }
+        }
+      }
+      out->children[i].name = fc ? fc->field.name : kAbsent;
+      out->children[i].type = RenameByIds(base->children[i].type, ci, fc);
+    }
+    return out;
+  }
+  if (base->id == TypeId::kMap && out->children.size() == 1 && out->children[0].type->id == TypeId::kStruct) {
+    // The entries struct: key and value by position.
+    const FieldIdTree& ei = child_ids(0);
+    const parquet::FieldNode* fe = file_child(0);
+    auto entries = std::make_shared<DataType>(*out->children[0].type);
+    for (size_t k = 0; k < entries->children.size(); ++k) {
+      const FieldIdTree& ki = k < ei.children.size() ? ei.children[k] : kNoIds;
+      const parquet::FieldNode* fk = fe && k < fe->children.size() ? &fe->children[k] : nullptr;
+      entries->children[k].type = RenameByIds(entries->children[k].type, ki, fk);
+    }
+    out->children[0].type = std::move(entries);
+    return out;
+  }
+  for (size_t i = 0; i < out->children.size(); ++i) {
+    out->children[i].type = RenameByIds(out->children[i].type, child_ids(i), file_child(i));
+  }
+  return out;
+}
+
 }  // namespace
+
+FileColumn BindColumn(const ColumnSource& cs, const FileReader& reader) {
+  FileColumn out;
+  if (cs.partition >= 0) return out;
+  const parquet::FieldNode* node = nullptr;
+  for (const parquet::FieldNode& f : reader.schema().fields()) {
+    if (cs.by_id && cs.ids.id ? f.field_id == cs.ids.id : f.field.name == cs.physical) {
+      node = &f;
+      break;
+    }
+  }
+  if (!node) return out;
+  out.present = true;
+  out.name = node->field.name;
+  out.file_type = cs.by_id ? RenameByIds(cs.file_type ? cs.file_type : cs.type, cs.ids, node) : cs.file_type;
+  return out;
+}
+
+Result<ArrayPtr> StructFieldAt(const ArrayPtr& column, const std::vector<size_t>& path) {
+  ArrayPtr cur = column;
+  for (size_t k : path) {
+    if (!cur->type || cur->type->id != TypeId::kStruct || k >= cur->children.size()) {
+      return Status::Internal("struct field path does not match the column's type");
+    }
+    // Struct children are indexed like the struct (they share its offset).
+    ArrayPtr child = SliceArray(cur->children[k], cur->offset, cur->length);
+    const bool parent_nulls = cur->null_count != 0 && !cur->buffers.empty() && !cur->buffers[0].empty();
+    if (parent_nulls && child->type && child->type->id != TypeId::kNull) {
+      auto out = std::make_shared<ArrayData>(*child);
+      const int64_t bits = out->offset + out->length;
+      Buffer validity = Buffer::Allocate(static_cast<size_t>((bits + 7) / 8));
+      std::memset(validity.mutable_data(), 0, validity.size());
+      int64_t nulls = 0;
+      for (int64_t i = 0; i < out->length; ++i) {
+        if (cur->IsNull(i) || child->IsNull(i)) {
+          ++nulls;
+        } else {
+          const int64_t j = out->offset + i;
+          validity.mutable_data()[j >> 3] |= static_cast<uint8_t>(1u << (j & 7));
+        }
+      }
+      if (out->buffers.empty()) out->buffers.resize(1);
+      out->buffers[0] = std::move(validity);
+      out->null_count = nulls;
+      child = std::move(out);
+    }
+    cur = std::move(child);
+  }
+  return cur;
+}
 
 Result<ArrayPtr> ConformArray(const ArrayPtr& array, const DataTypePtr& type, const DataTypePtr& file_type,
                               const std::string& column) {

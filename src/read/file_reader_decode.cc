@@ -173,7 +173,11 @@ class FileReader::RowGroupDecoder {
     out.dictionary = std::move(leaf->dictionary);
     const int16_t max_def = reader_->schema().column(c).max_definition_level;
     std::vector<int32_t>& dc = leaf->dictionary_codes;
-    if (max_def == 0) {
+    if (max_def == 0 || leaf->def_levels.empty()) {  // empty levels: no NULL among the rows
+      if (static_cast<int64_t>(dc.size()) != leaf->num_levels) {
+        return Status::Corrupt(fmt::format("{}: row group {}: column '{}': {} values for {} rows", reader_->path_, rg_,
+                                           reader_->schema().column(c).dotted_path, dc.size(), leaf->num_levels));
+      }
       out.codes = std::move(dc);
     } else {
       const auto& def = leaf->def_levels;

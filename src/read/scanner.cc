@@ -93,20 +93,55 @@ Status Scanner::Impl::Init() {
     }
     table_schema = std::move(s);
   }
-  std::vector<int> fields;
+  auto out = std::make_shared<Schema>();
   if (options.columns.empty()) {
-    for (size_t i = 0; i < table_schema->fields.size(); ++i) fields.push_back(static_cast<int>(i));
+    for (size_t i = 0; i < table_schema->fields.size(); ++i) {
+      out_cols.push_back(Resolve(static_cast<int>(i)));
+      out->fields.push_back(table_schema->fields[i]);
+    }
   } else {
     for (const std::string& name : options.columns) {
       int i = table_schema->FieldIndex(name);
-      if (i < 0) return Status::InvalidArgument("scan: unknown column '" + name + "'");
-      fields.push_back(i);
+      if (i >= 0) {
+        out_cols.push_back(Resolve(i));
+        out->fields.push_back(table_schema->fields[static_cast<size_t>(i)]);
+        continue;
+      }
+      // "s.x.y": a field inside struct columns, by logical names (a top-level name may hold dots:
+      // the longest top-level prefix wins).
+      bool found = false;
+      for (size_t dot = name.rfind('.'); dot != std::string::npos && dot > 0 && !found; dot = name.rfind('.', dot - 1)) {
+        const int top = table_schema->FieldIndex(name.substr(0, dot));
+        if (top < 0) continue;
+        ColumnSource cs = Resolve(top);
+        Field leaf = table_schema->fields[static_cast<size_t>(top)];
+        std::string rest = name.substr(dot + 1);
+        while (true) {
+          if (leaf.type->id != TypeId::kStruct) break;
+          // The longest child name that is a prefix of `rest` followed by '.' or its end.
+          int best = -1;
+          for (size_t c = 0; c < leaf.type->children.size(); ++c) {
+            const std::string& cn = leaf.type->children[c].name;
+            if (rest.compare(0, cn.size(), cn) == 0 && (rest.size() == cn.size() || rest[cn.size()] == '.') &&
+                (best < 0 || cn.size() > leaf.type->children[static_cast<size_t>(best)].name.size())) {
+              best = static_cast<int>(c);
+            }
+          }
+          if (best < 0) break;
+          const Field& child = leaf.type->children[static_cast<size_t>(best)];
+          cs.path.push_back(static_cast<size_t>(best));
+          rest = rest.size() == child.name.size() ? std::string() : rest.substr(child.name.size() + 1);
+          leaf = child;
+          if (rest.empty()) break;
+        }
+        if (!rest.empty() || cs.path.empty()) continue;
+        found = true;
+        cs.name = name;
+        out_cols.push_back(std::move(cs));
+        out->fields.push_back(Field{name, leaf.type, true});
+      }
+      if (!found) return Status::InvalidArgument("scan: unknown column '" + name + "'");
     }
-  }
-  auto out = std::make_shared<Schema>();
-  for (int f : fields) {
-    out_cols.push_back(Resolve(f));
-    out->fields.push_back(table_schema->fields[static_cast<size_t>(f)]);
   }
   out_schema = std::move(out);
   if (options.filter) {
@@ -197,24 +232,32 @@ Result<std::shared_ptr<Scanner::Impl::OpenedFile>> Scanner::Impl::PrepareFile(
   }
   RAP_ASSIGN_OR_RETURN(opened->reader, FileReader::Open(source.store, file.path, ro));
   const FileReader& reader = *opened->reader;
-  for (const ColumnSource& cs : filter_cols) {
+  if (!source.field_ids.empty()) {
+    // Column mapping `id`: a file without field ids cannot be read by id (the protocol: refuse it).
+    bool any_id = false;
+    for (const parquet::SchemaNode& n : reader.schema().nodes()) any_id = any_id || n.field_id.has_value();
+    if (!any_id) {
+      return Status::NotSupported(file.path + ": the Parquet schema holds no field ids, but the table finds its "
+                                  "columns by field id (Delta column mapping mode 'id')");
+    }
+  }
+  auto columns = std::make_shared<FileColumns>();
+  for (const ColumnSource& cs : out_cols) columns->out.push_back(BindColumn(cs, reader));
+  for (const ColumnSource& cs : filter_cols) columns->filter.push_back(BindColumn(cs, reader));
+  opened->columns = columns;
+  for (const FileColumn& fc : columns->filter) {
     int leaf = -1;
-    if (cs.partition < 0) {
+    if (fc.present) {
       for (const parquet::FieldNode& f : reader.schema().fields()) {
-        if (f.field.name == cs.physical && f.column >= 0 && f.children.empty()) leaf = f.column;
+        if (f.field.name == fc.name && f.column >= 0 && f.children.empty()) leaf = f.column;
       }
     }
     opened->filter_leaf.push_back(leaf);
   }
   // The leaves the scan reads: filter columns and the output's data columns present in the file.
   std::vector<std::string> phys;
-  for (const ColumnSource& cs : out_cols) {
-    if (cs.partition >= 0) continue;
-    for (const parquet::FieldNode& f : reader.schema().fields()) {
-      if (f.field.name == cs.physical && std::find(phys.begin(), phys.end(), cs.physical) == phys.end()) {
-        phys.push_back(cs.physical);
-      }
-    }
+  for (const FileColumn& fc : columns->out) {
+    if (fc.present && std::find(phys.begin(), phys.end(), fc.name) == phys.end()) phys.push_back(fc.name);
   }
   std::vector<int> leaves;
   if (!phys.empty()) {
@@ -240,8 +283,9 @@ void Scanner::Impl::StartReading(OpenedFile& file, bool ahead) const {
   auto reader = file.reader;
   const size_t index = file.index;
   const std::vector<int> filter_leaf = file.filter_leaf;
-  RangeTask task = [this, reader, index, filter_leaf](const ReadRange& r, RangeOutput* out) {
-    Status st = ScanRange(index, *reader, r, filter_leaf, RoomHint(), out);
+  std::shared_ptr<const FileColumns> columns = file.columns;
+  RangeTask task = [this, reader, index, filter_leaf, columns](const ReadRange& r, RangeOutput* out) {
+    Status st = ScanRange(index, *reader, r, filter_leaf, *columns, RoomHint(), out);
     if (r.share) r.share->RangeDone(r.begin, r.end);  // its shared pages may go
     return st;
   };

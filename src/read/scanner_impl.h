@@ -30,7 +30,28 @@ struct ColumnSource {
   DataTypePtr type;      // table type
   DataTypePtr file_type; // in-file names of nested fields (ScanSource::physical_types), or null
   int partition = -1;    // index into partition_columns, or -1 for a data column
+  bool by_id = false;    // found in files by field id (ScanSource::field_ids)
+  FieldIdTree ids;       // when by_id
+  // A struct field projected as a column of its own (ScanOptions::columns "s.x"): the child indices
+  // from the top-level column (`type`) down to it; empty = the whole column.
+  std::vector<size_t> path;
 };
+
+// Where a data column is in one file: its in-file name and the in-file names of its nested fields.
+struct FileColumn {
+  bool present = false;   // the file holds it (false: partition column, or absent: NULL)
+  std::string name;       // in-file top-level name
+  DataTypePtr file_type;  // for ConformArray (null: the table type's names)
+};
+struct FileColumns {
+  std::vector<FileColumn> out, filter;  // per out_cols / filter_cols entry
+};
+// The binding of `cs` in the file `reader` reads (src/read/conform_array.cc): by field id when
+// cs.by_id (struct fields at any depth too; ids the file lacks are absent), else by cs.physical.
+FileColumn BindColumn(const ColumnSource& cs, const FileReader& reader);
+// The struct field at `path` (child indices) of a struct column: its values, NULL where it or any
+// struct above it is NULL.
+Result<ArrayPtr> StructFieldAt(const ArrayPtr& column, const std::vector<size_t>& path);
 
 // One conjunct of the filter's top-level AND, bound to its own columns.
 struct FilterStage {
@@ -69,6 +90,7 @@ struct Scanner::Impl {
     std::shared_ptr<ReadAheadCache> cache;          // warmed bytes (null: not warmed)
     std::shared_ptr<FileReader> reader;
     std::vector<int> filter_leaf;  // leaf column of each filter column (-1: partition column or absent)
+    std::shared_ptr<const FileColumns> columns;  // where the output and filter columns are in the file
     std::vector<int> leaves;       // leaf columns the scan reads (filter and output data columns)
     std::vector<ReadRange> ranges;
     bool finished = false;         // its counters were added to `stats`
@@ -140,7 +162,7 @@ struct Scanner::Impl {
   // Evaluates one read range (reads, filter, late materialisation) into `out`; touches no state of
   // the scan, so ranges run in parallel. `room`: at most this many rows are wanted (< 0: no limit).
   Status ScanRange(size_t file_index, FileReader& reader, const ReadRange& range, const std::vector<int>& filter_leaf,
-                   int64_t room, RangeOutput* out) const;
+                   const FileColumns& columns, int64_t room, RangeOutput* out) const;
   // Appends a batch to the scan, honouring the limit.
   void MergeBatch(ScanBatch&& b);
   // Adds a range's counters.
@@ -158,6 +180,10 @@ struct Scanner::Impl {
     c.physical = Physical(field);
     c.type = table_schema->fields[static_cast<size_t>(field)].type;
     if (static_cast<size_t>(field) < source.physical_types.size()) c.file_type = source.physical_types[static_cast<size_t>(field)];
+    if (static_cast<size_t>(field) < source.field_ids.size()) {
+      c.by_id = true;
+      c.ids = source.field_ids[static_cast<size_t>(field)];
+    }
     for (size_t p = 0; p < source.partition_columns.size(); ++p) {
       if (source.partition_columns[p].name == c.name) c.partition = static_cast<int>(p);
     }

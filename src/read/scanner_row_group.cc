@@ -11,13 +11,13 @@ namespace rap::read {
 namespace {
 
 // Column `cs` of a batch the file returned (n rows), cast to the table type.
-Result<ArrayPtr> ColumnOfRead(const RecordBatch& batch, const ColumnSource& cs, int64_t n, const std::string& path,
-                              const char* read) {
-  const int bi = batch.schema ? batch.schema->FieldIndex(cs.physical) : -1;
+Result<ArrayPtr> ColumnOfRead(const RecordBatch& batch, const ColumnSource& cs, const FileColumn& fc, int64_t n,
+                              const std::string& path, const char* read) {
+  const int bi = batch.schema ? batch.schema->FieldIndex(fc.name) : -1;
   if (bi < 0 || batch.columns[static_cast<size_t>(bi)]->length != n) {
     return Status::Internal(path + ": column '" + cs.name + "' missing from " + read);
   }
-  return ConformArray(batch.columns[static_cast<size_t>(bi)], cs.type, cs.file_type, path + ": column '" + cs.name + "'");
+  return ConformArray(batch.columns[static_cast<size_t>(bi)], cs.type, fc.file_type, path + ": column '" + cs.name + "'");
 }
 
 // The rows at `positions` of a dictionary-coded column: the dictionary entry of each row's code, or
@@ -136,7 +136,8 @@ Result<RowSelection> Scanner::Impl::RangeCandidates(size_t file_index, FileReade
 }
 
 Status Scanner::Impl::ScanRange(size_t file_index, FileReader& reader, const ReadRange& range,
-                                const std::vector<int>& filter_leaf, int64_t room, RangeOutput* result) const {
+                                const std::vector<int>& filter_leaf, const FileColumns& columns, int64_t room,
+                                RangeOutput* result) const {
   ScanStats& stats = result->stats;
   const read::ScanFile& file = source.files[file_index];
   const int rg = range.row_group;
@@ -165,7 +166,7 @@ Status Scanner::Impl::ScanRange(size_t file_index, FileReader& reader, const Rea
   if (predicate) {
     std::vector<std::string> phys;
     for (size_t c = 0; c < filter_cols.size(); ++c) {
-      if (filter_leaf[c] >= 0) phys.push_back(filter_cols[c].physical);
+      if (filter_leaf[c] >= 0) phys.push_back(columns.filter[c].name);
     }
     std::unique_ptr<FileReader::FetchedRowGroup> fetched;
     if (!phys.empty()) {
@@ -179,7 +180,7 @@ Status Scanner::Impl::ScanRange(size_t file_index, FileReader& reader, const Rea
       if (dictionary_eligible[c]) {
         RAP_ASSIGN_OR_RETURN(codes[c], fetched->ReadDictionaryCodes(candidates, filter_leaf[c]));
       }
-      if (!codes[c]) value_phys.push_back(filter_cols[c].physical);
+      if (!codes[c]) value_phys.push_back(columns.filter[c].name);
     }
     RecordBatch fb;
     if (!value_phys.empty()) {
@@ -195,7 +196,7 @@ Status Scanner::Impl::ScanRange(size_t file_index, FileReader& reader, const Rea
       } else if (filter_leaf[c] < 0) {
         RAP_ASSIGN_OR_RETURN(arr, MakeNullArray(cs.type, n));
       } else {
-        RAP_ASSIGN_OR_RETURN(arr, ColumnOfRead(fb, cs, n, file.path, "read 1"));
+        RAP_ASSIGN_OR_RETURN(arr, ColumnOfRead(fb, cs, columns.filter[c], n, file.path, "read 1"));
       }
       filter_arrays[c] = arr;
     }
@@ -275,10 +276,9 @@ Status Scanner::Impl::ScanRange(size_t file_index, FileReader& reader, const Rea
   for (size_t o = 0; o < out_cols.size(); ++o) {
     const ColumnSource& cs = out_cols[o];
     if (cs.partition >= 0 || filter_index(cs) >= 0) continue;
-    for (const parquet::FieldNode& f : reader.schema().fields()) {
-      if (f.field.name == cs.physical) in_file[o] = true;
-    }
-    if (in_file[o] && std::find(phys.begin(), phys.end(), cs.physical) == phys.end()) phys.push_back(cs.physical);
+    const FileColumn& fc = columns.out[o];
+    in_file[o] = fc.present;
+    if (in_file[o] && std::find(phys.begin(), phys.end(), fc.name) == phys.end()) phys.push_back(fc.name);
   }
   RecordBatch db;
   if (!phys.empty()) {
@@ -301,7 +301,10 @@ Status Scanner::Impl::ScanRange(size_t file_index, FileReader& reader, const Rea
     } else if (!in_file[o]) {
       RAP_ASSIGN_OR_RETURN(arr, MakeNullArray(cs.type, n));
     } else {
-      RAP_ASSIGN_OR_RETURN(arr, ColumnOfRead(db, cs, n, file.path, "read 2"));
+      RAP_ASSIGN_OR_RETURN(arr, ColumnOfRead(db, cs, columns.out[o], n, file.path, "read 2"));
+    }
+    if (!cs.path.empty()) {
+      RAP_ASSIGN_OR_RETURN(arr, StructFieldAt(arr, cs.path));
     }
     out.columns.push_back(std::move(arr));
   }

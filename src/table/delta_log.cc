@@ -112,21 +112,43 @@ std::string VersionName(int64_t v) {
   return name;
 }
 
-// More commits than this after the checkpoint (or from 0) are not probed one by one.
-constexpr int64_t kMaxProbedCommits = 100000;
+// A commit name no writer can produce (20 digits beyond int64): a store that has it answers every
+// path with 200 (a catch-all or single-page-app fallback), so probing would find commits forever.
+constexpr const char* kAbsentCommit = "99999999999999999999.json";
+
+// A missing object: 404, or 403 from a bucket's web endpoint that may not list.
+bool IsMissing(const Status& st) { return st.Is(StatusCode::kNotFound) || st.Is(StatusCode::kAccessDenied); }
+
+// OK when the store says that a path that cannot exist is missing; else the error that explains
+// why the log cannot be found by probing.
+Status CheckStoreReportsMissing(const io::ObjectStorePtr& store, const std::string& log_dir) {
+  auto head = store->Head(log_dir + "/" + kAbsentCommit);
+  if (head.ok()) {
+    return Status::NotSupported(log_dir + ": the server answers 200 for " + kAbsentCommit +
+                                ", a commit that cannot exist (a catch-all or fallback page), so the Delta log "
+                                "cannot be probed without a listing; serve the table without the fallback, with a "
+                                "JSON directory index, or from s3://");
+  }
+  if (!IsMissing(head.status())) return head.status();
+  return Status::OK();
+}
 
 // The log of a store that cannot list (plain HTTP without a JSON directory index), found as the
 // protocol allows: the checkpoint that `_last_checkpoint` names (classic, multi-part or V2), then
 // successive commit files probed from the one after it (or from 0) until one is missing. Empty when
-// neither `_last_checkpoint` nor commit 0 exists.
-Result<LogListing> ProbeLog(const io::ObjectStorePtr& store, const std::string& log_dir) {
+// neither `_last_checkpoint` nor commit 0 exists. `first_only`: stop at the first file found (enough
+// to tell that there is a log). More than `max_commits` commits to probe is an error, so is a store
+// that answers 200 for a commit that cannot exist.
+Result<LogListing> ProbeLog(const io::ObjectStorePtr& store, const std::string& log_dir, int64_t max_commits,
+                            bool first_only) {
   LogListing out;
   int64_t next = 0;
-  // A missing object: 404, or 403 from a bucket's web endpoint that may not list.
-  auto missing = [](const Status& st) { return st.Is(StatusCode::kNotFound) || st.Is(StatusCode::kAccessDenied); };
+  bool checked_store = false;
   auto text = ReadWhole(store, log_dir + "/_last_checkpoint");
-  if (!text.ok() && !missing(text.status())) return text.status();
+  if (!text.ok() && !IsMissing(text.status())) return text.status();
   if (text.ok()) {
+    RAP_RETURN_NOT_OK(CheckStoreReportsMissing(store, log_dir));
+    checked_store = true;
     nlohmann::json j = nlohmann::json::parse(*text, nullptr, false);
     if (j.is_discarded() || !j.is_object() || !j.contains("version") || !j["version"].is_number_integer() ||
         j["version"].get<int64_t>() < 0) {
@@ -161,30 +183,37 @@ Result<LogListing> ProbeLog(const io::ObjectStorePtr& store, const std::string& 
     }
     out.checkpoints[cp.version].push_back(std::move(cp));
     next = j["version"].get<int64_t>() + 1;
+    if (first_only) return out;
   }
   for (int64_t v = next;; ++v) {
-    if (v - next >= kMaxProbedCommits) {
-      return Status::ResourceExhausted(log_dir + ": more than " + std::to_string(kMaxProbedCommits) +
-                                       " commits to probe without a listing; write a checkpoint or use a store "
-                                       "that lists (s3://, file)");
-    }
     const std::string path = log_dir + "/" + VersionName(v) + ".json";
     auto head = store->Head(path);
     if (!head.ok()) {
-      if (missing(head.status())) break;
+      if (IsMissing(head.status())) break;
       return head.status();
     }
+    if (v - next >= max_commits) {
+      return Status::ResourceExhausted(log_dir + ": more than " + std::to_string(max_commits) +
+                                       " commits to probe without a listing (from " + VersionName(next) +
+                                       ".json); write a checkpoint or use a store that lists (s3://, file)");
+    }
+    if (!checked_store) {
+      RAP_RETURN_NOT_OK(CheckStoreReportsMissing(store, log_dir));
+      checked_store = true;
+    }
     out.commits[v] = path;
+    if (first_only) break;
   }
   return out;
 }
 
 // The log's files: listed when the store can list them, else probed (ProbeLog). A failed listing
 // whose probe finds nothing is an empty log (not a Delta table).
-Result<LogListing> DiscoverLog(const io::ObjectStorePtr& store, const std::string& log_dir) {
+Result<LogListing> DiscoverLog(const io::ObjectStorePtr& store, const std::string& log_dir, int64_t max_commits,
+                               bool first_only) {
   auto listed = ListLog(store, log_dir);
   if (listed.ok() && (!listed->commits.empty() || !listed->checkpoints.empty())) return listed;
-  return ProbeLog(store, log_dir);
+  return ProbeLog(store, log_dir, max_commits, first_only);
 }
 
 class Replay {
@@ -265,8 +294,9 @@ Status LoadCheckpoint(const io::ObjectStorePtr& store, const std::string& log_di
 }  // namespace
 
 bool IsSupportedReaderFeature(const std::string& feature) {
-  // columnMapping (modes name and id) is handled by the table layer: columns are read by their
-  // physical names, at the top level and inside structs, arrays and maps. deletionVectors: the Scanner skips the rows a
+  // columnMapping (modes name and id) is handled by the table layer and the Scanner: columns are read
+  // by their physical names (mode name) or Parquet field ids (mode id), at the top level and inside
+  // structs, arrays and maps. deletionVectors: the Scanner skips the rows a
   // file's deletion vector lists (rap/table/deletion_vector.h).
   // typeWidening: old files keep their narrower types; the Scanner converts them to the table type
   // (only lossless conversions exist; anything else is an error naming the column).
@@ -297,16 +327,23 @@ Status CheckReaderSupport(const DeltaProtocol& protocol, const DeltaMetadata& me
   return Status::OK();
 }
 
-Result<bool> IsDeltaTable(const io::ObjectStorePtr& store, const std::string& root) {
-  RAP_ASSIGN_OR_RETURN(LogListing listing, DiscoverLog(store, TrimTrailingSlash(root) + "/_delta_log"));
-  return !listing.commits.empty() || !listing.checkpoints.empty();
+Result<bool> IsDeltaTable(const io::ObjectStorePtr& store, const std::string& root_in) {
+  const std::string root = TrimTrailingSlash(root_in);
+  auto listing = DiscoverLog(store, root + "/_delta_log", DeltaLogOptions{}.max_probed_commits, /*first_only=*/true);
+  if (!listing.ok()) {
+    // A Parquet file on a catch-all server: its "_delta_log/" answers too, but it is no table.
+    const bool parquet_name = root.size() > 8 && root.compare(root.size() - 8, 8, ".parquet") == 0;
+    if (parquet_name && listing.status().Is(StatusCode::kNotSupported)) return false;
+    return listing.status();
+  }
+  return !listing->commits.empty() || !listing->checkpoints.empty();
 }
 
 Result<DeltaLogSnapshot> ReadDeltaLog(const io::ObjectStorePtr& store, const std::string& root_in,
                                       const DeltaLogOptions& options) {
   const std::string root = TrimTrailingSlash(root_in);
   const std::string log_dir = root + "/_delta_log";
-  RAP_ASSIGN_OR_RETURN(LogListing listing, DiscoverLog(store, log_dir));
+  RAP_ASSIGN_OR_RETURN(LogListing listing, DiscoverLog(store, log_dir, options.max_probed_commits, false));
   if (listing.commits.empty() && listing.checkpoints.empty()) {
     return Status::NotFound(log_dir + ": no Delta commits or checkpoints");
   }
@@ -394,8 +431,15 @@ Result<TableSnapshot> OpenDeltaTable(const io::ObjectStorePtr& store, const std:
   RAP_ASSIGN_OR_RETURN(DeltaLogSnapshot log, ReadDeltaLog(store, root, options));
   RAP_RETURN_NOT_OK(CheckReaderSupport(log.protocol, log.metadata, root));
   ColumnMappingMode mode = ColumnMappingMode::kNone;
+  // The protocol: the mode property counts only on Reader Version 2, or 3 with the columnMapping
+  // reader feature.
+  const bool mapping_supported =
+      log.protocol.min_reader_version == 2 ||
+      (log.protocol.min_reader_version == 3 &&
+       std::find(log.protocol.reader_features.begin(), log.protocol.reader_features.end(), "columnMapping") !=
+           log.protocol.reader_features.end());
   if (auto it = log.metadata.configuration.find("delta.columnMapping.mode");
-      it != log.metadata.configuration.end() && (it->second == "name" || it->second == "id")) {
+      mapping_supported && it != log.metadata.configuration.end() && (it->second == "name" || it->second == "id")) {
     mode = it->second == "name" ? ColumnMappingMode::kName : ColumnMappingMode::kId;
   }
   RAP_ASSIGN_OR_RETURN(DeltaSchema schema, ParseDeltaSchema(log.metadata.schema_string, mode));
@@ -407,6 +451,7 @@ Result<TableSnapshot> OpenDeltaTable(const io::ObjectStorePtr& store, const std:
   snap.schema = schema.schema;
   snap.physical_names = schema.physical_names;
   snap.physical_types = schema.physical_types;
+  snap.field_ids = schema.field_ids;
   std::vector<std::string> part_physical;
   for (const std::string& name : log.metadata.partition_columns) {
     int idx = schema.schema->FieldIndex(name);
@@ -431,7 +476,11 @@ Result<TableSnapshot> OpenDeltaTable(const io::ObjectStorePtr& store, const std:
     f.stats_json = std::move(a.stats);
     for (size_t i = 0; i < part_physical.size(); ++i) {
       auto it = a.partition_values.find(part_physical[i]);
-      if (it == a.partition_values.end()) it = a.partition_values.find(snap.partition_columns[i].name);
+      // Without column mapping the physical name is the logical one; with it, only the physical name
+      // counts (a logical name can be another column's physical name after renames).
+      if (it == a.partition_values.end() && mode == ColumnMappingMode::kNone) {
+        it = a.partition_values.find(snap.partition_columns[i].name);
+      }
       if (it == a.partition_values.end()) {
         return Status::Corrupt(root + ": add '" + a.path + "' has no partition value for column '" +
                                snap.partition_columns[i].name + "'");

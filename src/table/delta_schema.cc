@@ -20,6 +20,7 @@ constexpr int kMaxNesting = 64;
 struct Typed {
   DataTypePtr logical;
   DataTypePtr physical;
+  read::FieldIdTree ids;  // the column-mapping ids of the fields inside (mode id)
 };
 
 struct SchemaParser {
@@ -30,7 +31,7 @@ struct SchemaParser {
     if (depth > kMaxNesting) return Status::NotSupported(where + ": type nesting deeper than 64 levels");
     if (t.is_string()) {
       RAP_ASSIGN_OR_RETURN(DataTypePtr p, ParseDeltaPrimitiveType(t.get<std::string>()));
-      return Typed{p, p};
+      return Typed{p, p, {}};
     }
     if (!t.is_object() || !t.contains("type") || !t["type"].is_string()) {
       return Status::Corrupt(where + ": expected a type name or an object with a \"type\" string");
@@ -38,15 +39,16 @@ struct SchemaParser {
     std::string kind = t["type"].get<std::string>();
     if (kind == "struct") {
       std::vector<Field> logical, physical;
-      RAP_RETURN_NOT_OK(Fields(t, where, depth + 1, &logical, &physical, nullptr));
-      return Typed{MakeStruct(std::move(logical)), MakeStruct(std::move(physical))};
+      read::FieldIdTree ids;
+      RAP_RETURN_NOT_OK(Fields(t, where, depth + 1, &logical, &physical, nullptr, &ids.children));
+      return Typed{MakeStruct(std::move(logical)), MakeStruct(std::move(physical)), std::move(ids)};
     }
     if (kind == "array") {
       if (!t.contains("elementType")) return Status::Corrupt(where + ": array type without elementType");
       RAP_ASSIGN_OR_RETURN(Typed elem, Type(t["elementType"], where + ".element", depth + 1));
       bool contains_null = !t.contains("containsNull") || !t["containsNull"].is_boolean() || t["containsNull"].get<bool>();
       return Typed{MakeList(Field{"element", elem.logical, contains_null}),
-                   MakeList(Field{"element", elem.physical, contains_null})};
+                   MakeList(Field{"element", elem.physical, contains_null}), read::FieldIdTree{{}, {std::move(elem.ids)}}};
     }
     if (kind == "map") {
       if (!t.contains("keyType") || !t.contains("valueType")) {
@@ -56,16 +58,19 @@ struct SchemaParser {
       RAP_ASSIGN_OR_RETURN(Typed value, Type(t["valueType"], where + ".value", depth + 1));
       bool vnull = !t.contains("valueContainsNull") || !t["valueContainsNull"].is_boolean() ||
                    t["valueContainsNull"].get<bool>();
+      read::FieldIdTree entries{{}, {std::move(key.ids), std::move(value.ids)}};
       return Typed{MakeMap(Field{"key", key.logical, false}, Field{"value", value.logical, vnull}, vnull),
-                   MakeMap(Field{"key", key.physical, false}, Field{"value", value.physical, vnull}, vnull)};
+                   MakeMap(Field{"key", key.physical, false}, Field{"value", value.physical, vnull}, vnull),
+                   read::FieldIdTree{{}, {std::move(entries)}}};
     }
     return Status::NotSupported(where + ": Delta type '" + kind + "' is not supported");
   }
 
   // Fields of a struct, with logical and with physical names (and types); `top_physical` (top level
-  // only) receives the physical names.
+  // only) receives the physical names, `ids` the fields' column-mapping id trees.
   Status Fields(const json& st, const std::string& where, int depth, std::vector<Field>* logical,
-                std::vector<Field>* physical, std::vector<std::string>* top_physical) {
+                std::vector<Field>* physical, std::vector<std::string>* top_physical,
+                std::vector<read::FieldIdTree>* ids) {
     if (!st.contains("fields") || !st["fields"].is_array()) {
       return Status::Corrupt(where + ": struct type without a \"fields\" array");
     }
@@ -78,11 +83,21 @@ struct SchemaParser {
       RAP_ASSIGN_OR_RETURN(Typed type, Type(f["type"], path, depth));
       bool nullable = !f.contains("nullable") || !f["nullable"].is_boolean() || f["nullable"].get<bool>();
       std::string phys = name;
+      read::FieldIdTree id_tree = std::move(type.ids);
       if (mode != ColumnMappingMode::kNone && f.contains("metadata") && f["metadata"].is_object()) {
         const json& md = f["metadata"];
         auto it = md.find("delta.columnMapping.physicalName");
         if (it != md.end() && it->is_string()) phys = it->get<std::string>();
+        auto id = md.find("delta.columnMapping.id");
+        if (mode == ColumnMappingMode::kId && id != md.end()) {
+          if (!id->is_number_integer() || id->get<int64_t>() < std::numeric_limits<int32_t>::min() ||
+              id->get<int64_t>() > std::numeric_limits<int32_t>::max()) {
+            return Status::Corrupt(path + ": delta.columnMapping.id is not a 32-bit integer");
+          }
+          id_tree.id = static_cast<int32_t>(id->get<int64_t>());
+        }
       }
+      ids->push_back(std::move(id_tree));
       if (top_physical) {
         top_physical->push_back(phys);
       } else if (phys != name) {
@@ -148,12 +163,14 @@ Result<DeltaSchema> ParseDeltaSchema(const std::string& schema_string, ColumnMap
   DeltaSchema out;
   auto schema = std::make_shared<Schema>();
   std::vector<Field> physical;
-  RAP_RETURN_NOT_OK(parser.Fields(j, "", 0, &schema->fields, &physical, &out.physical_names));
+  std::vector<read::FieldIdTree> ids;
+  RAP_RETURN_NOT_OK(parser.Fields(j, "", 0, &schema->fields, &physical, &out.physical_names, &ids));
   out.schema = std::move(schema);
   out.nested_physical_names = parser.nested_physical;
-  if (out.nested_physical_names) {
+  if (out.nested_physical_names || mode == ColumnMappingMode::kId) {
     for (const Field& f : physical) out.physical_types.push_back(f.type);
   }
+  if (mode == ColumnMappingMode::kId) out.field_ids = std::move(ids);
   return out;
 }
 

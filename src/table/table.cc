@@ -18,12 +18,22 @@ Result<TableSnapshot> OpenTable(const std::string& url, const OpenTableOptions& 
   if (options.version) {
     return Status::InvalidArgument(url + ": a version was given but this is not a Delta table (no _delta_log/)");
   }
-  RAP_ASSIGN_OR_RETURN(TableSnapshot snap, ListDirectoryTable(resolved.store, root));
-  if (snap.files.empty()) {
+  const std::string nothing = url + ": no Parquet files found: no such file, folder or prefix, or nothing in it "
+                                    "ends in .parquet (outside hidden _ and . folders), and no Delta log (_delta_log/)";
+  auto snap = ListDirectoryTable(resolved.store, root);
+  if (!snap.ok()) {
+    // A folder the store answers 404 (or 403, a static server or web endpoint that may not list)
+    // for: nothing was found, and the listing's answer says why.
+    if (snap.status().Is(StatusCode::kNotFound) || snap.status().Is(StatusCode::kAccessDenied)) {
+      return Status::NotFound(nothing + " (listing it: " + snap.status().message() +
+                              "; over plain HTTP a folder lists only with a JSON directory index, name the files)");
+    }
+    return snap.status();
+  }
+  if (snap->files.empty()) {
     // A typo and an empty folder must not look like an empty table (an empty Delta table, a log
     // without live files, is a valid empty result and never gets here).
-    return Status::NotFound(url + ": no Parquet files found: no such file, folder or prefix, or nothing in it "
-                                  "ends in .parquet (outside hidden _ and . folders), and no Delta log (_delta_log/)");
+    return Status::NotFound(nothing);
   }
   return snap;
 }

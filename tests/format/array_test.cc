@@ -3,8 +3,14 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
+#include <random>
+
+#include <nlohmann/json.hpp>
 
 #include "rap/format/array.h"
+#include "rap/format/schema.h"
+#include "rap/format/statistics.h"
 
 #include "format/layout_testing.h"
 
@@ -299,6 +305,247 @@ TEST(OutputRules, JsonColumnsInlineInJson) {
   EXPECT_EQ(FormatJsonValue(*j, 2), "\"x\"");
   EXPECT_EQ(FormatValue(*j, 1), "not json");
   EXPECT_EQ(FormatJsonValue(*s, 0), "\"{\\\"b\\\": [1, 2.5],\\n \\\"a\\\": null}\"");  // plain strings stay strings
+}
+
+// Random doubles (any bit pattern: subnormals, huge and tiny exponents) and the edges read back bit
+// for bit from the text and from the JSON, where a parser sees a float, not an integer.
+TEST(OutputRules, RandomDoublesAndFloatsRoundTripBitExact) {
+  std::mt19937_64 rng(20261201);
+  std::vector<double> d = {-0.0,
+                           0.0,
+                           std::numeric_limits<double>::max(),
+                           std::numeric_limits<double>::lowest(),
+                           std::numeric_limits<double>::min(),
+                           -std::numeric_limits<double>::min(),
+                           std::numeric_limits<double>::denorm_min(),
+                           -std::numeric_limits<double>::denorm_min(),
+                           std::numeric_limits<double>::epsilon(),
+                           9007199254740993.0,
+                           1e22,
+                           1e23,
+                           5e-324,
+                           2.2250738585072009e-308};  // the largest subnormal
+  for (int k = 0; k < 4000; ++k) {
+    uint64_t bits = rng();
+    if (k % 4 == 0) bits &= 0x800fffffffffffffull;  // a subnormal (or zero)
+    double v;
+    std::memcpy(&v, &bits, 8);
+    if (std::isfinite(v)) d.push_back(v);
+  }
+  for (int k = 0; k < 500; ++k) d.push_back(static_cast<double>(static_cast<int64_t>(rng() % 2000001) - 1000000));
+  auto da = Fixed(MakeType(TypeId::kFloat64), Values(d), static_cast<int64_t>(d.size()));
+  for (size_t i = 0; i < d.size(); ++i) {
+    const std::string text = FormatValue(*da, static_cast<int64_t>(i));
+    ASSERT_NE(text.find_first_of(".e"), std::string::npos) << text;
+    const double back = std::strtod(text.c_str(), nullptr);
+    ASSERT_EQ(std::memcmp(&back, &d[i], 8), 0) << text;
+    const std::string json = FormatJsonValue(*da, static_cast<int64_t>(i));
+    const auto parsed = nlohmann::json::parse(json);
+    ASSERT_TRUE(parsed.is_number_float()) << json;
+    const double from_json = parsed.get<double>();
+    ASSERT_EQ(std::memcmp(&from_json, &d[i], 8), 0) << json;
+  }
+  std::vector<float> f = {-0.0f, std::numeric_limits<float>::max(), std::numeric_limits<float>::lowest(),
+                          std::numeric_limits<float>::min(), std::numeric_limits<float>::denorm_min(), 16777217.0f};
+  for (int k = 0; k < 4000; ++k) {
+    uint32_t bits = static_cast<uint32_t>(rng());
+    if (k % 4 == 0) bits &= 0x807fffffu;
+    float v;
+    std::memcpy(&v, &bits, 4);
+    if (std::isfinite(v)) f.push_back(v);
+  }
+  auto fa = Fixed(MakeType(TypeId::kFloat32), Values(f), static_cast<int64_t>(f.size()));
+  for (size_t i = 0; i < f.size(); ++i) {
+    const std::string text = FormatJsonValue(*fa, static_cast<int64_t>(i));
+    ASSERT_NE(text.find_first_of(".e"), std::string::npos) << text;
+    const float back = std::strtof(text.c_str(), nullptr);
+    ASSERT_EQ(std::memcmp(&back, &f[i], 4), 0) << text;
+    std::string digits = text.substr(0, text.find('e'));  // the significant digits: at most 9 for a float
+    std::erase_if(digits, [](char c) { return c == '-' || c == '.'; });
+    digits.erase(0, digits.find_first_not_of('0'));
+    digits.erase(digits.find_last_not_of('0') + 1);
+    ASSERT_LE(digits.size(), 9u) << text;  // the float's own shortest form, not the double's 17 digits
+  }
+}
+
+// The float16 nearest to `v` (ties to the even bit pattern), found by search over the float16
+// values themselves: an oracle independent of the formatter's conversion.
+uint16_t NearestHalf(double v) {
+  auto value = [](uint16_t h) { return static_cast<double>(parquet::HalfToFloat(h)); };
+  const uint16_t sign = std::signbit(v) ? 0x8000 : 0;
+  const double a = std::fabs(v);
+  uint16_t lo = 0, hi = 0x7c00;  // +0 .. +inf, increasing with the bit pattern
+  while (hi - lo > 1) {
+    const uint16_t mid = static_cast<uint16_t>((lo + hi) / 2);
+    (value(mid) <= a ? lo : hi) = mid;
+  }
+  const double dl = a - value(lo), dh = value(hi) - a;
+  const uint16_t pick = dl < dh ? lo : dh < dl ? hi : ((lo & 1) ? hi : lo);
+  return sign | pick;
+}
+
+// Every float16 prints as the shortest decimal that reads back as the same float16 (not the
+// float32 text of its value), looking like a float.
+TEST(OutputRules, EveryFloat16ReadsBackBitExact) {
+  std::vector<uint16_t> all;
+  for (uint32_t h = 0; h < 0x10000; ++h) all.push_back(static_cast<uint16_t>(h));
+  auto a = Fixed(WithExtension(MakeType(TypeId::kFloat16), "float16"), Values(all), static_cast<int64_t>(all.size()));
+  for (uint32_t h = 0; h < 0x10000; ++h) {
+    const std::string text = FormatValue(*a, h);
+    const float v = parquet::HalfToFloat(static_cast<uint16_t>(h));
+    if (std::isnan(v)) {
+      ASSERT_EQ(text, "NaN");
+      continue;
+    }
+    if (std::isinf(v)) {
+      ASSERT_EQ(text, v > 0 ? "inf" : "-inf");
+      continue;
+    }
+    ASSERT_NE(text.find_first_of(".e"), std::string::npos) << text;
+    ASSERT_EQ(NearestHalf(std::strtod(text.c_str(), nullptr)), h) << std::hex << h << " " << text;
+    ASSERT_EQ(NearestHalf(std::strtof(text.c_str(), nullptr)), h) << std::hex << h << " " << text;
+  }
+  EXPECT_EQ(FormatValue(*a, 0x2e66), "0.1");  // 0.0999755859375; its float32 text is 0.099975586
+  EXPECT_EQ(FormatValue(*a, 0x3c00), "1.0");
+  EXPECT_EQ(FormatValue(*a, 0x8000), "-0.0");
+  EXPECT_EQ(FormatValue(*a, 0x7bff), "65500.0");  // the largest float16, 65504: 65500 is nearer to it than to 65472
+  EXPECT_EQ(FormatValue(*a, 0x5bff), "255.9");    // 255.875
+  EXPECT_EQ(FormatValue(*a, 0x0001), "6e-08");  // the smallest subnormal, 2^-24
+  EXPECT_EQ(FormatValue(*a, 0x3555), "0.3333");
+  EXPECT_EQ(FormatJsonValue(*a, 0x7e00), "\"NaN\"");
+}
+
+// JSON strings are always valid UTF-8: a byte that starts no well-formed sequence (a stray
+// continuation, an overlong form, a surrogate, a truncated sequence, > U+10FFFF) becomes U+FFFD.
+TEST(OutputRules, JsonStringsAreValidUtf8) {
+  const std::string replacement = "\xEF\xBF\xBD";
+  EXPECT_EQ(JsonQuote("caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80"), "\"caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80\"");
+  EXPECT_EQ(JsonQuote("a\xFFz"), "\"a" + replacement + "z\"");
+  EXPECT_EQ(JsonQuote("\xC0\xAF"), "\"" + replacement + replacement + "\"");          // overlong '/'
+  EXPECT_EQ(JsonQuote("\xED\xA0\x80"), "\"" + replacement + replacement + replacement + "\"");  // a surrogate
+  EXPECT_EQ(JsonQuote("\xE2\x82"), "\"" + replacement + replacement + "\"");          // truncated
+  EXPECT_EQ(JsonQuote("\xF4\x90\x80\x80"),
+            "\"" + replacement + replacement + replacement + replacement + "\"");  // above U+10FFFF
+  EXPECT_EQ(JsonQuote(std::string("\x01\x7f\"\\", 4)), "\"\\u0001\x7f\\\"\\\\\"");
+  auto s = StringArray({"ok", std::string("\x80\xC3\xA9\xC3", 4)});
+  for (int64_t i = 0; i < 2; ++i) EXPECT_TRUE(nlohmann::json::accept(FormatJsonValue(*s, i))) << i;
+  EXPECT_EQ(FormatValue(*s, 1), std::string("\x80\xC3\xA9\xC3", 4));  // text output keeps the bytes
+}
+
+// JSON values are inlined as written (on one line): numbers keep every digit (a number beyond the
+// double range is refused by the parser, so that text stays a string),
+// keys keep their order and duplicates, strings their spaces; a byte order mark is dropped; a JSON
+// column inside a list is inlined too; invalid JSON (or invalid UTF-8) stays a valid JSON string.
+TEST(OutputRules, JsonColumnsInlineAsWritten) {
+  auto s = StringArray({"12345678901234567890123", "1e400", " [1.10, -0.0 ,\t\"a b\\\" \\n\"]\r\n",
+                        "{\"k\": 1, \"k\": 2}", "\xEF\xBB\xBF{\"bom\": true}", "{\"a\": \"\xFF\"}", "", "[1,",
+                        "null"});
+  auto j = std::make_shared<ArrayData>(*s);
+  j->type = WithExtension(MakeType(TypeId::kString), "json");
+  EXPECT_EQ(FormatJsonValue(*j, 0), "12345678901234567890123");
+  EXPECT_EQ(FormatJsonValue(*j, 1), "\"1e400\"");  // beyond a double: not accepted by nlohmann-json, a string
+  EXPECT_EQ(FormatJsonValue(*j, 2), "[1.10,-0.0,\"a b\\\" \\n\"]");
+  EXPECT_EQ(FormatJsonValue(*j, 3), "{\"k\":1,\"k\":2}");
+  EXPECT_EQ(FormatJsonValue(*j, 4), "{\"bom\":true}");
+  EXPECT_EQ(FormatJsonValue(*j, 5), "\"{\\\"a\\\": \\\"\xEF\xBF\xBD\\\"}\"");
+  EXPECT_EQ(FormatJsonValue(*j, 6), "\"\"");
+  EXPECT_EQ(FormatJsonValue(*j, 7), "\"[1,\"");
+  EXPECT_EQ(FormatJsonValue(*j, 8), "null");  // the JSON text null, not a SQL NULL
+  for (int64_t i = 0; i < j->length; ++i) EXPECT_TRUE(nlohmann::json::accept(FormatJsonValue(*j, i))) << i;
+  EXPECT_EQ(FormatValue(*j, 2), " [1.10, -0.0 ,\t\"a b\\\" \\n\"]\r\n");  // table/csv: the text itself
+
+  auto list = std::make_shared<ArrayData>();
+  list->type = MakeList(Field{"element", j->type});
+  list->length = 1;
+  list->buffers = {Buffer(), Values(std::vector<int32_t>{0, 2})};
+  list->children = {SliceArray(j, 3, 2)};
+  EXPECT_EQ(FormatJsonValue(*list, 0), "[{\"k\":1,\"k\":2}, {\"bom\":true}]");
+}
+
+// TIME of every unit, adjusted to UTC or local, from the Parquet schema (the logical type and the
+// converted types TIME_MILLIS/TIME_MICROS, which mean adjusted to UTC) to the printed text: the
+// UTC marker Z exactly when adjusted, as for timestamps.
+TEST(OutputRules, TimeOfEveryUnitKeepsItsUtcMarker) {
+  using parquet::ConvertedType;
+  using parquet::LogicalType;
+  struct Case {
+    parquet::Type physical;
+    std::optional<parquet::TimeUnit> unit;  // logical type TIME, or none
+    std::optional<ConvertedType> converted;
+    bool utc;
+    int64_t value;
+    std::string text;
+  };
+  const std::vector<Case> cases = {
+      {parquet::Type::INT32, parquet::TimeUnit::MILLIS, std::nullopt, true, 3723004, "01:02:03.004Z"},
+      {parquet::Type::INT32, parquet::TimeUnit::MILLIS, std::nullopt, false, 3723004, "01:02:03.004"},
+      {parquet::Type::INT64, parquet::TimeUnit::MICROS, std::nullopt, true, 3723000004, "01:02:03.000004Z"},
+      {parquet::Type::INT64, parquet::TimeUnit::MICROS, std::nullopt, false, 3723000004, "01:02:03.000004"},
+      {parquet::Type::INT64, parquet::TimeUnit::NANOS, std::nullopt, true, 86399999999999, "23:59:59.999999999Z"},
+      {parquet::Type::INT64, parquet::TimeUnit::NANOS, std::nullopt, false, 86399999999999, "23:59:59.999999999"},
+      {parquet::Type::INT32, parquet::TimeUnit::MILLIS, ConvertedType::TIME_MILLIS, true, 0, "00:00:00.000Z"},
+      {parquet::Type::INT64, parquet::TimeUnit::MICROS, ConvertedType::TIME_MICROS, true, 1, "00:00:00.000001Z"},
+      {parquet::Type::INT32, std::nullopt, ConvertedType::TIME_MILLIS, true, 3723004, "01:02:03.004Z"},
+      {parquet::Type::INT64, std::nullopt, ConvertedType::TIME_MICROS, true, 3723000004, "01:02:03.000004Z"},
+  };
+  for (const Case& c : cases) {
+    parquet::SchemaNode n;
+    n.is_leaf = true;
+    n.physical_type = c.physical;
+    n.converted_type = c.converted;
+    if (c.unit) {
+      n.logical_type.kind = LogicalType::Kind::TIME;
+      n.logical_type.unit = *c.unit;
+      n.logical_type.is_adjusted_to_utc = c.utc;
+    }
+    const DataTypePtr type = parquet::LeafArrowType(n);
+    const std::string what = type->ToString() + " " + c.text;
+    ASSERT_EQ(type->id, c.physical == parquet::Type::INT32 ? TypeId::kTime32 : TypeId::kTime64) << what;
+    EXPECT_EQ(type->timezone.empty(), !c.utc) << what;
+    ArrayPtr a = c.physical == parquet::Type::INT32
+                     ? Fixed(type, Values(std::vector<int32_t>{static_cast<int32_t>(c.value)}), 1)
+                     : Fixed(type, Values(std::vector<int64_t>{c.value}), 1);
+    EXPECT_EQ(FormatValue(*a, 0), c.text) << what;
+    EXPECT_EQ(FormatJsonValue(*a, 0), "\"" + c.text + "\"") << what;
+  }
+}
+
+// UUID, DECIMAL and FLOAT16 keep their own renderings (not binary hex); BSON, which has no text
+// form, prints as binary.
+TEST(OutputRules, UuidDecimalFloat16KeepTheirForms) {
+  parquet::SchemaNode n;
+  n.is_leaf = true;
+  n.physical_type = parquet::Type::FIXED_LEN_BYTE_ARRAY;
+  n.type_length = 16;
+  n.logical_type.kind = parquet::LogicalType::Kind::UUID;
+  std::string u = "\x12\x34\x56\x78\x9a\xbc\xde\xf0\x01\x23\x45\x67\x89\xab\xcd\xef";
+  auto uuid = Fixed(parquet::LeafArrowType(n), Buffer::Copy(u), 1);
+  EXPECT_EQ(FormatJsonValue(*uuid, 0), "\"12345678-9abc-def0-0123-456789abcdef\"");
+  n.logical_type = {};
+  auto raw16 = Fixed(parquet::LeafArrowType(n), Buffer::Copy(u), 1);
+  EXPECT_EQ(FormatValue(*raw16, 0), "0x123456789abcdef00123456789abcdef");
+  n.type_length = 12;
+  n.converted_type = parquet::ConvertedType::INTERVAL;
+  const std::vector<uint32_t> iv = {25, 0, 1};
+  auto interval = Fixed(parquet::LeafArrowType(n), Values(iv), 1);
+  EXPECT_EQ(FormatValue(*interval, 0), "P2Y1MT0.001S");
+  n.converted_type.reset();
+  n.type_length = 2;
+  n.logical_type.kind = parquet::LogicalType::Kind::FLOAT16;
+  auto half = Fixed(parquet::LeafArrowType(n), Values(std::vector<uint16_t>{0xc500}), 1);
+  EXPECT_EQ(FormatJsonValue(*half, 0), "-5.0");
+  auto dec = Fixed(MakeDecimal(38, 3), Values(std::vector<int64_t>{-1, -1}), 1);  // -1 unscaled
+  EXPECT_EQ(FormatJsonValue(*dec, 0), "-0.001");
+  EXPECT_TRUE(nlohmann::json::parse(FormatJsonValue(*dec, 0)).is_number_float());
+  n = {};
+  n.is_leaf = true;
+  n.physical_type = parquet::Type::BYTE_ARRAY;
+  n.logical_type.kind = parquet::LogicalType::Kind::BSON;
+  auto bson = std::make_shared<ArrayData>();
+  bson->type = parquet::LeafArrowType(n);
+  bson->length = 1;
+  bson->buffers = {Buffer(), Values(std::vector<int32_t>{0, 5}), Buffer::Copy(std::string("\x05\0\0\0\0", 5))};
+  EXPECT_EQ(FormatJsonValue(*bson, 0), "\"0x0500000000\"");
 }
 
 TEST(Array, TakeGathersEveryTypeInOrder) {

@@ -11,6 +11,7 @@
 #include "rap/format/column_reader.h"
 #include "rap/format/levels.h"
 #include "rap/format/thrift.h"
+#include "testing/result_check.h"
 
 namespace rap::parquet {
 namespace {
@@ -32,7 +33,7 @@ SchemaElement Leaf(const std::string& name, Type t, Repetition rep) {
 
 SchemaDescriptor MakeSchema(std::vector<SchemaElement> elements) {
   auto s = SchemaDescriptor::Make(elements, "test.parquet");
-  EXPECT_TRUE(s.ok()) << s.status().ToString();
+  RAP_TEST_CHECK_OK(s);
   return *s;
 }
 

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "rap/format/encoding.h"
+#include "testing/result_check.h"
 
 namespace rap::parquet {
 namespace {
@@ -23,7 +24,7 @@ std::span<const uint8_t> AsSpan(const std::string& s) {
 template <typename T>
 std::string EncodeInts(Type type, const std::vector<T>& v) {
   auto enc = MakeValueEncoder(Encoding::DELTA_BINARY_PACKED, type, 0);
-  EXPECT_TRUE(enc.ok());
+  RAP_TEST_CHECK_OK(enc);
   (*enc)->PutFixed(reinterpret_cast<const uint8_t*>(v.data()), static_cast<int64_t>(v.size()));
   EXPECT_GE((*enc)->EstimatedSize() + 1, size_t{1});
   std::string out;
@@ -206,6 +207,32 @@ TEST(DeltaBinaryPacked, WideDeltas) {
   }
 }
 
+// The byte vectors a writer computing deltas one bit wider produces for min, max, min, written out
+// by hand. INT32: deltas +(2^32-1) and -(2^32-1), min delta -(2^32-1), so the first relative delta
+// is 2^33-2: a 33-bit miniblock. INT64: the min delta -(2^64-1) wraps to 1 in 64 bits, the relative
+// delta is 2^65-2: a 65-bit miniblock. Both decode (wrapping) to the exact values.
+TEST(DeltaBinaryPacked, HandBuilt33And65BitMiniblocks) {
+  std::string w33("\x80\x01\x04\x03" "\xff\xff\xff\xff\x0f"  // block 128, 4 miniblocks, 3 values, first INT32_MIN
+                  "\xfd\xff\xff\xff\x1f"                       // min delta zigzag(-(2^32-1)) = 2^33-3
+                  "\x21\x00\x00\x00"                            // widths: 33, 0, 0, 0
+                  "\xfe\xff\xff\xff\x01",                      // 2^33-2 at bits 0..32, then 0
+                  23);
+  w33.append(33 * 4 - 5, '\0');  // the rest of the 32 values x 33 bits
+  EXPECT_EQ(DecodeInts<int32_t>(Type::INT32, w33, 3), (std::vector<int32_t>{INT32_MIN, INT32_MAX, INT32_MIN}));
+  std::string w65("\x80\x01\x04\x03" "\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01"  // ..., first INT64_MIN
+                  "\x02"                                                     // min delta zigzag(1)
+                  "\x41\x00\x00\x00"                                      // widths: 65, 0, 0, 0
+                  "\xfe\xff\xff\xff\xff\xff\xff\xff\x01",                  // 2^65-2 at bits 0..64
+                  28);
+  w65.append(65 * 4 - 9, '\0');
+  EXPECT_EQ(DecodeInts<int64_t>(Type::INT64, w65, 3), (std::vector<int64_t>{INT64_MIN, INT64_MAX, INT64_MIN}));
+  // Cut short after the last needed value (9 bytes of 33-bit values, 17 of 65-bit ones): still exact.
+  EXPECT_EQ(DecodeInts<int32_t>(Type::INT32, w33.substr(0, 18 + 9), 3),
+            (std::vector<int32_t>{INT32_MIN, INT32_MAX, INT32_MIN}));
+  EXPECT_EQ(DecodeInts<int64_t>(Type::INT64, w65.substr(0, 19 + 17), 3),
+            (std::vector<int64_t>{INT64_MIN, INT64_MAX, INT64_MIN}));
+}
+
 TEST(DeltaBinaryPacked, Malformed) {
   std::vector<int64_t> out(1000);
   auto* o = reinterpret_cast<uint8_t*>(out.data());
@@ -227,11 +254,15 @@ TEST(DeltaBinaryPacked, Malformed) {
   Status st = (*dec)->DecodeFixed(o, 3);
   ASSERT_TRUE(st.Is(StatusCode::kCorrupt));
   EXPECT_NE(st.message().find("DELTA_BINARY_PACKED INT64"), std::string::npos) << st.message();
+  // The message names the width, the limit and the byte offset (just past the block's width bytes).
+  EXPECT_NE(st.message().find("miniblock bit width 66 exceeds 65 at byte 10"), std::string::npos) << st.message();
   // INT32 streams allow at most 33 bits.
   const std::string w34("\x80\x01\x04\x03\x00" "\x00\x22\x00\x00\x00", 10);
   auto dec32 = MakeValueDecoder(Encoding::DELTA_BINARY_PACKED, Type::INT32, 0, AsSpan(w34), 3);
   ASSERT_TRUE(dec32.ok());
-  EXPECT_TRUE((*dec32)->DecodeFixed(o, 3).Is(StatusCode::kCorrupt));
+  Status st32 = (*dec32)->DecodeFixed(o, 3);
+  EXPECT_TRUE(st32.Is(StatusCode::kCorrupt));
+  EXPECT_NE(st32.message().find("miniblock bit width 34 exceeds 33 at byte 10"), std::string::npos) << st32.message();
   // More values asked for than the header holds.
   const std::string five("\x80\x01\x04\x05\x02" "\x02\x00\x00\x00\x00", 10);
   auto dec5 = make(five, 10);
@@ -273,7 +304,7 @@ Strings SortedStrings(size_t n, std::mt19937_64& rng) {
 
 std::string EncodeStrings(Encoding e, const Strings& s) {
   auto enc = MakeValueEncoder(e, Type::BYTE_ARRAY, 0);
-  EXPECT_TRUE(enc.ok());
+  RAP_TEST_CHECK_OK(enc);
   (*enc)->PutBinary(s.offsets.data(), s.data.data(), static_cast<int64_t>(s.size()));
   std::string out;
   (*enc)->Finish(&out);

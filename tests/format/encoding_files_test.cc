@@ -17,6 +17,7 @@
 #include "rap/format/levels.h"
 #include "rap/format/thrift.h"
 #include "testing/paths.h"
+#include "testing/result_check.h"
 
 namespace rap::parquet {
 namespace {
@@ -116,7 +117,7 @@ std::vector<Value> ReadColumn(const FileData& f, size_t col, uint64_t skip_mask 
       if (ph->type == PageType::DICTIONARY_PAGE) {
         auto dec = MakeValueDecoder(Encoding::PLAIN, cm.type, leaf.type_length.value_or(0), page,
                                     ph->dictionary_page_header->num_values);
-        EXPECT_TRUE(dec.ok());
+        RAP_TEST_CHECK_OK(dec);
         std::vector<std::string> d;
         st = DecodeValues(dec->get(), cm.type, leaf.type_length.value_or(0), false, {},
                           ph->dictionary_page_header->num_values, &d, 0);

@@ -12,6 +12,7 @@
 #include "rap/format/codec.h"
 #include "rap/format/encoding.h"
 #include "rap/format/levels.h"
+#include "testing/result_check.h"
 
 namespace rap::parquet {
 namespace {
@@ -42,7 +43,7 @@ const Combo kCombos[] = {
 // A valid section of n values for the combination (random values).
 std::string ValidSection(const Combo& c, int64_t n, std::mt19937_64& rng) {
   auto enc = MakeValueEncoder(c.encoding, c.type, c.type_length, 300);
-  EXPECT_TRUE(enc.ok()) << enc.status().ToString();
+  RAP_TEST_CHECK_OK(enc);
   const int w = PhysicalWidth(c.type, c.type_length);
   if (c.encoding == Encoding::RLE_DICTIONARY) {
     std::vector<int32_t> idx(static_cast<size_t>(n));

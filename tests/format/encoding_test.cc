@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "rap/format/encoding.h"
+#include "testing/result_check.h"
 
 namespace rap::parquet {
 namespace {
@@ -25,7 +26,7 @@ std::unique_ptr<ValueDecoder> Decoder(Encoding e, Type t, int32_t len, const std
 
 std::string Encode(Encoding e, Type t, int32_t len, const std::vector<uint8_t>& fixed, int64_t n) {
   auto enc = MakeValueEncoder(e, t, len);
-  EXPECT_TRUE(enc.ok()) << enc.status().ToString();
+  RAP_TEST_CHECK_OK(enc);
   (*enc)->PutFixed(fixed.data(), n);
   std::string out;
   (*enc)->Finish(&out);

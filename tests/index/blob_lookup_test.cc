@@ -19,6 +19,7 @@
 #include "testing/duckdb_run.h"
 #include "testing/cli_run.h"
 #include "testing/paths.h"
+#include "testing/result_check.h"
 
 namespace rap::index {
 namespace {
@@ -136,7 +137,7 @@ Table WriteTable(const std::string& dir, const std::string& wide_dir) {
     parquet::BlobSpec spec;
     spec.fields = t.folded->fields;
     auto blob = parquet::EncodeBlob(spec, cols, kRows);
-    EXPECT_TRUE(blob.ok()) << blob.status().ToString();
+    RAP_TEST_CHECK_OK(blob);
     auto schema = std::make_shared<Schema>();
     schema->fields = {{"k", MakeType(TypeId::kInt64), false}, {"blob", (*blob)->type, false}};
     RecordBatch batch;
@@ -153,7 +154,7 @@ Table WriteTable(const std::string& dir, const std::string& wide_dir) {
       wo.interleave = true;
     }
     auto bytes = parquet::WriteParquetToString(schema, {batch}, wo);
-    EXPECT_TRUE(bytes.ok()) << bytes.status().ToString();
+    RAP_TEST_CHECK_OK(bytes);
     t.paths.push_back(dir + "/part-" + std::to_string(f) + ".parquet");
     rap::testing::WriteStringToFile(t.paths.back(), *bytes);
     auto wide_schema = std::make_shared<Schema>(*t.folded);
@@ -164,7 +165,7 @@ Table WriteTable(const std::string& dir, const std::string& wide_dir) {
     wide.columns = cols;
     wide.columns.insert(wide.columns.begin(), batch.columns[0]);
     auto wide_bytes = parquet::WriteParquetToString(wide_schema, {wide}, parquet::WriterOptions());
-    EXPECT_TRUE(wide_bytes.ok()) << wide_bytes.status().ToString();
+    RAP_TEST_CHECK_OK(wide_bytes);
     rap::testing::WriteStringToFile(wide_dir + "/part-" + std::to_string(f) + ".parquet", *wide_bytes);
     t.keys.push_back(std::move(k));
     t.columns.push_back(std::move(cols));

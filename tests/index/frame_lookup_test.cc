@@ -12,6 +12,7 @@
 #include "rap/index/index_writer.h"
 #include "rap/table/table.h"
 #include "testing/index_table.h"
+#include "testing/result_check.h"
 
 namespace rap::index {
 namespace {
@@ -113,7 +114,7 @@ std::vector<std::string> WriteTable(const std::string& dir, const Layout& layout
       wo.interleave = layout.interleave;
     }
     auto bytes = parquet::WriteParquetToString(schema, {batch}, wo);
-    EXPECT_TRUE(bytes.ok()) << bytes.status().ToString();
+    RAP_TEST_CHECK_OK(bytes);
     const std::string n = rap::testing::IndexTableFileName(f);
     rap::testing::WriteStringToFile(dir + "/" + n, *bytes);
     names.push_back(n);

@@ -17,6 +17,7 @@
 #include "rap/read/file_reader.h"
 #include "testing/index_table.h"
 #include "testing/netsim_fixture.h"
+#include "testing/result_check.h"
 
 namespace rap::index {
 namespace {
@@ -113,7 +114,7 @@ class LookupNetsimTest : public ::testing::Test {
 
   rap::testing::NetsimStats Stats() {
     auto s = netsim_->Stats();
-    EXPECT_TRUE(s.ok()) << s.status().ToString();
+    RAP_TEST_CHECK_OK(s);
     EXPECT_EQ(s->reads_dropped, 0u);
     return s.ok() ? std::move(*s) : rap::testing::NetsimStats{};
   }

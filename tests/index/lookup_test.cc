@@ -8,6 +8,7 @@
 #include "rap/index/build.h"
 #include "rap/index/index.h"
 #include "testing/index_table.h"
+#include "testing/result_check.h"
 
 namespace rap::index {
 namespace {
@@ -71,7 +72,7 @@ class LookupTest : public ::testing::Test {
       if (string_key) parts.push_back("s" + std::to_string(k)); else parts.push_back(std::to_string(k));
       if (idx.info().key.size() == 2) parts.push_back(std::to_string(rng() % 2 == 0 ? ((k % 3) + 3) % 3 : 5));
       auto key = idx.ParseKey(parts);
-      EXPECT_TRUE(key.ok()) << key.status().ToString();
+      RAP_TEST_CHECK_OK(key);
       keys.push_back(*key);
     }
     return keys;

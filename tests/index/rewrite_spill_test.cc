@@ -10,6 +10,7 @@
 #include "rap/index/rewrite.h"
 #include "rap/read/file_reader.h"
 #include "testing/index_table.h"
+#include "testing/result_check.h"
 
 namespace rap::index {
 namespace {
@@ -19,14 +20,14 @@ namespace fs = std::filesystem;
 // Every row of a file, in order, as text.
 std::vector<std::string> FileRows(const std::string& path) {
   auto r = io::OpenUrl(path);
-  EXPECT_TRUE(r.ok());
+  RAP_TEST_CHECK_OK(r);
   read::FileReaderOptions ro;
   ro.use_metadata_cache = false;
   auto reader = read::FileReader::Open(r->store, r->path, ro);
-  EXPECT_TRUE(reader.ok()) << reader.status().ToString();
+  RAP_TEST_CHECK_OK(reader);
   auto proj = (*reader)->Project({});
   auto batches = (*reader)->ReadAll(std::nullopt, *proj);
-  EXPECT_TRUE(batches.ok()) << batches.status().ToString();
+  RAP_TEST_CHECK_OK(batches);
   std::vector<std::string> out;
   for (const RecordBatch& b : *batches) {
     for (int64_t i = 0; i < b.num_rows; ++i) out.push_back(rap::testing::RowText(b, i));

@@ -14,6 +14,7 @@
 #include "rap/plan/estimator.h"
 #include "rap/plan/plan_record.h"
 #include "testing/fault_server.h"
+#include "testing/result_check.h"
 
 namespace rap::io {
 namespace {
@@ -43,7 +44,7 @@ class FaultTest : public ::testing::Test {
   }
   ObjectStorePtr Store() {
     auto s = MakeHttpStore(server_.base_url(), options_);
-    EXPECT_TRUE(s.ok());
+    RAP_TEST_CHECK_OK(s);
     return *s;
   }
   Result<Buffer> ReadOne(ObjectStore& store, ByteRange r, ReadStats* stats = nullptr) {

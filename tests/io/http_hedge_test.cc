@@ -15,6 +15,7 @@
 #include "rap/util/clock.h"
 #include "testing/netsim_fixture.h"
 #include "testing/paths.h"
+#include "testing/result_check.h"
 
 namespace rap::io {
 namespace {
@@ -50,7 +51,7 @@ class HedgeTest : public ::testing::Test {
     HttpOptions ho;
     ho.hedge.enabled = hedge;
     auto store = MakeHttpStore((*srv)->url(), ho);
-    EXPECT_TRUE(store.ok());
+    RAP_TEST_CHECK_OK(store);
     // Warm-up (trains the estimator), then stalls on 3% of the requests.
     std::mt19937_64 rng(5);
     auto read_one = [&](double* seconds) {

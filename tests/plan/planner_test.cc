@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "rap/util/units.h"
+#include "testing/result_check.h"
 
 namespace rap::plan {
 namespace {
@@ -213,7 +214,7 @@ Scenario RandomScenario(std::mt19937_64& rng) {
     if (extra == 2 && r.length > 2) sc.input.push_back({r.offset + 1, r.length});  // overlapping
   }
   Result<RangeSet> s = NormalizeRanges(sc.input);
-  EXPECT_TRUE(s.ok());
+  RAP_TEST_CHECK_OK(s);
   sc.exact = *s;
   return sc;
 }

@@ -11,13 +11,14 @@
 #include "rap/read/arrow_c.h"
 #include "rap/read/file_reader.h"
 #include "testing/paths.h"
+#include "testing/result_check.h"
 
 namespace rap::read {
 namespace {
 
 std::shared_ptr<FileReader> OpenData(const std::string& name, int64_t batch_size = 1 << 16) {
   auto url = io::OpenUrl(rap::testing::ParquetTestingData() + "/" + name);
-  EXPECT_TRUE(url.ok());
+  RAP_TEST_CHECK_OK(url);
   FileReaderOptions options;
   options.batch_size = batch_size;
   auto r = FileReader::Open(url->store, url->path, options);

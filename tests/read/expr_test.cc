@@ -8,6 +8,7 @@
 
 #include "rap/read/expr.h"
 #include "testing/arrays.h"
+#include "testing/result_check.h"
 
 namespace rap::read {
 namespace {
@@ -106,12 +107,13 @@ TEST(ExprEval, ThreeValuedLogic) {
                         {Fixed<int64_t>(MakeType(TypeId::kInt64), {1, 2, std::nullopt, 4, 5}),
                          Strings({"a", std::nullopt, "b", "a", "c"})});
   auto sel = [&](const char* text) {
+    SCOPED_TRACE(text);
     auto e = ParseExpr(text);
-    EXPECT_TRUE(e.ok()) << text << ": " << e.status().ToString();
+    RAP_TEST_CHECK_OK(e);
     auto p = Predicate::Bind(*e, *b.schema);
-    EXPECT_TRUE(p.ok()) << text << ": " << p.status().ToString();
+    RAP_TEST_CHECK_OK(p);
     auto r = p->Select(b);
-    EXPECT_TRUE(r.ok()) << text << ": " << r.status().ToString();
+    RAP_TEST_CHECK_OK(r);
     return Rows(*r);
   };
   EXPECT_EQ(sel("x = 2"), (std::vector<int>{1}));
@@ -389,7 +391,7 @@ TEST(ExprPrune, RowGroupStatistics) {
   auto stats = [&](int c) -> std::optional<ColumnStats> { return c == 0 ? x : nm; };
   auto can = [&](const char* text) {
     auto p = Predicate::Bind(*ParseExpr(text), s);
-    EXPECT_TRUE(p.ok()) << p.status().ToString();
+    RAP_TEST_CHECK_OK(p);
     return p->CanMatch(stats);
   };
   EXPECT_EQ(can("x = 5"), Match::kNever);

@@ -6,6 +6,7 @@
 #include "rap/io/object_store.h"
 #include "rap/read/file_reader.h"
 #include "testing/paths.h"
+#include "testing/result_check.h"
 
 namespace rap::read {
 namespace {
@@ -14,7 +15,7 @@ std::string DataFile(const std::string& name) { return rap::testing::ParquetTest
 
 std::shared_ptr<FileReader> OpenFile(const std::string& path, FileReaderOptions options = {}) {
   auto url = io::OpenUrl(path);
-  EXPECT_TRUE(url.ok()) << url.status().ToString();
+  RAP_TEST_CHECK_OK(url);
   auto r = FileReader::Open(url->store, url->path, options);
   EXPECT_TRUE(r.ok()) << r.status().ToString();
   return r.ok() ? *r : nullptr;

@@ -21,6 +21,7 @@
 #include "testing/observed_store.h"
 #include "testing/paths.h"
 #include "testing/scan_table.h"
+#include "testing/result_check.h"
 
 namespace rap::read {
 namespace {
@@ -82,7 +83,7 @@ class ShareTest : public ::testing::Test {
     FileReaderOptions ro;
     ro.use_metadata_cache = false;
     auto r = FileReader::Open(inner_, path_, ro);
-    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    RAP_TEST_CHECK_OK(r);
     return *r;
   }
 

@@ -28,6 +28,7 @@
 #include "testing/observed_store.h"
 #include "testing/paths.h"
 #include "testing/scan_table.h"
+#include "testing/result_check.h"
 
 namespace rap::read {
 namespace {
@@ -88,7 +89,7 @@ std::unique_ptr<RandomTable> MakeRandomTable(uint64_t seed) {
     wo.defaults.page_max_rows = 1 + static_cast<int64_t>(rng() % 40);
     wo.columns["id"].page_max_rows = 1 + static_cast<int64_t>(rng() % 40);  // pages of id and the others differ
     auto bytes = parquet::WriteParquetToString(schema, {b}, wo);
-    EXPECT_TRUE(bytes.ok()) << bytes.status().ToString();
+    RAP_TEST_CHECK_OK(bytes);
     const std::string name = "f" + std::to_string(f) + ".parquet";
     rap::testing::WriteStringToFile(t->dir.Join(name), *bytes);
     ScanFile sf;
@@ -175,14 +176,14 @@ class RangesTest : public ::testing::Test {
     wo.columns["v"].page_max_rows = 15;
     wo.write_page_index = page_index;
     auto bytes = parquet::WriteParquetToString(schema, {b}, wo);
-    EXPECT_TRUE(bytes.ok());
+    RAP_TEST_CHECK_OK(bytes);
     const std::string name = page_index ? "indexed.parquet" : "plain.parquet";
     rap::testing::WriteStringToFile(dir_.Join(name), *bytes);
     auto store = io::OpenUrl(dir_.path());
     FileReaderOptions ro;
     ro.use_metadata_cache = false;
     auto r = FileReader::Open(store->store, io::JoinPath(store->path, name), ro);
-    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    RAP_TEST_CHECK_OK(r);
     return *r;
   }
   rap::testing::TempDir dir_;

@@ -34,6 +34,7 @@
 #include "testing/paths.h"
 #include "testing/process_resources.h"
 #include "testing/scan_table.h"
+#include "testing/result_check.h"
 
 namespace rap {
 namespace {
@@ -128,7 +129,7 @@ class FaultMatrix : public ::testing::Test {
     const std::string index_rel = fs::relative(built.index_url, root_ + "/bkt").string();
     auto etag = [&](const std::string& rel) -> std::string {
       auto u = io::OpenUrl("s3://bkt/" + rel);
-      EXPECT_TRUE(u.ok());
+      RAP_TEST_CHECK_OK(u);
       auto info = u->store->Head(u->path);
       EXPECT_TRUE(info.ok()) << rel << ": " << info.status().ToString();
       return info.ok() ? info->etag : "";

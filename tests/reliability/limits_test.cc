@@ -21,6 +21,7 @@
 #include "rap/read/file_reader.h"
 #include "rap/read/scanner.h"
 #include "testing/paths.h"
+#include "testing/result_check.h"
 
 namespace rap {
 namespace {
@@ -161,7 +162,7 @@ class Limits : public ::testing::Test {
     const std::string path = dir_.Join(name);
     rap::testing::WriteStringToFile(path, bytes);
     auto url = io::OpenUrl(path);
-    EXPECT_TRUE(url.ok());
+    RAP_TEST_CHECK_OK(url);
     read::FileReaderOptions o;
     o.max_page_bytes = kBudget;
     o.use_metadata_cache = false;
@@ -186,7 +187,7 @@ class Limits : public ::testing::Test {
     const std::string path = dir_.Join(name);
     rap::testing::WriteStringToFile(path, bytes);
     auto url = io::OpenUrl(path);
-    EXPECT_TRUE(url.ok());
+    RAP_TEST_CHECK_OK(url);
     read::ScanSource src;
     src.store = url->store;
     read::ScanFile f;

@@ -139,7 +139,9 @@ NginxServer::NginxServer(const std::string& root, const NginxOptions& options) :
     }
     if (options.upstream_ports.empty()) {
       conf << "    root " << root << ";\n"
-           << (options.autoindex ? "    location / { autoindex on; autoindex_format json; }\n" : "");
+           << (!options.fallback.empty() ? "    location / { try_files $uri /" + options.fallback + "; }\n"
+               : options.autoindex       ? "    location / { autoindex on; autoindex_format json; }\n"
+                                         : std::string());
     } else {
       conf << "    location / { proxy_pass http://rap_upstream; proxy_http_version 1.1;\n"
            << "      proxy_set_header Connection \"\"; proxy_buffering off;\n"

@@ -102,7 +102,9 @@ struct ColumnChunkStats {
 };
 
 // The selected rows of one leaf column: levels (only when the max level is > 0) and the dense
-// non-null values, already converted to the leaf's Arrow type (no nulls, no gaps).
+// non-null values, already converted to the leaf's Arrow type (no nulls, no gaps). For a flat
+// column (max repetition level 0) def_levels is also left empty when every selected level is at the
+// max definition level (no nulls in the window): then each of the num_levels rows holds a value.
 struct LeafColumnData {
   int64_t num_rows = 0;
   int64_t num_levels = 0;

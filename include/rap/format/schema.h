@@ -59,6 +59,7 @@ struct ColumnDescriptor {
 // and that element is non-null iff def[i] >= def_level.
 struct FieldNode {
   Field field;
+  std::optional<int32_t> field_id;     // the Parquet node's field_id (a list read from a repeated field: its own)
   int16_t def_level = 0;
   int16_t rep_level = 0;
   int16_t slot_def = 0;

@@ -18,6 +18,7 @@
 #include "rap/format/array.h"
 #include "rap/io/object_store.h"
 #include "rap/read/expr.h"
+#include "rap/read/field_id_tree.h"
 #include "rap/read/file_reader.h"
 #include "rap/read/prefetch_options.h"
 #include "rap/util/result.h"
@@ -47,12 +48,20 @@ struct ScanSource {
   // file's column is matched to the table type field by field through it. Empty (or a null entry) =
   // the logical type's names. Nested fields a file lacks read as NULL, extra ones are ignored.
   std::vector<DataTypePtr> physical_types;
+  // Field ids per schema field (Delta column mapping mode `id`); empty = columns found by name. When
+  // set, a file's top-level column and the fields of its structs (at any depth) are found by Parquet
+  // field_id, whatever their in-file names; ids a file lacks read as NULL, and a file whose schema
+  // holds no field id at all is refused (NotSupported naming it).
+  std::vector<FieldIdTree> field_ids;
   std::vector<Field> partition_columns;
   std::vector<ScanFile> files;  // in scan order
 };
 
 struct ScanOptions {
-  std::vector<std::string> columns;  // output columns in this order; empty = every table column
+  // Output columns in this order; empty = every table column. "s.x" (logical names joined by dots,
+  // when no top-level column has that name) is field x of struct column s, at any depth, as a column
+  // of its own named "s.x" (NULL where a struct above it is NULL); the whole of s is read.
+  std::vector<std::string> columns;
   ExprPtr filter;                    // optional
   int64_t limit = -1;                // < 0: no limit
   int64_t batch_size = 64 * 1024;    // rows per output batch (at most)

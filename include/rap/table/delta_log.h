@@ -60,6 +60,9 @@ struct DeltaLogOptions {
   // Start from a checkpoint when one exists at or below the version (off: replay JSON from 0, which
   // needs every commit to still exist).
   bool use_checkpoints = true;
+  // On a store that cannot list (plain HTTP), commits are probed one by one after the checkpoint
+  // (or from 0); more than this many is ResourceExhausted (a misbehaving server never loops).
+  int64_t max_probed_commits = 100000;
 };
 
 // Reader features (and legacy reader versions) rap reads correctly. Everything else is refused.

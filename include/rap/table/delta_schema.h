@@ -13,6 +13,7 @@
 
 #include "rap/format/array.h"
 #include "rap/read/expr.h"
+#include "rap/read/field_id_tree.h"
 #include "rap/util/result.h"
 
 namespace rap::table {
@@ -28,10 +29,14 @@ struct DeltaSchema {
   // When nested_physical_names: per top-level field, its type with the physical names of nested
   // struct fields (what the data files hold); else empty.
   std::vector<DataTypePtr> physical_types;
+  // Mode id: per top-level field, its delta.columnMapping.id and those of the fields inside it (the
+  // Scanner finds columns by Parquet field_id with them); else empty.
+  std::vector<read::FieldIdTree> field_ids;
 };
 
 // Parses a schemaString. `mode` decides whether delta.columnMapping.physicalName is used (name and
-// id mode alike: writers put the physical names into the Parquet schema in both modes).
+// id mode alike: partition values and statistics are keyed by physical name in both) and, in mode
+// id, delta.columnMapping.id (the Parquet field_id data files are read by).
 // Unknown types (e.g. variant) give NotSupported naming the field and the type.
 Result<DeltaSchema> ParseDeltaSchema(const std::string& schema_string, ColumnMappingMode mode);
 

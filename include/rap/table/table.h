@@ -11,6 +11,7 @@
 
 #include "rap/format/array.h"
 #include "rap/io/object_store.h"
+#include "rap/read/field_id_tree.h"
 #include "rap/table/deletion_vector.h"
 #include "rap/util/result.h"
 
@@ -50,6 +51,9 @@ struct TableSnapshot {
   // In-file type per schema field when nested fields have physical names (Delta column mapping of
   // structs, arrays of structs, maps): struct children carry the physical names. Empty otherwise.
   std::vector<DataTypePtr> physical_types;
+  // Delta column mapping mode id: per schema field, the column-mapping ids (the Parquet field_ids
+  // files are read by, read::ScanSource::field_ids). Empty otherwise.
+  std::vector<read::FieldIdTree> field_ids;
   std::vector<DataFile> files;  // deterministic order: sorted by relative_path
 };
 
