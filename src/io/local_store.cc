@@ -39,38 +39,6 @@ ObjectInfo InfoFromStat(const std::string& path, const struct stat& st) {
   return info;
 }
 
-// An open file descriptor, closed on scope exit.
-class Fd {
- public:
-  explicit Fd(int fd) : fd_(fd) {}
-  ~Fd() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  int get() const { return fd_; }
-
- private:
-  int fd_;
-};
-
-Result<ObjectInfo> OpenAndStat(const std::string& path, int* fd_out) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return ErrnoStatus(path, "open", errno);
-  struct stat st;
-  if (::fstat(fd, &st) != 0) {
-    int err = errno;
-    ::close(fd);
-    return ErrnoStatus(path, "fstat", err);
-  }
-  if (!S_ISREG(st.st_mode)) {
-    ::close(fd);
-    return Status::InvalidArgument(path + ": not a regular file");
-  }
-  *fd_out = fd;
-  return InfoFromStat(path, st);
-}
-
 // Reads exactly `length` bytes at `offset`; a file shorter than that is an error naming the range.
 Status PreadExact(int fd, const std::string& path, uint64_t offset, uint64_t length, uint8_t* out) {
   uint64_t done = 0;
@@ -93,6 +61,53 @@ Status PreadExact(int fd, const std::string& path, uint64_t offset, uint64_t len
 
 }  // namespace
 
+LocalStore::OpenFile::~OpenFile() {
+  if (fd >= 0) ::close(fd);
+}
+
+// Why a descriptor cache: a point lookup on local data is one small pread, and opening the file
+// for it (openat + newfstatat + close around the pread) was 6.7% of `rap serve`'s CPU per
+// interleaved lookup (docs/benchmarks/serve.md). A cached descriptor still costs one stat by path
+// per read, which keeps a replaced file visible: a new inode (the atomic rename every writer here
+// uses) opens the new file, and the ETag comes from that stat, so a change between a footer and its
+// pages is still caught by `expected_etag`. A descriptor cannot outlive its entry's last user
+// (shared_ptr), and a file the cache still holds open keeps its inode, so (dev, ino) never matches
+// a different file.
+Result<std::pair<std::shared_ptr<const LocalStore::OpenFile>, ObjectInfo>> LocalStore::Acquire(
+    const std::string& path) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) return ErrnoStatus(path, "stat", errno);
+  if (!S_ISREG(st.st_mode)) return Status::InvalidArgument(path + ": not a regular file");
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = open_.find(path);
+    if (it != open_.end() && it->second->dev == st.st_dev && it->second->ino == st.st_ino) {
+      return std::make_pair(std::shared_ptr<const OpenFile>(it->second), InfoFromStat(path, st));
+    }
+  }
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return ErrnoStatus(path, "open", errno);
+  auto file = std::make_shared<OpenFile>();
+  file->fd = fd;
+  // The descriptor's own stat: the file this read will see (it may have been replaced since the
+  // stat by path above).
+  if (::fstat(fd, &st) != 0) return ErrnoStatus(path, "fstat", errno);
+  if (!S_ISREG(st.st_mode)) return Status::InvalidArgument(path + ": not a regular file");
+  file->dev = st.st_dev;
+  file->ino = st.st_ino;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (open_.size() >= kMaxOpenFiles && open_.find(path) == open_.end()) open_.erase(open_.begin());
+    open_[path] = file;
+  }
+  return std::make_pair(std::shared_ptr<const OpenFile>(std::move(file)), InfoFromStat(path, st));
+}
+
+size_t LocalStore::open_files() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return open_.size();
+}
+
 Result<ObjectInfo> LocalStore::Head(const std::string& path) {
   struct stat st;
   if (::stat(path.c_str(), &st) != 0) return ErrnoStatus(path, "stat", errno);
@@ -102,9 +117,9 @@ Result<ObjectInfo> LocalStore::Head(const std::string& path) {
 
 Result<std::vector<Buffer>> LocalStore::ReadRanges(const std::string& path, std::span<const ByteRange> ranges,
                                                    const ReadOptions& options, ReadStats* stats) {
-  int raw_fd = -1;
-  RAP_ASSIGN_OR_RETURN(ObjectInfo info, OpenAndStat(path, &raw_fd));
-  Fd fd(raw_fd);
+  RAP_ASSIGN_OR_RETURN(auto opened, Acquire(path));
+  const std::shared_ptr<const OpenFile>& fd = opened.first;
+  ObjectInfo& info = opened.second;
   if (!options.expected_etag.empty() && options.expected_etag != info.etag) {
     return Status::Changed(path + ": object changed while reading (etag " + info.etag + ", expected " +
                            options.expected_etag + ")");
@@ -122,7 +137,7 @@ Result<std::vector<Buffer>> LocalStore::ReadRanges(const std::string& path, std:
     t.range = r;
     t.start_s = NowSeconds();
     Buffer buf = Buffer::Allocate(r.length);
-    RAP_RETURN_NOT_OK(PreadExact(fd.get(), path, r.offset, r.length, buf.mutable_data()));
+    RAP_RETURN_NOT_OK(PreadExact(fd->fd, path, r.offset, r.length, buf.mutable_data()));
     t.first_byte_s = t.start_s;  // a local read has no separate response latency
     t.end_s = NowSeconds();
     t.bytes = r.length;
@@ -139,9 +154,9 @@ Result<std::vector<Buffer>> LocalStore::ReadRanges(const std::string& path, std:
 
 Result<std::pair<Buffer, ObjectInfo>> LocalStore::ReadTail(const std::string& path, uint64_t n,
                                                            const ReadOptions& options, ReadStats* stats) {
-  int raw_fd = -1;
-  RAP_ASSIGN_OR_RETURN(ObjectInfo info, OpenAndStat(path, &raw_fd));
-  Fd fd(raw_fd);
+  RAP_ASSIGN_OR_RETURN(auto opened, Acquire(path));
+  const std::shared_ptr<const OpenFile>& fd = opened.first;
+  ObjectInfo& info = opened.second;
   if (!options.expected_etag.empty() && options.expected_etag != info.etag) {
     return Status::Changed(path + ": object changed while reading (etag " + info.etag + ", expected " +
                            options.expected_etag + ")");
@@ -152,7 +167,7 @@ Result<std::pair<Buffer, ObjectInfo>> LocalStore::ReadTail(const std::string& pa
   t.range = ByteRange{info.size - len, len};
   t.start_s = NowSeconds();
   Buffer buf = Buffer::Allocate(len);
-  RAP_RETURN_NOT_OK(PreadExact(fd.get(), path, info.size - len, len, buf.mutable_data()));
+  RAP_RETURN_NOT_OK(PreadExact(fd->fd, path, info.size - len, len, buf.mutable_data()));
   t.first_byte_s = t.start_s;
   t.end_s = NowSeconds();
   t.bytes = len;
@@ -237,6 +252,7 @@ Result<std::string> WriteTempSibling(const std::string& path, const Buffer& data
 Status LocalStore::Put(const std::string& path, const Buffer& data) {
   // Temp file in the same directory, then rename(2): readers see the old file or the whole new one.
   RAP_ASSIGN_OR_RETURN(std::string tmp, WriteTempSibling(path, data));
+  Forget(path);
   if (::rename(tmp.c_str(), path.c_str()) != 0) {
     int err = errno;
     ::unlink(tmp.c_str());
@@ -259,7 +275,17 @@ Status LocalStore::PutIfAbsent(const std::string& path, const Buffer& data) {
   return Status::OK();
 }
 
+void LocalStore::Forget(const std::string& path) {
+  std::shared_ptr<OpenFile> dropped;  // closed outside the lock
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = open_.find(path);
+  if (it == open_.end()) return;
+  dropped = std::move(it->second);
+  open_.erase(it);
+}
+
 Status LocalStore::Delete(const std::string& path) {
+  Forget(path);  // a deleted file's blocks are freed now, not when the cache evicts it
   if (::unlink(path.c_str()) != 0) {
     const int err = errno;
     if (err == ENOENT) return Status::NotFound(path + ": no such object to delete");

@@ -2,7 +2,13 @@
 // through OpenUrl() for plain paths and file:// URLs.
 #pragma once
 
+#include <sys/types.h>
+
+#include <cstddef>
+#include <memory>
+#include <mutex>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -24,6 +30,28 @@ class LocalStore final : public ObjectStore {
   Status Put(const std::string& path, const Buffer& data) override;
   Status PutIfAbsent(const std::string& path, const Buffer& data) override;
   Status Delete(const std::string& path) override;
+
+  // Descriptors cached for reads (at most kMaxOpenFiles; see Acquire in local_store.cc).
+  static constexpr size_t kMaxOpenFiles = 64;
+  size_t open_files() const;
+
+ private:
+  struct OpenFile {
+    int fd = -1;
+    dev_t dev = 0;
+    ino_t ino = 0;
+    OpenFile() = default;
+    OpenFile(const OpenFile&) = delete;
+    OpenFile& operator=(const OpenFile&) = delete;
+    ~OpenFile();
+  };
+  // The file at `path` as it is now: a cached descriptor when the path still names the same inode,
+  // else a newly opened one; the ObjectInfo (size, ETag) of that file.
+  Result<std::pair<std::shared_ptr<const OpenFile>, ObjectInfo>> Acquire(const std::string& path);
+  void Forget(const std::string& path);  // drops the cached descriptor of `path`, if any
+
+  mutable std::mutex mu_;
+  std::unordered_map<std::string, std::shared_ptr<OpenFile>> open_;
 };
 
 }  // namespace rap::io

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <string>
 
@@ -116,6 +117,85 @@ TEST(LocalStore, ListAndPut) {
   auto everything = store.List(dir.path());
   ASSERT_TRUE(everything.ok());
   EXPECT_EQ(everything->size(), 4u);
+}
+
+// Descriptors this process holds open on files under `dir` (the /proc/self/fd links).
+int OpenDescriptorsUnder(const std::string& dir) {
+  int n = 0;
+  std::error_code ec;
+  for (auto it = std::filesystem::directory_iterator("/proc/self/fd", ec);
+       !ec && it != std::filesystem::directory_iterator(); it.increment(ec)) {
+    std::error_code lec;
+    const std::string target = std::filesystem::read_symlink(it->path(), lec).string();
+    if (!lec && target.rfind(dir, 0) == 0) ++n;
+  }
+  return n;
+}
+
+std::string ReadAll(ObjectStore& store, const std::string& path, uint64_t n, const std::string& etag = "") {
+  ReadOptions ro;
+  ro.expected_etag = etag;
+  ByteRange r{0, n};
+  auto b = store.ReadRanges(path, std::span<const ByteRange>(&r, 1), ro, nullptr);
+  if (!b.ok()) return "error: " + b.status().ToString();
+  return std::string(reinterpret_cast<const char*>((*b)[0].data()), (*b)[0].size());
+}
+
+// Reads reuse a cached descriptor (local_store.cc, Acquire), and still see every change of the file
+// a path names: a replacement by rename (a new inode), an in-place rewrite, a deletion.
+TEST(LocalStore, CachedDescriptorsFollowTheFileAPathNames) {
+  rap::testing::TempDir dir;
+  const std::string path = dir.Join("f.bin");
+  rap::testing::WriteStringToFile(path, "first version");
+  auto r = OpenUrl(path);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ObjectStore& store = *r->store;
+  auto before = store.Head(path);
+  ASSERT_TRUE(before.ok());
+  EXPECT_EQ(ReadAll(store, path, 13), "first version");
+  EXPECT_EQ(ReadAll(store, path, 13), "first version");
+  EXPECT_EQ(OpenDescriptorsUnder(dir.path()), 1) << "one cached descriptor for repeated reads";
+
+  // Replaced by rename (what Put and every writer here do): the new inode's bytes, and a reader
+  // that expects the old ETag is told the object changed. (The local ETag is mtime and size, so the
+  // new version differs in size: two same-size versions within one mtime tick share an ETag.)
+  const std::string tmp = dir.Join("f.tmp");
+  rap::testing::WriteStringToFile(tmp, "other version!");
+  ASSERT_EQ(std::rename(tmp.c_str(), path.c_str()), 0);
+  EXPECT_EQ(ReadAll(store, path, 14), "other version!");
+  const std::string changed = ReadAll(store, path, 13, before->etag);
+  EXPECT_NE(changed.find("changed"), std::string::npos) << changed;
+  EXPECT_EQ(OpenDescriptorsUnder(dir.path()), 1) << "the replaced file's descriptor is closed";
+
+  // Rewritten in place (same inode): the new bytes through the cached descriptor.
+  rap::testing::WriteStringToFile(path, "third version, longer");
+  EXPECT_EQ(ReadAll(store, path, 21), "third version, longer");
+
+  // Deleted behind the store's back: NotFound, although a descriptor is cached.
+  std::filesystem::remove(path);
+  const std::string gone = ReadAll(store, path, 5);
+  EXPECT_NE(gone.find("Not found"), std::string::npos) << gone;
+
+  // Deleted through the store: its descriptor is closed at once.
+  rap::testing::WriteStringToFile(path, "again");
+  EXPECT_EQ(ReadAll(store, path, 5), "again");
+  ASSERT_TRUE(store.Delete(path).ok());
+  EXPECT_EQ(OpenDescriptorsUnder(dir.path()), 0);
+}
+
+TEST(LocalStore, CachedDescriptorsAreBounded) {
+  rap::testing::TempDir dir;
+  ObjectStore* store = nullptr;
+  for (int i = 0; i < 100; ++i) {
+    const std::string path = dir.Join("f" + std::to_string(i));
+    rap::testing::WriteStringToFile(path, "file " + std::to_string(i));
+    auto r = OpenUrl(path);
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    store = r->store.get();
+    EXPECT_EQ(ReadAll(*store, path, 6), "file " + std::to_string(i).substr(0, 1));
+  }
+  EXPECT_LE(OpenDescriptorsUnder(dir.path()), 64);
+  EXPECT_GE(OpenDescriptorsUnder(dir.path()), 1);
 }
 
 TEST(ObjectStore, NativeMergesAndSlices) {
