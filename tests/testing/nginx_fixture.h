@@ -37,7 +37,7 @@ struct NginxOptions {
   bool autoindex = true;
   // Non-empty: a catch-all server (a single-page-app fallback) that answers every path that is not a
   // file with 200 and this file (relative to the root) instead of 404. Implies no directory index.
-  std::string fallback;
+  std::string fallback = {};
   // Non-empty: a reverse proxy (load balancer) over these 127.0.0.1 ports instead of a file server
   // (round robin, keep-alive upstream connections, a failed or 502/503 upstream retried on the next).
   std::vector<int> upstream_ports = {};
