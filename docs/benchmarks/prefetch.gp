@@ -2,7 +2,7 @@
 set terminal pngcairo size 1100,520 noenhanced
 set output 'docs/benchmarks/prefetch.png'
 set datafile separator ','
-set title 'bench_prefetch: full scan of 8 files (60 MiB), median of 3 (Dec 1 2026, 18:43-18:56 UTC, loaded 2-core machine)'
+set title 'bench_prefetch: full scan of 8 files (60 MiB), median of 3 (Dec 2 2026, 01:13-01:22 UTC, load 2.4-4.1)'
 set ylabel 'seconds'
 set style data histograms
 set style histogram clustered gap 1
