@@ -121,9 +121,13 @@ void FaultServer::AcceptLoop() {
       continue;
     }
     ++connections_;
+    ++live_connections_;
     std::lock_guard<std::mutex> lock(mu_);
     client_fds_.push_back(fd);
-    threads_.emplace_back([this, fd] { Serve(fd); });
+    threads_.emplace_back([this, fd] {
+      Serve(fd);
+      --live_connections_;
+    });
   }
 }
 

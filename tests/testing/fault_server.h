@@ -60,6 +60,9 @@ class FaultServer {
 
   int requests() const { return requests_.load(); }
   int connections() const { return connections_.load(); }
+  // Connections whose serving thread is still running (each open connection holds one thread, so a
+  // thread count taken by a test includes these).
+  int live_connections() const { return live_connections_.load(); }
   std::vector<FaultRequest> RequestLog() const;
 
  private:
@@ -72,6 +75,7 @@ class FaultServer {
   std::atomic<bool> stop_{false};
   std::atomic<int> requests_{0};
   std::atomic<int> connections_{0};
+  std::atomic<int> live_connections_{0};
   mutable std::mutex mu_;
   std::condition_variable stop_cv_;
   std::map<std::string, std::string> objects_;
