@@ -2,7 +2,7 @@
 
 namespace rap::read {
 
-size_t ReadAheadCache::Reserve(std::span<const ByteRange> ranges) {
+size_t ReadAheadCache::Reserve(std::span<const ByteRange> ranges, bool fetch_ahead) {
   std::lock_guard<std::mutex> lock(mu_);
   size_t n = 0;
   for (const ByteRange& r : ranges) {
@@ -12,6 +12,7 @@ size_t ReadAheadCache::Reserve(std::span<const ByteRange> ranges) {
     reserved_ += r.length;
     held_ += r.length;
     e.range = r;
+    e.fetch_ahead = fetch_ahead;
     entries_.push_back(std::move(e));
     ++n;
   }
@@ -112,7 +113,7 @@ uint64_t ReadAheadCache::bytes_unused() const {
   std::lock_guard<std::mutex> lock(mu_);
   uint64_t n = 0;
   for (const Entry& e : entries_) {
-    if (e.state == Entry::State::kReady && !e.taken) n += e.range.length;
+    if (e.state == Entry::State::kReady && !e.taken && !e.fetch_ahead) n += e.range.length;
   }
   return n;
 }

@@ -99,7 +99,7 @@ std::function<void()> Scanner::Impl::PlanFetchAhead(OpenedFile& file, const std:
         mine.push_back(b);
       }
     }
-    const size_t fit = file.cache->Reserve(mine);
+    const size_t fit = file.cache->Reserve(mine, /*fetch_ahead=*/true);
     cached.insert(cached.end(), mine.begin(), mine.begin() + static_cast<std::ptrdiff_t>(fit));
     if (fit < mine.size()) break;  // the cache's limit or the memory budget: the rest reads normally
   }

@@ -32,8 +32,9 @@ class ReadAheadCache {
   explicit ReadAheadCache(uint64_t limit_bytes, MemoryBudget* memory = nullptr) : limit_(limit_bytes), memory_(memory) {}
 
   // Registers `ranges` (in order) as in flight while they fit the limit (and the memory budget);
-  // returns how many fit.
-  size_t Reserve(std::span<const ByteRange> ranges);
+  // returns how many fit. `fetch_ahead`: reserved by a producer's fetch-ahead of the file being
+  // read, not by the warmup of a next file (bytes_unused counts the warmup's alone).
+  size_t Reserve(std::span<const ByteRange> ranges, bool fetch_ahead = false);
   // Completes a reserved range (Fill) or turns it into a miss (Fail, e.g. cancelled).
   void Fill(const ByteRange& range, Buffer data);
   void Fail(const ByteRange& range);
@@ -47,7 +48,7 @@ class ReadAheadCache {
   uint64_t bytes_reserved() const;  // reserved in total
   uint64_t bytes_held() const;      // reserved and not yet taken or failed
   uint64_t bytes_filled() const;    // fetched
-  uint64_t bytes_unused() const;    // fetched and never taken
+  uint64_t bytes_unused() const;    // fetched by the warmup (not fetch-ahead) and never taken
   int64_t hits() const;             // requested ranges answered from the cache
 
  private:
@@ -56,6 +57,7 @@ class ReadAheadCache {
     enum class State { kPending, kReady, kFailed, kTaken } state = State::kPending;
     Buffer data;
     bool taken = false;
+    bool fetch_ahead = false;
     MemoryCharge memory;  // the range's bytes, charged to memory_
   };
   uint64_t limit_;
