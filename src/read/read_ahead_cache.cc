@@ -61,7 +61,10 @@ std::vector<std::optional<Buffer>> ReadAheadCache::Take(std::span<const ByteRang
   std::unique_lock<std::mutex> lock(mu_);
   for (size_t i = 0; i < ranges.size(); ++i) {
     const ByteRange& want = ranges[i];
-    for (Entry& e : entries_) {
+    // By index, not by iterator: the wait below lets go of the lock, and a Reserve meanwhile may
+    // grow the deque, which keeps references to its elements but invalidates iterators.
+    for (size_t k = 0; k < entries_.size(); ++k) {
+      Entry& e = entries_[k];
       if (want.offset < e.range.offset || want.end() > e.range.end()) continue;
       if (e.state == Entry::State::kFailed || e.state == Entry::State::kTaken) continue;
       cv_.wait(lock, [&] { return e.state != Entry::State::kPending; });
