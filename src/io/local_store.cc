@@ -103,11 +103,6 @@ Result<std::pair<std::shared_ptr<const LocalStore::OpenFile>, ObjectInfo>> Local
   return std::make_pair(std::shared_ptr<const OpenFile>(std::move(file)), InfoFromStat(path, st));
 }
 
-size_t LocalStore::open_files() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return open_.size();
-}
-
 Result<ObjectInfo> LocalStore::Head(const std::string& path) {
   struct stat st;
   if (::stat(path.c_str(), &st) != 0) return ErrnoStatus(path, "stat", errno);

@@ -33,7 +33,6 @@ class LocalStore final : public ObjectStore {
 
   // Descriptors cached for reads (at most kMaxOpenFiles; see Acquire in local_store.cc).
   static constexpr size_t kMaxOpenFiles = 64;
-  size_t open_files() const;
 
  private:
   struct OpenFile {
@@ -50,7 +49,7 @@ class LocalStore final : public ObjectStore {
   Result<std::pair<std::shared_ptr<const OpenFile>, ObjectInfo>> Acquire(const std::string& path);
   void Forget(const std::string& path);  // drops the cached descriptor of `path`, if any
 
-  mutable std::mutex mu_;
+  std::mutex mu_;
   std::unordered_map<std::string, std::shared_ptr<OpenFile>> open_;
 };
 

@@ -588,12 +588,7 @@ TEST(PrefetchReaderTest, AProducerErrorIsStickyAndStopsTheOthers) {
   RangeTask task = [&](const ReadRange& r, RangeOutput* out) -> Status {
     ++ran;
     if (r.row_group == 13) return Status::IOError("range 13 failed (injected)");
-    ScanBatch b;
-    b.batch.num_rows = 1;
-    b.batch.columns.push_back(rap::testing::MakeInt64Array({r.row_group}));
-    b.row_ids = {static_cast<uint64_t>(r.row_group)};
-    out->batches.push_back(std::move(b));
-    return Status::OK();
+    return OneBatch(r, out);
   };
   PrefetchOptions po;
   po.producers = 4;
