@@ -197,10 +197,12 @@ TEST(Codec, SnappyDecoderAgreesWithLibsnappy) {
   for (auto& b : noise) b = static_cast<uint8_t>(rng());  // literals of up to 64 KiB (4-byte lengths)
   inputs.push_back(noise);
   for (size_t n = 1; n < 80; n += 3) inputs.push_back(TestData(n, static_cast<uint32_t>(n)));
+  inputs.emplace_back();  // a 0-byte page: only the length header (tags after it are an error)
   auto lib = [](const std::string& comp, std::vector<uint8_t>* out) {
     size_t len = 0;
     if (!snappy::GetUncompressedLength(comp.data(), comp.size(), &len) || len != out->size()) return false;
-    return len == 0 || snappy::RawUncompress(comp.data(), comp.size(), reinterpret_cast<char*>(out->data()));
+    char empty = 0;  // a 0-byte stream's tags are checked too
+    return snappy::RawUncompress(comp.data(), comp.size(), len == 0 ? &empty : reinterpret_cast<char*>(out->data()));
   };
   int accepted = 0, rejected = 0;
   for (const auto& in : inputs) {
@@ -231,6 +233,12 @@ TEST(Codec, SnappyDecoderAgreesWithLibsnappy) {
   }
   EXPECT_GT(accepted, 0);
   EXPECT_GT(rejected, 0);
+  // A 0-byte stream followed by a tag (found by the fuzz target): both decoders reject it.
+  const std::string empty_with_tag("\x00\x00\x00\x06", 4);
+  std::vector<uint8_t> none;
+  EXPECT_TRUE(Decompress(Codec::SNAPPY, AsSpan(empty_with_tag), none).Is(StatusCode::kCorrupt));
+  EXPECT_FALSE(lib(empty_with_tag, &none));
+  EXPECT_TRUE(Decompress(Codec::SNAPPY, AsSpan(std::string(1, '\0')), none).ok());
 }
 
 std::string Lz4Block(std::span<const uint8_t> in) {
