@@ -302,6 +302,7 @@ Result<std::shared_ptr<Scanner::Impl::OpenedFile>> Scanner::Impl::TakeNextFile()
   while (next_file < source.files.size()) {
     const size_t index = next_file++;
     std::shared_ptr<OpenedFile> file;
+    bool decode_ahead = false;  // DECODED, the warmup's own start missed (it checked `decode` just before it was set)
     if (started && started->index == index) {
       // Its producers run already and the next file is warming; its own warmup fetch may still be
       // in flight (the producers wait for those bytes, not the consumer here).
@@ -309,6 +310,9 @@ Result<std::shared_ptr<Scanner::Impl::OpenedFile>> Scanner::Impl::TakeNextFile()
       if (!w->ready.load(std::memory_order_acquire)) ++stats.warmup_waited;
       if (w->thread.joinable()) w->thread.join();
       file = std::move(w->file);
+      // The file after it is one ahead of the consumer now: at DECODED its warmup starts its
+      // producers once prepared (or StartWarmedFileEarly does, if it is prepared already).
+      if (warming) warming->decode.store(true);
     } else if (warming && warming->index == index) {
       if (!warming->ready.load(std::memory_order_acquire)) ++stats.warmup_waited;
       if (warming->thread.joinable()) warming->thread.join();
@@ -316,13 +320,14 @@ Result<std::shared_ptr<Scanner::Impl::OpenedFile>> Scanner::Impl::TakeNextFile()
       if (w->ahead) ++stats.warmup_ahead;
       RAP_RETURN_NOT_OK(w->status);
       file = std::move(w->file);
+      decode_ahead = options.warmup.level == WarmupLevel::kDecoded && w->decode.load();
     } else {
       StopWarmup();
       RAP_ASSIGN_OR_RETURN(file, PrepareFile(index, nullptr));
     }
     CountOpened(*file);
     if (file->pruned) continue;
-    StartReading(*file);
+    StartReading(*file, decode_ahead);  // (nothing when its producers run already)
     StartWarmup(next_file);
     return file;
   }

@@ -106,7 +106,9 @@ struct Scanner::Impl {
   // `current`, or, once that one was started early (`started`), the file after it.
   struct Warming {
     size_t index = 0;
-    bool decode = true;                // DECODED: the thread starts the file's producers
+    // DECODED: the thread starts the file's producers once prepared (false while the file is two
+    // ahead of the consumer; set when the consumer takes the file before it).
+    std::atomic<bool> decode{true};
     bool ahead = false;                // begun before the consumer reached the file before it
     std::shared_ptr<OpenedFile> file;  // set by the thread
     Status status;                     // of the thread's work

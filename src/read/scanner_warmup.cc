@@ -32,7 +32,7 @@ void Scanner::Impl::StartWarmup(size_t index, bool decode) {
   StopWarmup();
   auto w = std::make_unique<Warming>();
   w->index = index;
-  w->decode = decode;
+  w->decode.store(decode);
   w->cancel = std::make_shared<io::CancellationToken>();
   Warming* raw = w.get();
   w->thread = std::thread([this, raw] {
@@ -157,7 +157,7 @@ Status Scanner::Impl::WarmFile(Warming* w) const {
   file->counts.warmup_bytes = file->cache->bytes_reserved();
   // DECODED: the producers start now; the reserved ranges they ask for wait for the fetch below.
   // (Not for a file warmed two ahead of the consumer: its producers start when it is taken early.)
-  if (options.warmup.level == WarmupLevel::kDecoded && w->decode) StartReading(*file, true);
+  if (options.warmup.level == WarmupLevel::kDecoded && w->decode.load()) StartReading(*file, true);
   w->prepared.store(true, std::memory_order_release);
   if (reserved.empty()) return Status::OK();
   Status st = file->reader->FetchInto(reserved, *file->cache);
