@@ -9,8 +9,10 @@ PKGS=(
   # coverage-guided fuzzing (tests/fuzz, RAP_FUZZ=ON): libFuzzer for clang 14
   libfuzzer-14-dev
   # libraries
-  libcurl4-openssl-dev libssl-dev libzstd-dev libsnappy-dev liblz4-dev zlib1g-dev libbrotli-dev
+  libcurl4-openssl-dev libssl-dev libzstd-dev libsnappy-dev liblz4-dev zlib1g-dev libdeflate-dev libbrotli-dev
   libboost-dev nlohmann-json3-dev libcli11-dev libfmt-dev libpugixml-dev
+  # the rap binary's allocator (tools/CMakeLists.txt, RAP_MALLOC)
+  libjemalloc-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   # real servers for the network tests (loopback only)
   nginx-light curl openssl

@@ -1,22 +1,23 @@
-// Page codecs through their Debian libraries: snappy, zlib, zstd, lz4 (block, frame, Hadoop
-// framing) and brotli. Every decompressor writes into the caller's exactly-sized buffer and never
-// past it; a size mismatch in either direction is Corrupt.
+// Page codecs through their Debian libraries: snappy, libdeflate (GZIP decompression), zlib (GZIP
+// compression), zstd, lz4 (block, frame, Hadoop framing) and brotli. Every decompressor writes into
+// the caller's exactly-sized buffer and never past it; a size mismatch in either direction is Corrupt.
 #include "rap/format/codec.h"
-
-#include <brotli/decode.h>
-#include <brotli/encode.h>
-#include <lz4.h>
-#include <lz4frame.h>
-#include <lz4hc.h>
-#include <snappy.h>
-#include <zlib.h>
-#include <zstd.h>
 
 #include <algorithm>
 #include <cstring>
 #include <limits>
 #include <memory>
 #include <string>
+
+#include <brotli/decode.h>
+#include <brotli/encode.h>
+#include <libdeflate.h>
+#include <lz4.h>
+#include <lz4frame.h>
+#include <lz4hc.h>
+#include <snappy.h>
+#include <zlib.h>
+#include <zstd.h>
 
 namespace rap::parquet {
 
@@ -33,69 +34,156 @@ Status SizeMismatch(const char* codec, size_t got, std::span<const uint8_t> in, 
 
 bool FitsInt(size_t n) { return n <= static_cast<size_t>(std::numeric_limits<int>::max()); }
 
+uint32_t LoadLE(const uint8_t* p, size_t n) {  // n <= 4 bytes, little-endian
+  uint32_t v = 0;
+  for (size_t i = 0; i < n; ++i) v |= uint32_t{p[i]} << (8 * i);
+  return v;
+}
+
+template <size_t N>
+inline void Copy(uint8_t* dst, const uint8_t* src) {
+  std::memcpy(dst, src, N);  // a fixed-size move: inlined as vector loads and stores
+}
+
+// Snappy's raw format (google/snappy format_description.txt): a varint of the uncompressed length,
+// then literal and copy tags. Decoded here rather than by libsnappy's RawUncompress, whose Debian
+// build calls memmove through the PLT for short literals and copies (a third of a Snappy page's
+// decode time on mixed data); compression stays libsnappy's. Away from the end of the output,
+// literals of up to 16 bytes and copies (at most 64 bytes) are moved in fixed 16- or 8-byte steps
+// that may write past the tag's end but never past the output: bytes written ahead are overwritten
+// by the next tags. Every length and offset is checked against the input and output first.
 Status DecompressSnappy(std::span<const uint8_t> in, std::span<uint8_t> out) {
-  const char* src = reinterpret_cast<const char*>(in.data());
-  size_t len = 0;
-  if (!snappy::GetUncompressedLength(src, in.size(), &len)) {
+  const uint8_t* ip = in.data();
+  const uint8_t* const ip_begin = ip;
+  const uint8_t* const ip_end = ip + in.size();
+  uint64_t len = 0;
+  for (int shift = 0;; shift += 7) {
+    if (ip == ip_end || shift > 28) {
+      return Status::Corrupt("SNAPPY: bad length header at byte 0 (" + Sizes(in, out) + ")");
+    }
+    const uint8_t b = *ip++;
+    len |= uint64_t{b & 0x7fu} << shift;
+    if (b < 0x80) break;
+  }
+  if (len > std::numeric_limits<uint32_t>::max()) {
     return Status::Corrupt("SNAPPY: bad length header at byte 0 (" + Sizes(in, out) + ")");
   }
-  if (len != out.size()) return SizeMismatch("SNAPPY", len, in, out);
-  if (len == 0) return Status::OK();
-  if (!snappy::RawUncompress(src, in.size(), reinterpret_cast<char*>(out.data()))) {
-    return Status::Corrupt("SNAPPY: malformed compressed data (" + Sizes(in, out) + ")");
+  if (len != out.size()) return SizeMismatch("SNAPPY", static_cast<size_t>(len), in, out);
+  uint8_t* op = out.data();
+  uint8_t* const op_begin = op;
+  uint8_t* const op_end = op + out.size();
+  auto at = [&](const uint8_t* tag) { return std::to_string(tag - ip_begin); };
+  auto too_long = [&](const uint8_t* tag) {
+    return Status::Corrupt("SNAPPY: the tag at compressed byte " + at(tag) + " decompresses past the expected " +
+                           std::to_string(out.size()) + " bytes (" + Sizes(in, out) + ")");
+  };
+  while (ip < ip_end) {
+    const uint8_t* const tag = ip;
+    const uint32_t c = *ip++;
+    size_t n = (c >> 2) + 1;
+    if ((c & 3) == 0) {  // literal
+      if (n <= 16 && ip_end - ip >= 16 && op_end - op >= 16) {
+        Copy<16>(op, ip);
+        op += n;
+        ip += n;
+        continue;
+      }
+      if (n > 60) {
+        const size_t extra = n - 60;
+        if (static_cast<size_t>(ip_end - ip) < extra) {
+          return Status::Corrupt("SNAPPY: literal length at compressed byte " + at(tag) + " is truncated (" +
+                                 Sizes(in, out) + ")");
+        }
+        n = static_cast<size_t>(LoadLE(ip, extra)) + 1;
+        ip += extra;
+      }
+      if (static_cast<size_t>(ip_end - ip) < n) {
+        return Status::Corrupt("SNAPPY: literal of " + std::to_string(n) + " bytes at compressed byte " + at(tag) +
+                               " runs past the end of the input (" + Sizes(in, out) + ")");
+      }
+      if (static_cast<size_t>(op_end - op) < n) return too_long(tag);
+      std::memcpy(op, ip, n);
+      op += n;
+      ip += n;
+      continue;
+    }
+    size_t offset = 0;
+    const size_t extra = (c & 3) == 1 ? 1 : (c & 3) == 2 ? 2 : 4;
+    if (static_cast<size_t>(ip_end - ip) < extra) {
+      return Status::Corrupt("SNAPPY: copy tag at compressed byte " + at(tag) + " is truncated (" + Sizes(in, out) +
+                             ")");
+    }
+    if ((c & 3) == 1) {
+      n = 4 + ((c >> 2) & 7);
+      offset = ((c >> 5) << 8) | ip[0];
+    } else {
+      offset = LoadLE(ip, extra);
+    }
+    ip += extra;
+    if (offset == 0 || offset > static_cast<size_t>(op - op_begin)) {
+      return Status::Corrupt("SNAPPY: copy at compressed byte " + at(tag) + " refers to offset " +
+                             std::to_string(offset) + " at output byte " + std::to_string(op - op_begin) +
+                             " (before the start of the output or zero; " + Sizes(in, out) + ")");
+    }
+    if (static_cast<size_t>(op_end - op) < n) return too_long(tag);
+    const uint8_t* src = op - offset;
+    if (op_end - op >= 64) {  // n <= 64: the fixed steps below stay inside the output
+      if (offset >= 16) {
+        Copy<16>(op, src);
+        for (size_t i = 16; i < n; i += 16) Copy<16>(op + i, src + i);
+        op += n;
+        continue;
+      }
+      if (offset >= 8) {
+        Copy<8>(op, src);
+        for (size_t i = 8; i < n; i += 8) Copy<8>(op + i, src + i);
+        op += n;
+        continue;
+      }
+    }
+    for (size_t i = 0; i < n; ++i) op[i] = src[i];  // overlapping by less than 8 bytes: a repeating pattern
+    op += n;
   }
+  if (op != op_end) return SizeMismatch("SNAPPY", static_cast<size_t>(op - op_begin), in, out);
   return Status::OK();
 }
 
-// zlib inflate with automatic gzip/zlib header detection; a gzip stream may hold several members
-// back to back (as written by concatenating gzip files), each continues the output.
+// A GZIP page is one or more members back to back (as written by concatenating gzip files), each
+// continuing the output; a member is gzip-wrapped (magic 1f 8b) or zlib-wrapped (what zlib's inflate
+// accepts with header detection, and what some writers put in GZIP pages). Trailing zero padding, as
+// some writers leave, ends the data. libdeflate inflates each member in one call into the known-size
+// output (and checks its CRC-32 / Adler-32 and length trailer).
 Status DecompressGzip(std::span<const uint8_t> in, std::span<uint8_t> out) {
-  z_stream zs{};
-  if (inflateInit2(&zs, 15 + 32) != Z_OK) return Status::Internal("GZIP: inflateInit2 failed");
-  struct Closer {
-    z_stream* z;
-    ~Closer() { inflateEnd(z); }
-  } closer{&zs};
+  thread_local std::unique_ptr<libdeflate_decompressor, void (*)(libdeflate_decompressor*)> d(
+      libdeflate_alloc_decompressor(), libdeflate_free_decompressor);
+  if (!d) return Status::Internal("GZIP: cannot allocate a libdeflate decompressor");
+  if (in.empty()) return Status::Corrupt("GZIP: no compressed data (" + Sizes(in, out) + ")");
   size_t in_pos = 0, out_pos = 0;
-  uint8_t overflow = 0;
-  bool ended = false;  // the last member reached its end (trailer checked)
+  uint8_t dummy = 0;
   while (in_pos < in.size()) {
-    ended = false;
-    zs.next_in = const_cast<Bytef*>(in.data() + in_pos);
-    zs.avail_in = static_cast<uInt>(std::min<size_t>(in.size() - in_pos, std::numeric_limits<uInt>::max()));
-    const bool full = out_pos == out.size();
-    // Once the output is full, inflate into a 1-byte scratch: anything written there is excess.
-    zs.next_out = full ? &overflow : out.data() + out_pos;
-    zs.avail_out = full ? 1 : static_cast<uInt>(std::min<size_t>(out.size() - out_pos, std::numeric_limits<uInt>::max()));
-    const uInt avail_in_before = zs.avail_in, avail_out_before = zs.avail_out;
-    const int rc = inflate(&zs, Z_NO_FLUSH);
-    const size_t consumed = avail_in_before - zs.avail_in, produced = avail_out_before - zs.avail_out;
-    if (full && produced > 0) {
-      return Status::Corrupt("GZIP: data decompresses to more than the expected " + std::to_string(out.size()) +
-                             " bytes (at compressed byte " + std::to_string(in_pos) + ")");
+    const uint8_t* p = in.data() + in_pos;
+    const size_t left = in.size() - in_pos;
+    const bool gzip = left >= 2 && p[0] == 0x1f && p[1] == 0x8b;
+    uint8_t* dst = out_pos < out.size() ? out.data() + out_pos : &dummy;
+    size_t used = 0, produced = 0;
+    const libdeflate_result r =
+        gzip ? libdeflate_gzip_decompress_ex(d.get(), p, left, dst, out.size() - out_pos, &used, &produced)
+             : libdeflate_zlib_decompress_ex(d.get(), p, left, dst, out.size() - out_pos, &used, &produced);
+    if (r == LIBDEFLATE_INSUFFICIENT_SPACE) {
+      // Also what a cut-off member yields: libdeflate reads zero bits past the end of its input.
+      return Status::Corrupt("GZIP: " + std::string(gzip ? "gzip" : "zlib") + " member at compressed byte " +
+                             std::to_string(in_pos) + " decompresses to more than the expected " +
+                             std::to_string(out.size()) + " bytes, or is truncated or malformed (" + Sizes(in, out) +
+                             ")");
     }
-    in_pos += consumed;
-    if (!full) out_pos += produced;
-    if (rc == Z_STREAM_END) {
-      ended = true;
-      if (in_pos == in.size()) break;
-      // Another member follows (trailing zero padding, as some writers leave, ends the stream).
-      if (std::all_of(in.begin() + static_cast<std::ptrdiff_t>(in_pos), in.end(), [](uint8_t b) { return b == 0; })) break;
-      if (inflateReset(&zs) != Z_OK) return Status::Internal("GZIP: inflateReset failed");
-      continue;
+    if (r != LIBDEFLATE_SUCCESS || used == 0) {
+      return Status::Corrupt("GZIP: malformed or truncated " + std::string(gzip ? "gzip" : "zlib") +
+                             " member at compressed byte " + std::to_string(in_pos) + " (" + Sizes(in, out) + ")");
     }
-    if (rc == Z_OK) continue;
-    if (rc == Z_BUF_ERROR && consumed == 0 && produced == 0) {
-      return Status::Corrupt("GZIP: compressed data is truncated at byte " + std::to_string(in_pos) + " (" +
-                             Sizes(in, out) + ")");
-    }
-    if (rc == Z_BUF_ERROR) continue;
-    return Status::Corrupt("GZIP: " + std::string(zs.msg ? zs.msg : "malformed data") + " at compressed byte " +
-                           std::to_string(in_pos) + " (" + Sizes(in, out) + ")");
-  }
-  if (!ended) {
-    return Status::Corrupt("GZIP: compressed data ends inside a member at byte " + std::to_string(in_pos) + " (" +
-                           Sizes(in, out) + ")");
+    in_pos += used;
+    out_pos += produced;
+    if (std::all_of(in.begin() + static_cast<std::ptrdiff_t>(in_pos), in.end(), [](uint8_t b) { return b == 0; }))
+      break;
   }
   if (out_pos != out.size()) return SizeMismatch("GZIP", out_pos, in, out);
   return Status::OK();
@@ -161,8 +249,8 @@ Status DecompressLz4Frame(std::span<const uint8_t> in, std::span<uint8_t> out) {
   while (in_pos < in.size()) {
     const bool full = out_pos == out.size();
     size_t dst = full ? 1 : out.size() - out_pos, src = in.size() - in_pos;
-    const size_t rc = LZ4F_decompress(dctx, full ? &overflow : out.data() + out_pos, &dst, in.data() + in_pos, &src,
-                                      nullptr);
+    const size_t rc =
+        LZ4F_decompress(dctx, full ? &overflow : out.data() + out_pos, &dst, in.data() + in_pos, &src, nullptr);
     if (LZ4F_isError(rc)) {
       return Status::Corrupt(std::string("LZ4: not Hadoop-framed, not a raw block, and not a valid frame: ") +
                              LZ4F_getErrorName(rc) + " at compressed byte " + std::to_string(in_pos) + " (" +
@@ -259,7 +347,8 @@ Status Compress(Codec codec, int level, std::span<const uint8_t> in, std::string
       return Status::OK();
     }
     case Codec::GZIP: {
-      if (level < 0 || level > 9) return Status::InvalidArgument("GZIP level " + std::to_string(level) + " is not 0 (default) or 1..9");
+      if (level < 0 || level > 9)
+        return Status::InvalidArgument("GZIP level " + std::to_string(level) + " is not 0 (default) or 1..9");
       z_stream zs{};
       if (deflateInit2(&zs, level == 0 ? Z_DEFAULT_COMPRESSION : level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) !=
           Z_OK) {
@@ -297,8 +386,9 @@ Status Compress(Codec codec, int level, std::span<const uint8_t> in, std::string
       return Status::OK();
     }
     case Codec::LZ4_RAW: {
-      if (!FitsInt(in.size())) return Status::InvalidArgument("LZ4_RAW: input of " + std::to_string(in.size()) +
-                                                              " bytes exceeds the 2 GiB block limit");
+      if (!FitsInt(in.size()))
+        return Status::InvalidArgument("LZ4_RAW: input of " + std::to_string(in.size()) +
+                                       " bytes exceeds the 2 GiB block limit");
       const int bound = LZ4_compressBound(static_cast<int>(in.size()));
       out->resize(base + static_cast<size_t>(bound));
       const char* src = reinterpret_cast<const char*>(in.data());

@@ -94,7 +94,7 @@ Result<KeyPart> DecodeBound(KeyType type, const std::string& bytes, const std::s
 
 }  // namespace
 
-Status Index::Impl::EnsureLoaded(FragmentState& f, const Manifest& m, io::ObjectStorePtr store) {
+Status Index::Impl::EnsureLoaded(FragmentState& f, const Manifest& m, io::ObjectStorePtr store, PageCache& cache) {
   std::lock_guard<std::mutex> lock(f.mu);
   if (f.loaded) return Status::OK();
   read::FileReaderOptions ro;
@@ -152,7 +152,7 @@ Status Index::Impl::EnsureLoaded(FragmentState& f, const Manifest& m, io::Object
                    CompareKeyPart(m.key[0].type, pages[p - 1].max, pages[p].max) <= 0;
   }
   f.pages = std::move(pages);
-  f.cache_prefix = fmt::format("{}#{}#{}#", f.path, f.info.size, f.info.etag);
+  f.cache_id = cache.Intern(fmt::format("{}#{}#{}", f.path, f.info.size, f.info.etag));
   f.loaded = true;
   return Status::OK();
 }
@@ -224,7 +224,7 @@ Result<std::shared_ptr<Index::Snapshot>> Index::Impl::Load(int64_t version) cons
   }
   if (options.preload) {
     for (size_t i = 0; i < s->fragments.size(); ++i) {
-      tasks.push_back([&, i] { errors[m.schemas.size() + i] = EnsureLoaded(*s->fragments[i], m, store); });
+      tasks.push_back([&, i] { errors[m.schemas.size() + i] = EnsureLoaded(*s->fragments[i], m, store, *cache); });
     }
   }
   RunAll(std::move(tasks));

@@ -78,7 +78,7 @@ struct FragmentState {
   FragmentLayout layout;
   std::vector<KeyPage> pages;  // in key order (the fragment is sorted by key)
   bool all_bounds = false;     // every page has [min, max] (binary search over pages)
-  std::string cache_prefix;    // page-cache key prefix: path, size and ETag of this fragment
+  uint64_t cache_id = 0;       // PageCache::Intern of this fragment's path, size and ETag
 };
 
 class Index::Snapshot {
@@ -141,7 +141,7 @@ class Index::Impl {
   }
   Result<std::shared_ptr<Snapshot>> Load(int64_t version) const;
   // Loads the fragment's footer and key page directory once (through `store`, for accounting).
-  static Status EnsureLoaded(FragmentState& f, const Manifest& m, io::ObjectStorePtr store);
+  static Status EnsureLoaded(FragmentState& f, const Manifest& m, io::ObjectStorePtr store, PageCache& cache);
   // Runs tasks on the pool and waits for all of them.
   void RunAll(std::vector<std::function<void()>> tasks) const;
 };

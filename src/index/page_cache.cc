@@ -3,7 +3,13 @@
 
 namespace rap::index {
 
-std::shared_ptr<const RecordBatch> PageCache::Get(const std::string& key) {
+uint64_t PageCache::Intern(const std::string& fragment_identity) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto [it, inserted] = interned_.try_emplace(fragment_identity, interned_.size() + 1);
+  return it->second;
+}
+
+std::shared_ptr<const RecordBatch> PageCache::Get(PageKey key) {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = map_.find(key);
   if (it == map_.end()) {
@@ -15,7 +21,7 @@ std::shared_ptr<const RecordBatch> PageCache::Get(const std::string& key) {
   return it->second->page;
 }
 
-void PageCache::Put(const std::string& key, std::shared_ptr<const RecordBatch> page, int64_t bytes) {
+void PageCache::Put(PageKey key, std::shared_ptr<const RecordBatch> page, int64_t bytes) {
   if (bytes > budget_) return;
   std::lock_guard<std::mutex> lock(mu_);
   auto it = map_.find(key);

@@ -54,6 +54,8 @@ std::string ScanStats::ToString() const {
   line("warmup_bytes", static_cast<int64_t>(warmup_bytes));
   line("warmup_bytes_unused", static_cast<int64_t>(warmup_bytes_unused));
   line("warmup_partial", warmup_partial);
+  line("warmup_ahead", warmup_ahead);
+  line("warmup_waited", warmup_waited);
   line("memory_peak", static_cast<int64_t>(memory_peak));
   line("memory_waits", memory_waits);
   return s;
@@ -300,27 +302,45 @@ Result<std::shared_ptr<Scanner::Impl::OpenedFile>> Scanner::Impl::TakeNextFile()
   while (next_file < source.files.size()) {
     const size_t index = next_file++;
     std::shared_ptr<OpenedFile> file;
-    if (warming && warming->index == index) {
+    bool decode_ahead = false;  // DECODED, the warmup's own start missed (it checked `decode` just before it was set)
+    if (started && started->index == index) {
+      // Its producers run already and the next file is warming; its own warmup fetch may still be
+      // in flight (the producers wait for those bytes, not the consumer here).
+      std::unique_ptr<Warming> w = std::move(started);
+      if (!w->ready.load(std::memory_order_acquire)) ++stats.warmup_waited;
+      if (w->thread.joinable()) w->thread.join();
+      file = std::move(w->file);
+      // The file after it is one ahead of the consumer now: at DECODED its warmup starts its
+      // producers once prepared (or StartWarmedFileEarly does, if it is prepared already).
+      if (warming) warming->decode.store(true);
+    } else if (warming && warming->index == index) {
+      if (!warming->ready.load(std::memory_order_acquire)) ++stats.warmup_waited;
       if (warming->thread.joinable()) warming->thread.join();
       std::unique_ptr<Warming> w = std::move(warming);
+      if (w->ahead) ++stats.warmup_ahead;
       RAP_RETURN_NOT_OK(w->status);
       file = std::move(w->file);
+      decode_ahead = options.warmup.level == WarmupLevel::kDecoded && w->decode.load();
     } else {
       StopWarmup();
       RAP_ASSIGN_OR_RETURN(file, PrepareFile(index, nullptr));
     }
-    stats.files += file->counts.files;
-    stats.files_pruned += file->counts.files_pruned;
-    stats.files_pruned_by_stats += file->counts.files_pruned_by_stats;
-    stats.warmup_files += file->counts.warmup_files;
-    stats.warmup_bytes += file->counts.warmup_bytes;
-    stats.warmup_partial += file->counts.warmup_partial;
+    CountOpened(*file);
     if (file->pruned) continue;
-    StartReading(*file);
+    StartReading(*file, decode_ahead);  // (nothing when its producers run already)
     StartWarmup(next_file);
     return file;
   }
   return std::shared_ptr<OpenedFile>();
+}
+
+void Scanner::Impl::CountOpened(const OpenedFile& file) {
+  stats.files += file.counts.files;
+  stats.files_pruned += file.counts.files_pruned;
+  stats.files_pruned_by_stats += file.counts.files_pruned_by_stats;
+  stats.warmup_files += file.counts.warmup_files;
+  stats.warmup_bytes += file.counts.warmup_bytes;
+  stats.warmup_partial += file.counts.warmup_partial;
 }
 
 void Scanner::Impl::FinishFile(OpenedFile& file) {
@@ -369,6 +389,18 @@ void Scanner::Impl::Drain() {
     FinishFile(*current);
   }
   current.reset();
+  if (started) {  // taken early, never reached: its requests were made, what it fetched is unused
+    if (started->cancel) started->cancel->Cancel();
+    if (started->thread.joinable()) started->thread.join();
+    if (std::shared_ptr<OpenedFile> f = started->file) {
+      if (f->prefetch) f->prefetch->Cancel();
+      stats.warmup_files += f->counts.warmup_files;  // (as StopWarmup: a file not reached is no file of the scan)
+      stats.warmup_bytes += f->counts.warmup_bytes;
+      stats.warmup_partial += f->counts.warmup_partial;
+      FinishFile(*f);
+    }
+    started.reset();
+  }
   StopWarmup();
 }
 

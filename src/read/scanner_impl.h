@@ -102,16 +102,28 @@ struct Scanner::Impl {
   double boundary_start_s = -1;         // when the previous file ended (file-boundary wait)
   size_t next_file = 0;                 // next file to take
 
-  // Warmup (scanner_warmup.cc): the file after `current`, prepared on its own thread.
+  // Warmup (scanner_warmup.cc): the next file, prepared on its own thread — the file after
+  // `current`, or, once that one was started early (`started`), the file after it.
   struct Warming {
     size_t index = 0;
+    // DECODED: the thread starts the file's producers once prepared (false while the file is two
+    // ahead of the consumer; set when the consumer takes the file before it).
+    std::atomic<bool> decode{true};
+    bool ahead = false;                // begun before the consumer reached the file before it
     std::shared_ptr<OpenedFile> file;  // set by the thread
     Status status;                     // of the thread's work
     std::shared_ptr<io::CancellationToken> cancel;  // stops the thread's reads (the file's token)
     std::atomic<bool> ready{false};                 // the thread's work is done (file and status set)
+    // The file is prepared and its fetch reserved (`file` set, its counters final; at DECODED its
+    // producers run): it can be started while the thread's fetch is still in flight.
+    std::atomic<bool> prepared{false};
     std::thread thread;
   };
   std::unique_ptr<Warming> warming;
+  // The file after `current`, taken from the warmup early (its producers run; StartWarmedFileEarly),
+  // so that the file after it is warmed while the consumer is still on `current`. Its warmup thread
+  // may still be fetching.
+  std::unique_ptr<Warming> started;
 
   Status Init();
   // Prunes by partition values and file statistics, opens the file and plans its ranges. Touches no
@@ -123,13 +135,18 @@ struct Scanner::Impl {
   // The next file to read (warmed or prepared now), or null at the end of the table; starts warming
   // the one after it.
   Result<std::shared_ptr<OpenedFile>> TakeNextFile();
-  // Starts warming file `index` (when warmup is on and the file exists).
-  void StartWarmup(size_t index);
+  // Starts warming file `index` (when warmup is on, the file exists and is not warming already);
+  // `decode`: at DECODED its producers start as soon as it is prepared.
+  void StartWarmup(size_t index, bool decode = true);
   // The warmup thread's work.
   Status WarmFile(Warming* w) const;
-  // RAW: once the current file's producers are idle (all its ranges produced), the warmed file's
-  // producers start, so its first ranges are decoded while the current file's queues drain.
+  // Takes the warmed file early (into `started`) and starts its producers — at RAW once the
+  // current file's producers are idle (all its ranges produced), at DECODED as soon as its warmup is
+  // prepared — so its first ranges are decoded while the current file's queues drain; then warms the
+  // file after it (not under a limit).
   void StartWarmedFileEarly();
+  // Adds a taken file's open and warmup counters to `stats`.
+  void CountOpened(const OpenedFile& file);
   // Cancels and joins the warmup thread; counts what it fetched as unused.
   void StopWarmup();
   // Adds a file's reader, prefetch and warmup counters to `stats` (once).

@@ -8,9 +8,16 @@
 // through the file's CancellationToken and joins it without waiting for them to complete.
 // The same planning serves the producers' fetch-ahead (PlanFetchAhead): a producer's next range's
 // first read, fetched while it decodes the current one (prefetch_reader.h).
-// At RAW the warmed file's producers also start early, as soon as the current file's producers are
-// idle (every range of it produced, StartWarmedFileEarly): their threads and I/O would otherwise sit
-// unused while the consumer drains the queues; this is bounded by the queue budget like DECODED.
+// The warmed file is also taken early (StartWarmedFileEarly): once it is prepared — at RAW when the
+// current file's producers are idle (every range of it produced), at DECODED at once — its producers
+// start (their threads and I/O would otherwise sit unused while the consumer drains the queues;
+// bounded by the queue budget) and the warmup moves on to the file after it, while the consumer is
+// still on the current file. Without this, a consumer that drains a decoded-ahead file in no time
+// waited at its end for the whole warmup (footer, page index, fetch) of the file after it, which
+// began only when the consumer reached the file before (DECODED's boundary wait of 57-203 ms in
+// docs/benchmarks/prefetch.md). So producers work on at most two files (the consumer's and the
+// next), and one more file is warmed (its footer and first bytes, within the pre-buffer limit); a
+// scan with a limit warms one file ahead of the consumer only.
 #include <fmt/format.h>
 
 #include <set>
@@ -19,11 +26,13 @@
 
 namespace rap::read {
 
-void Scanner::Impl::StartWarmup(size_t index) {
+void Scanner::Impl::StartWarmup(size_t index, bool decode) {
   if (options.warmup.level == WarmupLevel::kNone || index >= source.files.size() || done) return;
+  if (warming && warming->index == index) return;  // begun early (StartWarmedFileEarly)
   StopWarmup();
   auto w = std::make_unique<Warming>();
   w->index = index;
+  w->decode.store(decode);
   w->cancel = std::make_shared<io::CancellationToken>();
   Warming* raw = w.get();
   w->thread = std::thread([this, raw] {
@@ -147,7 +156,9 @@ Status Scanner::Impl::WarmFile(Warming* w) const {
   }
   file->counts.warmup_bytes = file->cache->bytes_reserved();
   // DECODED: the producers start now; the reserved ranges they ask for wait for the fetch below.
-  if (options.warmup.level == WarmupLevel::kDecoded) StartReading(*file, true);
+  // (Not for a file warmed two ahead of the consumer: its producers start when it is taken early.)
+  if (options.warmup.level == WarmupLevel::kDecoded && w->decode.load()) StartReading(*file, true);
+  w->prepared.store(true, std::memory_order_release);
   if (reserved.empty()) return Status::OK();
   Status st = file->reader->FetchInto(reserved, *file->cache);
   // A failed warmup is only a miss: the reader requests those bytes itself (and reports a
@@ -157,10 +168,21 @@ Status Scanner::Impl::WarmFile(Warming* w) const {
 }
 
 void Scanner::Impl::StartWarmedFileEarly() {
-  if (!warming || !current || !current->prefetch || !warming->ready.load(std::memory_order_acquire)) return;
-  OpenedFile* next = warming->file.get();
-  if (!warming->status.ok() || !next || next->pruned || next->prefetch || !current->prefetch->idle()) return;
-  StartReading(*next, true);
+  if (started || !warming || !current || !current->prefetch || warming->index != current->index + 1) return;
+  if (!warming->prepared.load(std::memory_order_acquire)) return;  // (an error or a pruned file: taken as it is)
+  // DECODED decodes the next file alongside the current one; RAW starts it once the current file's
+  // producers are done.
+  if (options.warmup.level != WarmupLevel::kDecoded && !current->prefetch->idle()) return;
+  started = std::move(warming);  // its thread may still be fetching the reserved bytes
+  if (started->ahead) ++stats.warmup_ahead;
+  StartReading(*started->file, true);
+  // The file after it is warmed now, while the consumer is still on the current file: taking the
+  // started file then waits for nothing (its first ranges are decoded, the next one's bytes are
+  // fetched). A scan with a limit warms one file ahead of the consumer only.
+  if (options.limit < 0 && started->index + 1 < source.files.size()) {
+    StartWarmup(started->index + 1, /*decode=*/false);
+    if (warming) warming->ahead = true;
+  }
 }
 
 void Scanner::Impl::StopWarmup() {

@@ -10,6 +10,8 @@
 // header X-Rap-Key-Rows lists the row count of every key (so clients can regroup) and
 // X-Rap-Next-Page-Tokens the tokens as a JSON array.
 #include <fmt/format.h>
+
+#include <iterator>
 #include <nlohmann/json.hpp>
 
 #include "rap/server/arrow_ipc.h"
@@ -23,8 +25,8 @@ namespace {
 
 using json = nlohmann::json;
 
-std::string LookupStatsJson(const index::LookupStats& s) {
-  return fmt::format(
+void AppendLookupStatsJson(const index::LookupStats& s, std::string* out) {
+  fmt::format_to(std::back_inserter(*out),
       "{{\"rounds\":{},\"requests\":{},\"bytes\":{},\"index_pages_read\":{},\"index_page_cache_hits\":{},"
       "\"data_files\":{},\"covered_files\":{},\"rows\":{},\"seconds\":{:.6f}}}",
       s.dependent_rounds, s.requests, s.bytes, s.index_pages_read, s.index_page_cache_hits, s.data_files,
@@ -120,7 +122,8 @@ void HandleLookup(ServerContext& ctx, const HttpRequest& req, Responder& out, Se
     headers.emplace_back("X-Rap-Next-Page-Tokens", tokens + "]");
   } else {
     const JsonRowWriter rows(schema);
-    body = fmt::format("{{\"table\":{},\"index_version\":{},\"columns\":{},\"keys\":[", JsonQuote(table.name()),
+    body.reserve(1024);
+    fmt::format_to(std::back_inserter(body), "{{\"table\":{},\"index_version\":{},\"columns\":{},\"keys\":[", JsonQuote(table.name()),
                        info.manifest_version, SchemaJson(schema));
     for (size_t i = 0; i < res->keys.size(); ++i) {
       const index::KeyRows& kr = res->keys[i];
@@ -135,7 +138,9 @@ void HandleLookup(ServerContext& ctx, const HttpRequest& req, Responder& out, Se
       body += "],\"next_page_token\":" + (kr.next_page_token.empty() ? std::string("null") : JsonQuote(kr.next_page_token)) + "}";
       if (body.size() > limits.max_response_bytes) break;
     }
-    body += "],\"stats\":" + LookupStatsJson(res->stats) + "}\n";
+    body += "],\"stats\":";
+    AppendLookupStatsJson(res->stats, &body);
+    body += "}\n";
   }
   if (body.size() > limits.max_response_bytes) {
     ctx.metrics.RecordRejected("response_too_large");

@@ -6,6 +6,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -17,12 +18,12 @@
 #include <unordered_map>
 
 #include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
-#include <boost/asio/strand.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/write.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
-#include <boost/beast/core/tcp_stream.hpp>
 #include <boost/beast/http.hpp>
 #include <fmt/format.h>
 
@@ -87,6 +88,25 @@ bool ParseQuery(std::string_view q, std::vector<std::pair<std::string, std::stri
 
 class Session;
 
+// The io threads. Each runs its own io_context (one thread per context), and a connection belongs
+// to one loop for its life: its handlers never run concurrently and never move between threads,
+// so no strand is needed, and sockets and timers use the concrete executor type instead of the
+// type-erased any_io_executor. Deadlines (read, idle, write) are a time point per connection that
+// the loop's sweep timer checks a few times per shortest timeout, instead of one timer armed and
+// cancelled around every socket operation (beast::tcp_stream): under load that took a fifth of
+// the server's CPU in template and timer-queue work (docs/benchmarks/serve.md).
+using Executor = asio::io_context::executor_type;
+using Socket = asio::basic_stream_socket<tcp, Executor>;
+using Clock = std::chrono::steady_clock;
+
+struct IoLoop {
+  asio::io_context io{1};
+  std::optional<asio::executor_work_guard<Executor>> work;
+  asio::basic_waitable_timer<Clock, asio::wait_traits<Clock>, Executor> sweep{io.get_executor()};
+  std::vector<std::weak_ptr<Session>> sessions;  // this loop's connections; only its thread touches it
+  std::thread thread;
+};
+
 struct HttpServer::Impl {
   HttpServerOptions options;
   Handler handler;
@@ -96,7 +116,7 @@ struct HttpServer::Impl {
   std::atomic<int> connections{0};
   std::atomic<uint64_t> io_thread_requests{0};
   std::atomic<bool> shutting_down{false};
-  std::atomic<bool> io_stopped{false};  // no new strand work is started
+  std::atomic<bool> io_stopped{false};  // no new connection work is started
   std::atomic<bool> io_joined{false};   // every io thread has returned (no handler runs any more)
   uint16_t port = 0;
 
@@ -124,12 +144,13 @@ struct HttpServer::Impl {
   bool shut_down = false;
 
   // Declared last: destroyed first, so pending handlers (holding sessions) go before the state above.
-  asio::io_context io;
-  std::optional<asio::executor_work_guard<asio::io_context::executor_type>> work;
-  tcp::acceptor acceptor{io};
-  std::vector<std::thread> io_threads;
+  std::vector<std::unique_ptr<IoLoop>> loops;
+  size_t next_loop = 0;                      // round robin of accepted connections (acceptor's loop only)
+  Clock::duration sweep_period{};            // how often a loop checks its connections' deadlines
+  std::unique_ptr<asio::basic_socket_acceptor<tcp, Executor>> acceptor;  // on loops[0]
 
   void Accept();
+  void ArmSweep(IoLoop* loop);
   void Submit(std::function<void()> task) {
     WorkerSlot* w = nullptr;
     {
@@ -195,37 +216,50 @@ std::chrono::steady_clock::duration Seconds(double s) {
 
 class Session : public std::enable_shared_from_this<Session> {
  public:
-  Session(HttpServer::Impl* server, tcp::socket socket, uint64_t id)
-      : server_(server), stream_(std::move(socket)), id_(id) {
+  Session(HttpServer::Impl* server, IoLoop* loop, Socket socket, uint64_t id)
+      : server_(server), loop_(loop), socket_(std::move(socket)), id_(id) {
     error_code ec;
-    const auto ep = stream_.socket().remote_endpoint(ec);
+    const auto ep = socket_.remote_endpoint(ec);
     if (!ec) remote_ = ep.address().to_string() + ":" + std::to_string(ep.port());
   }
 
   void Start() {
-    asio::post(stream_.get_executor(), [self = shared_from_this()] { self->DoRead(); });
+    asio::post(executor(), [self = shared_from_this()] {
+      self->loop_->sessions.push_back(self);
+      self->DoRead();
+    });
   }
 
-  // On the strand: close an idle or half-received connection (shutdown).
+  // On the loop: close an idle or half-received connection (shutdown).
   void CloseIfReading() {
-    asio::post(stream_.get_executor(), [self = shared_from_this()] {
+    asio::post(executor(), [self = shared_from_this()] {
       if (self->reading_) self->Close();
     });
   }
 
+  // On the loop (its sweep): close the connection if its current read, idle or write deadline has
+  // passed; the pending socket operation then completes with operation_aborted.
+  void CheckDeadline(Clock::time_point now) {
+    if (now >= deadline_) Close();
+  }
+  bool closed() const { return closed_; }
+
   // ---- Called from a worker thread (through WorkerResponder) ----
-  // Runs `op` on the strand under the write timeout and waits for its completion.
-  Status RunOnStrand(std::function<void(std::function<void(error_code)>)> op) {
+  // Runs `op` on the connection's loop under the write timeout and waits for its completion.
+  Status RunOnLoop(std::function<void(std::function<void(error_code)>)> op) {
     if (server_->io_stopped.load()) return Status::IOError("server stopped");
     auto done = std::make_shared<std::promise<error_code>>();
     std::future<error_code> f = done->get_future();
-    asio::post(stream_.get_executor(), [self = shared_from_this(), op = std::move(op), done] {
+    asio::post(executor(), [self = shared_from_this(), op = std::move(op), done] {
       if (self->closed_) {
         done->set_value(asio::error::not_connected);
         return;
       }
-      self->stream_.expires_after(Seconds(self->server_->options.write_timeout_s));
-      op([done](error_code ec) { done->set_value(ec); });
+      self->SetDeadline(self->server_->options.write_timeout_s);
+      op([self, done](error_code ec) {
+        self->ClearDeadline();  // the worker may take its time over the next chunk
+        done->set_value(ec);
+      });
     });
     // A started write may still use the caller's bytes until the io threads are gone.
     while (f.wait_for(kPoll) != std::future_status::ready) {
@@ -236,14 +270,14 @@ class Session : public std::enable_shared_from_this<Session> {
     return Status::OK();
   }
 
-  beast::tcp_stream& stream() { return stream_; }
+  Socket& stream() { return socket_; }
   HttpServer::Impl* server() { return server_; }
   const HttpRequest& request() const { return request_; }
   bool keep_alive() const { return keep_alive_; }
 
-  // After the worker finished: continue reading or close (on the strand).
+  // After the worker finished: continue reading or close (on the loop).
   void AfterResponse(bool close) {
-    asio::post(stream_.get_executor(), [self = shared_from_this(), close] {
+    asio::post(executor(), [self = shared_from_this(), close] {
       if (close || !self->keep_alive_ || self->server_->shutting_down.load()) {
         self->Close();
       } else {
@@ -252,35 +286,46 @@ class Session : public std::enable_shared_from_this<Session> {
     });
   }
 
-  // From a worker: writes a complete response on the strand (under the write timeout), then
-  // continues reading the next request or closes.
-  void FinishWith(std::shared_ptr<http::response<http::string_body>> res, bool close) {
-    asio::post(stream_.get_executor(), [self = shared_from_this(), res = std::move(res), close] {
+  // Writes a complete response (under the write timeout), then continues reading the next request
+  // or closes. From a worker it is posted to the connection's loop; from the loop itself (a handler
+  // run inline) it starts the write at once.
+  void FinishWith(std::shared_ptr<http::response<http::string_body>> res, bool close, bool on_loop) {
+    auto write = [self = shared_from_this(), res = std::move(res), close] {
       if (self->closed_) return;
-      self->stream_.expires_after(Seconds(self->server_->options.write_timeout_s));
-      http::async_write(self->stream_, *res, [self, res, close](error_code ec, size_t) {
+      self->SetDeadline(self->server_->options.write_timeout_s);
+      http::async_write(self->socket_, *res, [self, res, close](error_code ec, size_t) {
         if (ec || close || !self->keep_alive_ || self->server_->shutting_down.load()) {
           self->Close();
         } else {
           self->DoRead();
         }
       });
-    });
+    };
+    if (on_loop) {
+      write();
+    } else {
+      asio::post(executor(), std::move(write));
+    }
   }
 
   void Close() {
     if (closed_) return;
     closed_ = true;
     reading_ = false;
+    deadline_ = Clock::time_point::max();
     error_code ec;
-    stream_.socket().shutdown(tcp::socket::shutdown_both, ec);
-    stream_.close();
+    socket_.shutdown(tcp::socket::shutdown_both, ec);
+    socket_.close(ec);
     --server_->connections;
     std::lock_guard<std::mutex> lock(server_->sessions_mu);
     server_->sessions.erase(id_);
   }
 
  private:
+  Executor executor() { return loop_->io.get_executor(); }
+  void SetDeadline(double seconds) { deadline_ = Clock::now() + Seconds(seconds); }
+  void ClearDeadline() { deadline_ = Clock::time_point::max(); }
+
   void DoRead() {
     if (closed_) return;
     if (server_->shutting_down.load()) return Close();
@@ -292,8 +337,8 @@ class Session : public std::enable_shared_from_this<Session> {
     parser_->body_limit(server_->options.max_body_bytes);
     if (buffer_.size() == 0) {
       // Wait for the first byte of the next request under the idle timeout.
-      stream_.expires_after(Seconds(server_->options.idle_timeout_s));
-      stream_.async_read_some(buffer_.prepare(4096), [self = shared_from_this()](error_code ec, size_t n) {
+      SetDeadline(server_->options.idle_timeout_s);
+      socket_.async_read_some(buffer_.prepare(4096), [self = shared_from_this()](error_code ec, size_t n) {
         if (ec) return self->Close();
         self->buffer_.commit(n);
         self->ReadHeader();
@@ -305,13 +350,13 @@ class Session : public std::enable_shared_from_this<Session> {
 
   void ReadHeader() {
     // The whole request (header and body) must arrive within the read timeout.
-    stream_.expires_after(Seconds(server_->options.read_timeout_s));
-    http::async_read_header(stream_, buffer_, *parser_, [self = shared_from_this()](error_code ec, size_t) {
+    SetDeadline(server_->options.read_timeout_s);
+    http::async_read_header(socket_, buffer_, *parser_, [self = shared_from_this()](error_code ec, size_t) {
       if (ec) return self->OnReadError(ec);
       const auto& h = self->parser_->get();
       if (beast::iequals(h[http::field::expect], "100-continue") && !self->parser_->is_done()) {
         auto cont = std::make_shared<http::response<http::empty_body>>(http::status::continue_, h.version());
-        http::async_write(self->stream_, *cont, [self, cont](error_code wec, size_t) {
+        http::async_write(self->socket_, *cont, [self, cont](error_code wec, size_t) {
           if (wec) return self->Close();
           self->ReadBody();
         });
@@ -323,7 +368,7 @@ class Session : public std::enable_shared_from_this<Session> {
 
   void ReadBody() {
     if (parser_->is_done()) return OnRequest();
-    http::async_read(stream_, buffer_, *parser_, [self = shared_from_this()](error_code ec, size_t) {
+    http::async_read(socket_, buffer_, *parser_, [self = shared_from_this()](error_code ec, size_t) {
       if (ec) return self->OnReadError(ec);
       self->OnRequest();
     });
@@ -348,6 +393,7 @@ class Session : public std::enable_shared_from_this<Session> {
 
   void OnRequest() {
     reading_ = false;
+    ClearDeadline();  // the handler runs without a socket deadline; the response sets the write one
     http::request<http::string_body> req = parser_->release();
     parser_.reset();
     request_.method = std::string(req.method_string());
@@ -404,8 +450,8 @@ class Session : public std::enable_shared_from_this<Session> {
     res->keep_alive(!close && keep_alive_);
     res->prepare_payload();
     const double t0 = request_.received_s > 0 ? request_.received_s : NowSeconds();
-    stream_.expires_after(Seconds(server_->options.write_timeout_s));
-    http::async_write(stream_, *res, [self = shared_from_this(), res, close, status, reason, t0](error_code ec, size_t) {
+    SetDeadline(server_->options.write_timeout_s);
+    http::async_write(socket_, *res, [self = shared_from_this(), res, close, status, reason, t0](error_code ec, size_t) {
       CompletedRequest c;
       c.request = &self->request_;
       c.status = status;
@@ -421,7 +467,9 @@ class Session : public std::enable_shared_from_this<Session> {
   void RunHandler(bool on_io_thread);  // on a worker, or inline on the io thread
 
   HttpServer::Impl* server_;
-  beast::tcp_stream stream_;
+  IoLoop* loop_;
+  Socket socket_;
+  Clock::time_point deadline_ = Clock::time_point::max();  // of the pending socket operation (loop only)
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
   HttpRequest request_;
@@ -439,7 +487,7 @@ class WorkerResponder : public Responder {
  public:
   WorkerResponder(std::shared_ptr<Session> s, bool on_io_thread) : s_(std::move(s)), on_io_thread_(on_io_thread) {}
 
-  // A complete response is not written here: the worker hands it to the connection's strand when
+  // A complete response is not written here: the worker hands it to the connection's loop when
   // the handler returns (Session::FinishWith), which writes it and then reads the next request, so
   // the worker neither waits for the write nor needs a second hand-off back (two thread switches per
   // request instead of four; the write timeout still applies).
@@ -468,7 +516,7 @@ class WorkerResponder : public Responder {
     serializer_ = std::make_unique<http::response_serializer<http::empty_body>>(*head_);
     Session* s = s_.get();
     auto* sr = serializer_.get();
-    Status st = s_->RunOnStrand([s, sr](std::function<void(error_code)> done) {
+    Status st = s_->RunOnLoop([s, sr](std::function<void(error_code)> done) {
       http::async_write_header(s->stream(), *sr, [done](error_code ec, size_t) { done(ec); });
     });
     if (!st.ok()) failed_ = true;
@@ -481,7 +529,7 @@ class WorkerResponder : public Responder {
     if (data.empty()) return Status::OK();
     bytes_ += data.size();
     Session* s = s_.get();
-    Status st = s_->RunOnStrand([s, data](std::function<void(error_code)> done) {
+    Status st = s_->RunOnLoop([s, data](std::function<void(error_code)> done) {
       asio::async_write(s->stream(), http::make_chunk(asio::const_buffer(data.data(), data.size())),
                         [done](error_code ec, size_t) { done(ec); });
     });
@@ -494,7 +542,7 @@ class WorkerResponder : public Responder {
     ended_ = true;
     if (failed_) return Status::IOError("client connection failed");
     Session* s = s_.get();
-    Status st = s_->RunOnStrand([s](std::function<void(error_code)> done) {
+    Status st = s_->RunOnLoop([s](std::function<void(error_code)> done) {
       asio::async_write(s->stream(), http::make_chunk_last(), [done](error_code ec, size_t) { done(ec); });
     });
     if (!st.ok()) failed_ = true;
@@ -569,14 +617,15 @@ void Session::RunHandler(bool on_io_thread) {
   const bool close = responder.must_close();
   srv->RequestDone();
   if (auto res = responder.TakeComplete()) {
-    FinishWith(std::move(res), close);
+    FinishWith(std::move(res), close, on_io_thread);
   } else {
     AfterResponse(close);
   }
 }
 
 void HttpServer::Impl::Accept() {
-  acceptor.async_accept(asio::make_strand(io), [this](error_code ec, tcp::socket socket) {
+  IoLoop* loop = loops[next_loop++ % loops.size()].get();
+  acceptor->async_accept(loop->io.get_executor(), [this, loop](error_code ec, Socket socket) {
     if (ec || shutting_down.load()) return;  // acceptor closed
     if (connections.load() >= options.max_connections) {
       error_code ignored;
@@ -587,12 +636,32 @@ void HttpServer::Impl::Accept() {
       {
         std::lock_guard<std::mutex> lock(sessions_mu);
         const uint64_t id = next_session++;
-        s = std::make_shared<Session>(this, std::move(socket), id);
+        s = std::make_shared<Session>(this, loop, std::move(socket), id);
         sessions[id] = s;
       }
       s->Start();
     }
     Accept();
+  });
+}
+
+void HttpServer::Impl::ArmSweep(IoLoop* loop) {
+  loop->sweep.expires_after(sweep_period);
+  loop->sweep.async_wait([this, loop](error_code ec) {
+    if (ec || io_stopped.load()) return;
+    const Clock::time_point now = Clock::now();
+    auto& v = loop->sessions;
+    size_t kept = 0;
+    for (size_t i = 0; i < v.size(); ++i) {
+      std::shared_ptr<Session> s = v[i].lock();
+      if (!s) continue;
+      s->CheckDeadline(now);
+      if (s->closed()) continue;
+      if (kept != i) v[kept] = std::move(v[i]);
+      ++kept;
+    }
+    v.resize(kept);
+    ArmSweep(loop);
   });
 }
 
@@ -603,9 +672,9 @@ void HttpServer::Impl::Shutdown(double grace_s) {
     shut_down = true;
   }
   shutting_down.store(true);
-  asio::post(io, [this] {
+  asio::post(loops[0]->io, [this] {
     error_code ec;
-    acceptor.close(ec);
+    acceptor->close(ec);
     std::vector<std::shared_ptr<Session>> live;
     {
       std::lock_guard<std::mutex> lock(sessions_mu);
@@ -623,10 +692,13 @@ void HttpServer::Impl::Shutdown(double grace_s) {
   // Let the last responses reach their clients and their connections close.
   while (connections.load() > 0 && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(kPoll);
   io_stopped.store(true);
-  work.reset();
-  io.stop();
-  for (auto& t : io_threads) t.join();
-  io_threads.clear();
+  for (auto& loop : loops) {
+    loop->work.reset();
+    loop->io.stop();
+  }
+  for (auto& loop : loops) {
+    if (loop->thread.joinable()) loop->thread.join();
+  }
   io_joined.store(true);
   {
     std::lock_guard<std::mutex> lock(mu);
@@ -648,15 +720,25 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Start(const HttpServerOptions& o
   const auto address = asio::ip::make_address(options.host, ec);
   if (ec) return Status::InvalidArgument("listen address '" + options.host + "': " + ec.message());
   const tcp::endpoint ep(address, options.port);
-  impl->acceptor.open(ep.protocol(), ec);
-  if (!ec) impl->acceptor.set_option(asio::socket_base::reuse_address(true), ec);
-  if (!ec) impl->acceptor.bind(ep, ec);
-  if (!ec) impl->acceptor.listen(asio::socket_base::max_listen_connections, ec);
+  for (int i = 0; i < std::max(1, options.io_threads); ++i) impl->loops.push_back(std::make_unique<IoLoop>());
+  impl->acceptor = std::make_unique<asio::basic_socket_acceptor<tcp, Executor>>(impl->loops[0]->io.get_executor());
+  auto& acceptor = *impl->acceptor;
+  acceptor.open(ep.protocol(), ec);
+  if (!ec) acceptor.set_option(asio::socket_base::reuse_address(true), ec);
+  if (!ec) acceptor.bind(ep, ec);
+  if (!ec) acceptor.listen(asio::socket_base::max_listen_connections, ec);
   if (ec) return Status::IOError(fmt::format("listen on {}:{}: {}", options.host, options.port, ec.message()));
-  impl->port = impl->acceptor.local_endpoint().port();
-  impl->work.emplace(impl->io.get_executor());
+  impl->port = acceptor.local_endpoint().port();
+  // Deadlines are checked about 8 times per shortest timeout (at most every 100 ms, at least every
+  // 5 ms), so a connection is closed within an eighth of its timeout after it passed.
+  const double shortest = std::min({options.read_timeout_s, options.idle_timeout_s, options.write_timeout_s});
+  impl->sweep_period = Seconds(std::clamp(shortest / 8, 0.005, 0.1));
+  for (auto& loop : impl->loops) {
+    loop->work.emplace(loop->io.get_executor());
+    impl->ArmSweep(loop.get());
+  }
   impl->Accept();
-  for (int i = 0; i < std::max(1, options.io_threads); ++i) impl->io_threads.emplace_back([p = impl.get()] { p->io.run(); });
+  for (auto& loop : impl->loops) loop->thread = std::thread([l = loop.get()] { l->io.run(); });
   for (int i = 0; i < std::max(1, options.workers); ++i) impl->slots.push_back(std::make_unique<Impl::WorkerSlot>());
   for (auto& slot : impl->slots) impl->workers.emplace_back([p = impl.get(), w = slot.get()] { p->WorkerLoop(w); });
   return std::unique_ptr<HttpServer>(new HttpServer(std::move(impl)));

@@ -19,13 +19,18 @@ void JsonRowWriter::AppendRow(const RecordBatch& batch, int64_t row, std::string
 
 std::string SchemaJson(const Schema& schema) {
   std::string out = "[";
+  out.reserve(64 * schema.fields.size() + 2);
   for (size_t i = 0; i < schema.fields.size(); ++i) {
     const Field& f = schema.fields[i];
-    if (i) out += ",";
-    out += "{\"name\":" + JsonQuote(f.name) + ",\"type\":" + JsonQuote(f.type ? f.type->ToString() : "null") +
-           ",\"nullable\":" + (f.nullable ? "true" : "false") + "}";
+    if (i) out += ',';
+    out += "{\"name\":";
+    out += JsonQuote(f.name);
+    out += ",\"type\":";
+    out += JsonQuote(f.type ? f.type->ToString() : "null");
+    out += f.nullable ? ",\"nullable\":true}" : ",\"nullable\":false}";
   }
-  return out + "]";
+  out += ']';
+  return out;
 }
 
 }  // namespace rap::server

@@ -390,6 +390,63 @@ TEST_F(WarmupTest, RawWarmsBothReadsOfTheFirstRangeUnderAFilter) {
   }
 }
 
+// The regression after fetch-ahead (docs/benchmarks/prefetch.md): the warmup was one file ahead of
+// the consumer only, so at DECODED the consumer, done with the decoded-ahead file b in no time,
+// waited at b's end for file c's whole warmup (footer, fetch), which began only when it reached b.
+// Now the warmed file b is taken early (its producers start: DECODED once it is prepared, RAW once
+// a's producers are done) and c's warmup begins then, while the consumer is still on file a. The
+// consumer slows down on file a (a sleep between its batches, only to let the threads run: nothing
+// here depends on how long anything takes) until c's footer was read, and the test checks that this
+// happened before the consumer took its first row of file b, with every byte requested once and the
+// same rows.
+TEST_F(WarmupTest, TheFileAfterTheNextIsWarmedWhileTheConsumerIsOnTheFirst) {
+  for (WarmupLevel level : {WarmupLevel::kRaw, WarmupLevel::kDecoded}) {
+    SCOPED_TRACE(static_cast<int>(level));
+    ScanOptions o = Plain();
+    o.prefetch.producers = 3;
+    o.prefetch.min_file_bytes = 0;
+    o.batch_size = 50;
+    std::shared_ptr<ObservedStore> none_store, store;
+    auto none = rap::testing::RunScan(Observed(&none_store), o);
+    ASSERT_TRUE(none.ok()) << none.status().ToString();
+    o.warmup.level = level;
+    auto scanner = Scanner::Make(Observed(&store), o);
+    ASSERT_TRUE(scanner.ok()) << scanner.status().ToString();
+    auto c_footer_read = [&] {
+      for (const auto& [path, n] : store->tails()) {
+        if (path.find("part=c") != std::string::npos && n > 0) return true;
+      }
+      return false;
+    };
+    std::vector<uint64_t> ids;
+    bool c_before_b = false, in_b = false;
+    while (true) {
+      if (!in_b && !c_footer_read()) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      auto b = (*scanner)->Next();
+      ASSERT_TRUE(b.ok()) << b.status().ToString();
+      if (!*b) break;
+      if (!in_b && ((*b)->row_ids.front() >> 40) == 1) {
+        in_b = true;
+        c_before_b = c_footer_read();
+      }
+      ids.insert(ids.end(), (*b)->row_ids.begin(), (*b)->row_ids.end());
+    }
+    EXPECT_TRUE(in_b);
+    EXPECT_TRUE(c_before_b);  // file c's warmup began before the consumer reached file b
+    const ScanStats& st = (*scanner)->stats();
+    EXPECT_EQ(st.warmup_ahead, 1);  // c
+    EXPECT_EQ(st.warmup_files, 2);  // b and c, once each
+    EXPECT_EQ(st.warmup_bytes_unused, 0u);
+    EXPECT_EQ(ids, none->ids);
+    EXPECT_EQ(store->tails(), none_store->tails());  // each footer read once
+    EXPECT_EQ(st.bytes, none->stats.bytes);          // nothing fetched twice
+    for (const auto& [path, rs] : store->ranges()) {
+      std::set<std::pair<uint64_t, uint64_t>> seen;
+      for (const ByteRange& r : rs) EXPECT_TRUE(seen.insert({r.offset, r.length}).second) << path << " " << r.ToString();
+    }
+  }
+}
+
 TEST_F(WarmupTest, PreBufferLimitHolds) {
   ScanOptions o = Plain();
   o.prefetch.producers = 3;

@@ -21,15 +21,26 @@ struct PageCacheStats {
   int64_t bytes = 0;
 };
 
+// A page of one fragment version: `fragment` is PageCache::Intern of the fragment's identity
+// (path, size and ETag), so a lookup hashes two integers instead of a path per page.
+struct PageKey {
+  uint64_t fragment = 0;
+  int64_t page = 0;
+  bool operator==(const PageKey&) const = default;
+};
+
 class PageCache {
  public:
   explicit PageCache(int64_t budget_bytes) : budget_(budget_bytes) {}
 
+  // A stable number for a fragment identity: the same string always gets the same number. The
+  // table grows by one entry per fragment version ever loaded (a few hundred bytes each).
+  uint64_t Intern(const std::string& fragment_identity);
   // Null when absent (counts a miss).
-  std::shared_ptr<const RecordBatch> Get(const std::string& key);
+  std::shared_ptr<const RecordBatch> Get(PageKey key);
   // Inserts (or replaces) and evicts least recently used pages beyond the budget. A page larger
   // than the budget is not kept.
-  void Put(const std::string& key, std::shared_ptr<const RecordBatch> page, int64_t bytes);
+  void Put(PageKey key, std::shared_ptr<const RecordBatch> page, int64_t bytes);
   PageCacheStats stats() const;
 
   // Bytes held by the batch's buffers (the cache charge).
@@ -37,14 +48,20 @@ class PageCache {
 
  private:
   struct Item {
-    std::string key;
+    PageKey key;
     std::shared_ptr<const RecordBatch> page;
     int64_t bytes = 0;
   };
   const int64_t budget_;
   mutable std::mutex mu_;
   std::list<Item> lru_;  // front = most recent
-  std::unordered_map<std::string, std::list<Item>::iterator> map_;
+  struct Hash {
+    size_t operator()(const PageKey& k) const {
+      return std::hash<uint64_t>()(k.fragment * 0x9E3779B97F4A7C15ull ^ static_cast<uint64_t>(k.page));
+    }
+  };
+  std::unordered_map<PageKey, std::list<Item>::iterator, Hash> map_;
+  std::unordered_map<std::string, uint64_t> interned_;
   PageCacheStats stats_;
 };
 

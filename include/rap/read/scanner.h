@@ -141,6 +141,11 @@ struct ScanStats {
   uint64_t warmup_bytes = 0;
   uint64_t warmup_bytes_unused = 0;
   int64_t warmup_partial = 0;
+  // Files taken whose warmup began while the consumer was still two files before them (the file
+  // before them had been started early), and files the consumer reached before their warmup was done (it
+  // waited for it: latency the warmup did not hide).
+  int64_t warmup_ahead = 0;
+  int64_t warmup_waited = 0;
   // Memory budget (ScanOptions::memory_limit): the most charged at once; producers that waited for room.
   uint64_t memory_peak = 0;
   int64_t memory_waits = 0;
