@@ -111,7 +111,7 @@ Result<std::optional<Value>> ConvertLiteral(const Literal& lit, const Field& fie
   }
   if (type.id == TypeId::kTimestamp && lit.kind == Literal::Kind::kString) {
     auto us = ParseTimestampMicros(lit.text);
-    if (!us) return bad("expected a timestamp 'YYYY-MM-DD[ HH:MM:SS[.ffffff]]'");
+    if (!us) return bad("expected a timestamp 'YYYY-MM-DD[ HH:MM:SS[.ffffff]]' within int64 microseconds of 1970");
     __int128 x = *us;
     int64_t per = UnitsPerSecond(type.unit);
     if (per >= 1000000) {

@@ -106,9 +106,15 @@ std::optional<int64_t> ParseTimestampMicros(std::string_view s) {
     offset_s = sign * (oh * 3600 + om * 60);
   }
   if (pos != s.size()) return std::nullopt;
-  // |days| < 10^6 years * 366, so the product cannot overflow int64 microseconds.
+  // |days| < 10^6 years * 366, so the seconds fit in int64; the microseconds do only within about
+  // 292,000 years of 1970 (a year such as 400448 overflowed here, found by the where fuzz target):
+  // outside that range the text is not a timestamp rap can represent.
   int64_t seconds = days * 86400 + hh * 3600 + mm * 60 + ss - offset_s;
-  return seconds * 1000000 + micros;
+  int64_t us = 0;
+  if (__builtin_mul_overflow(seconds, int64_t{1000000}, &us) || __builtin_add_overflow(us, micros, &us)) {
+    return std::nullopt;
+  }
+  return us;
 }
 
 std::optional<__int128> ParseDecimal(std::string_view s, int32_t scale) {

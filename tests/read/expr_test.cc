@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <random>
 
 #include "rap/read/expr.h"
@@ -475,6 +476,12 @@ TEST(ExprLiteral, Parsing) {
   EXPECT_EQ(ParseTimestampMicros("1970-01-01T01:00:00+01:00"), 0);
   EXPECT_EQ(ParseTimestampMicros("1970-01-01 00:00:00.123456789"), 123456);
   EXPECT_FALSE(ParseTimestampMicros("1970-01-01 25:00:00").has_value());
+  // int64 microseconds reach 294247-01-10T04:00:54.775807Z; later (or before -290308) is no timestamp
+  // (the year 400448 overflowed the multiplication, found by the where fuzz target).
+  EXPECT_EQ(ParseTimestampMicros("294247-01-10T04:00:54.775807"), std::numeric_limits<int64_t>::max());
+  EXPECT_FALSE(ParseTimestampMicros("294247-01-10T04:00:54.775808").has_value());
+  EXPECT_FALSE(ParseTimestampMicros("400448-04-01T00:00:04-04:00").has_value());
+  EXPECT_FALSE(ParseTimestampMicros("-400448-04-01").has_value());
   EXPECT_EQ(ParseDecimal("-12.5", 2), static_cast<__int128>(-1250));
   EXPECT_EQ(ParseDecimal("1E+3", 0), static_cast<__int128>(1000));
   EXPECT_EQ(ParseDecimal("1.50", 1), static_cast<__int128>(15));
