@@ -208,6 +208,22 @@ bool KeyPartAt(KeyType type, const ArrayData& array, int64_t row, KeyPart* out) 
   return true;
 }
 
+int CompareKeyCell(KeyType type, const ArrayData& array, int64_t row, const KeyPart& part) {
+  const bool null = array.IsNull(row);
+  if (IsIntegerKey(type)) {
+    const int64_t v = null ? 0 : type == KeyType::kInt32 ? array.values<int32_t>()[row] : array.values<int64_t>()[row];
+    return v < part.i ? -1 : (v > part.i ? 1 : 0);
+  }
+  std::string_view v;
+  if (!null) {
+    const int32_t* o = array.offsets();
+    v = std::string_view(reinterpret_cast<const char*>(array.buffers[2].data()) + o[row],
+                         static_cast<size_t>(o[row + 1] - o[row]));
+  }
+  const int c = v.compare(part.s);  // char_traits<char>::compare, as CompareKeyPart
+  return c < 0 ? -1 : (c > 0 ? 1 : 0);
+}
+
 ArrayPtr MakeKeyArray(KeyType type, const std::vector<const KeyPart*>& parts) {
   auto a = std::make_shared<ArrayData>();
   a->type = ArrowTypeOf(type);

@@ -42,36 +42,12 @@ Result<Token> ParseToken(const std::string& t) {
 
 std::string MakeToken(int32_t file, int64_t row) { return fmt::format("p1:{}:{}", file, row); }
 
-// Compares row `row` of a fragment batch with `key` (CompareKeyPart's order), reading the key
-// columns in place: the binary search over an index page runs this about ten times per key.
-// A NULL key cell (a corrupt fragment: EntryAt rejects it) compares as 0 / the empty string.
+// Compares row `row` of a fragment batch with `key` (a NULL key cell, which EntryAt rejects as
+// corrupt, compares as 0 / the empty string).
 int CompareRow(const RecordBatch& b, const FragmentLayout& layout, const std::vector<KeyColumn>& cols, int64_t row,
                const Key& key) {
   for (size_t k = 0; k < cols.size(); ++k) {
-    const ArrayData& a = *b.columns[static_cast<size_t>(layout.key[k])];
-    const KeyPart& want = key.parts[k];
-    const bool null = a.IsNull(row);
-    int c = 0;
-    switch (cols[k].type) {
-      case KeyType::kInt32:
-      case KeyType::kInt64: {
-        const int64_t v = null ? 0 : cols[k].type == KeyType::kInt32 ? a.values<int32_t>()[row] : a.values<int64_t>()[row];
-        c = v < want.i ? -1 : (v > want.i ? 1 : 0);
-        break;
-      }
-      case KeyType::kString:
-      case KeyType::kBinary: {
-        std::string_view v;
-        if (!null) {
-          const int32_t* o = a.offsets();
-          v = std::string_view(reinterpret_cast<const char*>(a.buffers[2].data()) + o[row],
-                               static_cast<size_t>(o[row + 1] - o[row]));
-        }
-        const int r = v.compare(want.s);  // char_traits<char>::compare: unsigned bytewise, as CompareKeyPart
-        c = r < 0 ? -1 : (r > 0 ? 1 : 0);
-        break;
-      }
-    }
+    const int c = CompareKeyCell(cols[k].type, *b.columns[static_cast<size_t>(layout.key[k])], row, key.parts[k]);
     if (c != 0) return c;
   }
   return 0;

@@ -5,8 +5,7 @@ namespace rap::index {
 
 uint64_t PageCache::Intern(const std::string& fragment_identity) {
   std::lock_guard<std::mutex> lock(mu_);
-  auto [it, inserted] = interned_.try_emplace(fragment_identity, interned_.size() + 1);
-  return it->second;
+  return interned_.try_emplace(fragment_identity, interned_.size() + 1).first->second;
 }
 
 std::shared_ptr<const RecordBatch> PageCache::Get(PageKey key) {

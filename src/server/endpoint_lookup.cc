@@ -10,9 +10,9 @@
 // header X-Rap-Key-Rows lists the row count of every key (so clients can regroup) and
 // X-Rap-Next-Page-Tokens the tokens as a JSON array.
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include <iterator>
-#include <nlohmann/json.hpp>
 
 #include "rap/server/arrow_ipc.h"
 #include "rap/util/clock.h"

@@ -21,7 +21,7 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
-#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/basic_waitable_timer.hpp>
 #include <boost/asio/write.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/http.hpp>
@@ -650,17 +650,13 @@ void HttpServer::Impl::ArmSweep(IoLoop* loop) {
   loop->sweep.async_wait([this, loop](error_code ec) {
     if (ec || io_stopped.load()) return;
     const Clock::time_point now = Clock::now();
-    auto& v = loop->sessions;
-    size_t kept = 0;
-    for (size_t i = 0; i < v.size(); ++i) {
-      std::shared_ptr<Session> s = v[i].lock();
-      if (!s) continue;
+    // Drops destroyed and closed connections; CheckDeadline closes those past their deadline.
+    std::erase_if(loop->sessions, [now](const std::weak_ptr<Session>& w) {
+      const std::shared_ptr<Session> s = w.lock();
+      if (!s) return true;
       s->CheckDeadline(now);
-      if (s->closed()) continue;
-      if (kept != i) v[kept] = std::move(v[i]);
-      ++kept;
-    }
-    v.resize(kept);
+      return s->closed();
+    });
     ArmSweep(loop);
   });
 }

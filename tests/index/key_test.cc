@@ -17,6 +17,30 @@ std::string Hex(const std::array<uint8_t, 16>& d) {
   return s;
 }
 
+// The in-place compare of a key cell orders exactly as KeyPartAt + CompareKeyPart, for every key type.
+TEST(KeyTest, CompareKeyCellAgreesWithCompareKeyPart) {
+  for (KeyType type : {KeyType::kInt32, KeyType::kInt64, KeyType::kString, KeyType::kBinary}) {
+    std::vector<KeyPart> values(5);
+    const int64_t ints[] = {-7, 0, 3, 3, 2147483647};
+    const std::string strs[] = {"", "a", "ab", "b", std::string("\xff\x00", 2)};  // last: bytes above 0x7f
+    for (size_t i = 0; i < values.size(); ++i) {
+      values[i].i = ints[i];
+      values[i].s = strs[i];
+    }
+    std::vector<const KeyPart*> ptrs;
+    for (const KeyPart& v : values) ptrs.push_back(&v);
+    const ArrayPtr array = MakeKeyArray(type, ptrs);
+    for (int64_t row = 0; row < array->length; ++row) {
+      KeyPart cell;
+      ASSERT_TRUE(KeyPartAt(type, *array, row, &cell));
+      for (const KeyPart& probe : values) {
+        EXPECT_EQ(CompareKeyCell(type, *array, row, probe), CompareKeyPart(type, cell, probe))
+            << "type " << static_cast<int>(type) << " row " << row;
+      }
+    }
+  }
+}
+
 TEST(KeyTest, Md5Vectors) {
   EXPECT_EQ(Hex(Md5("")), "d41d8cd98f00b204e9800998ecf8427e");
   EXPECT_EQ(Hex(Md5("abc")), "900150983cd24fb0d6963f7d28e17f72");
