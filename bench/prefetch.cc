@@ -130,7 +130,7 @@ struct Query {
 
 struct Result1 {
   double seconds = 0, first_batch = 0, boundary_wait = 0, cpu = 0;
-  int64_t requests = 0, rss_kib = 0;
+  int64_t requests = 0, rss_kib = 0, warmup_waited = 0;
   uint64_t bytes = 0, unused = 0;
   std::string fingerprint;
 };
@@ -164,6 +164,7 @@ Result1 RunOnce(const std::string& url, const Query& q, const Setting& s) {
   r.requests = st.requests;
   r.bytes = st.bytes;
   r.unused = st.warmup_bytes_unused;
+  r.warmup_waited = st.warmup_waited;
   r.boundary_wait = read::Quantile(st.file_boundary_wait_s, 0.5);
   r.fingerprint = fp.ToString();
   r.rss_kib = PeakRssKiB();
@@ -292,7 +293,7 @@ int main(int argc, char** argv) {
   }
   std::ofstream out(csv);
   out << "profile,query,setting,producers,warmup,median_s,first_batch_s,boundary_wait_ms,requests,bytes,peak_rss_mib,"
-         "warmup_unused_bytes,floor_s,fingerprint\n";
+         "warmup_unused_bytes,floor_s,fingerprint,warmup_waited\n";
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
   bool mismatch = false;
   for (size_t at = 0; at < profiles.size();) {
@@ -320,14 +321,15 @@ int main(int argc, char** argv) {
       const Query& q = queries[qi];
       std::string reference;
       double seq_cpu = 0;
-      std::printf("\n%s, %s scan\n%-14s %9s %9s %10s %8s %10s %8s %10s\n", profile.c_str(), q.name.c_str(), "setting",
-                  "median_s", "first_s", "bound_ms", "requests", "MiB", "rss_MiB", "unused_KiB");
+      std::printf("\n%s, %s scan\n%-14s %9s %9s %10s %8s %10s %8s %10s %7s\n", profile.c_str(), q.name.c_str(),
+                  "setting", "median_s", "first_s", "bound_ms", "requests", "MiB", "rss_MiB", "unused_KiB", "waited");
       for (const Setting& s : settings) {
         std::vector<Result1> runs;
         RunOnce(url, q, s);  // untimed warm-up of page cache and connections
         for (int r = 0; r < reps; ++r) runs.push_back(RunOnce(url, q, s));
-        std::vector<double> t, fb, bw;
+        std::vector<double> t, fb, bw, ww;
         for (const Result1& r : runs) {
+          ww.push_back(static_cast<double>(r.warmup_waited));
           t.push_back(r.seconds);
           fb.push_back(r.first_batch);
           bw.push_back(r.boundary_wait);
@@ -349,14 +351,14 @@ int main(int argc, char** argv) {
         }
         const double floor = std::max(throughput > 0 ? static_cast<double>(last.bytes) / throughput : 0.0,
                                       seq_cpu / cores) + latency;
-        std::printf("%-14s %9.3f %9.3f %10.2f %8lld %10.1f %8.1f %10.1f\n", s.name.c_str(), Median(t), Median(fb),
-                    Median(bw) * 1e3, static_cast<long long>(last.requests),
+        std::printf("%-14s %9.3f %9.3f %10.2f %8lld %10.1f %8.1f %10.1f %7.1f\n", s.name.c_str(), Median(t),
+                    Median(fb), Median(bw) * 1e3, static_cast<long long>(last.requests),
                     static_cast<double>(last.bytes) / (1 << 20), static_cast<double>(last.rss_kib) / 1024,
-                    static_cast<double>(last.unused) / 1024);
-        out << fmt::format("{},{},{},{},{},{:.4f},{:.4f},{:.3f},{},{},{:.1f},{},{:.4f},{}\n", profile, q.name, s.name,
-                           s.producers, static_cast<int>(s.warmup), Median(t), Median(fb), Median(bw) * 1e3,
+                    static_cast<double>(last.unused) / 1024, Median(ww));
+        out << fmt::format("{},{},{},{},{},{:.4f},{:.4f},{:.3f},{},{},{:.1f},{},{:.4f},{},{:.1f}\n", profile, q.name,
+                           s.name, s.producers, static_cast<int>(s.warmup), Median(t), Median(fb), Median(bw) * 1e3,
                            last.requests, last.bytes, static_cast<double>(last.rss_kib) / 1024, last.unused, floor,
-                           last.fingerprint);
+                           last.fingerprint, Median(ww));
         out.flush();
       }
       // The peers, on the same files in the same run: hyparquet (JavaScript) over HTTP range requests
