@@ -5,7 +5,7 @@
 //
 //   bench_prefetch [--repetitions 3] [--profiles 20ms@256MiB/s,50ms@64MiB/s,local] [--producers 1,2,3,4,8]
 //                  [--csv FILE] [--temp-dir DIR] [--files 8] [--rows-per-file N] [--without-fetch-ahead]
-//                  [--settings "sequential,P=3 raw"]
+//                  [--settings "sequential,P=3 raw"] [--netsim-chunk 16KiB]
 //
 // Per setting: median scan time, time to first batch, the consumer's median wait at a file boundary,
 // requests, bytes, peak RSS of the setting (VmHWM of a child process — this program re-run with
@@ -224,7 +224,7 @@ int main(int argc, char** argv) {
   int reps = 3, files = 8;
   int64_t rows = 200000;
   std::string profiles = "20ms@256MiB/s,50ms@64MiB/s,local", producers_list = "1,2,3,4,8";
-  std::string csv = "prefetch.csv", temp, only;
+  std::string csv = "prefetch.csv", temp, only, netsim_chunk;
   bool without_fetch_ahead = false, no_peers = false;
   int fetch_k = 2;
   app.add_option("--repetitions", reps, "Timed repetitions per setting (median)")->capture_default_str();
@@ -240,6 +240,7 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_flag("--no-peers", no_peers,
                "Skip the peers (hyparquet over HTTP from rap-netsim, full scan; DuckDB on the local files)");
+  app.add_option("--netsim-chunk", netsim_chunk, "rap-netsim's --chunk (its fairness quantum; default: its own, 16KiB)");
   app.add_option("--settings", only, "Only these settings, comma-separated names (e.g. \"sequential,P=3 raw\")");
   std::string rss_url;
   size_t rss_query = 0;
@@ -309,6 +310,7 @@ int main(int argc, char** argv) {
       no.root = root;
       no.latency = profile.substr(0, sep);
       no.throughput = profile.substr(sep + 1);
+      if (!netsim_chunk.empty()) no.extra_args = {"--chunk", netsim_chunk};
       server = Check(testing::NetsimServer::Start(no), "rap-netsim");
       setenv("AWS_ENDPOINT_URL", server->url().c_str(), 1);
       setenv("AWS_ACCESS_KEY_ID", "bench", 1);
