@@ -158,8 +158,8 @@ int main(int argc, char** argv) {
     (*enc)->PutBinary(offsets.data(), chars.data(), n);
     std::string bytes;
     (*enc)->Finish(&bytes);
-    std::vector<int32_t> o;
-    std::vector<uint8_t> d;
+    rap::UninitVector<int32_t> o;
+    rap::ByteVector d;
     const std::string name = std::string(EncodingName(e)) + " BYTE_ARRAY";
     run(name, static_cast<double>(chars.size() + 4 * static_cast<size_t>(n)), [&] {
       o.assign(1, 0);

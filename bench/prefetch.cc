@@ -5,7 +5,7 @@
 //
 //   bench_prefetch [--repetitions 3] [--profiles 20ms@256MiB/s,50ms@64MiB/s,local] [--producers 1,2,3,4,8]
 //                  [--csv FILE] [--temp-dir DIR] [--files 8] [--rows-per-file N] [--without-fetch-ahead]
-//                  [--settings "sequential,P=3 raw"]
+//                  [--settings "sequential,P=3 raw"] [--netsim-chunk 16KiB]
 //
 // Per setting: median scan time, time to first batch, the consumer's median wait at a file boundary,
 // requests, bytes, peak RSS of the setting (VmHWM of a child process — this program re-run with
@@ -130,7 +130,7 @@ struct Query {
 
 struct Result1 {
   double seconds = 0, first_batch = 0, boundary_wait = 0, cpu = 0;
-  int64_t requests = 0, rss_kib = 0;
+  int64_t requests = 0, rss_kib = 0, warmup_waited = 0;
   uint64_t bytes = 0, unused = 0;
   std::string fingerprint;
 };
@@ -164,6 +164,7 @@ Result1 RunOnce(const std::string& url, const Query& q, const Setting& s) {
   r.requests = st.requests;
   r.bytes = st.bytes;
   r.unused = st.warmup_bytes_unused;
+  r.warmup_waited = st.warmup_waited;
   r.boundary_wait = read::Quantile(st.file_boundary_wait_s, 0.5);
   r.fingerprint = fp.ToString();
   r.rss_kib = PeakRssKiB();
@@ -223,7 +224,7 @@ int main(int argc, char** argv) {
   int reps = 3, files = 8;
   int64_t rows = 200000;
   std::string profiles = "20ms@256MiB/s,50ms@64MiB/s,local", producers_list = "1,2,3,4,8";
-  std::string csv = "prefetch.csv", temp, only;
+  std::string csv = "prefetch.csv", temp, only, netsim_chunk;
   bool without_fetch_ahead = false, no_peers = false;
   int fetch_k = 2;
   app.add_option("--repetitions", reps, "Timed repetitions per setting (median)")->capture_default_str();
@@ -239,6 +240,7 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_flag("--no-peers", no_peers,
                "Skip the peers (hyparquet over HTTP from rap-netsim, full scan; DuckDB on the local files)");
+  app.add_option("--netsim-chunk", netsim_chunk, "rap-netsim's --chunk (its fairness quantum; default: its own, 16KiB)");
   app.add_option("--settings", only, "Only these settings, comma-separated names (e.g. \"sequential,P=3 raw\")");
   std::string rss_url;
   size_t rss_query = 0;
@@ -292,7 +294,7 @@ int main(int argc, char** argv) {
   }
   std::ofstream out(csv);
   out << "profile,query,setting,producers,warmup,median_s,first_batch_s,boundary_wait_ms,requests,bytes,peak_rss_mib,"
-         "warmup_unused_bytes,floor_s,fingerprint\n";
+         "warmup_unused_bytes,floor_s,fingerprint,warmup_waited\n";
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
   bool mismatch = false;
   for (size_t at = 0; at < profiles.size();) {
@@ -308,6 +310,7 @@ int main(int argc, char** argv) {
       no.root = root;
       no.latency = profile.substr(0, sep);
       no.throughput = profile.substr(sep + 1);
+      if (!netsim_chunk.empty()) no.extra_args = {"--chunk", netsim_chunk};
       server = Check(testing::NetsimServer::Start(no), "rap-netsim");
       setenv("AWS_ENDPOINT_URL", server->url().c_str(), 1);
       setenv("AWS_ACCESS_KEY_ID", "bench", 1);
@@ -320,14 +323,15 @@ int main(int argc, char** argv) {
       const Query& q = queries[qi];
       std::string reference;
       double seq_cpu = 0;
-      std::printf("\n%s, %s scan\n%-14s %9s %9s %10s %8s %10s %8s %10s\n", profile.c_str(), q.name.c_str(), "setting",
-                  "median_s", "first_s", "bound_ms", "requests", "MiB", "rss_MiB", "unused_KiB");
+      std::printf("\n%s, %s scan\n%-14s %9s %9s %10s %8s %10s %8s %10s %7s\n", profile.c_str(), q.name.c_str(),
+                  "setting", "median_s", "first_s", "bound_ms", "requests", "MiB", "rss_MiB", "unused_KiB", "waited");
       for (const Setting& s : settings) {
         std::vector<Result1> runs;
         RunOnce(url, q, s);  // untimed warm-up of page cache and connections
         for (int r = 0; r < reps; ++r) runs.push_back(RunOnce(url, q, s));
-        std::vector<double> t, fb, bw;
+        std::vector<double> t, fb, bw, ww;
         for (const Result1& r : runs) {
+          ww.push_back(static_cast<double>(r.warmup_waited));
           t.push_back(r.seconds);
           fb.push_back(r.first_batch);
           bw.push_back(r.boundary_wait);
@@ -349,14 +353,14 @@ int main(int argc, char** argv) {
         }
         const double floor = std::max(throughput > 0 ? static_cast<double>(last.bytes) / throughput : 0.0,
                                       seq_cpu / cores) + latency;
-        std::printf("%-14s %9.3f %9.3f %10.2f %8lld %10.1f %8.1f %10.1f\n", s.name.c_str(), Median(t), Median(fb),
-                    Median(bw) * 1e3, static_cast<long long>(last.requests),
+        std::printf("%-14s %9.3f %9.3f %10.2f %8lld %10.1f %8.1f %10.1f %7.1f\n", s.name.c_str(), Median(t),
+                    Median(fb), Median(bw) * 1e3, static_cast<long long>(last.requests),
                     static_cast<double>(last.bytes) / (1 << 20), static_cast<double>(last.rss_kib) / 1024,
-                    static_cast<double>(last.unused) / 1024);
-        out << fmt::format("{},{},{},{},{},{:.4f},{:.4f},{:.3f},{},{},{:.1f},{},{:.4f},{}\n", profile, q.name, s.name,
-                           s.producers, static_cast<int>(s.warmup), Median(t), Median(fb), Median(bw) * 1e3,
+                    static_cast<double>(last.unused) / 1024, Median(ww));
+        out << fmt::format("{},{},{},{},{},{:.4f},{:.4f},{:.3f},{},{},{:.1f},{},{:.4f},{},{:.1f}\n", profile, q.name,
+                           s.name, s.producers, static_cast<int>(s.warmup), Median(t), Median(fb), Median(bw) * 1e3,
                            last.requests, last.bytes, static_cast<double>(last.rss_kib) / 1024, last.unused, floor,
-                           last.fingerprint);
+                           last.fingerprint, Median(ww));
         out.flush();
       }
       // The peers, on the same files in the same run: hyparquet (JavaScript) over HTTP range requests

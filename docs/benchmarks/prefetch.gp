@@ -2,13 +2,13 @@
 set terminal pngcairo size 1100,520 noenhanced
 set output 'docs/benchmarks/prefetch.png'
 set datafile separator ','
-set title 'bench_prefetch: full scan of 8 files (60 MiB), median of 3 (Dec 2 2026: 20 ms rows 04:18-04:21 UTC, others 04:04-04:14 UTC, load 5-9)'
+set title 'bench_prefetch: full scan of 8 files (60 MiB), median of 3 (Dec 2 2026, 08:08-08:18 UTC, load 4.4-6.3)'
 set ylabel 'seconds'
 set style data histograms
 set style histogram clustered gap 1
 set style fill solid 0.8
 set xtics rotate by -45
 set key top right
-plot '< grep ",full," docs/benchmarks/prefetch.csv | grep "^20ms"' using 6:xtic(3) title '20 ms / 256 MiB/s', \
-     '< grep ",full," docs/benchmarks/prefetch.csv | grep "^50ms"' using 6 title '50 ms / 64 MiB/s', \
-     '< grep ",full," docs/benchmarks/prefetch.csv | grep "^local"' using 6 title 'local files'
+plot '< grep ",full," docs/benchmarks/prefetch.csv | grep -v ",peer " | grep "^20ms"' using 6:xtic(3) title '20 ms / 256 MiB/s', \
+     '< grep ",full," docs/benchmarks/prefetch.csv | grep -v ",peer " | grep "^50ms"' using 6 title '50 ms / 64 MiB/s', \
+     '< grep ",full," docs/benchmarks/prefetch.csv | grep -v ",peer " | grep "^local"' using 6 title 'local files'

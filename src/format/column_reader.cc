@@ -486,7 +486,7 @@ class ChunkReader final : public ColumnChunkReader {
   bool dict_encoded_ = false;
   PhysicalValues dict_;
   PhysicalValues values_;
-  std::vector<int32_t> indices_;
+  UninitVector<int32_t> indices_;
   size_t sel_idx_ = 0;
   int64_t window_end_ = 0;
   // Position in the spans.

@@ -1,6 +1,7 @@
 // DELTA_LENGTH_BYTE_ARRAY (delta-packed lengths, then all bytes back to back) and DELTA_BYTE_ARRAY
 // (delta-packed prefix lengths shared with the previous value, then the suffixes as
 // DELTA_LENGTH_BYTE_ARRAY), for BYTE_ARRAY and (DELTA_BYTE_ARRAY only) FIXED_LEN_BYTE_ARRAY.
+#include <cstring>
 #include <limits>
 
 #include "format/delta_bit_pack.h"
@@ -158,7 +159,9 @@ class DeltaByteArrayDecoder final : public DecoderBase {
     return Walk(n, [&](int64_t) -> Status {
       const uint64_t size = out.data->size() + last_.size();
       if (size > static_cast<uint64_t>(std::numeric_limits<int32_t>::max())) return OffsetOverflow(what(), size);
-      out.data->insert(out.data->end(), last_.begin(), last_.end());
+      const size_t at = out.data->size();
+      out.data->resize(static_cast<size_t>(size));
+      if (!last_.empty()) std::memcpy(out.data->data() + at, last_.data(), last_.size());
       out.offsets->push_back(static_cast<int32_t>(size));
       return Status::OK();
     });

@@ -10,8 +10,17 @@ namespace rap::parquet::internal {
 
 namespace {
 
+// Takes ownership of a decode buffer's storage (no copy).
+template <class T>
+Buffer OwnVector(UninitVector<T>&& v) {
+  auto owner = std::make_shared<UninitVector<T>>(std::move(v));
+  const auto* data = reinterpret_cast<const uint8_t*>(owner->data());
+  const size_t size = owner->size() * sizeof(T);
+  return Buffer(std::move(owner), data, size);
+}
+
 template <typename To, typename From>
-Buffer Narrow(const std::vector<uint8_t>& fixed, int64_t n) {
+Buffer Narrow(const ByteVector& fixed, int64_t n) {
   Buffer out = Buffer::Allocate(static_cast<size_t>(n) * sizeof(To));
   auto* dst = reinterpret_cast<To*>(out.mutable_data());
   for (int64_t i = 0; i < n; ++i) {
@@ -38,7 +47,7 @@ bool BigEndianToDecimal128(const uint8_t* p, size_t len, uint8_t* out) {
   return true;
 }
 
-Buffer SignExtendToDecimal(const std::vector<uint8_t>& fixed, int64_t n, int width) {
+Buffer SignExtendToDecimal(const ByteVector& fixed, int64_t n, int width) {
   Buffer out = Buffer::Allocate(static_cast<size_t>(n) * 16);
   uint8_t* dst = out.mutable_data();
   for (int64_t i = 0; i < n; ++i) {
@@ -59,7 +68,7 @@ Buffer SignExtendToDecimal(const std::vector<uint8_t>& fixed, int64_t n, int wid
 
 // INT96 (8 bytes nanoseconds of the day, 4 bytes Julian day) -> nanoseconds since the Unix epoch.
 // Out-of-range values wrap like other readers do (unsigned arithmetic, no UB).
-Buffer Int96ToNanos(const std::vector<uint8_t>& fixed, int64_t n) {
+Buffer Int96ToNanos(const ByteVector& fixed, int64_t n) {
   constexpr int64_t kJulianEpochDay = 2440588;
   constexpr uint64_t kNanosPerDay = 86400ULL * 1000000000ULL;
   Buffer out = Buffer::Allocate(static_cast<size_t>(n) * 8);
@@ -74,7 +83,7 @@ Buffer Int96ToNanos(const std::vector<uint8_t>& fixed, int64_t n) {
   return out;
 }
 
-Buffer PackBits(const std::vector<uint8_t>& bytes, int64_t n) {
+Buffer PackBits(const ByteVector& bytes, int64_t n) {
   Buffer out = Buffer::Allocate(static_cast<size_t>((n + 7) / 8));
   uint8_t* dst = out.mutable_data();
   std::memset(dst, 0, out.size());
@@ -134,9 +143,8 @@ Result<ArrayPtr> PhysicalToArrow(PhysicalValues&& v, const ColumnDescriptor& col
       a->buffers = {Buffer(), Int96ToNanos(v.fixed, n)};
       return a;
     case Type::BYTE_ARRAY: {
-      auto owner = std::make_shared<std::vector<int32_t>>(std::move(v.offsets));
-      Buffer offsets(owner, reinterpret_cast<const uint8_t*>(owner->data()), owner->size() * sizeof(int32_t));
-      a->buffers = {Buffer(), std::move(offsets), Buffer::FromVector(std::move(v.data))};
+      Buffer offsets = OwnVector(std::move(v.offsets));
+      a->buffers = {Buffer(), std::move(offsets), OwnVector(std::move(v.data))};
       return a;
     }
     default:
@@ -148,7 +156,7 @@ Result<ArrayPtr> PhysicalToArrow(PhysicalValues&& v, const ColumnDescriptor& col
     return Status::Internal(fmt::format("column '{}': cannot convert {} values to {}", column.dotted_path,
                                         TypeName(pt), type->ToString()));
   }
-  a->buffers = {Buffer(), Buffer::FromVector(std::move(v.fixed))};
+  a->buffers = {Buffer(), OwnVector(std::move(v.fixed))};
   return a;
 }
 

@@ -146,7 +146,7 @@ void CountNonNull(const ColumnDescriptor& column, DataPage* page) {
   page->num_non_null = n;
 }
 
-Status CheckLevelRange(const std::vector<int16_t>& levels, int16_t max, const char* what,
+Status CheckLevelRange(const UninitVector<int16_t>& levels, int16_t max, const char* what,
                        const ColumnDescriptor& column, const ColumnReadOptions& options, uint64_t offset) {
   // The hybrid and BIT_PACKED decoders yield values below 2^bit_width: when max fills its bit width
   // (max 1, 3, 7, ...) no level can exceed it.
@@ -309,8 +309,10 @@ Status PhysicalValues::Append(ValueDecoder* decoder, int64_t n) {
   if (n <= 0) return Status::OK();
   if (width > 0) {
     RAP_ASSIGN_OR_RETURN(const uint8_t* plain, decoder->TakePlainFixed(n));
-    if (plain != nullptr) {  // one copy straight from the page (resize would zero the bytes first)
-      fixed.insert(fixed.end(), plain, plain + static_cast<size_t>(n) * static_cast<size_t>(width));
+    if (plain != nullptr) {  // one copy straight from the page (ByteVector's resize does not zero)
+      const size_t old = fixed.size(), bytes = static_cast<size_t>(n) * static_cast<size_t>(width);
+      fixed.resize(old + bytes);
+      std::memcpy(fixed.data() + old, plain, bytes);
       count += n;
       return Status::OK();
     }

@@ -30,9 +30,9 @@ Result<bool> NextPage(const PageSpan& span, size_t* pos, const ColumnDescriptor&
 // Dense values of one physical type in the representation of rap/format/encoding.h.
 struct PhysicalValues {
   int width = 0;                       // bytes per value; -1 for BYTE_ARRAY
-  std::vector<uint8_t> fixed;          // width > 0
-  std::vector<int32_t> offsets{0};     // BYTE_ARRAY
-  std::vector<uint8_t> data;           // BYTE_ARRAY
+  ByteVector fixed;                    // width > 0
+  UninitVector<int32_t> offsets{0};    // BYTE_ARRAY
+  ByteVector data;                     // BYTE_ARRAY
   int64_t count = 0;
 
   // Decodes n values from the decoder and appends them.
@@ -50,8 +50,8 @@ struct DataPage {
   Encoding encoding = Encoding::PLAIN;
   int64_t num_levels = 0;
   int64_t num_non_null = 0;            // levels at the max definition level
-  std::vector<int16_t> def;            // empty when max definition level is 0
-  std::vector<int16_t> rep;            // empty when max repetition level is 0
+  UninitVector<int16_t> def;           // empty when max definition level is 0
+  UninitVector<int16_t> rep;           // empty when max repetition level is 0
   Buffer storage;                      // owns decompressed bytes (when the page was compressed)
   MemoryCharge level_memory;           // def + rep, charged to ColumnReadOptions::memory
   std::span<const uint8_t> values;     // the value section

@@ -78,6 +78,7 @@ struct PrefetchReader::Shared {
   std::atomic<size_t> head{0};
   std::atomic<bool> consuming{false};
   std::atomic<size_t> producers_done{0};
+  std::atomic<size_t> producers_on_last{0};  // producers that began their last range (or ended)
   // Fetch-ahead: per producer, the ranges handed to its fetcher and the one it is reserving.
   struct Fetcher {
     std::deque<size_t> jobs;
@@ -181,6 +182,10 @@ void PrefetchReader::Cancel() {
   shared_->fetch_cv.notify_all();
 }
 
+bool PrefetchReader::on_last_ranges() const {
+  return shared_ && shared_->producers_on_last.load(std::memory_order_acquire) == shared_->queues.size();
+}
+
 bool PrefetchReader::idle() const {
   return shared_ && shared_->producers_done.load(std::memory_order_acquire) == shared_->queues.size();
 }
@@ -225,7 +230,9 @@ void PrefetchReader::Produce(size_t producer) {
   struct Done {
     Shared& s;
     size_t producer;
+    bool on_last = false;
     ~Done() {
+      if (!on_last) s.producers_on_last.fetch_add(1, std::memory_order_release);
       if (!s.fetchers.empty()) {
         std::lock_guard<std::mutex> lock(s.mu);
         s.fetchers[producer].closed = true;
@@ -264,6 +271,10 @@ void PrefetchReader::Produce(size_t producer) {
         f.handed = j + 1;
       }
       s.fetch_cv.notify_all();
+    }
+    if (i + p >= ranges_.size() && !done.on_last) {
+      done.on_last = true;
+      s.producers_on_last.fetch_add(1, std::memory_order_release);
     }
     RangeOutput out;
     const double t0 = NowSeconds();

@@ -140,8 +140,8 @@ struct Scanner::Impl {
   void StartWarmup(size_t index, bool decode = true);
   // The warmup thread's work.
   Status WarmFile(Warming* w) const;
-  // Takes the warmed file early (into `started`) and starts its producers — at RAW once the
-  // current file's producers are idle (all its ranges produced), at DECODED as soon as its warmup is
+  // Takes the warmed file early (into `started`) and starts its producers — at RAW once every
+  // producer of the current file has begun its last range, at DECODED as soon as its warmup is
   // prepared — so its first ranges are decoded while the current file's queues drain; then warms the
   // file after it (not under a limit).
   void StartWarmedFileEarly();

@@ -278,8 +278,8 @@ TEST(DeltaBinaryPacked, Malformed) {
 }
 
 struct Strings {
-  std::vector<int32_t> offsets{0};
-  std::vector<uint8_t> data;
+  rap::UninitVector<int32_t> offsets{0};
+  rap::ByteVector data;
   void Add(const std::string& s) {
     data.insert(data.end(), s.begin(), s.end());
     offsets.push_back(static_cast<int32_t>(data.size()));

@@ -61,8 +61,8 @@ Status DecodeValues(ValueDecoder* dec, Type type, int32_t type_length, bool dict
         out->push_back(*dictionary[static_cast<size_t>(x)]);
       }
     } else if (w < 0) {
-      std::vector<int32_t> offsets{0};
-      std::vector<uint8_t> data;
+      rap::UninitVector<int32_t> offsets{0};
+      rap::ByteVector data;
       RAP_RETURN_NOT_OK(dec->DecodeBinary(k, {&offsets, &data}));
       for (int64_t j = 0; j < k; ++j) out->emplace_back(data.begin() + offsets[j], data.begin() + offsets[j + 1]);
     } else {

@@ -85,8 +85,8 @@ void Exercise(const Combo& c, const std::vector<uint8_t>& data, int64_t num_valu
       std::vector<int32_t> out(static_cast<size_t>(n));
       st = (*dec)->DecodeIndices(out.data(), n);
     } else if (w < 0) {
-      std::vector<int32_t> offsets{0};
-      std::vector<uint8_t> bytes;
+      rap::UninitVector<int32_t> offsets{0};
+      rap::ByteVector bytes;
       st = (*dec)->DecodeBinary(n, {&offsets, &bytes});
       if (st.ok()) {
         ASSERT_EQ(offsets.size(), static_cast<size_t>(n) + 1);

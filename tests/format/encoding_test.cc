@@ -34,8 +34,8 @@ std::string Encode(Encoding e, Type t, int32_t len, const std::vector<uint8_t>& 
 }
 
 struct Strings {
-  std::vector<int32_t> offsets{0};
-  std::vector<uint8_t> data;
+  rap::UninitVector<int32_t> offsets{0};
+  rap::ByteVector data;
   void Add(const std::string& s) {
     data.insert(data.end(), s.begin(), s.end());
     offsets.push_back(static_cast<int32_t>(data.size()));
@@ -156,7 +156,7 @@ TEST(Plain, ByteArray) {
   auto dec = Decoder(Encoding::PLAIN, Type::BYTE_ARRAY, 0, known, 2);
   Strings out;
   ASSERT_TRUE(dec->DecodeBinary(2, {&out.offsets, &out.data}).ok());
-  EXPECT_EQ(out.offsets, (std::vector<int32_t>{0, 2, 2}));
+  EXPECT_EQ(out.offsets, (rap::UninitVector<int32_t>{0, 2, 2}));
   // A length that runs past the end.
   const std::string bad("\x02\x00\x00\x00" "ab" "\x09\x00\x00\x00" "xyz", 13);
   auto dec2 = Decoder(Encoding::PLAIN, Type::BYTE_ARRAY, 0, bad, 2);

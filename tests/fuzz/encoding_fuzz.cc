@@ -26,8 +26,8 @@ RAP_FUZZ_TARGET(encoding) {
   const int width = PhysicalWidth(type, type_length);
   std::vector<uint8_t> fixed;
   std::vector<int32_t> codes;
-  std::vector<int32_t> offsets{0};
-  std::vector<uint8_t> bytes;
+  rap::UninitVector<int32_t> offsets{0};
+  rap::ByteVector bytes;
   int64_t done = 0;
   for (int step = 0; done < num_values; ++step) {
     const int64_t n = std::min<int64_t>(num_values - done, 1 + ((pattern >> (step % 4 * 2)) & 3) * 37);

@@ -17,13 +17,14 @@
 
 #include "rap/format/metadata.h"
 #include "rap/util/result.h"
+#include "rap/util/uninit_vector.h"
 
 namespace rap::parquet {
 
 // Arrow-style binary output: offsets starts with {0} and gets one entry per value appended.
 struct BinaryOut {
-  std::vector<int32_t>* offsets;
-  std::vector<uint8_t>* data;
+  UninitVector<int32_t>* offsets;
+  ByteVector* data;
 };
 
 class ValueDecoder {

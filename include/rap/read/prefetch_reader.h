@@ -112,6 +112,9 @@ class PrefetchReader {
   // Parallel path: every producer has run all its ranges (their batches may still be queued), so
   // the producers' threads and I/O are free; false on the plain path.
   bool idle() const;
+  // Parallel path: every producer has begun its last range (so every range's reads are issued,
+  // by it or by its fetcher); false on the plain path.
+  bool on_last_ranges() const;
   bool decoding_ahead() const { return ahead_ != nullptr; }  // the plain path's first range runs on its own thread
   const std::vector<ReadRange>& ranges() const { return ranges_; }
 
