@@ -141,7 +141,25 @@ Status DecompressSnappy(std::span<const uint8_t> in, std::span<uint8_t> out) {
         continue;
       }
     }
-    for (size_t i = 0; i < n; ++i) op[i] = src[i];  // overlapping by less than 8 bytes: a repeating pattern
+    if (op_end - op >= 80) {
+      // Overlapping by less than 8 bytes: a pattern of `offset` bytes repeated. 8-byte moves (load, then
+      // store) from `from` to `to` make the bytes [to, to + (to - from)) right, so each step doubles the
+      // distance until it is at least 8; then plain 8-byte moves. The writes end before op + 72 (n <= 64),
+      // inside the output; what they write past op + n the next tags overwrite.
+      const uint8_t* from = src;
+      uint8_t* to = op;
+      uint8_t* const end = op + n;
+      while (to - from < 8) {
+        uint64_t v;
+        std::memcpy(&v, from, 8);
+        std::memcpy(to, &v, 8);
+        to += to - from;
+      }
+      for (; to < end; to += 8, from += 8) Copy<8>(to, from);
+      op = end;
+      continue;
+    }
+    for (size_t i = 0; i < n; ++i) op[i] = src[i];  // near the end of the output: byte by byte
     op += n;
   }
   if (op != op_end) return SizeMismatch("SNAPPY", static_cast<size_t>(op - op_begin), in, out);

@@ -34,10 +34,14 @@ struct Validity {
     for (; i < n && (length & 7) != 0; ++i) Append(def[i] >= threshold);
     bits.reserve(bits.size() + static_cast<size_t>((n - i + 7) / 8));
     for (; i + 8 <= n; i += 8) {
-      unsigned byte = 0;
-      for (int b = 0; b < 8; ++b) byte |= (def[i + b] >= threshold ? 1u : 0u) << b;
+      unsigned byte = 0, valid = 0;
+      for (int b = 0; b < 8; ++b) {
+        const unsigned bit = def[i + b] >= threshold ? 1u : 0u;
+        byte |= bit << b;
+        valid += bit;  // not __builtin_popcount: without -mpopcnt that is a libgcc call per byte
+      }
       bits.push_back(static_cast<uint8_t>(byte));
-      nulls += 8 - __builtin_popcount(byte);
+      nulls += 8 - valid;
       length += 8;
     }
     for (; i < n; ++i) Append(def[i] >= threshold);
