@@ -7,6 +7,15 @@
 #include "command.h"
 #include "rap/util/allocator.h"
 
+// jemalloc's options when the binary allocates through it (tools/CMakeLists.txt; read before main()
+// runs, ignored under any other allocator): one arena shared by all threads, so that a scan's
+// per-file threads reuse the memory the previous file's threads freed (rap/util/allocator.h); the
+// server's io loops take arenas of their own. MALLOC_CONF in the environment overrides it.
+extern "C" {
+extern const char* malloc_conf;
+const char* malloc_conf = "narenas:1";
+}
+
 namespace rap::cli {
 namespace {
 std::map<std::string, CommandSetup>& Registry() {

@@ -28,6 +28,7 @@
 #include <fmt/format.h>
 
 #include "rap/format/array.h"
+#include "rap/util/allocator.h"
 #include "rap/util/clock.h"
 
 namespace rap::server {
@@ -734,9 +735,19 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Start(const HttpServerOptions& o
     impl->ArmSweep(loop.get());
   }
   impl->Accept();
-  for (auto& loop : impl->loops) loop->thread = std::thread([l = loop.get()] { l->io.run(); });
+  for (auto& loop : impl->loops) {
+    loop->thread = std::thread([l = loop.get()] {
+      UseOwnMallocArena();  // the rap binary's jemalloc: no arena lock shared with the other loops
+      l->io.run();
+    });
+  }
   for (int i = 0; i < std::max(1, options.workers); ++i) impl->slots.push_back(std::make_unique<Impl::WorkerSlot>());
-  for (auto& slot : impl->slots) impl->workers.emplace_back([p = impl.get(), w = slot.get()] { p->WorkerLoop(w); });
+  for (auto& slot : impl->slots) {
+    impl->workers.emplace_back([p = impl.get(), w = slot.get()] {
+      UseOwnMallocArena();  // as the io loops (the LIFO stack keeps most workers idle: their arenas stay empty)
+      p->WorkerLoop(w);
+    });
+  }
   return std::unique_ptr<HttpServer>(new HttpServer(std::move(impl)));
 }
 

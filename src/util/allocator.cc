@@ -7,6 +7,10 @@
 #include <malloc.h>
 #endif
 
+// jemalloc's control interface. A weak reference: it is null unless the executable links jemalloc
+// (rap itself never requires it).
+extern "C" int mallctl(const char* name, void* oldp, size_t* oldlenp, void* newp, size_t newlen) __attribute__((weak));
+
 namespace rap {
 
 bool TuneAllocatorForScans() {
@@ -23,6 +27,14 @@ bool TuneAllocatorForScans() {
 #endif
   }();
   return applied;
+}
+
+bool UseOwnMallocArena() {
+  if (mallctl == nullptr) return false;
+  unsigned arena = 0;
+  size_t size = sizeof(arena);
+  if (mallctl("arenas.create", &arena, &size, nullptr, 0) != 0) return false;
+  return mallctl("thread.arena", nullptr, nullptr, &arena, sizeof(arena)) == 0;
 }
 
 }  // namespace rap

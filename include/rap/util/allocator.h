@@ -10,6 +10,17 @@
 // The cost is memory kept after a peak, up to the trim threshold per arena. It changes process-global
 // state, so the library never calls it by itself: the rap executables do, and an application that
 // embeds rap may. RAP_MALLOC_TUNING=0 in the environment turns it off.
+//
+// jemalloc (the rap binary's allocator when libjemalloc-dev is installed, tools/CMakeLists.txt) has
+// the same problem in another form: by default it gives threads up to 4 arenas per core, assigned
+// as threads start, and a block freed on one thread goes back to the arena that made it. A scan
+// starts new producer, fetcher and warmup threads for every file, so each file's buffers came from
+// arenas whose freed memory the next file's threads did not use: `rap scan --prefetch 3` of 64 local
+// files page-faulted 401,000 times and took 4.4 s against 0.85 s sequentially (2026-12-03). So the
+// rap binary runs jemalloc with one arena (`narenas:1`, its `malloc_conf` in tools/main.cc; the
+// environment's MALLOC_CONF still overrides it): 21,000 faults, 0.98 s. Threads that want an arena
+// of their own — the server's io loops, whose small per-request blocks contend on one arena's lock
+// (about a fifth of the lookups per second with every thread on one arena) — call UseOwnMallocArena().
 #pragma once
 
 namespace rap {
@@ -17,5 +28,11 @@ namespace rap {
 // Applies the settings above once per process; false when they were not applied (turned off by
 // RAP_MALLOC_TUNING=0, or the C library is not glibc).
 bool TuneAllocatorForScans();
+
+// Under jemalloc: creates an arena and makes it the calling thread's (its blocks are made there from
+// now on), and returns true. Without jemalloc (glibc, sanitizers' allocators) it does nothing and
+// returns false. Each call makes a new arena that lives as long as the process: call it once per
+// long-lived thread.
+bool UseOwnMallocArena();
 
 }  // namespace rap
