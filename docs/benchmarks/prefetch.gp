@@ -2,7 +2,7 @@
 set terminal pngcairo size 1100,520 noenhanced
 set output 'docs/benchmarks/prefetch.png'
 set datafile separator ','
-set title 'bench_prefetch: full scan of 8 files (60 MiB), median of 3 (Dec 2 2026, 08:08-08:18 UTC, load 4.4-6.3)'
+set title 'bench_prefetch: full scan of 8 files (60 MiB), median of 3 (Dec 3 2026, 20:05-20:14 UTC, quiet machine)'
 set ylabel 'seconds'
 set style data histograms
 set style histogram clustered gap 1
