@@ -2,6 +2,8 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
+#include <vector>
 
 #if defined(__GLIBC__)
 #include <malloc.h>
@@ -29,12 +31,60 @@ bool TuneAllocatorForScans() {
   return applied;
 }
 
+namespace {
+
+// Arenas made by UseOwnMallocArena whose thread has ended, for the next caller: jemalloc cannot
+// destroy an arena a thread may still have blocks in, so they are reused, and a process that starts
+// servers again and again holds no more arenas than it ever had threads at once. (Never destroyed:
+// a thread may end after static destruction began.)
+std::mutex& FreeArenasMutex() {
+  static auto* mu = new std::mutex;
+  return *mu;
+}
+std::vector<unsigned>& FreeArenas() {
+  static auto* arenas = new std::vector<unsigned>;
+  return *arenas;
+}
+
+// The calling thread's arena from UseOwnMallocArena, handed back when the thread ends.
+struct ArenaLease {
+  unsigned arena = 0;
+  bool held = false;
+  ~ArenaLease() {
+    if (!held) return;
+    std::lock_guard<std::mutex> lock(FreeArenasMutex());
+    FreeArenas().push_back(arena);
+  }
+};
+thread_local ArenaLease t_arena;
+
+}  // namespace
+
 bool UseOwnMallocArena() {
   if (mallctl == nullptr) return false;
+  if (t_arena.held) return true;
   unsigned arena = 0;
-  size_t size = sizeof(arena);
-  if (mallctl("arenas.create", &arena, &size, nullptr, 0) != 0) return false;
-  return mallctl("thread.arena", nullptr, nullptr, &arena, sizeof(arena)) == 0;
+  bool reused = false;
+  {
+    std::lock_guard<std::mutex> lock(FreeArenasMutex());
+    if (!FreeArenas().empty()) {
+      arena = FreeArenas().back();
+      FreeArenas().pop_back();
+      reused = true;
+    }
+  }
+  if (!reused) {
+    size_t size = sizeof(arena);
+    if (mallctl("arenas.create", &arena, &size, nullptr, 0) != 0) return false;
+  }
+  if (mallctl("thread.arena", nullptr, nullptr, &arena, sizeof(arena)) != 0) {
+    std::lock_guard<std::mutex> lock(FreeArenasMutex());
+    FreeArenas().push_back(arena);
+    return false;
+  }
+  t_arena.arena = arena;
+  t_arena.held = true;
+  return true;
 }
 
 }  // namespace rap

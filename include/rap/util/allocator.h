@@ -29,10 +29,11 @@ namespace rap {
 // RAP_MALLOC_TUNING=0, or the C library is not glibc).
 bool TuneAllocatorForScans();
 
-// Under jemalloc: creates an arena and makes it the calling thread's (its blocks are made there from
-// now on), and returns true. Without jemalloc (glibc, sanitizers' allocators) it does nothing and
-// returns false. Each call makes a new arena that lives as long as the process: call it once per
-// long-lived thread.
+// Under jemalloc: gives the calling thread an arena of its own (its blocks are made there from now
+// on) and returns true; a second call on the same thread changes nothing. The arena is one that an
+// ended thread had, or a new one: arenas live as long as the process, so their number is the most
+// threads that ever held one at once. Without jemalloc (glibc, sanitizers' allocators) it does
+// nothing and returns false.
 bool UseOwnMallocArena();
 
 }  // namespace rap
