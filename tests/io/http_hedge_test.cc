@@ -104,7 +104,12 @@ TEST_F(HedgeTest, FewerSlowReadsSameBytesWithinTheCap) {
   // The cap: duplicates <= 5% of the requests (+ a burst of 2), counted by the server as well.
   const HedgeOptions defaults;
   EXPECT_LE(static_cast<double>(hedged.hedges_sent), defaults.max_fraction * (kReads + 40) + defaults.burst);
-  EXPECT_EQ(hedged.requests, static_cast<uint64_t>(kReads) + hedged.hedges_sent);
+  // The server saw no request the client did not count: at most the reads and their duplicates, and
+  // at least the reads plus the duplicates that won. (Not always all duplicates: one abandoned when
+  // its original answered first may be cancelled before rap-netsim counts it — a fresh-clone run saw
+  // 313 requests for 300 reads and 14 duplicates, 13 of them won.)
+  EXPECT_LE(hedged.requests, static_cast<uint64_t>(kReads) + hedged.hedges_sent);
+  EXPECT_GE(hedged.requests, static_cast<uint64_t>(kReads) + hedged.hedges_won);
   std::printf("plain: %d slow of %d reads (%d stalls); hedged: %d slow, %llu hedges sent, %llu won (%d stalls)\n",
               plain.slow_reads, kReads, plain.stalls, hedged.slow_reads,
               static_cast<unsigned long long>(hedged.hedges_sent), static_cast<unsigned long long>(hedged.hedges_won),
