@@ -46,14 +46,26 @@ std::vector<unsigned>& FreeArenas() {
   return *arenas;
 }
 
+void GiveBackArena(unsigned arena) {
+  std::lock_guard<std::mutex> lock(FreeArenasMutex());
+  FreeArenas().push_back(arena);
+}
+
+// An ended thread's arena, if there is one.
+bool TakeFreeArena(unsigned* arena) {
+  std::lock_guard<std::mutex> lock(FreeArenasMutex());
+  if (FreeArenas().empty()) return false;
+  *arena = FreeArenas().back();
+  FreeArenas().pop_back();
+  return true;
+}
+
 // The calling thread's arena from UseOwnMallocArena, handed back when the thread ends.
 struct ArenaLease {
   unsigned arena = 0;
   bool held = false;
   ~ArenaLease() {
-    if (!held) return;
-    std::lock_guard<std::mutex> lock(FreeArenasMutex());
-    FreeArenas().push_back(arena);
+    if (held) GiveBackArena(arena);
   }
 };
 thread_local ArenaLease t_arena;
@@ -64,22 +76,10 @@ bool UseOwnMallocArena() {
   if (mallctl == nullptr) return false;
   if (t_arena.held) return true;
   unsigned arena = 0;
-  bool reused = false;
-  {
-    std::lock_guard<std::mutex> lock(FreeArenasMutex());
-    if (!FreeArenas().empty()) {
-      arena = FreeArenas().back();
-      FreeArenas().pop_back();
-      reused = true;
-    }
-  }
-  if (!reused) {
-    size_t size = sizeof(arena);
-    if (mallctl("arenas.create", &arena, &size, nullptr, 0) != 0) return false;
-  }
+  size_t size = sizeof(arena);
+  if (!TakeFreeArena(&arena) && mallctl("arenas.create", &arena, &size, nullptr, 0) != 0) return false;
   if (mallctl("thread.arena", nullptr, nullptr, &arena, sizeof(arena)) != 0) {
-    std::lock_guard<std::mutex> lock(FreeArenasMutex());
-    FreeArenas().push_back(arena);
+    GiveBackArena(arena);
     return false;
   }
   t_arena.arena = arena;

@@ -21,10 +21,9 @@ struct CliRun {
 inline std::string RapBinary() { return BinaryDir() + "/tools/rap"; }
 inline bool RapBinaryExists() { return std::filesystem::exists(RapBinary()); }
 
-// `args` is appended to the command line as is (quote paths yourself). `stderr_too`: 2>&1.
-inline CliRun RunCli(const std::string& args, bool stderr_too = true) {
+// Runs a shell command line as is and collects its exit code and standard output.
+inline CliRun RunShell(const std::string& cmd) {
   CliRun r;
-  const std::string cmd = RapBinary() + " " + args + (stderr_too ? " 2>&1" : " 2>/dev/null");
   FILE* p = popen(cmd.c_str(), "r");
   if (!p) return r;
   std::array<char, 4096> buf;
@@ -33,6 +32,11 @@ inline CliRun RunCli(const std::string& args, bool stderr_too = true) {
   const int st = pclose(p);
   r.exit_code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
   return r;
+}
+
+// `args` is appended to the command line as is (quote paths yourself). `stderr_too`: 2>&1.
+inline CliRun RunCli(const std::string& args, bool stderr_too = true) {
+  return RunShell(RapBinary() + " " + args + (stderr_too ? " 2>&1" : " 2>/dev/null"));
 }
 
 }  // namespace rap::testing
