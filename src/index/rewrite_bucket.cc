@@ -10,7 +10,7 @@
 #include "index/rewrite_plan.h"
 #include "index/rewrite_sort.h"
 #include "rap/format/writer.h"
-#include "rap/format/writer_store_sink.h"
+#include "rap/read/object_store_sink.h"
 
 namespace rap::index::internal {
 
@@ -212,7 +212,7 @@ Status WriteBucket(const RewritePlan& plan, const RewriteOptions& options, int32
                    std::vector<table::DeltaAddFile>* adds, RewriteResult* res) {
   const std::string name = fmt::format("part-{:05d}{}.parquet", bucket, out.name_suffix);
   const std::string path = io::JoinPath(out.dir, name);
-  auto sink = parquet::MakeObjectStoreSink(out.store, path);
+  auto sink = read::MakeObjectStoreSink(out.store, path);
   RAP_ASSIGN_OR_RETURN(auto writer, parquet::ParquetWriter::Open(plan.out_schema, sink.get(), plan.writer));
   out.written.push_back(path);
   FileProgress file;
