@@ -5,8 +5,8 @@
 #include <map>
 #include <tuple>
 
-#include "frame_locations.h"
-#include "lookup_plan.h"
+#include "index/frame_locations.h"
+#include "index/lookup_plan.h"
 #include "rap/format/column_reader.h"
 #include "rap/read/scanner.h"
 

@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "frame_locations.h"
+#include "index/frame_locations.h"
 #include "rap/format/frame_layout.h"
 #include "rap/read/scanner.h"
 
