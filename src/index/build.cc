@@ -9,7 +9,7 @@
 #include <condition_variable>
 #include <mutex>
 
-#include "file_indexer.h"
+#include "index/file_indexer.h"
 #include "rap/table/table.h"
 #include "rap/util/clock.h"
 #include "rap/util/thread_pool.h"

@@ -3,7 +3,7 @@
 #include "rap/table/deletion_vector.h"
 #include "rap/table/delta_schema.h"
 
-#include "delta_stats.h"
+#include "table/delta_stats.h"
 
 namespace rap::table {
 
