@@ -47,6 +47,7 @@ __all__ = [
     "update_index",
     "compact_index",
     "vacuum_index",
+    "inspect",
     "inspect_index",
     "rewrite",
     "Error",
@@ -325,6 +326,14 @@ def vacuum_index(url: str, *, retain: str = "168h", dry_run: bool = False,
                  storage_options: StorageOptions = None) -> Dict[str, Any]:
     """Deletes index files no manifest within the retention references (``rap index vacuum``)."""
     return _rap.vacuum_index(url, retain, dry_run, storage_options)
+
+
+def inspect(url: str, *, pages: bool = False, frames: bool = False,
+            storage_options: StorageOptions = None) -> Dict[str, Any]:
+    """What a Parquet file holds, from its metadata, as the dict of ``rap inspect --json``: schema,
+    key-value metadata, row groups, per column chunk the codec, encodings, sizes, statistics and page
+    index; ``pages=True`` adds every page header (``frames=True``: every ZSTD frame)."""
+    return json.loads(_rap.inspect(url, pages, frames, storage_options))
 
 
 def inspect_index(url: str, *, version: Optional[int] = None, storage_options: StorageOptions = None) -> Dict[str, Any]:

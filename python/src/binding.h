@@ -123,5 +123,6 @@ void BindReader(nb::module_& m);
 void BindScan(nb::module_& m);
 void BindIndex(nb::module_& m);
 void BindMaintenance(nb::module_& m);
+void BindInspect(nb::module_& m);
 
 }  // namespace rap::py

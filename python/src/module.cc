@@ -8,4 +8,5 @@ NB_MODULE(_rap, m) {
   rap::py::BindScan(m);
   rap::py::BindIndex(m);
   rap::py::BindMaintenance(m);
+  rap::py::BindInspect(m);
 }

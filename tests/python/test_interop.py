@@ -88,3 +88,22 @@ def test_one_file_and_types_round_trip_through_pyarrow(tmp_path) -> None:
     )
     pq.write_table(t, tmp_path / "t.parquet")
     assert pa.table(rap.scan(str(tmp_path / "t.parquet"))).equals(pq.read_table(tmp_path / "t.parquet"))
+
+
+def test_inspect_is_the_cli_report(keyed_table) -> None:
+    import json
+    import pathlib
+    import subprocess
+
+    root, table = keyed_table
+    path = str(root / "part-0.parquet")
+    report = rap.inspect(path, pages=True)
+    assert report["num_rows"] == 4000
+    assert len(report["row_groups"]) == 3 and "pages" in report["row_groups"][0]["columns"][0]
+    # The same report as the CLI of the same build (scripts/test.sh: build/release/tools/rap).
+    cli = pathlib.Path(rap._rap.__file__).resolve().parents[2] / "tools" / "rap"
+    if cli.exists():
+        out = subprocess.run([str(cli), "inspect", "--json", "--pages", path], check=True, capture_output=True, text=True)
+        assert json.loads(out.stdout) == report
+    with pytest.raises(rap.NotFound):
+        rap.inspect(str(root / "absent.parquet"))
