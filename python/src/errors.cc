@@ -3,6 +3,8 @@
 #include <map>
 #include <string>
 
+#include <nanobind/stl/string.h>
+
 #include "binding.h"
 
 namespace rap::py {

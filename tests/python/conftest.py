@@ -73,10 +73,15 @@ def keyed_table(tmp_path_factory: pytest.TempPathFactory):
 
 @pytest.fixture(scope="session")
 def long_table(tmp_path_factory: pytest.TempPathFactory) -> pathlib.Path:
-    """One file of 2 million rows (about 2,000 batches of 1,024 rows): long enough to interrupt."""
+    """Three files of 600,000 rows (about 1,800 batches of 1,024 rows): long enough to interrupt; a
+    scan with warmup="decoded" runs threads beside the consumer (the next file's warmup)."""
+    import numpy as np
+
     root = tmp_path_factory.mktemp("long") / "table"
     root.mkdir()
-    n = 2_000_000
-    t = pa.table({"a": pa.array(range(n), pa.int64()), "b": pa.array([i % 1000 for i in range(n)], pa.int32())})
-    pq.write_table(t, root / "part-0.parquet", row_group_size=250_000)
+    n = 600_000
+    for f in range(3):
+        a = np.arange(f * n, (f + 1) * n, dtype=np.int64)
+        t = pa.table({"a": a, "b": (a % 1000).astype(np.int32)})
+        pq.write_table(t, root / f"part-{f}.parquet", row_group_size=100_000)
     return root

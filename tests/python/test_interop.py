@@ -23,8 +23,8 @@ def test_pyarrow_polars_duckdb_same_rows(keyed_table) -> None:
     assert via_pyarrow.equals(table)
     assert via_polars.cast(table.schema).equals(table)
     assert via_duckdb.equals(table)
-    # polars.from_arrow takes the reader too, and to_polars() reads through pyarrow.
-    assert pl.from_arrow(rap.scan(url)).equals(rap.scan(url).to_polars())
+    # to_polars() reads through pyarrow.
+    assert pl.DataFrame(rap.scan(url)).equals(rap.scan(url).to_polars())
 
 
 def test_duckdb_sql_over_reader(keyed_table) -> None:

@@ -7,6 +7,7 @@ import _thread
 import os
 import random
 import threading
+import time
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -59,31 +60,59 @@ def _warm(url: str) -> int:
 def test_ctrl_c_interrupts_a_scan_and_leaves_no_thread(long_table) -> None:
     url = str(long_table)
     before = _warm(url)
-    r = rap.scan(url, batch_size=1024, prefetch=4)
     batches = 0
+    # Ctrl-C raises KeyboardInterrupt wherever Python notices it: in the loop's own code, or inside the
+    # reader's next() when the signal arrived while rap was reading (the reader then closes itself).
+    # Either way the `with` block leaves no thread.
     with pytest.raises(KeyboardInterrupt):
-        for _ in r:
-            batches += 1
-            if batches == 1:
-                assert os_threads() > before  # the producers are running
-                _thread.interrupt_main()  # what Ctrl-C does: the next batch boundary raises
-    assert batches == 1
+        with rap.scan(url, batch_size=1024, prefetch=4, warmup="decoded") as r:
+            for _ in r:
+                batches += 1
+                if batches == 1:
+                    assert os_threads() > before  # the next file's warmup is running
+                    _thread.interrupt_main()  # what Ctrl-C does
+    assert 1 <= batches < 1700
     assert r.closed
+    assert os_threads() == before
+
+
+def test_interrupt_inside_next_closes_the_reader(long_table) -> None:
+    # A signal that arrives while rap's next() runs (the GIL released) is found when it returns: the
+    # reader closes itself and KeyboardInterrupt propagates. The batches are pulled by C code
+    # (list(iter(callable, None))), so no Python code of this thread notices the signal first.
+    url = str(long_table)
+    before = _warm(url)
+    total = pa.table(rap.scan(url, columns=["a"])).num_rows
+    r = rap.scan(url, batch_size=64, prefetch=4, warmup="decoded")
+
+    def interrupt() -> None:
+        while r.stats["rows_output"] == 0:  # main is inside list(): interrupt it there
+            time.sleep(0.001)
+        _thread.interrupt_main()
+
+    t = threading.Thread(target=interrupt)
+    t.start()
+    with pytest.raises(KeyboardInterrupt):
+        list(iter(r._r.next, None))
+    t.join()
+    assert r.closed
+    assert r.stats["rows_output"] < total
     assert os_threads() == before
 
 
 def test_close_and_context_manager_leave_no_thread(long_table) -> None:
     url = str(long_table)
     before = _warm(url)
-    r = rap.scan(url, batch_size=1024, prefetch=4)
+    r = rap.scan(url, batch_size=1024, prefetch=4, warmup="decoded")
     next(iter(r))
+    assert os_threads() > before  # the warmup of the next file is running
     r.close()
     assert os_threads() == before
-    with rap.scan(url, batch_size=1024, prefetch=4) as r2:
+    with rap.scan(url, batch_size=1024, prefetch=4, warmup="decoded") as r2:
         next(iter(r2))
     assert os_threads() == before
     # A reader dropped half-way (garbage collected) joins its threads too.
-    r3 = rap.scan(url, batch_size=1024, prefetch=4)
+    r3 = rap.scan(url, batch_size=1024, prefetch=4, warmup="decoded")
     next(iter(r3))
     del r3
     assert os_threads() == before
