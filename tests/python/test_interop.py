@@ -19,7 +19,7 @@ def test_pyarrow_polars_duckdb_same_rows(keyed_table) -> None:
     via_pyarrow = pa.table(rap.scan(url))
     via_polars = pl.DataFrame(rap.scan(url)).to_arrow()
     r = rap.scan(url)
-    via_duckdb = duckdb.sql("select * from r").fetch_arrow_table()
+    via_duckdb = duckdb.sql("select * from r").to_arrow_table()
     assert via_pyarrow.equals(table)
     assert via_polars.cast(table.schema).equals(table)
     assert via_duckdb.equals(table)
