@@ -64,7 +64,7 @@ class ParquetSource : public BatchSource {
 
  private:
   std::shared_ptr<read::FileReader> reader_;
-  std::unique_ptr<read::RecordBatchReader> batches_;
+  std::unique_ptr<columnar::RecordBatchReader> batches_;
   uint64_t total_ = 0;
   int64_t rows_ = 0, read_rows_ = 0;
 };

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "rap/columnar/array_format.h"
 #include "rap/format/footer.h"
 #include "rap/format/thrift.h"
 #include "rap/io/object_store.h"

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "rap/columnar/array_format.h"
 #include "rap/format/writer.h"
 #include "rap/format/writer_sink.h"
 #include "rap/format/writer_store_sink.h"
@@ -120,7 +121,7 @@ class TextOutput : public BatchOutput {
         buffer_ += '{';
         for (size_t c = 0; c < b.columns.size(); ++c) {
           if (c) buffer_ += ", ";
-          buffer_ += JsonQuote(header_[c]) + ": " + FormatJsonValue(*b.columns[c], r);
+          buffer_ += columnar::JsonQuote(header_[c]) + ": " + FormatJsonValue(*b.columns[c], r);
         }
         buffer_ += "}\n";
       } else {

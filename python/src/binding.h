@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "rap/format/array.h"
-#include "rap/read/record_batch_reader.h"
+#include "rap/columnar/array.h"
+#include "rap/columnar/record_batch_reader.h"
 #include "rap/util/result.h"
 
 namespace rap::py {
@@ -88,7 +88,7 @@ struct StatsHolder {
 // one object are serialised; Next runs with the GIL released.
 class Reader {
  public:
-  Reader(std::unique_ptr<read::RecordBatchReader> source, SchemaPtr schema, std::shared_ptr<StatsHolder> stats);
+  Reader(std::unique_ptr<columnar::RecordBatchReader> source, SchemaPtr schema, std::shared_ptr<StatsHolder> stats);
   ~Reader();
 
   const SchemaPtr& schema() const { return schema_; }
@@ -105,7 +105,7 @@ class Reader {
 
  private:
   std::mutex mu_;
-  std::unique_ptr<read::RecordBatchReader> source_;
+  std::unique_ptr<columnar::RecordBatchReader> source_;
   SchemaPtr schema_;
   std::shared_ptr<StatsHolder> stats_;
   bool closed_ = false;
@@ -117,7 +117,7 @@ nb::object SchemaCapsule(const Schema& schema);
 nb::object BatchCapsules(const RecordBatch& batch);  // (schema capsule, array capsule)
 
 // A reader over batches already in memory (lookup results).
-std::unique_ptr<read::RecordBatchReader> MakeVectorReader(SchemaPtr schema, std::vector<RecordBatch> batches);
+std::unique_ptr<columnar::RecordBatchReader> MakeVectorReader(SchemaPtr schema, std::vector<RecordBatch> batches);
 
 void BindReader(nb::module_& m);
 void BindScan(nb::module_& m);

@@ -14,7 +14,7 @@
 #include "rap/index/index.h"
 #include "rap/index/manifest.h"
 #include "rap/io/object_store.h"
-#include "rap/read/arrow_c.h"
+#include "rap/columnar/arrow_c.h"
 
 namespace rap::py {
 namespace {

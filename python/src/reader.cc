@@ -8,7 +8,7 @@
 #include <nanobind/stl/vector.h>
 
 #include "binding.h"
-#include "rap/read/arrow_c.h"
+#include "rap/columnar/arrow_c.h"
 
 namespace rap::py {
 namespace {
@@ -50,7 +50,7 @@ nb::object Capsule(void* p, const char* name, PyCapsule_Destructor d) {
   return nb::steal(c);
 }
 
-class VectorReader : public read::RecordBatchReader {
+class VectorReader : public columnar::RecordBatchReader {
  public:
   VectorReader(SchemaPtr schema, std::vector<RecordBatch> batches) : schema_(std::move(schema)), batches_(std::move(batches)) {}
   SchemaPtr schema() const override { return schema_; }
@@ -71,13 +71,13 @@ void IgnoreRequestedSchema(const nb::handle&) {}
 
 }  // namespace
 
-std::unique_ptr<read::RecordBatchReader> MakeVectorReader(SchemaPtr schema, std::vector<RecordBatch> batches) {
+std::unique_ptr<columnar::RecordBatchReader> MakeVectorReader(SchemaPtr schema, std::vector<RecordBatch> batches) {
   return std::make_unique<VectorReader>(std::move(schema), std::move(batches));
 }
 
 nb::object SchemaCapsule(const Schema& schema) {
   auto* s = AllocReleased<ArrowSchema>();
-  Status st = read::ExportSchema(schema, s);
+  Status st = columnar::ExportSchema(schema, s);
   if (!st.ok()) {
     std::free(s);
     Raise(st);
@@ -88,7 +88,7 @@ nb::object SchemaCapsule(const Schema& schema) {
 nb::object BatchCapsules(const RecordBatch& batch) {
   auto* s = AllocReleased<ArrowSchema>();
   auto* a = AllocReleased<ArrowArray>();
-  Status st = read::ExportRecordBatch(batch, a, s);
+  Status st = columnar::ExportRecordBatch(batch, a, s);
   if (!st.ok()) {
     std::free(s);
     std::free(a);
@@ -99,7 +99,7 @@ nb::object BatchCapsules(const RecordBatch& batch) {
   return nb::make_tuple(sc, ac);
 }
 
-Reader::Reader(std::unique_ptr<read::RecordBatchReader> source, SchemaPtr schema, std::shared_ptr<StatsHolder> stats)
+Reader::Reader(std::unique_ptr<columnar::RecordBatchReader> source, SchemaPtr schema, std::shared_ptr<StatsHolder> stats)
     : source_(std::move(source)), schema_(std::move(schema)), stats_(std::move(stats)) {}
 
 Reader::~Reader() {
@@ -144,7 +144,7 @@ std::optional<RecordBatch> Reader::Next() {
 }
 
 nb::object Reader::ExportStream() {
-  std::unique_ptr<read::RecordBatchReader> source;
+  std::unique_ptr<columnar::RecordBatchReader> source;
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (closed_) Raise(Status::InvalidArgument("the reader is closed"));
@@ -153,7 +153,7 @@ nb::object Reader::ExportStream() {
     source = std::move(source_);
   }
   auto* s = AllocReleased<ArrowArrayStream>();
-  Status st = read::ExportRecordBatchReader(std::move(source), s);
+  Status st = columnar::ExportRecordBatchReader(std::move(source), s);
   if (!st.ok()) {
     std::free(s);
     Raise(st);
@@ -181,7 +181,7 @@ nb::dict Reader::Stats() const {
 }
 
 void Reader::Close() {
-  std::unique_ptr<read::RecordBatchReader> source;
+  std::unique_ptr<columnar::RecordBatchReader> source;
   {
     nb::gil_scoped_release release;
     std::lock_guard<std::mutex> lock(mu_);

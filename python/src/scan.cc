@@ -65,7 +65,7 @@ StatsList ScanStatsList(const read::ScanStats& s) {
 }
 
 // A scan as a RecordBatchReader; its counters go to the shared holder after every batch.
-class ScanReader : public read::RecordBatchReader {
+class ScanReader : public columnar::RecordBatchReader {
  public:
   ScanReader(std::unique_ptr<read::Scanner> scanner, std::shared_ptr<StatsHolder> stats)
       : scanner_(std::move(scanner)), stats_(std::move(stats)) {}

@@ -502,7 +502,7 @@ Result<LookupResult> Index::Lookup(std::span<const Key> keys, const LookupOption
       std::vector<ArrayPtr> parts;
       for (const KeyPiece* p : by_key[i]) parts.push_back(from == From::kData ? p->columns[at] : unfolded[p][at]);
       if (parts.empty()) {
-        RAP_ASSIGN_OR_RETURN(ArrayPtr e, read::MakeNullArray(f.type, 0));
+        RAP_ASSIGN_OR_RETURN(ArrayPtr e, columnar::MakeNullArray(f.type, 0));
         out.columns.push_back(e);
       } else if (parts.size() == 1) {
         out.columns.push_back(parts[0]);

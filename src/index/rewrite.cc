@@ -12,6 +12,7 @@
 
 #include "file_indexer.h"
 #include "rewrite_sort.h"
+#include "rap/columnar/take.h"
 #include "rap/format/blob_column.h"
 #include "rap/format/writer.h"
 #include "rap/format/writer_store_sink.h"
@@ -143,7 +144,7 @@ Result<RecordBatch> ConcatBatches(const RecordBatch& a, const RecordBatch& b) {
   out.schema = a.schema;
   out.num_rows = a.num_rows + b.num_rows;
   for (size_t c = 0; c < a.columns.size(); ++c) {
-    RAP_ASSIGN_OR_RETURN(ArrayPtr x, ConcatArrays({a.columns[c], b.columns[c]}));
+    RAP_ASSIGN_OR_RETURN(ArrayPtr x, columnar::ConcatArrays({a.columns[c], b.columns[c]}));
     out.columns.push_back(std::move(x));
   }
   return out;

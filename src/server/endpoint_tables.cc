@@ -2,6 +2,7 @@
 // version, file count and columns (docs/server.md).
 #include <fmt/format.h>
 
+#include "rap/columnar/array_format.h"
 #include "rap/server/server_config.h"
 #include "server/json_output.h"
 #include "server/server_context.h"
@@ -18,7 +19,7 @@ void HandleTables(ServerContext& ctx, const HttpRequest& req, Responder& out) {
   for (size_t i = 0; i < ctx.tables.size(); ++i) {
     const ServedTable& t = *ctx.tables[i];
     if (i) body += ",";
-    body += "{\"name\":" + JsonQuote(t.name()) + ",\"url\":" + JsonQuote(RedactUrl(t.config().url));
+    body += "{\"name\":" + columnar::JsonQuote(t.name()) + ",\"url\":" + columnar::JsonQuote(RedactUrl(t.config().url));
     std::shared_ptr<const TableVersion> v = t.current();
     if (v) {
       const table::TableSnapshot& s = *v->snapshot;
@@ -32,12 +33,12 @@ void HandleTables(ServerContext& ctx, const HttpRequest& req, Responder& out) {
       const index::IndexInfo& info = idx->info();
       std::string key = "[";
       for (size_t k = 0; k < info.key.size(); ++k) {
-        key += (k ? "," : "") + fmt::format("{{\"name\":{},\"type\":\"{}\"}}", JsonQuote(info.key[k].name),
+        key += (k ? "," : "") + fmt::format("{{\"name\":{},\"type\":\"{}\"}}", columnar::JsonQuote(info.key[k].name),
                                             index::KeyTypeName(info.key[k].type));
       }
       body += fmt::format(",\"index\":{{\"url\":{},\"manifest_version\":{},\"table_version\":{},\"files\":{},"
                           "\"fragments\":{},\"buckets\":{},\"key\":{}]}}",
-                          JsonQuote(RedactUrl(info.index_url)), info.manifest_version, info.table_version, info.files,
+                          columnar::JsonQuote(RedactUrl(info.index_url)), info.manifest_version, info.table_version, info.files,
                           info.fragments, info.buckets, key);
     } else {
       body += ",\"index\":null";

@@ -27,7 +27,8 @@
 #include <boost/beast/http.hpp>
 #include <fmt/format.h>
 
-#include "rap/format/array.h"
+#include "rap/columnar/array.h"
+#include "rap/columnar/array_format.h"
 #include "rap/util/allocator.h"
 #include "rap/util/clock.h"
 
@@ -40,8 +41,8 @@ using tcp = asio::ip::tcp;
 using boost::system::error_code;
 
 std::string ErrorJson(int status, std::string_view code, std::string_view message) {
-  return fmt::format("{{\"error\":{{\"status\":{},\"code\":{},\"message\":{}}}}}\n", status, JsonQuote(code),
-                     JsonQuote(message));
+  return fmt::format("{{\"error\":{{\"status\":{},\"code\":{},\"message\":{}}}}}\n", status, columnar::JsonQuote(code),
+                     columnar::JsonQuote(message));
 }
 
 bool PercentDecode(std::string_view s, bool plus_is_space, std::string* out) {

@@ -8,6 +8,7 @@
 #include <random>
 #include <set>
 
+#include "rap/columnar/array_format.h"
 #include "rap/io/object_store.h"
 
 namespace rap::table {

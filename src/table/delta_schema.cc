@@ -219,7 +219,7 @@ Result<ArrayPtr> MakePartitionArray(const std::string& column, const DataType& t
     case TypeId::kInt64: {
       int64_t v = 0;
       if (!is_null) {
-        auto p = read::ParseInt64(*value);
+        auto p = columnar::ParseInt64(*value);
         int bits = type.id == TypeId::kInt8 ? 8 : type.id == TypeId::kInt16 ? 16 : type.id == TypeId::kInt32 ? 32 : 64;
         if (!p || (bits < 64 && (*p < -(int64_t{1} << (bits - 1)) || *p >= (int64_t{1} << (bits - 1))))) {
           return bad("an integer of the column's width");
@@ -236,7 +236,7 @@ Result<ArrayPtr> MakePartitionArray(const std::string& column, const DataType& t
     case TypeId::kFloat64: {
       double v = 0;
       if (!is_null) {
-        auto p = read::ParseDouble(*value);
+        auto p = columnar::ParseDouble(*value);
         if (!p) return bad("a floating-point number");
         v = *p;
       }
@@ -247,7 +247,7 @@ Result<ArrayPtr> MakePartitionArray(const std::string& column, const DataType& t
     case TypeId::kDecimal128: {
       __int128 v = 0;
       if (!is_null) {
-        auto p = read::ParseDecimal(*value, type.scale);
+        auto p = columnar::ParseDecimal(*value, type.scale);
         if (!p) return bad("a decimal of the column's scale");
         v = *p;
       }
@@ -257,7 +257,7 @@ Result<ArrayPtr> MakePartitionArray(const std::string& column, const DataType& t
     case TypeId::kDate32: {
       int32_t v = 0;
       if (!is_null) {
-        auto p = read::ParseDate(*value);
+        auto p = columnar::ParseDate(*value);
         if (!p) return bad("a date (YYYY-MM-DD)");
         v = *p;
       }
@@ -267,7 +267,7 @@ Result<ArrayPtr> MakePartitionArray(const std::string& column, const DataType& t
     case TypeId::kTimestamp: {
       int64_t v = 0;
       if (!is_null) {
-        auto p = read::ParseTimestampMicros(*value);
+        auto p = columnar::ParseTimestampMicros(*value);
         if (!p) return bad("a timestamp (YYYY-MM-DD HH:MM:SS[.ffffff])");
         v = *p;
         if (type.unit == TimeUnit::kSecond) v /= 1000000;

@@ -27,7 +27,7 @@ std::optional<read::Value> Bound(const json& v, const DataType& type, bool is_ma
     case TypeId::kInt32:
     case TypeId::kInt64: {
       if (!v.is_number_integer()) return std::nullopt;
-      auto p = read::ParseInt64(*text);
+      auto p = columnar::ParseInt64(*text);
       if (!p) return std::nullopt;
       out.i = *p;
       return out;
@@ -35,19 +35,19 @@ std::optional<read::Value> Bound(const json& v, const DataType& type, bool is_ma
     case TypeId::kDecimal128: {
       // JSON numbers are read as doubles: exact (and dumped back as written) up to 15 digits only.
       if (type.precision > 15 && !v.is_string()) return std::nullopt;
-      auto p = read::ParseDecimal(*text, type.scale);
+      auto p = columnar::ParseDecimal(*text, type.scale);
       if (!p) return std::nullopt;
       out.i = *p;
       return out;
     }
     case TypeId::kDate32: {
-      auto p = read::ParseDate(*text);
+      auto p = columnar::ParseDate(*text);
       if (!p) return std::nullopt;
       out.i = *p;
       return out;
     }
     case TypeId::kTimestamp: {
-      auto p = read::ParseTimestampMicros(*text);
+      auto p = columnar::ParseTimestampMicros(*text);
       if (!p) return std::nullopt;
       __int128 micros = *p + (is_max ? 1000 : -1000);  // one millisecond wider
       switch (type.unit) {

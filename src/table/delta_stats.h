@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "rap/format/array.h"
+#include "rap/columnar/array.h"
 #include "rap/read/expr.h"
 
 namespace rap::table {

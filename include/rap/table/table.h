@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "rap/format/array.h"
+#include "rap/columnar/array.h"
 #include "rap/io/object_store.h"
 #include "rap/read/field_id_tree.h"
 #include "rap/table/deletion_vector.h"

@@ -13,10 +13,10 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "rap/format/array.h"
+#include "rap/columnar/array_format.h"
 #include "rap/util/hex.h"
 
-namespace rap {
+namespace rap::columnar {
 
 // ---------------------------------------------------------------------------------------------
 // Formatting
@@ -42,16 +42,6 @@ std::string FormatDate(int64_t days) {
   unsigned m, d;
   CivilFromDays(days, &y, &m, &d);
   return fmt::format("{:04}-{:02}-{:02}", y, m, d);
-}
-
-int64_t UnitsPerSecond(TimeUnit u) {
-  switch (u) {
-    case TimeUnit::kSecond: return 1;
-    case TimeUnit::kMilli: return 1000;
-    case TimeUnit::kMicro: return 1000000;
-    case TimeUnit::kNano: return 1000000000;
-  }
-  return 1;
 }
 
 std::string FormatFraction(int64_t frac, TimeUnit u) {
@@ -387,4 +377,4 @@ std::string FormatImpl(const ArrayData& a, int64_t i, bool nested, bool json) {
 std::string FormatValue(const ArrayData& array, int64_t i) { return FormatImpl(array, i, false, false); }
 std::string FormatJsonValue(const ArrayData& array, int64_t i) { return FormatImpl(array, i, true, true); }
 
-}  // namespace rap
+}  // namespace rap::columnar

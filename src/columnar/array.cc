@@ -1,5 +1,5 @@
 // In-memory Arrow-layout arrays: types, validation, slicing, concatenation and value formatting.
-#include "rap/format/array.h"
+#include "rap/columnar/array.h"
 
 #include <algorithm>
 #include <cmath>
@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-namespace rap {
+namespace rap::columnar {
 
 // ---------------------------------------------------------------------------------------------
 // Types
@@ -422,4 +422,53 @@ Result<ArrayPtr> ConcatArrays(const std::vector<ArrayPtr>& arrays) {
   return ConcatImpl(arrays);
 }
 
-}  // namespace rap
+int64_t UnitsPerSecond(TimeUnit u) {
+  switch (u) {
+    case TimeUnit::kSecond: return 1;
+    case TimeUnit::kMilli: return 1000;
+    case TimeUnit::kMicro: return 1000000;
+    case TimeUnit::kNano: return 1000000000;
+  }
+  return 1;
+}
+
+namespace {
+
+Buffer ZeroBuffer(size_t n) {
+  Buffer b = Buffer::Allocate(n);
+  if (n) std::memset(b.mutable_data(), 0, n);
+  return b;
+}
+
+}  // namespace
+
+Result<ArrayPtr> MakeNullArray(const DataTypePtr& type, int64_t length) {
+  auto out = std::make_shared<ArrayData>();
+  out->type = type;
+  out->length = length;
+  out->null_count = length;
+  Buffer validity = ZeroBuffer(static_cast<size_t>((length + 7) / 8));
+  if (type->id == TypeId::kNull) return ArrayPtr(out);
+  if (type->id == TypeId::kBool) {
+    out->buffers = {validity, ZeroBuffer(static_cast<size_t>((length + 7) / 8))};
+  } else if (type->FixedWidth() > 0) {
+    out->buffers = {validity, ZeroBuffer(static_cast<size_t>(type->FixedWidth()) * static_cast<size_t>(length))};
+  } else if (type->IsBinaryLike()) {
+    out->buffers = {validity, ZeroBuffer(static_cast<size_t>(length + 1) * 4), Buffer()};
+  } else if (type->id == TypeId::kStruct) {
+    out->buffers = {validity};
+    for (const Field& f : type->children) {
+      RAP_ASSIGN_OR_RETURN(ArrayPtr child, MakeNullArray(f.type, length));
+      out->children.push_back(std::move(child));
+    }
+  } else if ((type->id == TypeId::kList || type->id == TypeId::kMap) && type->children.size() == 1) {
+    out->buffers = {validity, ZeroBuffer(static_cast<size_t>(length + 1) * 4)};  // every list empty
+    RAP_ASSIGN_OR_RETURN(ArrayPtr child, MakeNullArray(type->children[0].type, 0));
+    out->children.push_back(std::move(child));
+  } else {
+    return Status::NotSupported("a missing column of type " + type->ToString() + " cannot be filled with NULLs");
+  }
+  return ArrayPtr(out);
+}
+
+}  // namespace rap::columnar

@@ -7,14 +7,18 @@
 
 #include <fmt/format.h>
 
+#include "rap/columnar/array_format.h"
+#include "rap/columnar/arrow_c.h"
 #include "rap/io/object_store.h"
-#include "rap/read/arrow_c.h"
 #include "rap/read/file_reader.h"
 #include "testing/paths.h"
 #include "testing/result_check.h"
 
-namespace rap::read {
+namespace rap::columnar {
 namespace {
+
+using read::FileReader;
+using read::FileReaderOptions;
 
 std::shared_ptr<FileReader> OpenData(const std::string& name, int64_t batch_size = 1 << 16) {
   auto url = io::OpenUrl(rap::testing::ParquetTestingData() + "/" + name);
@@ -34,7 +38,7 @@ bool CIsValid(const ArrowArray* a, int64_t i) {
   return (bits[j >> 3] >> (j & 7)) & 1;
 }
 
-std::string JsonQuote(const std::string& s) { return "\"" + s + "\""; }
+std::string Quote(const std::string& s) { return "\"" + s + "\""; }
 
 // Renders value i like rap's FormatValue (nested values JSON-ish), from the C structures only.
 std::string CValue(const ArrowSchema* s, const ArrowArray* a, int64_t i, bool nested) {
@@ -52,7 +56,7 @@ std::string CValue(const ArrowSchema* s, const ArrowArray* a, int64_t i, bool ne
   if (f == "u" || f == "z") {
     const auto* o = static_cast<const int32_t*>(a->buffers[1]);
     std::string v(static_cast<const char*>(a->buffers[2]) + o[j], static_cast<size_t>(o[j + 1] - o[j]));
-    return nested ? JsonQuote(v) : v;
+    return nested ? Quote(v) : v;
   }
   if (f == "+l") {
     const auto* o = static_cast<const int32_t*>(a->buffers[1]);
@@ -67,7 +71,7 @@ std::string CValue(const ArrowSchema* s, const ArrowArray* a, int64_t i, bool ne
     std::string out = "{";
     for (int64_t c = 0; c < s->n_children; ++c) {
       if (c) out += ", ";
-      out += JsonQuote(s->children[c]->name) + ": " + CValue(s->children[c], a->children[c], j, true);
+      out += Quote(s->children[c]->name) + ": " + CValue(s->children[c], a->children[c], j, true);
     }
     return out + "}";
   }
@@ -79,7 +83,7 @@ std::string CValue(const ArrowSchema* s, const ArrowArray* a, int64_t i, bool ne
     for (int32_t k = o[j]; k < o[j + 1]; ++k) {
       if (k != o[j]) out += ", ";
       std::string key = CValue(es->children[0], ea->children[0], ea->offset + k, true);
-      if (key[0] != '"') key = JsonQuote(key);
+      if (key[0] != '"') key = Quote(key);
       out += key + ": " + CValue(es->children[1], ea->children[1], ea->offset + k, true);
     }
     return out + "}";
@@ -221,4 +225,4 @@ TEST(ArrowC, StreamReportsErrors) {
 }
 
 }  // namespace
-}  // namespace rap::read
+}  // namespace rap::columnar

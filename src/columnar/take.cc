@@ -1,12 +1,14 @@
-// TakeArray: gathers rows of an Arrow-layout array by index (used to sort tables by key before
-// writing a point-lookup layout, docs/layouts.md).
+// TakeArray (rap/columnar/take.h): gathers rows of an Arrow-layout array by index. The one gather
+// kernel of rap: the scanner's late materialisation and dictionary filters, the index's lookups,
+// sorting a table by key before writing a point-lookup layout (docs/layouts.md).
 #include <cstring>
+#include <vector>
 
 #include <fmt/format.h>
 
-#include "rap/format/array.h"
+#include "rap/columnar/take.h"
 
-namespace rap {
+namespace rap::columnar {
 namespace {
 
 bool Bit(const uint8_t* bits, int64_t i) { return (bits[i >> 3] >> (i & 7)) & 1; }
@@ -36,7 +38,7 @@ Result<ArrayPtr> Take(const ArrayData& a, std::span<const int64_t> idx) {
       }
     }
     out->null_count = nulls;
-    if (nulls > 0) out->buffers[0] = std::move(bm);
+    out->buffers[0] = std::move(bm);
   }
   const int width = a.type->FixedWidth();
   if (id == TypeId::kBool) {
@@ -92,15 +94,26 @@ Result<ArrayPtr> Take(const ArrayData& a, std::span<const int64_t> idx) {
 
 }  // namespace
 
-Result<ArrayPtr> TakeArray(const ArrayPtr& array, std::span<const int64_t> indices) {
-  if (!array || !array->type) return Status::InvalidArgument("TakeArray: null array or type");
+Result<ArrayPtr> TakeArray(const ArrayData& array, std::span<const int64_t> indices) {
+  if (!array.type) return Status::InvalidArgument("TakeArray: null array or type");
   for (size_t i = 0; i < indices.size(); ++i) {
-    if (indices[i] < 0 || indices[i] >= array->length) {
+    if (indices[i] < 0 || indices[i] >= array.length) {
       return Status::InvalidArgument(fmt::format("TakeArray: index {} at position {} is outside the array of {} rows",
-                                                 indices[i], i, array->length));
+                                                 indices[i], i, array.length));
     }
   }
-  return Take(*array, indices);
+  return Take(array, indices);
 }
 
-}  // namespace rap
+Result<ArrayPtr> TakeArray(const ArrayPtr& array, std::span<const int64_t> indices) {
+  if (!array) return Status::InvalidArgument("TakeArray: null array or type");
+  return TakeArray(*array, indices);
+}
+
+Result<ArrayPtr> RepeatValue(const ArrayData& value, int64_t length) {
+  if (value.length != 1) return Status::InvalidArgument("RepeatValue: expected a 1-row array");
+  std::vector<int64_t> idx(static_cast<size_t>(length), 0);
+  return TakeArray(value, idx);
+}
+
+}  // namespace rap::columnar

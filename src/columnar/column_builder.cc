@@ -1,4 +1,4 @@
-// Typed column builders (rap/format/column_builder.h): text and JSON values parsed into Arrow
+// Typed column builders (rap/columnar/column_builder.h): text and JSON values parsed into Arrow
 // arrays, with errors that say what was wrong with a value.
 #include <charconv>
 #include <cmath>
@@ -9,10 +9,10 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "rap/format/column_builder.h"
+#include "rap/columnar/column_builder.h"
 #include "rap/util/civil_date.h"
 
-namespace rap {
+namespace rap::columnar {
 namespace {
 
 using json = nlohmann::ordered_json;
@@ -130,21 +130,7 @@ Status ParseTimeOfDay(std::string_view s, int64_t* nanos, size_t* consumed) {
   return Status::OK();
 }
 
-int64_t UnitsPerSecond(rap::TimeUnit u) {
-  switch (u) {
-    case rap::TimeUnit::kSecond:
-      return 1;
-    case rap::TimeUnit::kMilli:
-      return 1'000;
-    case rap::TimeUnit::kMicro:
-      return 1'000'000;
-    case rap::TimeUnit::kNano:
-      return 1'000'000'000;
-  }
-  return 1;
-}
-
-Status ParseTimestamp(std::string_view s, rap::TimeUnit unit, int64_t* out) {
+Status ParseTimestamp(std::string_view s, TimeUnit unit, int64_t* out) {
   s = Trim(s);
   int64_t as_int;
   if (ParseInt(s, &as_int, "int64").ok()) {  // epoch value in the column's unit
@@ -618,4 +604,4 @@ std::unique_ptr<ColumnBuilder> MakeColumnBuilder(const Field& f, ColumnBuilderOp
   }
 }
 
-}  // namespace rap
+}  // namespace rap::columnar

@@ -1,5 +1,6 @@
-// In-memory columnar data in the Arrow layout. Decoders produce it, the writer consumes it, and
-// rap/read/arrow_c.h exports it zero-copy through the Arrow C Data Interface.
+// In-memory columnar data in the Arrow layout (module columnar: below every file format). Decoders
+// produce it, the writers consume it, and rap/columnar/arrow_c.h exports it zero-copy through the
+// Arrow C Data Interface.
 //
 // Buffers per type follow the Arrow spec exactly:
 //   null:                      (none)
@@ -23,7 +24,7 @@
 #include "rap/util/buffer.h"
 #include "rap/util/result.h"
 
-namespace rap {
+namespace rap::columnar {
 
 enum class TypeId : int32_t {
   kNull, kBool,
@@ -35,6 +36,9 @@ enum class TypeId : int32_t {
 };
 
 enum class TimeUnit : int32_t { kSecond, kMilli, kMicro, kNano };
+
+// Ticks of `unit` in one second: 1, 1000, 10^6, 10^9.
+int64_t UnitsPerSecond(TimeUnit unit);
 
 struct Field;
 
@@ -120,18 +124,29 @@ ArrayPtr SliceArray(const ArrayPtr& array, int64_t offset, int64_t length);
 // Concatenates arrays of identical type into one (copies).
 Result<ArrayPtr> ConcatArrays(const std::vector<ArrayPtr>& arrays);
 
-// The rows `indices` of `array`, in that order (copies; any type, nested included). Indices must be
-// in [0, length): InvalidArgument names the first one that is not.
-Result<ArrayPtr> TakeArray(const ArrayPtr& array, std::span<const int64_t> indices);
+// An all-NULL column of any type (nested ones: empty lists and maps, all-NULL struct fields).
+Result<ArrayPtr> MakeNullArray(const DataTypePtr& type, int64_t length);
 
-// Human-readable value for CLI output ("null" for nulls, JSON-ish for nested values).
-std::string FormatValue(const ArrayData& array, int64_t i);
-// The value as a JSON text: numbers and booleans bare (floats always with a "." or an exponent),
-// strings, binary (0x hex), dates, times and timestamps quoted, NaN/inf as strings, JSON columns
-// inlined as JSON values (when valid JSON), lists as arrays, structs and maps as objects.
-std::string FormatJsonValue(const ArrayData& array, int64_t i);
-// `s` as a quoted JSON string (", \ and control characters escaped; a byte that starts no
-// well-formed UTF-8 sequence becomes U+FFFD, so the result is always valid JSON).
-std::string JsonQuote(std::string_view s);
+}  // namespace rap::columnar
 
+// The data model is used throughout rap (every module above columnar); these names stay visible in
+// namespace rap so that code there reads `ArrayPtr`, not `columnar::ArrayPtr`.
+namespace rap {
+using columnar::ArrayData;
+using columnar::ArrayPtr;
+using columnar::DataType;
+using columnar::DataTypePtr;
+using columnar::Field;
+using columnar::MakeDecimal;
+using columnar::MakeFixedSizeBinary;
+using columnar::MakeList;
+using columnar::MakeMap;
+using columnar::MakeStruct;
+using columnar::MakeTemporal;
+using columnar::MakeType;
+using columnar::RecordBatch;
+using columnar::Schema;
+using columnar::SchemaPtr;
+using columnar::TimeUnit;
+using columnar::TypeId;
 }  // namespace rap

@@ -1,4 +1,4 @@
-// Literal parsing for filter expressions and Delta partition values. Hand-written because the
+// Literal parsing (rap/columnar/literal.h) for filter expressions and Delta partition values. Hand-written because the
 // formats are tiny and exact (no locale, no rounding), which std::chrono parsing and strtod are not.
 #include <cerrno>
 #include <cmath>
@@ -6,10 +6,10 @@
 #include <limits>
 #include <string>
 
-#include "rap/read/expr.h"
+#include "rap/columnar/literal.h"
 #include "rap/util/civil_date.h"
 
-namespace rap::read {
+namespace rap::columnar {
 
 namespace {
 
@@ -209,4 +209,4 @@ std::optional<double> ParseDouble(std::string_view s) {
   return v;
 }
 
-}  // namespace rap::read
+}  // namespace rap::columnar

@@ -1,7 +1,7 @@
 // Arrow C Data / Stream Interface export. Each exported structure owns a heap-allocated private
 // block that holds shared references to rap's arrays (so buffers stay alive without copying), the
 // format/name strings and the child structures; release() frees it and marks the structure released.
-#include "rap/read/arrow_c.h"
+#include "rap/columnar/arrow_c.h"
 
 #include <cerrno>
 #include <string>
@@ -9,7 +9,7 @@
 
 #include <fmt/format.h>
 
-namespace rap::read {
+namespace rap::columnar {
 
 namespace {
 
@@ -264,4 +264,4 @@ Status ExportRecordBatchReader(std::unique_ptr<RecordBatchReader> reader, ArrowA
   return Status::OK();
 }
 
-}  // namespace rap::read
+}  // namespace rap::columnar

@@ -15,10 +15,10 @@
 
 #include <nlohmann/json_fwd.hpp>
 
-#include "rap/format/array.h"
+#include "rap/columnar/array.h"
 #include "rap/util/result.h"
 
-namespace rap {
+namespace rap::columnar {
 
 struct ColumnBuilderOptions {
   // Binary and fixed-size binary values are "0x" followed by lowercase hex digits (the form
@@ -53,4 +53,4 @@ class ColumnBuilder {
 // nulls included).
 std::unique_ptr<ColumnBuilder> MakeColumnBuilder(const Field& field, ColumnBuilderOptions options = {});
 
-}  // namespace rap
+}  // namespace rap::columnar

@@ -8,13 +8,15 @@
 
 #include <nlohmann/json.hpp>
 
-#include "rap/format/array.h"
+#include "rap/columnar/array.h"
+#include "rap/columnar/array_format.h"
+#include "rap/columnar/take.h"
 #include "rap/format/schema.h"
 #include "rap/format/statistics.h"
 
 #include "format/layout_testing.h"
 
-namespace rap {
+namespace rap::columnar {
 namespace {
 
 template <typename T>
@@ -419,14 +421,14 @@ TEST(OutputRules, EveryFloat16ReadsBackBitExact) {
 // continuation, an overlong form, a surrogate, a truncated sequence, > U+10FFFF) becomes U+FFFD.
 TEST(OutputRules, JsonStringsAreValidUtf8) {
   const std::string replacement = "\xEF\xBF\xBD";
-  EXPECT_EQ(JsonQuote("caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80"), "\"caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80\"");
-  EXPECT_EQ(JsonQuote("a\xFFz"), "\"a" + replacement + "z\"");
-  EXPECT_EQ(JsonQuote("\xC0\xAF"), "\"" + replacement + replacement + "\"");          // overlong '/'
-  EXPECT_EQ(JsonQuote("\xED\xA0\x80"), "\"" + replacement + replacement + replacement + "\"");  // a surrogate
-  EXPECT_EQ(JsonQuote("\xE2\x82"), "\"" + replacement + replacement + "\"");          // truncated
-  EXPECT_EQ(JsonQuote("\xF4\x90\x80\x80"),
+  EXPECT_EQ(columnar::JsonQuote("caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80"), "\"caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80\"");
+  EXPECT_EQ(columnar::JsonQuote("a\xFFz"), "\"a" + replacement + "z\"");
+  EXPECT_EQ(columnar::JsonQuote("\xC0\xAF"), "\"" + replacement + replacement + "\"");          // overlong '/'
+  EXPECT_EQ(columnar::JsonQuote("\xED\xA0\x80"), "\"" + replacement + replacement + replacement + "\"");  // a surrogate
+  EXPECT_EQ(columnar::JsonQuote("\xE2\x82"), "\"" + replacement + replacement + "\"");          // truncated
+  EXPECT_EQ(columnar::JsonQuote("\xF4\x90\x80\x80"),
             "\"" + replacement + replacement + replacement + replacement + "\"");  // above U+10FFFF
-  EXPECT_EQ(JsonQuote(std::string("\x01\x7f\"\\", 4)), "\"\\u0001\x7f\\\"\\\\\"");
+  EXPECT_EQ(columnar::JsonQuote(std::string("\x01\x7f\"\\", 4)), "\"\\u0001\x7f\\\"\\\\\"");
   auto s = StringArray({"ok", std::string("\x80\xC3\xA9\xC3", 4)});
   for (int64_t i = 0; i < 2; ++i) EXPECT_TRUE(nlohmann::json::accept(FormatJsonValue(*s, i))) << i;
   EXPECT_EQ(FormatValue(*s, 1), std::string("\x80\xC3\xA9\xC3", 4));  // text output keeps the bytes
@@ -577,4 +579,4 @@ TEST(Array, TakeGathersEveryTypeInOrder) {
 }
 
 }  // namespace
-}  // namespace rap
+}  // namespace rap::columnar

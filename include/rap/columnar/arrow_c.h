@@ -7,8 +7,8 @@
 #include <memory>
 #include <string>
 
-#include "rap/format/array.h"
-#include "rap/read/record_batch_reader.h"
+#include "rap/columnar/array.h"
+#include "rap/columnar/record_batch_reader.h"
 #include "rap/util/result.h"
 
 // The structures exactly as the Arrow specification gives them (shared with any other producer or
@@ -100,7 +100,7 @@ struct ArrowArrayStream {
 
 }  // extern "C"
 
-namespace rap::read {
+namespace rap::columnar {
 
 // The Arrow format string of a type ("l", "u", "tsu:UTC", "d:10,2", "+l", "+s", "+m", "w:16", "e" ...).
 Result<std::string> ArrowFormat(const DataType& type);
@@ -117,4 +117,4 @@ Status ExportRecordBatch(const RecordBatch& batch, ArrowArray* out, ArrowSchema*
 // The stream takes ownership of the reader; get_next returns its batches, then a released array.
 Status ExportRecordBatchReader(std::unique_ptr<RecordBatchReader> reader, ArrowArrayStream* out);
 
-}  // namespace rap::read
+}  // namespace rap::columnar

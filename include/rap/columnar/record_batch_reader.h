@@ -4,10 +4,10 @@
 
 #include <optional>
 
-#include "rap/format/array.h"
+#include "rap/columnar/array.h"
 #include "rap/util/result.h"
 
-namespace rap::read {
+namespace rap::columnar {
 
 class RecordBatchReader {
  public:
@@ -17,4 +17,4 @@ class RecordBatchReader {
   virtual Result<std::optional<RecordBatch>> Next() = 0;
 };
 
-}  // namespace rap::read
+}  // namespace rap::columnar
