@@ -50,6 +50,7 @@ __all__ = [
     "inspect",
     "inspect_index",
     "rewrite",
+    "write_parquet",
     "Error",
     "InvalidArgument",
     "Corrupt",
@@ -342,10 +343,11 @@ def inspect_index(url: str, *, version: Optional[int] = None, storage_options: S
 
 
 def rewrite(
-    table: str,
+    table: Optional[str] = None,
     output: Optional[str] = None,
     *,
     key: Union[str, Sequence[str]],
+    source: Any = None,
     layout: str = "frame",
     align: Optional[Union[str, int]] = None,
     buckets: int = 1,
@@ -367,10 +369,74 @@ def rewrite(
     layout: "sorted", "page", "frame", "interleaved" or "blob". cover: covered columns (default:
     every one that can be; an empty list: none). delta: write a Delta table (else a folder of
     Parquet). in_place: a new version of the input Delta table.
+
+    source: instead of a table URL, anything with ``__arrow_c_stream__`` (a pyarrow Table, a polars
+    DataFrame, a rap reader): it is written first as one ZSTD Parquet file in a temporary folder
+    (under ``temp_dir``), which is then rewritten (the rewrite's sort needs to read its input twice).
     """
+    if source is not None:
+        if table is not None:
+            raise InvalidArgument("rewrite: give the table URL or source=, not both")
+        if in_place:
+            raise InvalidArgument("rewrite: in_place needs a table, not source=")
+        if output is None:
+            raise InvalidArgument("give the output folder (output), or in_place=True")
+        import shutil
+        import tempfile
+
+        staging = tempfile.mkdtemp(prefix="rap-rewrite-source-", dir=temp_dir)
+        try:
+            write_parquet(source, staging + "/part-0.parquet", compression="zstd")
+            return _rap.rewrite(staging, _columns(key, "key"), output, layout, align, buckets, cogroup,
+                                _columns(cover, "cover"), delta, in_place, compression, row_group_rows, page_rows,
+                                memory, temp_dir, threads, make_progress(progress, "reading"), storage_options)
+        finally:
+            shutil.rmtree(staging, ignore_errors=True)
+    if table is None:
+        raise InvalidArgument("rewrite: give the table URL (or source=)")
     return _rap.rewrite(table, _columns(key, "key"), output, layout, align, buckets, cogroup, _columns(cover, "cover"),
                         delta, in_place, compression, row_group_rows, page_rows, memory, temp_dir, threads,
                         make_progress(progress, "reading"), storage_options)
+
+
+def write_parquet(
+    data: Any,
+    path: str,
+    *,
+    row_group_rows: Optional[int] = None,
+    row_group_bytes: Optional[Union[str, int]] = None,
+    page_rows: Optional[int] = None,
+    page_bytes: Optional[Union[str, int]] = None,
+    compression: Optional[Union[str, Mapping[str, str]]] = None,
+    encoding: Optional[Union[str, Mapping[str, str]]] = None,
+    dictionary: bool = True,
+    statistics: bool = True,
+    page_break_on: Optional[Union[str, Sequence[str]]] = None,
+    frame_per_key: Optional[Union[str, Sequence[str]]] = None,
+    align: Optional[Union[str, int]] = None,
+    interleave: bool = False,
+    data_page_version: int = 1,
+    page_index: bool = True,
+    crc: bool = False,
+    kv: Optional[Mapping[str, str]] = None,
+    storage_options: StorageOptions = None,
+) -> Dict[str, Any]:
+    """Writes ``data`` (anything with ``__arrow_c_stream__``: a pyarrow Table or RecordBatchReader, a
+    polars DataFrame, a rap reader) as one Parquet file at ``path`` (a path or URL), with the layout
+    controls of ``rap convert``.
+
+    row_group_rows / row_group_bytes, page_rows / page_bytes: row group and page limits (bytes alone
+    decide when only they are given). compression: "zstd:3", "snappy", "gzip:9", "lz4_raw", "brotli",
+    "none" (default, as the CLI), or a dict {column: codec} ("" = default). encoding: "plain",
+    "delta", "dict", ... or a dict {column: encoding}. page_break_on: columns whose value change starts
+    a page (a page per key). frame_per_key: a ZSTD frame per key (docs/layouts.md), with ``align``
+    (e.g. "4KiB") and ``interleave``. kv: key-value metadata. The file appears atomically (written in
+    memory, then one Put). Returns rows, row groups, pages, frames and bytes written.
+    """
+    return _rap.write_parquet(data, path, row_group_rows, row_group_bytes, page_rows, page_bytes, compression,
+                              encoding, dictionary, statistics, _columns(page_break_on, "page_break_on") or [],
+                              _columns(frame_per_key, "frame_per_key") or [], align, interleave, data_page_version,
+                              page_index, crc, dict(kv or {}), storage_options)
 
 
 #: The keys of ``storage_options`` and the environment variables they stand for.

@@ -124,5 +124,6 @@ void BindScan(nb::module_& m);
 void BindIndex(nb::module_& m);
 void BindMaintenance(nb::module_& m);
 void BindInspect(nb::module_& m);
+void BindWrite(nb::module_& m);
 
 }  // namespace rap::py

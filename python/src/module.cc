@@ -9,4 +9,5 @@ NB_MODULE(_rap, m) {
   rap::py::BindIndex(m);
   rap::py::BindMaintenance(m);
   rap::py::BindInspect(m);
+  rap::py::BindWrite(m);
 }
