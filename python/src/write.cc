@@ -14,7 +14,7 @@
 #include "rap/columnar/arrow_c_import.h"
 #include "rap/format/writer.h"
 #include "rap/format/writer_options.h"
-#include "rap/format/writer_store_sink.h"
+#include "rap/read/object_store_sink.h"
 #include "rap/io/object_store.h"
 #include "rap/util/units.h"
 
@@ -140,7 +140,7 @@ nb::dict WriteParquet(nb::handle data, const std::string& url, std::optional<int
   {
     nb::gil_scoped_release release;
     st = [&]() -> Status {
-      auto sink = parquet::MakeObjectStoreSink(resolved.store, resolved.path);
+      auto sink = read::MakeObjectStoreSink(resolved.store, resolved.path);
       RAP_ASSIGN_OR_RETURN(auto writer, parquet::ParquetWriter::Open(reader->schema(), sink.get(), o));
       while (true) {
         auto batch = reader->Next();
