@@ -16,10 +16,10 @@
 #include "rap/index/build.h"
 #include "rap/index/index_writer.h"
 #include "rap/read/file_reader.h"
-#include "rap/table/deletion_vector.h"
 #include "rap/table/delta_commit.h"
 #include "rap/table/delta_schema.h"
 #include "rap/table/table.h"
+#include "rap/table/table_format.h"
 #include "rap/util/clock.h"
 
 namespace rap::index {
@@ -101,7 +101,7 @@ Status ReadLiveRows(const table::TableSnapshot& snap, const RewriteOptions& opti
     }
     std::vector<uint64_t> deleted;
     if (f.deletion_vector) {
-      RAP_ASSIGN_OR_RETURN(deleted, table::LoadDeletionVector(snap.store, snap.root, *f.deletion_vector));
+      RAP_ASSIGN_OR_RETURN(deleted, table::DeletedRows(snap, f));
     }
     RAP_ASSIGN_OR_RETURN(auto batches, reader->NewBatchReader(std::nullopt, proj));
     int64_t file_row = 0;
