@@ -1,0 +1,58 @@
+#include "rap/orc/reader.h"
+
+#include "orc/column_decoder.h"
+
+namespace rap::orc {
+
+Result<std::unique_ptr<OrcReader>> OrcReader::Open(std::string name, Buffer file) {
+  RAP_ASSIGN_OR_RETURN(FileTail tail, ParseTail(name, file.span()));
+  return std::unique_ptr<OrcReader>(new OrcReader(std::move(tail), std::move(file)));
+}
+
+Result<StripeFooterInfo> OrcReader::StripeFooter(size_t stripe) const {
+  return ParseStripeFooter(tail_, file_.span(), stripe);
+}
+
+Result<RecordBatch> OrcReader::ReadStripe(size_t stripe, const std::vector<int>& fields) const {
+  RAP_ASSIGN_OR_RETURN(SchemaPtr full, schema());
+  RAP_ASSIGN_OR_RETURN(StripeFooterInfo footer, StripeFooter(stripe));
+  const uint64_t rows = tail_.stripes[stripe].num_rows;
+  if (rows > kMaxStripeRows) {
+    return Status::ResourceExhausted(tail_.name + ": stripe " + std::to_string(stripe) + " has " +
+                                     std::to_string(rows) + " rows, more than the " + std::to_string(kMaxStripeRows) +
+                                     " rap decodes at once");
+  }
+  StripeContext ctx{&tail_, file_, &footer, stripe};
+  std::vector<int> selected = fields;
+  if (selected.empty()) {
+    for (size_t i = 0; i < full->fields.size(); ++i) selected.push_back(static_cast<int>(i));
+  }
+  RecordBatch batch;
+  auto schema = std::make_shared<Schema>();
+  batch.num_rows = static_cast<int64_t>(rows);
+  const OrcType& root = tail_.types.nodes[0];
+  const bool struct_root = root.kind == TypeKind::kStruct;
+  for (int f : selected) {
+    if (f < 0 || static_cast<size_t>(f) >= full->fields.size()) {
+      return Status::InvalidArgument(tail_.name + ": field index " + std::to_string(f) + " is not in the schema (" +
+                                     std::to_string(full->fields.size()) + " fields)");
+    }
+    const uint32_t column = struct_root ? root.subtypes[static_cast<size_t>(f)] : 0;
+    RAP_ASSIGN_OR_RETURN(ArrayPtr array, DecodeColumn(ctx, column, rows, nullptr));
+    schema->fields.push_back(full->fields[static_cast<size_t>(f)]);
+    batch.columns.push_back(std::move(array));
+  }
+  batch.schema = std::move(schema);
+  return batch;
+}
+
+Result<std::vector<RecordBatch>> OrcReader::ReadAll(const std::vector<int>& fields) const {
+  std::vector<RecordBatch> out;
+  for (size_t i = 0; i < num_stripes(); ++i) {
+    RAP_ASSIGN_OR_RETURN(RecordBatch b, ReadStripe(i, fields));
+    out.push_back(std::move(b));
+  }
+  return out;
+}
+
+}  // namespace rap::orc
