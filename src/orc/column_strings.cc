@@ -98,6 +98,10 @@ Result<ArrayPtr> DecodeStringColumn(const StripeContext& ctx, uint32_t column, c
       }
     }
   }
+  if (dict_size == 0) {  // an empty dictionary (every value null) may come without its streams
+    if (p.count > 0) return Status::Corrupt(ctx.Where(column) + ": values refer to an empty dictionary");
+    return Assemble(ctx, column, p, std::move(type), nullptr, {0}, &index);
+  }
   RAP_ASSIGN_OR_RETURN(StreamCursor lens, ctx.Required(column, StreamKind::kLength, "StringDictionaryColumn"));
   // Every dictionary entry takes at least one bit of the LENGTH stream: bounds the allocation.
   if (dict_size / 8 > lens.data.size() * 64) {

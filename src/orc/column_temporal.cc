@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "orc/column_decoder.h"
+#include "orc/timezone.h"
 
 namespace rap::orc {
 
@@ -15,6 +16,8 @@ namespace {
 using Int128 = __int128;  // GCC/Clang: the decimal128 arithmetic
 
 constexpr int64_t kOrcEpochSeconds = 1420070400;  // 2015-01-01 00:00:00 UTC
+// Seconds that stay inside int64 nanoseconds with room for a zone offset and a second's fraction.
+constexpr int64_t kMaxSeconds = INT64_MAX / 1000000000 - 2 * 86400;
 
 Result<Int128> ReadVarInt128(StreamCursor* s) {
   unsigned __int128 v = 0;
@@ -64,6 +67,17 @@ Result<ArrayPtr> DecodeDecimalColumn(const StripeContext& ctx, uint32_t column, 
 }
 
 Result<ArrayPtr> DecodeTimestampColumn(const StripeContext& ctx, uint32_t column, const Presence& p, DataTypePtr type) {
+  // TIMESTAMP: seconds from 2015-01-01 00:00:00 in the writer's zone, given back as the writer's
+  // wall clock; TIMESTAMP_INSTANT: seconds from 2015-01-01 00:00:00 UTC, given back as UTC.
+  const bool instant = ctx.tail->types.nodes[column].kind == TypeKind::kTimestampInstant;
+  std::shared_ptr<const TimeZone> zone;
+  int64_t epoch = kOrcEpochSeconds;
+  if (!instant) {
+    auto z = TimeZone::Load(ctx.footer->writer_timezone);
+    if (!z.ok()) return z.status().WithContext(ctx.Where(column) + ": the stripe's writer time zone");
+    zone = *z;
+    epoch -= zone->OffsetAt(kOrcEpochSeconds);
+  }
   auto out = std::make_shared<ArrayData>();
   out->type = std::move(type);
   SetValidity(p, out.get());
@@ -93,16 +107,14 @@ Result<ArrayPtr> DecodeTimestampColumn(const StripeContext& ctx, uint32_t column
                              " nanoseconds (more than a second)");
     }
     int64_t s = 0;
-    if (__builtin_add_overflow(secs[k], kOrcEpochSeconds, &s)) {
-      return Status::Corrupt(ctx.Where(column) + ": value " + std::to_string(k) + " overflows 64-bit seconds");
+    if (__builtin_add_overflow(secs[k], epoch, &s) || s > kMaxSeconds || s < -kMaxSeconds) {
+      return Status::Corrupt(ctx.Where(column) + ": value " + std::to_string(k) + " (" + std::to_string(secs[k]) +
+                             " s from 2015) does not fit a 64-bit nanosecond timestamp");
     }
     // Writers truncate toward zero when they split a negative time into seconds and nanoseconds:
     // a time before 1970 with a fraction of at least a millisecond is one second too late.
     if (s < 0 && ns > 999999) s -= 1;
-    if (s > INT64_MAX / 1000000000 - 1 || s < INT64_MIN / 1000000000 + 1) {
-      return Status::Corrupt(ctx.Where(column) + ": value " + std::to_string(k) + " (" + std::to_string(s) +
-                             " s) does not fit a 64-bit nanosecond timestamp");
-    }
+    if (zone) s += zone->OffsetAt(s);  // the writer's wall clock
     v[i] = s * 1000000000 + static_cast<int64_t>(ns);
     ++k;
   }

@@ -71,8 +71,11 @@ Result<DataTypePtr> TypeTree::ArrowType(uint32_t id) const {
     case TypeKind::kTimestamp: return MakeTemporal(TypeId::kTimestamp, TimeUnit::kNano);
     case TypeKind::kTimestampInstant: return MakeTemporal(TypeId::kTimestamp, TimeUnit::kNano, "UTC");
     case TypeKind::kDate: return MakeTemporal(TypeId::kDate32, TimeUnit::kMilli);
-    case TypeKind::kDecimal: return MakeDecimal(t.precision == 0 ? 38 : static_cast<int32_t>(t.precision),
-                                                static_cast<int32_t>(t.scale));
+    case TypeKind::kDecimal:
+      // Hive 0.11 wrote decimals without precision and scale, each value with its own scale: read
+      // as decimal(38, 6), as Apache ORC's readers do by default.
+      if (t.precision == 0) return MakeDecimal(38, kHive11DecimalScale);
+      return MakeDecimal(static_cast<int32_t>(t.precision), static_cast<int32_t>(t.scale));
     case TypeKind::kList: {
       RAP_ASSIGN_OR_RETURN(DataTypePtr item, ArrowType(t.subtypes.at(0)));
       return MakeList(Field{"item", item, true});

@@ -2,7 +2,6 @@
 // the example files' expected JSON lines (../shared/orc/examples/expected) compare as text.
 #pragma once
 
-#include <charconv>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -61,7 +60,7 @@ inline std::string Days(int64_t days) {
   const int64_t d = doy - (153 * mp + 2) / 5 + 1;
   const int64_t m = mp < 10 ? mp + 3 : mp - 9;
   const int64_t y = yoe + era * 400 + (m <= 2);
-  char buf[48];
+  char buf[96];
   snprintf(buf, sizeof buf, "%04lld-%02lld-%02lld", static_cast<long long>(y), static_cast<long long>(m),
            static_cast<long long>(d));
   return buf;
@@ -86,13 +85,6 @@ inline std::string Timestamp(int64_t ns) {
   return "\"" + s + "\"";
 }
 
-template <typename F>
-std::string Shortest(F v) {
-  char buf[64];
-  auto r = std::to_chars(buf, buf + sizeof buf, v);
-  return std::string(buf, r.ptr);
-}
-
 inline std::string OrcJson(const ArrayData& a, int64_t i) {
   if (a.IsNull(i)) return "null";
   const int64_t j = i + a.offset;
@@ -102,8 +94,16 @@ inline std::string OrcJson(const ArrayData& a, int64_t i) {
     case TypeId::kInt16: return std::to_string(a.values<int16_t>()[i]);
     case TypeId::kInt32: return std::to_string(a.values<int32_t>()[i]);
     case TypeId::kInt64: return std::to_string(a.values<int64_t>()[i]);
-    case TypeId::kFloat32: return Shortest(a.values<float>()[i]);
-    case TypeId::kFloat64: return Shortest(a.values<double>()[i]);
+    case TypeId::kFloat32: {  // orc-contents prints floats with 7 significant digits
+      char buf[32];
+      snprintf(buf, sizeof buf, "%.7g", static_cast<double>(a.values<float>()[i]));
+      return buf;
+    }
+    case TypeId::kFloat64: {  // and doubles with 14
+      char buf[40];
+      snprintf(buf, sizeof buf, "%.14g", a.values<double>()[i]);
+      return buf;
+    }
     case TypeId::kDate32: return "\"" + Days(a.values<int32_t>()[i]) + "\"";
     case TypeId::kTimestamp: return Timestamp(a.values<int64_t>()[i]);
     case TypeId::kDecimal128: {

@@ -20,6 +20,9 @@ enum class TypeKind : uint32_t {
 // ORC's (Hive's) names: "boolean", "tinyint", ..., "timestamp with local time zone"; "unknown(N)".
 std::string TypeKindName(TypeKind kind);
 
+// The scale of decimals written without precision (Hive 0.11); values are rescaled to it.
+inline constexpr int32_t kHive11DecimalScale = 6;
+
 struct OrcType {
   TypeKind kind = TypeKind::kStruct;
   std::vector<uint32_t> subtypes;
@@ -36,7 +39,7 @@ struct TypeTree {
 
   // "struct<a:int,b:array<string>>", as ORC's Type::toString prints it.
   std::string ToString(uint32_t id = 0) const;
-  // The Arrow-layout type of node `id` (decimal: decimal128(precision or 38, scale); timestamp:
+  // The Arrow-layout type of node `id` (decimal: decimal128(precision, scale), or (38, 6) without a precision; timestamp:
   // timestamp[ns] (writer's wall clock); timestamp with local time zone: timestamp[ns, tz=UTC];
   // char/varchar: string). Union: NotSupported.
   Result<DataTypePtr> ArrowType(uint32_t id) const;
