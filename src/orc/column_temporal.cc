@@ -39,7 +39,18 @@ Result<ArrayPtr> DecodeDecimalColumn(const StripeContext& ctx, uint32_t column, 
   out->type = std::move(type);
   SetValidity(p, out.get());
   std::vector<Int128> vals(p.count);
-  if (p.count > 0) {
+  const std::vector<uint32_t>& version = ctx.tail->version;
+  const uint32_t precision = ctx.tail->types.nodes[column].precision;
+  // Decimal64 v2 (files of version UNSTABLE-PRE-2.0, precision 1..18): DATA holds the unscaled
+  // values at the column's scale as signed integer RLE v2; there is no SECONDARY stream.
+  if (version.size() >= 2 && version[0] == 1 && version[1] == 9999 && precision >= 1 && precision <= 18) {
+    if (p.count > 0) {
+      RAP_ASSIGN_OR_RETURN(StreamCursor data, ctx.Required(column, StreamKind::kData, "Decimal64ColumnV2"));
+      std::vector<int64_t> v64(p.count);
+      RAP_RETURN_NOT_OK(DecodeIntRleV2(&data, true, p.count, v64.data()));
+      for (size_t i = 0; i < p.count; ++i) vals[i] = v64[i];
+    }
+  } else if (p.count > 0) {
     RAP_ASSIGN_OR_RETURN(StreamCursor data, ctx.Required(column, StreamKind::kData, "DecimalColumn"));
     RAP_ASSIGN_OR_RETURN(StreamCursor sec, ctx.Required(column, StreamKind::kSecondary, "DecimalColumn"));
     std::vector<int64_t> scales(p.count);

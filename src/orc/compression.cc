@@ -62,13 +62,8 @@ Status InflateRaw(const ChunkCtx& c, std::span<const uint8_t> in, std::vector<ui
     z.avail_out = static_cast<uInt>(grow);
     const int rc = inflate(&z, Z_NO_FLUSH);
     out->resize(out->size() - z.avail_out);
-    if (rc == Z_STREAM_END) {
-      if (z.avail_in != 0) {
-        return Status::Corrupt(c.Where() + ": ZLIB: " + std::to_string(z.avail_in) +
-                               " bytes follow the end of the deflate stream");
-      }
-      return Status::OK();
-    }
+    // Bytes after the end of the deflate stream are ignored, as ORC's own readers do.
+    if (rc == Z_STREAM_END) return Status::OK();
     if (rc == Z_BUF_ERROR && z.avail_in == 0) {
       return Status::Corrupt(c.Where() + ": ZLIB: the deflate stream is truncated");
     }

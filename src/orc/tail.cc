@@ -122,12 +122,29 @@ Status ReadFooter(FileTail* tail, const proto::Footer& f, const std::string& whe
     rows += si.num_rows;
     tail->stripes.push_back(si);
   }
+  if (!f.has_number_of_rows()) tail->num_rows = rows;  // some writers leave it out
   if (rows != tail->num_rows) {
     return Status::Corrupt(where + ": the stripes hold " + std::to_string(rows) + " rows, the footer says " +
                            std::to_string(tail->num_rows));
   }
   for (const auto& m : f.metadata()) tail->user_metadata.emplace_back(m.name(), m.value());
   for (const auto& s : f.statistics()) tail->file_stats.push_back(ConvertStats(s));
+  return Status::OK();
+}
+
+Status ParseMetadata(FileTail* tail, std::span<const uint8_t> file, uint64_t footer_off) {
+  const uint64_t meta_off = footer_off - tail->metadata_length;
+  const std::string meta_where = tail->name + ": metadata at offset " + std::to_string(meta_off);
+  Buffer meta_raw(nullptr, file.data() + meta_off, tail->metadata_length);
+  RAP_ASSIGN_OR_RETURN(Buffer meta_bytes, DecompressStream(tail->compression, tail->compression_block_size, meta_raw,
+                                                           meta_where, meta_off));
+  proto::Metadata meta;
+  RAP_RETURN_NOT_OK(ParseProto(&meta, meta_bytes, meta_where));
+  for (const auto& ss : meta.stripe_stats()) {
+    std::vector<ColumnStats> cols;
+    for (const auto& c : ss.col_stats()) cols.push_back(ConvertStats(c));
+    tail->stripe_stats.push_back(std::move(cols));
+  }
   return Status::OK();
 }
 
@@ -187,20 +204,7 @@ Result<FileTail> ParseTail(std::string_view name, std::span<const uint8_t> file)
   proto::Footer footer;
   RAP_RETURN_NOT_OK(ParseProto(&footer, footer_bytes, footer_where));
   RAP_RETURN_NOT_OK(ReadFooter(&tail, footer, footer_where));
-  if (tail.metadata_length > 0) {
-    const uint64_t meta_off = footer_off - tail.metadata_length;
-    const std::string meta_where = n + ": metadata at offset " + std::to_string(meta_off);
-    Buffer meta_raw(nullptr, file.data() + meta_off, tail.metadata_length);
-    RAP_ASSIGN_OR_RETURN(Buffer meta_bytes, DecompressStream(tail.compression, tail.compression_block_size, meta_raw,
-                                                             meta_where, meta_off));
-    proto::Metadata meta;
-    RAP_RETURN_NOT_OK(ParseProto(&meta, meta_bytes, meta_where));
-    for (const auto& ss : meta.stripe_stats()) {
-      std::vector<ColumnStats> cols;
-      for (const auto& c : ss.col_stats()) cols.push_back(ConvertStats(c));
-      tail.stripe_stats.push_back(std::move(cols));
-    }
-  }
+  if (tail.metadata_length > 0) tail.metadata_status = ParseMetadata(&tail, file, footer_off);
   return tail;
 }
 

@@ -57,6 +57,9 @@ struct FileTail {
   std::vector<std::pair<std::string, std::string>> user_metadata;
   std::vector<ColumnStats> file_stats;                 // one per type id (may be empty)
   std::vector<std::vector<ColumnStats>> stripe_stats;  // per stripe, per type id (may be empty)
+  // The metadata section (stripe statistics) is needed for pruning only: when it does not parse,
+  // the file is still read, stripe_stats is empty and this says why.
+  Status metadata_status;
 
   // "0.12", "UNSTABLE-PRE-2.0" for [1, 9999], "" when absent.
   std::string VersionString() const;
