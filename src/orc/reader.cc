@@ -14,7 +14,19 @@ Result<StripeFooterInfo> OrcReader::StripeFooter(size_t stripe) const {
 }
 
 Result<RecordBatch> OrcReader::ReadStripe(size_t stripe, const std::vector<int>& fields) const {
-  RAP_ASSIGN_OR_RETURN(SchemaPtr full, schema());
+  const OrcType& root = tail_.types.nodes[0];
+  const bool struct_root = root.kind == TypeKind::kStruct;
+  const size_t num_fields = struct_root ? root.subtypes.size() : 1;
+  std::vector<int> selected = fields;
+  if (selected.empty()) {
+    for (size_t i = 0; i < num_fields; ++i) selected.push_back(static_cast<int>(i));
+  }
+  for (int f : selected) {
+    if (f < 0 || static_cast<size_t>(f) >= num_fields) {
+      return Status::InvalidArgument(tail_.name + ": field index " + std::to_string(f) + " is not in the schema (" +
+                                     std::to_string(num_fields) + " fields)");
+    }
+  }
   RAP_ASSIGN_OR_RETURN(StripeFooterInfo footer, StripeFooter(stripe));
   const uint64_t rows = tail_.stripes[stripe].num_rows;
   if (rows > kMaxStripeRows) {
@@ -23,23 +35,15 @@ Result<RecordBatch> OrcReader::ReadStripe(size_t stripe, const std::vector<int>&
                                      " rap decodes at once");
   }
   StripeContext ctx{&tail_, file_, &footer, stripe};
-  std::vector<int> selected = fields;
-  if (selected.empty()) {
-    for (size_t i = 0; i < full->fields.size(); ++i) selected.push_back(static_cast<int>(i));
-  }
   RecordBatch batch;
   auto schema = std::make_shared<Schema>();
   batch.num_rows = static_cast<int64_t>(rows);
-  const OrcType& root = tail_.types.nodes[0];
-  const bool struct_root = root.kind == TypeKind::kStruct;
   for (int f : selected) {
-    if (f < 0 || static_cast<size_t>(f) >= full->fields.size()) {
-      return Status::InvalidArgument(tail_.name + ": field index " + std::to_string(f) + " is not in the schema (" +
-                                     std::to_string(full->fields.size()) + " fields)");
-    }
     const uint32_t column = struct_root ? root.subtypes[static_cast<size_t>(f)] : 0;
+    // Only the selected fields' types are mapped: a union elsewhere in the file does not matter.
+    RAP_ASSIGN_OR_RETURN(DataTypePtr type, tail_.types.ArrowType(column));
     RAP_ASSIGN_OR_RETURN(ArrayPtr array, DecodeColumn(ctx, column, rows, nullptr));
-    schema->fields.push_back(full->fields[static_cast<size_t>(f)]);
+    schema->fields.push_back(Field{struct_root ? root.field_names[static_cast<size_t>(f)] : "_col0", type, true});
     batch.columns.push_back(std::move(array));
   }
   batch.schema = std::move(schema);
