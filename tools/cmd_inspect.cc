@@ -18,6 +18,7 @@
 
 #include "command.h"
 #include "inspect_frames.h"
+#include "orc_cli.h"
 
 namespace rap::cli {
 namespace {
@@ -51,6 +52,13 @@ class Source {
   Result<std::vector<Buffer>> Read(const std::vector<ByteRange>& ranges) {
     io::ReadStats stats;
     return resolved_.store->ReadRanges(resolved_.path, ranges, io::ReadOptions{}, &stats);
+  }
+  const std::string& path() const { return resolved_.path; }
+  Result<bool> IsOrc() { return StartsWithOrcMagic(*resolved_.store, resolved_.path); }
+  // An ORC file's report (tools/orc_cli.h); the text form is marked by "format": "orc".
+  Result<json> InspectOrc(bool streams) {
+    RAP_ASSIGN_OR_RETURN(auto reader, OpenOrc(*resolved_.store, resolved_.path, url_));
+    return cli::InspectOrc(*reader, streams);
   }
 
  private:
@@ -351,8 +359,13 @@ Result<PageIndexes> ReadPageIndexes(Source& src, uint64_t file_size, const FileM
 Result<json> Inspect(const InspectArgs& args, Status* late_error) {
   const std::string& name = args.file;
   RAP_ASSIGN_OR_RETURN(Source src, Source::Open(name));
+  if (HasOrcExtension(src.path())) return src.InspectOrc(args.pages);
   uint64_t size = 0;
   RAP_ASSIGN_OR_RETURN(Buffer tail, src.Tail(kDefaultTailRead, &size));
+  if (tail.size() < 4 || std::memcmp(tail.data() + tail.size() - 4, "PAR1", 4) != 0) {  // not Parquet: ORC?
+    auto orc = src.IsOrc();
+    if (orc.ok() && *orc) return src.InspectOrc(args.pages);
+  }
   RAP_ASSIGN_OR_RETURN(uint64_t length, ParseFooterLength(tail.span(), size, name));
   if (length + kFooterSize > tail.size()) {
     RAP_ASSIGN_OR_RETURN(auto bufs, src.Read({ByteRange{size - length - kFooterSize, length + kFooterSize}}));
@@ -466,6 +479,10 @@ std::string Bytes(const json& v) {
 }
 
 void PrintText(const json& j, std::FILE* out) {
+  if (j.value("format", "") == "orc") {
+    PrintOrcText(j, out);
+    return;
+  }
   fmt::print(out, "file        {} ({}, footer {} B)\n", Str(j["file"]), Bytes(j["size"]), Str(j["footer_length"]));
   if (j.contains("created_by")) fmt::print(out, "created_by  {}\n", Str(j["created_by"]));
   fmt::print(out, "version     {}\nrows        {}\nrow groups  {}\ncolumns     {}\n", Str(j["version"]),
@@ -552,14 +569,16 @@ void PrintText(const json& j, std::FILE* out) {
 
 CommandRegistrar registrar("inspect", [](CLI::App& app) {
   auto args = std::make_shared<InspectArgs>();
-  CLI::App* cmd = app.add_subcommand("inspect", "Show the metadata of a Parquet file: schema, row groups, columns");
+  CLI::App* cmd = app.add_subcommand("inspect", "Show the metadata of a Parquet or ORC file: schema, row groups / stripes, columns");
   cmd->description(
       "Show what a Parquet file holds, from its footer: the schema tree (name, repetition, physical, logical and\n"
       "converted type), key-value metadata, created_by, row groups and, per column chunk, the codec, encodings,\n"
       "compressed/uncompressed sizes, value count, statistics (min/max decoded for ints, floats and strings, hex\n"
       "otherwise) and whether a ColumnIndex / OffsetIndex exists. Reads only the footer and the page indexes,\n"
-      "plus the column chunks with --pages.");
-  cmd->add_option("file", args->file, "Parquet file: path, file://, http(s):// or s3:// URL")->required();
+      "plus the column chunks with --pages.\n"
+      "ORC files (a .orc name or the ORC magic) show their postscript, schema, user metadata, column and stripe\n"
+      "statistics and stripes; --pages adds each stripe's column encodings and streams.");
+  cmd->add_option("file", args->file, "Parquet or ORC file: path, file://, http(s):// or s3:// URL")->required();
   cmd->add_flag("--pages", args->pages,
                 "Also list every page of every column chunk, walking the page headers from the chunk start: offset, "
                 "header size, compressed/uncompressed size, page type, encoding, values, and first row and row count "
