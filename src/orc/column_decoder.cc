@@ -203,6 +203,10 @@ Result<ArrayPtr> DecodeNested(const StripeContext& ctx, uint32_t column, const P
 
 Result<ArrayPtr> DecodeColumn(const StripeContext& ctx, uint32_t column, size_t n, const uint8_t* parent) {
   const OrcType& t = ctx.tail->types.nodes.at(column);
+  if (n > ctx.max_values) {
+    return Status::ResourceExhausted(ctx.Where(column) + ": " + std::to_string(n) + " values in one stripe, more than the " +
+                                     std::to_string(ctx.max_values) + " rap decodes at once");
+  }
   RAP_ASSIGN_OR_RETURN(DataTypePtr type, ctx.tail->types.ArrowType(column));
   RAP_ASSIGN_OR_RETURN(Presence p, ReadPresence(ctx, column, n, parent));
   const EncodingKind enc = ctx.Encoding(column);

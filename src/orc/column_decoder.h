@@ -22,6 +22,7 @@ struct StripeContext {
   Buffer file;
   const StripeFooterInfo* footer = nullptr;
   size_t stripe = 0;
+  uint64_t max_values = 0;  // per column (OrcReader::set_max_stripe_values)
 
   // "f.orc: stripe 2 column 3 (string)"
   std::string Where(uint32_t column) const;

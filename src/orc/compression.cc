@@ -49,14 +49,17 @@ Status InflateRaw(const ChunkCtx& c, std::span<const uint8_t> in, std::vector<ui
   const size_t start = out->size();
   z.next_in = const_cast<Bytef*>(in.data());
   z.avail_in = static_cast<uInt>(in.size());
-  size_t step = std::min<uint64_t>(c.block_size, std::max<size_t>(in.size() * 4, 64 * 1024));
+  // One byte more than the block size may be produced: a chunk of exactly the block size then ends
+  // cleanly, one byte over is Corrupt.
+  const uint64_t limit = c.block_size + 1;
+  size_t step = std::min<uint64_t>(limit, std::max<size_t>(in.size() * 4, 64 * 1024));
   for (;;) {
     const size_t produced = out->size() - start;
-    if (produced >= c.block_size) {
+    if (produced > c.block_size) {
       return Status::Corrupt(c.Where() + ": ZLIB: decompresses to more than the compression block size " +
                              std::to_string(c.block_size));
     }
-    const size_t grow = std::min<uint64_t>(step, c.block_size - produced);
+    const size_t grow = std::min<uint64_t>(step, limit - produced);
     out->resize(out->size() + grow);
     z.next_out = out->data() + out->size() - grow;
     z.avail_out = static_cast<uInt>(grow);
@@ -120,14 +123,15 @@ Status ZstdStreaming(const ChunkCtx& c, std::span<const uint8_t> in, std::vector
   if (!ds) return Status::Internal("ZSTD: cannot create a decompression stream");
   ZSTD_inBuffer ib{in.data(), in.size(), 0};
   const size_t start = out->size();
-  size_t step = std::min<uint64_t>(c.block_size, std::max<size_t>(in.size() * 4, 64 * 1024));
+  const uint64_t limit = c.block_size + 1;  // as for ZLIB: one byte over the block size is Corrupt
+  size_t step = std::min<uint64_t>(limit, std::max<size_t>(in.size() * 4, 64 * 1024));
   for (;;) {
     const size_t produced = out->size() - start;
-    if (produced >= c.block_size && ib.pos < ib.size) {
+    if (produced > c.block_size) {
       return Status::Corrupt(c.Where() + ": ZSTD: decompresses to more than the compression block size " +
                              std::to_string(c.block_size));
     }
-    const size_t grow = std::min<uint64_t>(step, c.block_size - produced);
+    const size_t grow = std::min<uint64_t>(step, limit - produced);
     out->resize(out->size() + grow);
     ZSTD_outBuffer ob{out->data() + out->size() - grow, grow, 0};
     const size_t rc = ZSTD_decompressStream(ds.get(), &ob, &ib);
@@ -185,6 +189,10 @@ Result<Buffer> DecompressStream(Compression compression, uint64_t block_size, co
                                 uint64_t base_offset) {
   if (compression == Compression::kNone) return in;
   if (block_size == 0) block_size = kDefaultCompressionBlockSize;
+  if (block_size > kMaxCompressionBlockSize) {
+    return Status::Corrupt(std::string(what) + ": compression block size " + std::to_string(block_size) +
+                           " exceeds the " + std::to_string(kMaxCompressionBlockSize) + "-byte maximum");
+  }
   std::vector<uint8_t> out;
   size_t pos = 0;
   const uint8_t* p = in.data();

@@ -29,12 +29,7 @@ Result<RecordBatch> OrcReader::ReadStripe(size_t stripe, const std::vector<int>&
   }
   RAP_ASSIGN_OR_RETURN(StripeFooterInfo footer, StripeFooter(stripe));
   const uint64_t rows = tail_.stripes[stripe].num_rows;
-  if (rows > kMaxStripeRows) {
-    return Status::ResourceExhausted(tail_.name + ": stripe " + std::to_string(stripe) + " has " +
-                                     std::to_string(rows) + " rows, more than the " + std::to_string(kMaxStripeRows) +
-                                     " rap decodes at once");
-  }
-  StripeContext ctx{&tail_, file_, &footer, stripe};
+  StripeContext ctx{&tail_, file_, &footer, stripe, max_stripe_values_};
   RecordBatch batch;
   auto schema = std::make_shared<Schema>();
   batch.num_rows = static_cast<int64_t>(rows);

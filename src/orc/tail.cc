@@ -187,6 +187,11 @@ Result<FileTail> ParseTail(std::string_view name, std::span<const uint8_t> file)
   if (ps.has_compression_block_size() && ps.compression_block_size() > 0) {
     tail.compression_block_size = ps.compression_block_size();
   }
+  if (tail.compression_block_size > kMaxCompressionBlockSize) {
+    return Status::Corrupt(n + ": postscript at offset " + std::to_string(ps_off) + ": compression block size " +
+                           std::to_string(tail.compression_block_size) + " exceeds the maximum " +
+                           std::to_string(kMaxCompressionBlockSize));
+  }
   tail.version.assign(ps.version().begin(), ps.version().end());
   tail.writer_version = ps.writer_version();
   const uint64_t avail = ps_off - 3;  // bytes between the header and the postscript

@@ -22,6 +22,8 @@ std::string CompressionName(Compression c);
 
 // Default compression block size when the postscript has none (ORC's writers default to 256 KiB).
 inline constexpr uint64_t kDefaultCompressionBlockSize = 256 * 1024;
+// Larger block sizes are Corrupt (ORC's writers hold a block in a 32-bit sized buffer).
+inline constexpr uint64_t kMaxCompressionBlockSize = uint64_t{1} << 31;
 
 // Decompresses the framed bytes `in` (all of one stream, or the footer/metadata) into one buffer.
 // kNone returns `in` unchanged (a slice of `owner` when given). `what` names the object and

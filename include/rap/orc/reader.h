@@ -25,8 +25,9 @@
 
 namespace rap::orc {
 
-// The most rows rap decodes from one stripe at once (every column of a stripe is decoded whole).
-inline constexpr uint64_t kMaxStripeRows = uint64_t{1} << 27;
+// The most values rap decodes from one column of one stripe at once (a stripe's rows, or a list's
+// or map's children): every column of a stripe is decoded whole. More is ResourceExhausted.
+inline constexpr uint64_t kMaxStripeValues = uint64_t{1} << 27;
 
 class OrcReader {
  public:
@@ -45,10 +46,14 @@ class OrcReader {
   // Every stripe, in order.
   Result<std::vector<RecordBatch>> ReadAll(const std::vector<int>& fields = {}) const;
 
+  // Lowers (or raises) kMaxStripeValues for this reader (the fuzz targets bound their memory).
+  void set_max_stripe_values(uint64_t n) { max_stripe_values_ = n; }
+
  private:
   OrcReader(FileTail tail, Buffer file) : tail_(std::move(tail)), file_(std::move(file)) {}
   FileTail tail_;
   Buffer file_;
+  uint64_t max_stripe_values_ = kMaxStripeValues;
 };
 
 }  // namespace rap::orc
