@@ -61,7 +61,8 @@ Result<ArrayPtr> Assemble(const StripeContext& ctx, uint32_t column, const Prese
     if (!p.valid[i]) continue;
     const size_t e = index ? static_cast<size_t>((*index)[k]) : k;
     ++k;
-    std::memcpy(data.mutable_data() + off[i], blob + starts[e], starts[e + 1] - starts[e]);
+    const uint64_t len = starts[e + 1] - starts[e];
+    if (len > 0) std::memcpy(data.mutable_data() + off[i], blob + starts[e], len);  // blob is null when empty
   }
   out->buffers.push_back(std::move(offsets));
   out->buffers.push_back(data.Slice(0, total));

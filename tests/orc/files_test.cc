@@ -2,6 +2,7 @@
 // expectations"), truncations of real files, and user metadata.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <string>
@@ -166,6 +167,35 @@ TEST(OrcFiles, Decimal64V2) {
     ++row;
   }
   EXPECT_EQ(row, 10);
+}
+
+// Every example file reads completely, except those that must fail (and say why).
+TEST(OrcFiles, EveryExampleReadsOrFailsClearly) {
+  const std::map<std::string, StatusCode> expected_failures = {
+      {"zero.orc", StatusCode::kCorrupt},
+      {"corrupt/missing_blob_stream_in_string_dict.orc", StatusCode::kCorrupt},
+      {"corrupt/missing_length_stream_in_string_dict.orc", StatusCode::kCorrupt},
+      {"corrupt/negative_dict_entry_lengths.orc", StatusCode::kCorrupt},
+      {"corrupt/stripe_footer_bad_column_encodings.orc", StatusCode::kCorrupt},
+      {"encrypted/sample1.orc", StatusCode::kNotSupported},
+      {"encrypted/sample2.orc", StatusCode::kNotSupported},
+      {"TestOrcFile.testUnionAndTimestamp.orc", StatusCode::kNotSupported},
+  };
+  const std::string root = rap::testing::SharedDir() + "/orc/examples/";
+  int files = 0;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(root)) {
+    if (!e.is_regular_file() || e.path().extension() != ".orc") continue;
+    const std::string name = e.path().string().substr(root.size());
+    ++files;
+    const Status st = ReadEverything(name, Buffer::FromString(rap::testing::ReadFileToString(e.path().string())));
+    auto it = expected_failures.find(name);
+    if (it == expected_failures.end()) {
+      EXPECT_TRUE(st.ok()) << name << ": " << st.ToString();
+    } else {
+      EXPECT_EQ(st.code(), it->second) << name << ": " << st.ToString();
+    }
+  }
+  EXPECT_GE(files, 45);
 }
 
 // Every prefix and a sample of single-byte corruptions of real files give an error or a result,
