@@ -35,6 +35,8 @@ std::string FileTail::WriterName() const {
 
 namespace {
 
+constexpr uint32_t kMaxTypeDepth = 256;
+
 Status CheckTypes(const std::string& where, const TypeTree& types) {
   if (types.nodes.empty()) return Status::Corrupt(where + ": the footer has no types");
   std::vector<uint8_t> has_parent(types.nodes.size(), 0);
@@ -73,11 +75,18 @@ Status CheckTypes(const std::string& where, const TypeTree& types) {
                              ") is out of range");
     }
   }
-  if (types.nodes[0].kind != TypeKind::kStruct && types.nodes.size() > 1 && types.nodes[0].subtypes.empty()) {
-    return Status::Corrupt(where + ": the root type has no children but the footer lists more types");
-  }
   for (size_t id = 1; id < types.nodes.size(); ++id) {
     if (!has_parent[id]) return Status::Corrupt(where + ": type " + std::to_string(id) + " is not in the type tree");
+  }
+  // Nesting depth (children have larger ids than their parent, so one pass in id order): the
+  // type tree is walked recursively, so its depth is bounded.
+  std::vector<uint32_t> depth(types.nodes.size(), 0);
+  for (size_t id = 0; id < types.nodes.size(); ++id) {
+    if (depth[id] > kMaxTypeDepth) {
+      return Status::NotSupported(where + ": type " + std::to_string(id) + " is nested more than " +
+                                  std::to_string(kMaxTypeDepth) + " levels deep");
+    }
+    for (uint32_t sub : types.nodes[id].subtypes) depth[sub] = depth[id] + 1;
   }
   return Status::OK();
 }

@@ -169,6 +169,43 @@ TEST(OrcFiles, Decimal64V2) {
   EXPECT_EQ(row, 10);
 }
 
+// A footer whose type tree nests deeper than 256 levels is refused before anything walks it.
+TEST(OrcFiles, DeepTypeTreeIsRefused) {
+  // Footer: types 0..299, each a list of the next (the last an int); no stripes, 0 rows.
+  std::string footer;
+  auto varint = [](std::string* out, uint64_t v) {
+    while (v >= 0x80) {
+      out->push_back(static_cast<char>((v & 0x7f) | 0x80));
+      v >>= 7;
+    }
+    out->push_back(static_cast<char>(v));
+  };
+  for (uint32_t id = 0; id < 300; ++id) {
+    std::string type;
+    type.push_back(0x08);  // kind
+    varint(&type, id + 1 < 300 ? 10 : 3);
+    if (id + 1 < 300) {
+      type.push_back(0x12);  // subtypes, packed
+      std::string packed;
+      varint(&packed, id + 1);
+      varint(&type, packed.size());
+      type += packed;
+    }
+    footer.push_back(0x22);  // types = 4
+    varint(&footer, type.size());
+    footer += type;
+  }
+  std::string ps;
+  ps.push_back(0x08);  // footerLength
+  varint(&ps, footer.size());
+  ps.push_back(0x10);  // compression NONE
+  ps.push_back(0x00);
+  const std::string file = "ORC" + footer + ps + std::string(1, static_cast<char>(ps.size()));
+  const Status st = ReadEverything("deep.orc", Buffer::Copy(file));
+  EXPECT_TRUE(st.Is(StatusCode::kNotSupported)) << st.ToString();
+  EXPECT_NE(st.message().find("nested more than 256 levels"), std::string::npos) << st.ToString();
+}
+
 // Every example file reads completely, except those that must fail (and say why).
 TEST(OrcFiles, EveryExampleReadsOrFailsClearly) {
   const std::map<std::string, StatusCode> expected_failures = {
