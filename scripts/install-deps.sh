@@ -11,6 +11,8 @@ PKGS=(
   # libraries
   libcurl4-openssl-dev libssl-dev libzstd-dev libsnappy-dev liblz4-dev zlib1g-dev libdeflate-dev libbrotli-dev
   libboost-dev nlohmann-json3-dev libcli11-dev libfmt-dev libpugixml-dev
+  # the ORC reader (src/orc): protobuf for its metadata, liblzo2 for its LZO compression
+  libprotobuf-dev protobuf-compiler liblzo2-dev
   # the rap binary's allocator (tools/CMakeLists.txt, RAP_MALLOC)
   libjemalloc-dev
   libgtest-dev libgmock-dev libbenchmark-dev

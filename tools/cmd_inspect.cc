@@ -15,6 +15,7 @@
 #include "command.h"
 #include "inspect_frames.h"
 #include "inspect_report.h"
+#include "orc_cli.h"
 
 namespace rap::cli {
 namespace {
@@ -32,6 +33,10 @@ std::string Bytes(const json& v) {
 }
 
 void PrintText(const json& j, std::FILE* out) {
+  if (j.value("format", "") == "orc") {
+    PrintOrcText(j, out);
+    return;
+  }
   fmt::print(out, "file        {} ({}, footer {} B)\n", Str(j["file"]), Bytes(j["size"]), Str(j["footer_length"]));
   if (j.contains("created_by")) fmt::print(out, "created_by  {}\n", Str(j["created_by"]));
   fmt::print(out, "version     {}\nrows        {}\nrow groups  {}\ncolumns     {}\n", Str(j["version"]),
@@ -118,14 +123,16 @@ void PrintText(const json& j, std::FILE* out) {
 
 CommandRegistrar registrar("inspect", [](CLI::App& app) {
   auto args = std::make_shared<InspectArgs>();
-  CLI::App* cmd = app.add_subcommand("inspect", "Show the metadata of a Parquet file: schema, row groups, columns");
+  CLI::App* cmd = app.add_subcommand("inspect", "Show the metadata of a Parquet or ORC file: schema, row groups / stripes, columns");
   cmd->description(
       "Show what a Parquet file holds, from its footer: the schema tree (name, repetition, physical, logical and\n"
       "converted type), key-value metadata, created_by, row groups and, per column chunk, the codec, encodings,\n"
       "compressed/uncompressed sizes, value count, statistics (min/max decoded for ints, floats and strings, hex\n"
       "otherwise) and whether a ColumnIndex / OffsetIndex exists. Reads only the footer and the page indexes,\n"
-      "plus the column chunks with --pages.");
-  cmd->add_option("file", args->file, "Parquet file: path, file://, http(s):// or s3:// URL")->required();
+      "plus the column chunks with --pages.\n"
+      "ORC files (a .orc name or the ORC magic) show their postscript, schema, user metadata, column and stripe\n"
+      "statistics and stripes; --pages adds each stripe's column encodings and streams.");
+  cmd->add_option("file", args->file, "Parquet or ORC file: path, file://, http(s):// or s3:// URL")->required();
   cmd->add_flag("--pages", args->pages,
                 "Also list every page of every column chunk, walking the page headers from the chunk start: offset, "
                 "header size, compressed/uncompressed size, page type, encoding, values, and first row and row count "

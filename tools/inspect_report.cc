@@ -14,6 +14,7 @@
 #include "rap/io/object_store.h"
 
 #include "inspect_frames.h"
+#include "orc_cli.h"
 
 namespace rap::cli {
 namespace {
@@ -40,6 +41,13 @@ class Source {
   Result<std::vector<Buffer>> Read(const std::vector<ByteRange>& ranges) {
     io::ReadStats stats;
     return resolved_.store->ReadRanges(resolved_.path, ranges, io::ReadOptions{}, &stats);
+  }
+  const std::string& path() const { return resolved_.path; }
+  Result<bool> IsOrc() { return StartsWithOrcMagic(*resolved_.store, resolved_.path); }
+  // An ORC file's report (tools/orc_cli.h); the text form is marked by "format": "orc".
+  Result<json> InspectOrc(bool streams) {
+    RAP_ASSIGN_OR_RETURN(auto reader, OpenOrc(*resolved_.store, resolved_.path, url_));
+    return cli::InspectOrc(*reader, streams);
   }
 
  private:
@@ -340,8 +348,13 @@ Result<PageIndexes> ReadPageIndexes(Source& src, uint64_t file_size, const FileM
 Result<nlohmann::ordered_json> InspectReport(const InspectOptions& args, Status* late_error) {
   const std::string& name = args.file;
   RAP_ASSIGN_OR_RETURN(Source src, Source::Open(name));
+  if (HasOrcExtension(src.path())) return src.InspectOrc(args.pages);
   uint64_t size = 0;
   RAP_ASSIGN_OR_RETURN(Buffer tail, src.Tail(kDefaultTailRead, &size));
+  if (tail.size() < 4 || std::memcmp(tail.data() + tail.size() - 4, "PAR1", 4) != 0) {  // not Parquet: ORC?
+    auto orc = src.IsOrc();
+    if (orc.ok() && *orc) return src.InspectOrc(args.pages);
+  }
   RAP_ASSIGN_OR_RETURN(uint64_t length, ParseFooterLength(tail.span(), size, name));
   if (length + kFooterSize > tail.size()) {
     RAP_ASSIGN_OR_RETURN(auto bufs, src.Read({ByteRange{size - length - kFooterSize, length + kFooterSize}}));
