@@ -55,11 +55,7 @@ class Source {
   }
   const std::string& path() const { return resolved_.path; }
   Result<bool> IsOrc() { return StartsWithOrcMagic(*resolved_.store, resolved_.path); }
-  // An ORC file's report (tools/orc_cli.h); the text form is marked by "format": "orc".
-  Result<json> InspectOrc(bool streams) {
-    RAP_ASSIGN_OR_RETURN(auto reader, OpenOrc(*resolved_.store, resolved_.path, url_));
-    return cli::InspectOrc(*reader, streams);
-  }
+  Result<json> InspectOrc(bool streams) { return InspectOrcObject(*resolved_.store, resolved_.path, url_, streams); }
 
  private:
   std::string url_;
@@ -569,7 +565,8 @@ void PrintText(const json& j, std::FILE* out) {
 
 CommandRegistrar registrar("inspect", [](CLI::App& app) {
   auto args = std::make_shared<InspectArgs>();
-  CLI::App* cmd = app.add_subcommand("inspect", "Show the metadata of a Parquet or ORC file: schema, row groups / stripes, columns");
+  CLI::App* cmd = app.add_subcommand(
+      "inspect", "Show the metadata of a Parquet or ORC file: schema, row groups or stripes, columns");
   cmd->description(
       "Show what a Parquet file holds, from its footer: the schema tree (name, repetition, physical, logical and\n"
       "converted type), key-value metadata, created_by, row groups and, per column chunk, the codec, encodings,\n"

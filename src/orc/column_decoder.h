@@ -9,11 +9,12 @@
 #include <string>
 #include <vector>
 
-#include "orc/rle.h"
 #include "rap/format/array.h"
 #include "rap/orc/stripe.h"
 #include "rap/orc/tail.h"
 #include "rap/util/buffer.h"
+
+#include "orc/rle.h"
 
 namespace rap::orc {
 
