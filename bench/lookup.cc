@@ -39,6 +39,7 @@
 #include <nlohmann/json.hpp>
 
 #include "lookup/table.h"
+#include "rap/columnar/quantile.h"
 #include "rap/index/build.h"
 #include "rap/index/index.h"
 #include "rap/read/expr.h"
@@ -86,8 +87,8 @@ struct Sample {
   int64_t rows = 0;
 };
 
-// read::Quantile: the value at the rounded rank q * (n - 1); with few samples p99 is the largest.
-using read::Quantile;
+// columnar::Quantile: the value at the rounded rank q * (n - 1); with few samples p99 is the largest.
+using columnar::Quantile;
 
 template <typename F>
 double MedianOf(const std::vector<Sample>& s, F f) {

@@ -30,6 +30,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "rap/columnar/quantile.h"
 #include "rap/format/writer.h"
 #include "rap/read/fingerprint.h"
 #include "rap/read/scanner.h"
@@ -165,7 +166,7 @@ Result1 RunOnce(const std::string& url, const Query& q, const Setting& s) {
   r.bytes = st.bytes;
   r.unused = st.warmup_bytes_unused;
   r.warmup_waited = st.warmup_waited;
-  r.boundary_wait = read::Quantile(st.file_boundary_wait_s, 0.5);
+  r.boundary_wait = columnar::Quantile(st.file_boundary_wait_s, 0.5);
   r.fingerprint = fp.ToString();
   r.rss_kib = PeakRssKiB();
   return r;

@@ -27,6 +27,8 @@ PKGS=(
   wrk
   # independent readers for writer verification (npm packages, see tests/npm)
   nodejs
+  # the Python package (python/, RAP_PYTHON=ON): headers, and the project's venv (scripts/install-python-deps.sh)
+  python3 python3-dev python3-venv
 )
 # Node.js from a vendor repository bundles npm and conflicts with Debian's npm package.
 if ! command -v npm >/dev/null 2>&1; then PKGS+=(npm); fi
@@ -48,3 +50,6 @@ if [ ${#missing[@]} -gt 0 ]; then
 else
   echo "install-deps: all Debian packages present"
 fi
+
+# The project's Python virtual environment (.venv) with the pinned test packages.
+bash "$(dirname "$0")/install-python-deps.sh"

@@ -105,7 +105,7 @@ class CsvRecords {
 DataTypePtr InferTextColumn(const std::vector<const std::string*>& values) {
   bool all_int = true, all_double = true, all_bool = true, all_date = true, all_ts = true;
   auto ok = [](const DataTypePtr& t, const std::string& v) {
-    auto b = MakeColumnBuilder(Field{"x", t, true});
+    auto b = columnar::MakeColumnBuilder(Field{"x", t, true});
     return b->AppendText(v).ok();
   };
   const auto i64 = MakeType(TypeId::kInt64), f64 = MakeType(TypeId::kFloat64), bl = MakeType(TypeId::kBool);
@@ -217,7 +217,7 @@ class TextSource : public BatchSource {
   }
   void MakeBuilders() {
     builders_.clear();
-    for (const auto& f : schema_->fields) builders_.push_back(MakeColumnBuilder(f));
+    for (const auto& f : schema_->fields) builders_.push_back(columnar::MakeColumnBuilder(f));
   }
   RecordBatch FinishBatch(int64_t rows) {
     RecordBatch b;
@@ -234,7 +234,7 @@ class TextSource : public BatchSource {
   std::ifstream in_;
   uint64_t total_ = 0;
   SchemaPtr schema_;
-  std::vector<std::unique_ptr<ColumnBuilder>> builders_;
+  std::vector<std::unique_ptr<columnar::ColumnBuilder>> builders_;
   TextInputOptions options_;
 };
 

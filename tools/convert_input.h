@@ -13,8 +13,8 @@
 
 #include <nlohmann/json_fwd.hpp>
 
-#include "rap/format/array.h"
-#include "rap/format/column_builder.h"
+#include "rap/columnar/array.h"
+#include "rap/columnar/column_builder.h"
 #include "rap/util/result.h"
 
 namespace rap::cli {
@@ -46,8 +46,8 @@ struct TextInputOptions {
 Result<std::unique_ptr<BatchSource>> OpenCsv(const std::string& path, const TextInputOptions& options);
 Result<std::unique_ptr<BatchSource>> OpenJsonLines(const std::string& path, const TextInputOptions& options);
 
-using rap::ColumnBuilder;
-using rap::MakeColumnBuilder;
+using rap::columnar::ColumnBuilder;
+using rap::columnar::MakeColumnBuilder;
 
 }  // namespace rap::cli
 

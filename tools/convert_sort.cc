@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "convert_input.h"
+#include "rap/columnar/take.h"
 
 namespace rap::cli {
 namespace {

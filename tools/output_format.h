@@ -10,7 +10,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "rap/format/array.h"
+#include "rap/columnar/array.h"
 #include "rap/util/result.h"
 
 namespace rap::cli {

@@ -8,7 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "rap/format/column_builder.h"
+#include "rap/columnar/array_format.h"
+#include "rap/columnar/column_builder.h"
 
 namespace rap::parquet {
 namespace {
@@ -244,7 +245,7 @@ Result<ArrayPtr> EncodeBlob(const BlobSpec& spec, std::span<const ArrayPtr> colu
   for (size_t i = 0; i < columns.size(); ++i) {
     if (columns[i]->length != num_rows) return Status::InvalidArgument("blob: column '" + spec.fields[i].name + "' has another length");
     plain.push_back(BlobForm(columns[i]));
-    names.push_back(JsonQuote(spec.fields[i].name) + ":");
+    names.push_back(columnar::JsonQuote(spec.fields[i].name) + ":");
   }
   std::string data;
   std::vector<int32_t> offsets{0};
@@ -275,12 +276,12 @@ Result<std::vector<ArrayPtr>> DecodeBlob(const BlobSpec& spec, const ArrayData& 
   if (!blob.type->IsBinaryLike() || blob.buffers.size() < 3) {
     return Status::InvalidArgument("blob column '" + spec.column + "' is " + blob.type->ToString() + ", not a string");
   }
-  std::vector<std::unique_ptr<ColumnBuilder>> builders;
-  ColumnBuilderOptions o;
+  std::vector<std::unique_ptr<columnar::ColumnBuilder>> builders;
+  columnar::ColumnBuilderOptions o;
   o.hex_binary = true;
   for (int w : wanted) {
     if (w < 0 || static_cast<size_t>(w) >= spec.fields.size()) return Status::InvalidArgument("blob: no field " + std::to_string(w));
-    builders.push_back(MakeColumnBuilder(spec.fields[static_cast<size_t>(w)], o));
+    builders.push_back(columnar::MakeColumnBuilder(spec.fields[static_cast<size_t>(w)], o));
   }
   const int32_t* off = blob.offsets();
   const char* data = reinterpret_cast<const char*>(blob.buffers[2].data());

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "rap/format/array.h"
+#include "rap/columnar/array.h"
 #include "rap/format/metadata.h"
 #include "rap/format/statistics.h"
 #include "rap/util/result.h"

@@ -1,13 +1,14 @@
 // IndexDataFile: key columns -> sorted runs -> entries, with page locations and hoisted values.
-#include "file_indexer.h"
+#include "index/file_indexer.h"
 
-#include "frame_locations.h"
+#include "index/frame_locations.h"
 
 #include <algorithm>
 #include <cstdio>
 #include <numeric>
 #include <string_view>
 
+#include "rap/columnar/take.h"
 #include "rap/format/blob_column.h"
 #include "rap/format/thrift.h"
 #include "rap/format/writer_options.h"
@@ -200,7 +201,7 @@ Result<IndexedFile> IndexDataFile(const io::ObjectStorePtr& store, const table::
       std::vector<ArrayPtr> parts;
       for (const RecordBatch& b : batches) parts.push_back(b.columns[spec.key_columns.size() + h]);
       RAP_ASSIGN_OR_RETURN(ArrayPtr all, parts.size() == 1 ? Result<ArrayPtr>(parts[0]) : ConcatArrays(parts));
-      RAP_ASSIGN_OR_RETURN(ArrayPtr taken, read::TakeRows(*all, idx));
+      RAP_ASSIGN_OR_RETURN(ArrayPtr taken, columnar::TakeArray(*all, idx));
       hoisted.push_back(std::move(taken));
     }
   }

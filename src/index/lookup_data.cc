@@ -5,8 +5,9 @@
 #include <map>
 #include <tuple>
 
-#include "frame_locations.h"
-#include "lookup_plan.h"
+#include "rap/columnar/take.h"
+#include "index/frame_locations.h"
+#include "index/lookup_plan.h"
 #include "rap/format/column_reader.h"
 #include "rap/read/scanner.h"
 
@@ -451,7 +452,7 @@ Status ReadHoisted(const DataRequest& rq) {
     for (const std::string& c : rq.data_columns) {
       const size_t h = static_cast<size_t>(std::find(m.hoist.begin(), m.hoist.end(), c) - m.hoist.begin());
       if (h >= p.entry->hoisted.size()) return Status::Corrupt("index: an entry lacks hoisted column " + c);
-      RAP_ASSIGN_OR_RETURN(ArrayPtr a, read::TakeRows(*p.entry->hoisted[h], idx));
+      RAP_ASSIGN_OR_RETURN(ArrayPtr a, columnar::TakeArray(*p.entry->hoisted[h], idx));
       p.columns.push_back(std::move(a));
     }
   }

@@ -4,7 +4,8 @@
 
 #include <algorithm>
 
-#include "frame_locations.h"
+#include "rap/columnar/take.h"
+#include "index/frame_locations.h"
 #include "rap/format/frame_layout.h"
 #include "rap/read/scanner.h"
 
@@ -63,7 +64,7 @@ Result<ArrayPtr> DecodeFrameRecord(const parquet::FieldNode& node, const parquet
   for (const read::RowRange& r : rows) {
     for (int64_t i = r.begin; i < r.end; ++i) idx.push_back(i);
   }
-  return read::TakeRows(*all, idx);
+  return columnar::TakeArray(*all, idx);
 }
 
 }  // namespace rap::index::internal

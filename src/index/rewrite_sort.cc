@@ -1,12 +1,13 @@
 // BucketSorter (rewrite_sort.h): buffered batches -> per-bucket sorted runs spilled to temporary
 // Parquet files -> per-bucket MergeReader streams.
-#include "rewrite_sort.h"
+#include "index/rewrite_sort.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <filesystem>
 
+#include "rap/columnar/take.h"
 #include "rap/format/writer.h"
 #include "rap/io/object_store.h"
 #include "rap/read/merge_reader.h"
@@ -15,7 +16,7 @@ namespace rap::index::internal {
 namespace {
 
 // One batch, then the end.
-class OneBatch : public read::RecordBatchReader {
+class OneBatch : public columnar::RecordBatchReader {
  public:
   explicit OneBatch(RecordBatch b) : batch_(std::move(b)) {}
   SchemaPtr schema() const override { return batch_.schema; }
@@ -30,7 +31,7 @@ class OneBatch : public read::RecordBatchReader {
   bool done_ = false;
 };
 
-class Merged : public read::RecordBatchReader {
+class Merged : public columnar::RecordBatchReader {
  public:
   explicit Merged(std::unique_ptr<read::MergeReader> m) : merge_(std::move(m)) {}
   SchemaPtr schema() const override { return merge_->schema(); }
@@ -167,16 +168,16 @@ Status BucketSorter::Finish() {
   return SortBuffer(&all_, &bucket_rows_);
 }
 
-Result<std::unique_ptr<read::RecordBatchReader>> BucketSorter::OpenBucket(int32_t b) {
+Result<std::unique_ptr<columnar::RecordBatchReader>> BucketSorter::OpenBucket(int32_t b) {
   const size_t bi = static_cast<size_t>(b);
   if (runs_spilled_ == 0) {
-    if (bi >= bucket_rows_.size() || bucket_rows_[bi].empty()) return std::unique_ptr<read::RecordBatchReader>();
+    if (bi >= bucket_rows_.size() || bucket_rows_[bi].empty()) return std::unique_ptr<columnar::RecordBatchReader>();
     RAP_ASSIGN_OR_RETURN(RecordBatch batch, TakeBatch(all_, bucket_rows_[bi]));
     bucket_rows_[bi].clear();
     bucket_rows_[bi].shrink_to_fit();
-    return std::unique_ptr<read::RecordBatchReader>(new OneBatch(std::move(batch)));
+    return std::unique_ptr<columnar::RecordBatchReader>(new OneBatch(std::move(batch)));
   }
-  if (bi >= runs_.size() || runs_[bi].empty()) return std::unique_ptr<read::RecordBatchReader>();
+  if (bi >= runs_.size() || runs_[bi].empty()) return std::unique_ptr<columnar::RecordBatchReader>();
   RAP_ASSIGN_OR_RETURN(io::ResolvedUrl r, io::OpenUrl(options_.temp_dir));
   std::vector<read::MergeRun> runs;
   for (const std::string& p : runs_[bi]) {
@@ -193,7 +194,7 @@ Result<std::unique_ptr<read::RecordBatchReader>> BucketSorter::OpenBucket(int32_
   mo.reader.use_metadata_cache = false;
   mo.warmup_threads = 2;
   RAP_ASSIGN_OR_RETURN(auto merge, read::MergeReader::Make(r.store, std::move(runs), std::move(mo)));
-  return std::unique_ptr<read::RecordBatchReader>(new Merged(std::move(merge)));
+  return std::unique_ptr<columnar::RecordBatchReader>(new Merged(std::move(merge)));
 }
 
 }  // namespace rap::index::internal

@@ -13,9 +13,9 @@
 #include <string>
 #include <vector>
 
-#include "rap/format/array.h"
+#include "rap/columnar/array.h"
 #include "rap/index/key.h"
-#include "rap/read/record_batch_reader.h"
+#include "rap/columnar/record_batch_reader.h"
 #include "rap/util/result.h"
 
 namespace rap::index::internal {
@@ -36,7 +36,7 @@ class BucketSorter {
   Status Add(RecordBatch batch);
   Status Finish();  // after the last Add
   // Bucket b's rows in key order (nullptr when the bucket is empty). After Finish, each bucket once.
-  Result<std::unique_ptr<read::RecordBatchReader>> OpenBucket(int32_t b);
+  Result<std::unique_ptr<columnar::RecordBatchReader>> OpenBucket(int32_t b);
 
   int64_t runs_spilled() const { return runs_spilled_; }
   uint64_t bytes_spilled() const { return bytes_spilled_; }

@@ -9,7 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "rap/format/array.h"
+#include "orc/rle.h"
+#include "rap/columnar/array.h"
 #include "rap/orc/stripe.h"
 #include "rap/orc/tail.h"
 #include "rap/util/buffer.h"

@@ -5,6 +5,7 @@
 // column to a file's column (BindColumn): by name, or by Parquet field id (Delta column mapping `id`).
 #include <cstring>
 
+#include "rap/columnar/cast.h"
 #include "rap/read/scanner.h"
 #include "read/scanner_impl.h"
 
@@ -18,7 +19,7 @@ Result<ArrayPtr> Conform(const ArrayPtr& array, const DataTypePtr& type, const D
                          int depth) {
   if (depth > kMaxDepth) return Status::NotSupported(where + ": nesting deeper than 64 levels");
   const DataType& from = *array->type;
-  if (!type->IsNested()) return CastArray(array, type);
+  if (!type->IsNested()) return columnar::CastArray(array, type);
   if (from.id != type->id) {
     return Status::NotSupported(where + ": a file column of type " + from.ToString() + " cannot be read as the table's " +
                                 type->ToString());
@@ -41,7 +42,7 @@ Result<ArrayPtr> Conform(const ArrayPtr& array, const DataTypePtr& type, const D
         }
       }
       if (!child) {
-        RAP_ASSIGN_OR_RETURN(child, MakeNullArray(f.type, child_len));
+        RAP_ASSIGN_OR_RETURN(child, columnar::MakeNullArray(f.type, child_len));
       }
       out->children.push_back(std::move(child));
     }
@@ -183,7 +184,7 @@ Result<ArrayPtr> StructFieldAt(const ArrayPtr& column, const std::vector<size_t>
 
 Result<ArrayPtr> ConformArray(const ArrayPtr& array, const DataTypePtr& type, const DataTypePtr& file_type,
                               const std::string& column) {
-  if (!type->IsNested()) return CastArray(array, type);
+  if (!type->IsNested()) return columnar::CastArray(array, type);
   // Only metadata is rebuilt (buffers are shared), so conforming every nested column costs little.
   const DataType& names = file_type ? *file_type : *type;
   return Conform(array, type, names, column, 0);

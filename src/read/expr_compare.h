@@ -6,7 +6,7 @@
 
 #include <cstdint>
 
-#include "rap/format/array.h"
+#include "rap/columnar/array.h"
 #include "rap/read/expr.h"
 
 namespace rap::read::internal {

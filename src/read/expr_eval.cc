@@ -5,7 +5,7 @@
 #include <functional>
 #include <cstring>
 
-#include "expr_compare.h"
+#include "read/expr_compare.h"
 #include "rap/read/expr.h"
 
 namespace rap::read {
@@ -55,16 +55,6 @@ bool IsTemporalOrInt(TypeId id) {
   }
 }
 
-int64_t UnitsPerSecond(TimeUnit u) {
-  switch (u) {
-    case TimeUnit::kSecond: return 1;
-    case TimeUnit::kMilli: return 1000;
-    case TimeUnit::kMicro: return 1000000;
-    case TimeUnit::kNano: return 1000000000;
-  }
-  return 1;
-}
-
 Result<std::optional<Value>> ConvertLiteral(const Literal& lit, const Field& field) {
   const DataType& type = *field.type;
   auto bad = [&](const std::string& why) -> Status {
@@ -83,7 +73,7 @@ Result<std::optional<Value>> ConvertLiteral(const Literal& lit, const Field& fie
       return std::optional<Value>(v);
     case Value::Domain::kDouble: {
       if (lit.kind != Literal::Kind::kNumber) return bad("expected a number");
-      auto d = ParseDouble(lit.text);
+      auto d = columnar::ParseDouble(lit.text);
       if (!d) return bad("not a number");
       v.d = *d;
       return std::optional<Value>(v);
@@ -97,23 +87,23 @@ Result<std::optional<Value>> ConvertLiteral(const Literal& lit, const Field& fie
     return std::optional<Value>(v);
   }
   if (type.id == TypeId::kDecimal128) {
-    auto d = ParseDecimal(lit.text, type.scale);
+    auto d = columnar::ParseDecimal(lit.text, type.scale);
     if (lit.kind == Literal::Kind::kBool || !d) return bad("expected a number with at most " + std::to_string(type.scale) +
                                                            " fractional digits");
     v.i = *d;
     return std::optional<Value>(v);
   }
   if (type.id == TypeId::kDate32 && lit.kind == Literal::Kind::kString) {
-    auto d = ParseDate(lit.text);
+    auto d = columnar::ParseDate(lit.text);
     if (!d) return bad("expected a date 'YYYY-MM-DD'");
     v.i = *d;
     return std::optional<Value>(v);
   }
   if (type.id == TypeId::kTimestamp && lit.kind == Literal::Kind::kString) {
-    auto us = ParseTimestampMicros(lit.text);
+    auto us = columnar::ParseTimestampMicros(lit.text);
     if (!us) return bad("expected a timestamp 'YYYY-MM-DD[ HH:MM:SS[.ffffff]]' within int64 microseconds of 1970");
     __int128 x = *us;
-    int64_t per = UnitsPerSecond(type.unit);
+    int64_t per = columnar::UnitsPerSecond(type.unit);
     if (per >= 1000000) {
       x *= per / 1000000;
     } else {
@@ -126,7 +116,7 @@ Result<std::optional<Value>> ConvertLiteral(const Literal& lit, const Field& fie
   }
   if (IsTemporalOrInt(type.id)) {
     if (lit.kind != Literal::Kind::kNumber) return bad("expected an integer");
-    auto d = ParseDecimal(lit.text, 0);
+    auto d = columnar::ParseDecimal(lit.text, 0);
     if (!d) return bad("expected an integer");
     v.i = *d;
     return std::optional<Value>(v);

@@ -193,7 +193,7 @@ class Parser {
           }
         }
         t.text = std::string(text_.substr(i, j - i));
-        if (!ParseDouble(t.text)) return ErrorAt(i, "malformed number '" + t.text + "'");
+        if (!columnar::ParseDouble(t.text)) return ErrorAt(i, "malformed number '" + t.text + "'");
         if (j < text_.size() && IsIdentChar(text_[j])) return ErrorAt(j, "expected an operator or space after a number");
         i = j;
       } else if (IsIdentStart(c)) {

@@ -330,7 +330,7 @@ Result<RecordBatch> FileReader::ReadRowGroup(int rg, const RowSelection& selecti
   return decoder.Next(decoder.remaining());
 }
 
-class FileReader::BatchReader : public RecordBatchReader {
+class FileReader::BatchReader : public columnar::RecordBatchReader {
  public:
   BatchReader(std::shared_ptr<FileReader> reader, RowSelection selection, Projection projection)
       : reader_(std::move(reader)), selection_(std::move(selection)), projection_(std::move(projection)) {}
@@ -374,7 +374,7 @@ class FileReader::BatchReader : public RecordBatchReader {
   int64_t window_ = 1;                          // rows per batch in this row group
 };
 
-Result<std::unique_ptr<RecordBatchReader>> FileReader::NewBatchReader(std::optional<RowSelection> selection,
+Result<std::unique_ptr<columnar::RecordBatchReader>> FileReader::NewBatchReader(std::optional<RowSelection> selection,
                                                                       const Projection& projection) {
   RowSelection sel = selection ? *selection : RowSelection::All(num_rows());
   if (sel.last_end() > num_rows()) {
@@ -382,7 +382,7 @@ Result<std::unique_ptr<RecordBatchReader>> FileReader::NewBatchReader(std::optio
                                                num_rows(), sel.last_end()));
   }
   if (sel.first() < 0) return Status::InvalidArgument(path_ + ": negative row in the selection");
-  return std::unique_ptr<RecordBatchReader>(new BatchReader(shared_from_this(), std::move(sel), projection));
+  return std::unique_ptr<columnar::RecordBatchReader>(new BatchReader(shared_from_this(), std::move(sel), projection));
 }
 
 Result<std::vector<RecordBatch>> FileReader::ReadAll(std::optional<RowSelection> selection,

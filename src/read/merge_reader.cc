@@ -67,7 +67,7 @@ struct MergeReader::Impl {
     uint64_t ordinal_base = 0;  // file ordinal of the run's first file
     size_t next_file = 0;
     std::shared_ptr<FileReader> reader;
-    std::unique_ptr<RecordBatchReader> batches;
+    std::unique_ptr<columnar::RecordBatchReader> batches;
     int64_t file_rows = 0;  // rows of the current file read so far
     BatchPtr head;          // current batch (null: exhausted)
     int64_t row = 0;        // head row within it

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "rap/columnar/quantile.h"
 #include "rap/util/clock.h"
 
 #include "read/scanner_impl.h"
@@ -47,9 +48,9 @@ std::string ScanStats::ToString() const {
   line("prefetch_batches", prefetch_batches);
   auto ms = [&](const char* k, double v) { s += fmt::format("{} {:.3f}\n", k, v * 1e3); };
   ms("prefetch_consumer_wait_ms", prefetch_consumer_wait_s);
-  ms("prefetch_range_ms_p50", Quantile(prefetch_range_s, 0.5));
-  ms("prefetch_range_ms_p95", Quantile(prefetch_range_s, 0.95));
-  ms("file_boundary_wait_ms_p50", Quantile(file_boundary_wait_s, 0.5));
+  ms("prefetch_range_ms_p50", columnar::Quantile(prefetch_range_s, 0.5));
+  ms("prefetch_range_ms_p95", columnar::Quantile(prefetch_range_s, 0.95));
+  ms("file_boundary_wait_ms_p50", columnar::Quantile(file_boundary_wait_s, 0.5));
   line("warmup_files", warmup_files);
   line("warmup_bytes", static_cast<int64_t>(warmup_bytes));
   line("warmup_bytes_unused", static_cast<int64_t>(warmup_bytes_unused));
@@ -59,13 +60,6 @@ std::string ScanStats::ToString() const {
   line("memory_peak", static_cast<int64_t>(memory_peak));
   line("memory_waits", memory_waits);
   return s;
-}
-
-double Quantile(std::vector<double> values, double q) {
-  if (values.empty()) return 0;
-  std::sort(values.begin(), values.end());
-  const size_t i = static_cast<size_t>(q * static_cast<double>(values.size() - 1) + 0.5);
-  return values[std::min(i, values.size() - 1)];
 }
 
 namespace {

@@ -5,6 +5,8 @@
 #include <cstring>
 
 #include "read/scanner_impl.h"
+#include "rap/columnar/cast.h"
+#include "rap/columnar/take.h"
 
 namespace rap::read {
 
@@ -25,7 +27,7 @@ Result<ArrayPtr> ColumnOfRead(const RecordBatch& batch, const ColumnSource& cs, 
 Result<ArrayPtr> TakeCodedRows(const ArrayPtr& dictionary, const std::vector<int32_t>& codes,
                                const std::vector<int64_t>& positions) {
   const int64_t n = static_cast<int64_t>(positions.size());
-  if (dictionary->length == 0) return MakeNullArray(dictionary->type, n);  // every row is NULL
+  if (dictionary->length == 0) return columnar::MakeNullArray(dictionary->type, n);  // every row is NULL
   std::vector<int64_t> entries(positions.size());
   Buffer validity = Buffer::Allocate(static_cast<size_t>((n + 7) / 8));
   std::memset(validity.mutable_data(), 0, validity.size());
@@ -39,7 +41,7 @@ Result<ArrayPtr> TakeCodedRows(const ArrayPtr& dictionary, const std::vector<int
       validity.mutable_data()[k >> 3] |= static_cast<uint8_t>(1u << (k & 7));
     }
   }
-  RAP_ASSIGN_OR_RETURN(ArrayPtr out, TakeRows(*dictionary, entries));
+  RAP_ASSIGN_OR_RETURN(ArrayPtr out, columnar::TakeArray(*dictionary, entries));
   if (nulls > 0) {
     out->buffers[0] = validity;
     out->null_count = nulls;
@@ -158,7 +160,7 @@ Status Scanner::Impl::ScanRange(size_t file_index, FileReader& reader, const Rea
   std::vector<ArrayPtr> coded_dict(filter_cols.size());
   auto dictionary_of = [&](size_t c) -> Result<ArrayPtr> {
     if (!coded_dict[c]) {
-      RAP_ASSIGN_OR_RETURN(coded_dict[c], CastArray(codes[c]->dictionary, filter_cols[c].type));
+      RAP_ASSIGN_OR_RETURN(coded_dict[c], columnar::CastArray(codes[c]->dictionary, filter_cols[c].type));
     }
     return coded_dict[c];
   };
@@ -192,9 +194,9 @@ Status Scanner::Impl::ScanRange(size_t file_index, FileReader& reader, const Rea
       if (codes[c]) continue;
       ArrayPtr arr;
       if (cs.partition >= 0) {
-        RAP_ASSIGN_OR_RETURN(arr, RepeatValue(*file.partition_values[static_cast<size_t>(cs.partition)], n));
+        RAP_ASSIGN_OR_RETURN(arr, columnar::RepeatValue(*file.partition_values[static_cast<size_t>(cs.partition)], n));
       } else if (filter_leaf[c] < 0) {
-        RAP_ASSIGN_OR_RETURN(arr, MakeNullArray(cs.type, n));
+        RAP_ASSIGN_OR_RETURN(arr, columnar::MakeNullArray(cs.type, n));
       } else {
         RAP_ASSIGN_OR_RETURN(arr, ColumnOfRead(fb, cs, columns.filter[c], n, file.path, "read 1"));
       }
@@ -213,7 +215,7 @@ Status Scanner::Impl::ScanRange(size_t file_index, FileReader& reader, const Rea
         eval.num_rows = dict->length;
         eval.columns.push_back(dict);
         RAP_ASSIGN_OR_RETURN(std::vector<uint8_t> per_entry, st.predicate.Select(eval));
-        RAP_ASSIGN_OR_RETURN(eval.columns[0], MakeNullArray(filter_cols[c].type, 1));
+        RAP_ASSIGN_OR_RETURN(eval.columns[0], columnar::MakeNullArray(filter_cols[c].type, 1));
         eval.num_rows = 1;
         RAP_ASSIGN_OR_RETURN(std::vector<uint8_t> for_null, st.predicate.Select(eval));
         std::vector<uint8_t> lut(per_entry.size() + 1);
@@ -292,14 +294,14 @@ Status Scanner::Impl::ScanRange(size_t file_index, FileReader& reader, const Rea
     const ColumnSource& cs = out_cols[o];
     ArrayPtr arr;
     if (cs.partition >= 0) {
-      RAP_ASSIGN_OR_RETURN(arr, RepeatValue(*file.partition_values[static_cast<size_t>(cs.partition)], n));
+      RAP_ASSIGN_OR_RETURN(arr, columnar::RepeatValue(*file.partition_values[static_cast<size_t>(cs.partition)], n));
     } else if (int fi = filter_index(cs); fi >= 0 && codes[static_cast<size_t>(fi)]) {
       RAP_ASSIGN_OR_RETURN(ArrayPtr dict, dictionary_of(static_cast<size_t>(fi)));
       RAP_ASSIGN_OR_RETURN(arr, TakeCodedRows(dict, codes[static_cast<size_t>(fi)]->codes, keep_positions));
     } else if (fi >= 0) {
-      RAP_ASSIGN_OR_RETURN(arr, TakeRows(*filter_arrays[static_cast<size_t>(fi)], keep_positions));
+      RAP_ASSIGN_OR_RETURN(arr, columnar::TakeArray(*filter_arrays[static_cast<size_t>(fi)], keep_positions));
     } else if (!in_file[o]) {
-      RAP_ASSIGN_OR_RETURN(arr, MakeNullArray(cs.type, n));
+      RAP_ASSIGN_OR_RETURN(arr, columnar::MakeNullArray(cs.type, n));
     } else {
       RAP_ASSIGN_OR_RETURN(arr, ColumnOfRead(db, cs, columns.out[o], n, file.path, "read 2"));
     }

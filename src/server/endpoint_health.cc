@@ -2,6 +2,7 @@
 // require_index, its index — and the server is not shutting down; load balancers stop sending
 // traffic on a 503).
 #include "server/server_context.h"
+#include "rap/columnar/array_format.h"
 
 namespace rap::server {
 
@@ -18,7 +19,7 @@ void HandleReady(ServerContext& ctx, const HttpRequest&, Responder& out) {
   }
   if (reasons.empty()) return SendJson(out, 200, "{\"status\":\"ready\"}\n");
   std::string body = "{\"status\":\"not_ready\",\"reasons\":[";
-  for (size_t i = 0; i < reasons.size(); ++i) body += (i ? "," : "") + JsonQuote(reasons[i]);
+  for (size_t i = 0; i < reasons.size(); ++i) body += (i ? "," : "") + columnar::JsonQuote(reasons[i]);
   body += "]}\n";
   (void)out.Send(503, "application/json", std::move(body),
                  {{"Retry-After", std::to_string(ctx.options.limits.retry_after_s)}});

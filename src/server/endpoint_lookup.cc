@@ -14,6 +14,7 @@
 
 #include <iterator>
 
+#include "rap/columnar/array_format.h"
 #include "rap/server/arrow_ipc.h"
 #include "rap/util/clock.h"
 #include "server/json_output.h"
@@ -110,7 +111,7 @@ void HandleLookup(ServerContext& ctx, const HttpRequest& req, Responder& out, Se
     for (size_t i = 0; i < res->keys.size(); ++i) {
       const index::KeyRows& kr = res->keys[i];
       counts += (i ? "," : "") + std::to_string(kr.rows.num_rows);
-      tokens += (i ? "," : "") + (kr.next_page_token.empty() ? std::string("null") : JsonQuote(kr.next_page_token));
+      tokens += (i ? "," : "") + (kr.next_page_token.empty() ? std::string("null") : columnar::JsonQuote(kr.next_page_token));
       if (kr.rows.num_rows == 0) continue;
       auto m = EncodeIpcRecordBatch(kr.rows);
       if (!m.ok()) return SendStatus(ctx, out, m.status());
@@ -123,19 +124,19 @@ void HandleLookup(ServerContext& ctx, const HttpRequest& req, Responder& out, Se
   } else {
     const JsonRowWriter rows(schema);
     body.reserve(1024);
-    fmt::format_to(std::back_inserter(body), "{{\"table\":{},\"index_version\":{},\"columns\":{},\"keys\":[", JsonQuote(table.name()),
+    fmt::format_to(std::back_inserter(body), "{{\"table\":{},\"index_version\":{},\"columns\":{},\"keys\":[", columnar::JsonQuote(table.name()),
                        info.manifest_version, SchemaJson(schema));
     for (size_t i = 0; i < res->keys.size(); ++i) {
       const index::KeyRows& kr = res->keys[i];
       body += i ? ",\n{\"key\":[" : "\n{\"key\":[";
       const std::vector<std::string> texts = index::KeyTexts(info.key, kr.key);
-      for (size_t p = 0; p < texts.size(); ++p) body += (p ? "," : "") + JsonQuote(texts[p]);
+      for (size_t p = 0; p < texts.size(); ++p) body += (p ? "," : "") + columnar::JsonQuote(texts[p]);
       body += "],\"rows\":[";
       for (int64_t r = 0; r < kr.rows.num_rows; ++r) {
         if (r) body += ",";
         rows.AppendRow(kr.rows, r, &body);
       }
-      body += "],\"next_page_token\":" + (kr.next_page_token.empty() ? std::string("null") : JsonQuote(kr.next_page_token)) + "}";
+      body += "],\"next_page_token\":" + (kr.next_page_token.empty() ? std::string("null") : columnar::JsonQuote(kr.next_page_token)) + "}";
       if (body.size() > limits.max_response_bytes) break;
     }
     body += "],\"stats\":";

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "rap/columnar/array_format.h"
 #include "rap/read/expr.h"
 #include "rap/server/arrow_ipc.h"
 #include "rap/util/clock.h"
@@ -88,7 +89,7 @@ void HandleScan(ServerContext& ctx, const HttpRequest& req, Responder& out, Serv
     if (!s.ok() || !out.Write(*s).ok()) return out.AbortStream();
   } else {
     const std::string head = fmt::format("{{\"table\":{},\"version\":{},\"columns\":{},\"rows\":[",
-                                         JsonQuote(table.name()), version->snapshot->version, SchemaJson(schema));
+                                         columnar::JsonQuote(table.name()), version->snapshot->version, SchemaJson(schema));
     if (!out.Write(head).ok()) return;
   }
   while (batch) {
@@ -136,11 +137,11 @@ void HandleScan(ServerContext& ctx, const HttpRequest& req, Responder& out, Serv
     return;
   }
   chunk += fmt::format("],\"row_count\":{},\"truncated\":{}", rows, truncated_reason.empty() ? "false" : "true");
-  if (!truncated_reason.empty()) chunk += ",\"truncated_reason\":" + JsonQuote(truncated_reason);
+  if (!truncated_reason.empty()) chunk += ",\"truncated_reason\":" + columnar::JsonQuote(truncated_reason);
   if (!failure.ok()) {
     const int status = failure.Is(StatusCode::kTimeout) && NowSeconds() > req.deadline_s ? 503 : HttpStatusOf(failure);
     chunk += fmt::format(",\"error\":{{\"status\":{},\"code\":{},\"message\":{}}}}}\n", status,
-                         JsonQuote(ErrorCodeOf(failure)), JsonQuote(failure.message()));
+                         columnar::JsonQuote(ErrorCodeOf(failure)), columnar::JsonQuote(failure.message()));
   } else {
     chunk += ",\"stats\":" + StatsJson(sc.stats(), NowSeconds() - t0) + "}\n";
   }

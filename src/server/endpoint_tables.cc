@@ -2,7 +2,9 @@
 // version, file count and columns (docs/server.md).
 #include <fmt/format.h>
 
+#include "rap/columnar/array_format.h"
 #include "rap/server/server_config.h"
+#include "rap/table/table_format.h"
 #include "server/json_output.h"
 #include "server/server_context.h"
 
@@ -18,12 +20,12 @@ void HandleTables(ServerContext& ctx, const HttpRequest& req, Responder& out) {
   for (size_t i = 0; i < ctx.tables.size(); ++i) {
     const ServedTable& t = *ctx.tables[i];
     if (i) body += ",";
-    body += "{\"name\":" + JsonQuote(t.name()) + ",\"url\":" + JsonQuote(RedactUrl(t.config().url));
+    body += "{\"name\":" + columnar::JsonQuote(t.name()) + ",\"url\":" + columnar::JsonQuote(RedactUrl(t.config().url));
     std::shared_ptr<const TableVersion> v = t.current();
     if (v) {
       const table::TableSnapshot& s = *v->snapshot;
       body += fmt::format(",\"kind\":{},\"version\":{},\"files\":{}",
-                          s.kind == table::TableKind::kDelta ? "\"delta\"" : "\"directory\"", s.version, s.files.size());
+                          JsonQuote(std::string(table::FormatName(s))), s.version, s.files.size());
       if (v->schema) body += ",\"columns\":" + SchemaJson(*v->schema);
     } else {
       body += ",\"loaded\":false";
@@ -32,12 +34,12 @@ void HandleTables(ServerContext& ctx, const HttpRequest& req, Responder& out) {
       const index::IndexInfo& info = idx->info();
       std::string key = "[";
       for (size_t k = 0; k < info.key.size(); ++k) {
-        key += (k ? "," : "") + fmt::format("{{\"name\":{},\"type\":\"{}\"}}", JsonQuote(info.key[k].name),
+        key += (k ? "," : "") + fmt::format("{{\"name\":{},\"type\":\"{}\"}}", columnar::JsonQuote(info.key[k].name),
                                             index::KeyTypeName(info.key[k].type));
       }
       body += fmt::format(",\"index\":{{\"url\":{},\"manifest_version\":{},\"table_version\":{},\"files\":{},"
                           "\"fragments\":{},\"buckets\":{},\"key\":{}]}}",
-                          JsonQuote(RedactUrl(info.index_url)), info.manifest_version, info.table_version, info.files,
+                          columnar::JsonQuote(RedactUrl(info.index_url)), info.manifest_version, info.table_version, info.files,
                           info.fragments, info.buckets, key);
     } else {
       body += ",\"index\":null";

@@ -1,10 +1,11 @@
 // JSON rows and schemas (src/server/json_output.h).
 #include "server/json_output.h"
+#include "rap/columnar/array_format.h"
 
 namespace rap::server {
 
 JsonRowWriter::JsonRowWriter(const Schema& schema) {
-  for (const Field& f : schema.fields) keys_.push_back(JsonQuote(f.name) + ":");
+  for (const Field& f : schema.fields) keys_.push_back(columnar::JsonQuote(f.name) + ":");
 }
 
 void JsonRowWriter::AppendRow(const RecordBatch& batch, int64_t row, std::string* out) const {
@@ -24,9 +25,9 @@ std::string SchemaJson(const Schema& schema) {
     const Field& f = schema.fields[i];
     if (i) out += ',';
     out += "{\"name\":";
-    out += JsonQuote(f.name);
+    out += columnar::JsonQuote(f.name);
     out += ",\"type\":";
-    out += JsonQuote(f.type ? f.type->ToString() : "null");
+    out += columnar::JsonQuote(f.type ? f.type->ToString() : "null");
     out += f.nullable ? ",\"nullable\":true}" : ",\"nullable\":false}";
   }
   out += ']';

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "rap/format/array.h"
+#include "rap/columnar/array.h"
 
 namespace rap::server {
 

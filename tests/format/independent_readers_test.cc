@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "rap/columnar/array_format.h"
 #include "rap/format/blob_column.h"
 #include "rap/format/writer.h"
 

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "rap/columnar/array_format.h"
 #include "rap/format/column_reader.h"
 #include "rap/format/footer.h"
 #include "rap/format/schema.h"

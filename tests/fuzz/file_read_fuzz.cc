@@ -15,7 +15,7 @@ void CheckBatches(const rap::Result<std::vector<rap::RecordBatch>>& batches) {
   if (!batches.ok()) return;
   for (const auto& b : *batches) {
     for (const auto& c : b.columns) {
-      if (c == nullptr || c->length != b.num_rows || !rap::ValidateArray(*c).ok()) __builtin_trap();
+      if (c == nullptr || c->length != b.num_rows || !rap::columnar::ValidateArray(*c).ok()) __builtin_trap();
     }
   }
 }

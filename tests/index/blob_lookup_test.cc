@@ -10,6 +10,7 @@
 #include <random>
 
 #include "format/writer_testing.h"
+#include "rap/columnar/array_format.h"
 #include "rap/format/blob_column.h"
 #include "rap/format/writer.h"
 #include "rap/index/build.h"

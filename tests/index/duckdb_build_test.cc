@@ -5,6 +5,7 @@
 
 #include <filesystem>
 
+#include "rap/columnar/array_format.h"
 #include "rap/index/build.h"
 #include "rap/index/index.h"
 #include "testing/duckdb_run.h"

@@ -5,6 +5,7 @@
 
 #include <random>
 
+#include "rap/columnar/array_format.h"
 #include "rap/index/build.h"
 #include "rap/index/index.h"
 #include "testing/index_table.h"

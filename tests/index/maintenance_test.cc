@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <thread>
 
+#include "rap/columnar/array_format.h"
 #include "rap/index/build.h"
 #include "rap/index/index.h"
 #include "rap/index/maintenance.h"

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <set>
 
+#include "rap/columnar/array_format.h"
 #include "rap/index/index.h"
 #include "rap/index/rewrite.h"
 #include "testing/index_table.h"

@@ -6,7 +6,7 @@
 #include <cstring>
 #include <string>
 
-#include "rap/format/array.h"
+#include "rap/columnar/array.h"
 
 namespace rap::orc::testing {
 

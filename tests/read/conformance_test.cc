@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <map>
 
+#include "rap/columnar/array_format.h"
 #include "rap/io/object_store.h"
 #include "rap/read/file_reader.h"
 #include "testing/paths.h"

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "rap/columnar/array_format.h"
 #include "rap/io/object_store.h"
 #include "rap/read/file_reader.h"
 #include "testing/cli_run.h"

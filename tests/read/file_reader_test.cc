@@ -3,6 +3,7 @@
 #include <random>
 #include <set>
 
+#include "rap/columnar/array_format.h"
 #include "rap/io/object_store.h"
 #include "rap/read/file_reader.h"
 #include "testing/paths.h"

@@ -12,6 +12,7 @@
 #include <random>
 #include <tuple>
 
+#include "rap/columnar/array_format.h"
 #include "rap/format/writer.h"
 #include "rap/read/loser_tree.h"
 #include "rap/read/merge_reader.h"

@@ -14,6 +14,7 @@
 #include <random>
 #include <thread>
 
+#include "rap/columnar/array_format.h"
 #include "rap/read/expr.h"
 #include "testing/served_scan_table.h"
 
@@ -54,7 +55,7 @@ class ServerHttpTest : public ::testing::Test {
         if (limit >= 0 && static_cast<int64_t>(rows.size()) >= limit) return rows;
         std::string obj = "{";
         for (size_t k = 0; k < idx.size(); ++k) {
-          obj += (k ? "," : "") + JsonQuote(names[k]) + ":" + FormatJsonValue(*b.columns[static_cast<size_t>(idx[k])], r);
+          obj += (k ? "," : "") + columnar::JsonQuote(names[k]) + ":" + FormatJsonValue(*b.columns[static_cast<size_t>(idx[k])], r);
         }
         rows.push_back(json::parse(obj + "}"));
       }

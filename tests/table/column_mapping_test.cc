@@ -23,6 +23,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "rap/columnar/array_format.h"
 #include "rap/read/expr.h"
 #include "rap/read/scanner.h"
 #include "rap/table/scan_source.h"

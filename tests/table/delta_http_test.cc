@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "rap/columnar/array_format.h"
 #include "rap/io/object_store.h"
 #include "rap/read/scanner.h"
 #include "rap/table/delta_log.h"

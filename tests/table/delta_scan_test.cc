@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "rap/columnar/array_format.h"
 #include "rap/read/scanner.h"
 #include "rap/table/scan_source.h"
 #include "rap/table/table.h"

@@ -7,7 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "rap/format/array.h"
+#include "rap/columnar/array.h"
+#include "rap/columnar/array_format.h"
 
 namespace rap::testing {
 

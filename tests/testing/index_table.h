@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "rap/columnar/array_format.h"
 #include "rap/format/writer.h"
 #include "rap/index/index.h"
 #include "rap/read/file_reader.h"

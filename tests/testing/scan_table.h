@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "rap/columnar/take.h"
 #include "rap/format/writer.h"
 #include "rap/io/object_store.h"
 #include "rap/read/fingerprint.h"
@@ -210,7 +211,7 @@ inline Result<ScanRows> FilterByHand(const FullScan& full, const read::ExprPtr& 
     taken.schema = schema;
     taken.num_rows = static_cast<int64_t>(rows.size());
     for (int c : columns) {
-      RAP_ASSIGN_OR_RETURN(ArrayPtr a, read::TakeRows(*batch.columns[static_cast<size_t>(c)], rows));
+      RAP_ASSIGN_OR_RETURN(ArrayPtr a, columnar::TakeArray(*batch.columns[static_cast<size_t>(c)], rows));
       taken.columns.push_back(std::move(a));
     }
     RAP_RETURN_NOT_OK(fp.Add(taken, ids));

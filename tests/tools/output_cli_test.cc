@@ -18,7 +18,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "rap/format/array.h"
+#include "rap/columnar/array.h"
 #include "rap/format/writer.h"
 #include "testing/arrays.h"
 #include "testing/cli_run.h"

@@ -23,7 +23,7 @@
 #include <string_view>
 #include <vector>
 
-#include "rap/format/array.h"
+#include "rap/columnar/array.h"
 #include "rap/format/metadata.h"
 #include "rap/util/result.h"
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "rap/format/array.h"
+#include "rap/columnar/array.h"
 #include "rap/format/metadata.h"
 #include "rap/format/schema.h"
 #include "rap/util/buffer.h"

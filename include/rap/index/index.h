@@ -27,7 +27,7 @@
 #include <string>
 #include <vector>
 
-#include "rap/format/array.h"
+#include "rap/columnar/array.h"
 #include "rap/index/key.h"
 #include "rap/index/manifest.h"
 #include "rap/index/page_cache.h"

@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "rap/format/array.h"
+#include "rap/columnar/array.h"
 #include "rap/util/result.h"
 
 namespace rap::index {

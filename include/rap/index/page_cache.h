@@ -9,7 +9,7 @@
 #include <string>
 #include <unordered_map>
 
-#include "rap/format/array.h"
+#include "rap/columnar/array.h"
 
 namespace rap::index {
 

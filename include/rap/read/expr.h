@@ -16,7 +16,8 @@
 #include <string_view>
 #include <vector>
 
-#include "rap/format/array.h"
+#include "rap/columnar/array.h"
+#include "rap/columnar/literal.h"
 #include "rap/format/metadata.h"
 #include "rap/read/row_selection.h"
 #include "rap/util/result.h"
@@ -155,19 +156,5 @@ class Predicate {
   std::shared_ptr<const Node> root_;
   std::vector<int> columns_;
 };
-
-// ---- Literal parsing (also used for Delta partition values) ----
-// Days since 1970-01-01 for "YYYY-MM-DD" (proleptic Gregorian).
-std::optional<int32_t> ParseDate(std::string_view s);
-// Microseconds since the epoch for "YYYY-MM-DD[( |T)HH:MM[:SS[.f{1,9}]]][Z|+HH:MM|-HH:MM]" (date only
-// = midnight; digits past the microsecond are truncated).
-std::optional<int64_t> ParseTimestampMicros(std::string_view s);
-// An exact decimal ("-12.5", "1E+3", "0.00"): the unscaled value at `scale`; nullopt when it is not a
-// number, needs more than 38 digits, or has non-zero digits beyond `scale`.
-std::optional<__int128> ParseDecimal(std::string_view s, int32_t scale);
-// Exact integer in [INT64_MIN, INT64_MAX].
-std::optional<int64_t> ParseInt64(std::string_view s);
-// A float/double literal (decimal or scientific notation, plus "NaN", "Infinity", "-Infinity").
-std::optional<double> ParseDouble(std::string_view s);
 
 }  // namespace rap::read

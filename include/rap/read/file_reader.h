@@ -12,14 +12,14 @@
 #include <string>
 #include <vector>
 
-#include "rap/format/array.h"
+#include "rap/columnar/array.h"
 #include "rap/format/column_reader.h"
 #include "rap/format/schema.h"
 #include "rap/io/object_store.h"
 #include "rap/io/planned_read.h"
 #include "rap/plan/byte_range.h"
 #include "rap/read/metadata_cache.h"
-#include "rap/read/record_batch_reader.h"
+#include "rap/columnar/record_batch_reader.h"
 #include "rap/read/row_selection.h"
 
 namespace rap::read {
@@ -170,7 +170,7 @@ class FileReader : public std::enable_shared_from_this<FileReader> {
 
   // Batches of at most options().batch_size rows for `selection` (file row numbers; nullopt = all
   // rows), in row order; a batch never spans two row groups.
-  Result<std::unique_ptr<RecordBatchReader>> NewBatchReader(std::optional<RowSelection> selection,
+  Result<std::unique_ptr<columnar::RecordBatchReader>> NewBatchReader(std::optional<RowSelection> selection,
                                                             const Projection& projection);
   // Everything at once (tests, small files).
   Result<std::vector<RecordBatch>> ReadAll(std::optional<RowSelection> selection, const Projection& projection);

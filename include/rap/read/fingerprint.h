@@ -8,7 +8,7 @@
 #include <span>
 #include <string>
 
-#include "rap/format/array.h"
+#include "rap/columnar/array.h"
 #include "rap/util/hash.h"
 #include "rap/util/result.h"
 

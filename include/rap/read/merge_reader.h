@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-#include "rap/format/array.h"
+#include "rap/columnar/array.h"
 #include "rap/io/object_store.h"
 #include "rap/read/file_reader.h"
 #include "rap/read/scanner.h"

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "rap/format/array.h"
+#include "rap/columnar/array.h"
 #include "rap/io/object_store.h"
 #include "rap/read/expr.h"
 #include "rap/read/field_id_tree.h"
@@ -174,21 +174,9 @@ class Scanner {
   std::unique_ptr<Impl> impl_;
 };
 
-// The q-quantile (0..1, nearest rank) of `values`; 0 when empty.
-double Quantile(std::vector<double> values, double q);
-
-// A constant column: `value` (a 1-row array) repeated `length` times.
-Result<ArrayPtr> RepeatValue(const ArrayData& value, int64_t length);
-// The rows of `array` at `indices` (primitive, decimal, bool, string and binary arrays).
-Result<ArrayPtr> TakeRows(const ArrayData& array, const std::vector<int64_t>& indices);
-// An all-NULL column of any type (nested ones: empty lists and maps, all-NULL struct fields).
-Result<ArrayPtr> MakeNullArray(const DataTypePtr& type, int64_t length);
-// Converts `array` to `type` when that loses nothing: integer widening, integer/float32 to float64,
-// timestamp unit changes (to a coarser unit only when exact), date32 to timestamp. NotSupported else.
-Result<ArrayPtr> CastArray(const ArrayPtr& array, const DataTypePtr& type);
 // A file's column as the table's `type` (src/read/conform_array.cc): struct fields matched by the
 // in-file names of `file_type` (null: `type`'s own names), missing ones NULL, extra ones dropped,
-// list elements and map keys/values by position, leaves through CastArray. `column` names the
+// list elements and map keys/values by position, leaves through columnar::CastArray. `column` names the
 // column in messages.
 Result<ArrayPtr> ConformArray(const ArrayPtr& array, const DataTypePtr& type, const DataTypePtr& file_type,
                               const std::string& column);

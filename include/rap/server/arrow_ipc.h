@@ -13,7 +13,7 @@
 
 #include <string>
 
-#include "rap/format/array.h"
+#include "rap/columnar/array.h"
 #include "rap/util/result.h"
 
 namespace rap::server {

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "rap/format/array.h"
+#include "rap/columnar/array.h"
 #include "rap/io/object_store.h"
 #include "rap/table/delta_log.h"
 #include "rap/util/result.h"

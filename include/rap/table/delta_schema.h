@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "rap/format/array.h"
+#include "rap/columnar/array.h"
 #include "rap/read/expr.h"
 #include "rap/read/field_id_tree.h"
 #include "rap/util/result.h"
