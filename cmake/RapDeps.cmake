@@ -25,6 +25,10 @@ if(NOT LIBDEFLATE_FOUND)
 endif()
 pkg_check_modules(BROTLI REQUIRED IMPORTED_TARGET libbrotlidec libbrotlienc)
 pkg_check_modules(PUGIXML IMPORTED_TARGET pugixml)
+# ORC (src/orc): the file metadata is protobuf (Debian's libprotobuf-dev + protobuf-compiler); ORC's
+# LZO compression through Debian's liblzo2-dev.
+find_package(Protobuf REQUIRED)
+pkg_check_modules(LZO2 REQUIRED IMPORTED_TARGET lzo2)
 if(RAP_BUILD_TESTS)
   find_package(GTest REQUIRED)
 endif()

@@ -2,7 +2,8 @@
 # The main job on an embedded default (local files): installs dependencies, builds rap, turns the
 # bundled sample (examples/events.csv) into a small Delta table of two Parquet files with page
 # indexes, shows `rap inspect` and `rap cat` on one file, then a filtered, projected `rap scan` with
-# --stats, and finally builds the RAP index of the table and looks a key up through it.
+# --stats, builds the RAP index of the table and looks a key up through it, and finally does a scan
+# and a lookup from Python (`import rap`, docs/python.md).
 #
 #   scripts/demo.sh [OUTPUT_DIR]      (default: build/demo)
 set -euo pipefail
@@ -12,8 +13,9 @@ JOBS="${JOBS:-$(nproc)}"
 
 bash scripts/install-deps.sh
 export CCACHE_DIR="${CCACHE_DIR:-$PWD/.cache/ccache}"
-cmake -S . -B build/release -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-ninja -C build/release -j "$JOBS" rap
+cmake -S . -B build/release -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRAP_PYTHON=ON \
+  "-DPython_EXECUTABLE=$PWD/.venv/bin/python" >/dev/null
+ninja -C build/release -j "$JOBS" rap _rap
 RAP=build/release/tools/rap
 
 TABLE="$OUT/events"
@@ -67,3 +69,16 @@ echo "== rap lookup $TABLE --key $KEY --columns event_id,kind,duration_ms --stat
 echo
 echo "== rap lookup $TABLE --key $KEY --columns kind,duration_ms --stats   (covered: no data-file footer read)"
 "$RAP" lookup "$TABLE" --key "$KEY" --columns kind,duration_ms --stats
+echo
+echo "== Python: import rap (PYTHONPATH=build/release/python, .venv/bin/python)"
+PY_DEMO=$(cat <<PYEOF
+import pyarrow as pa, rap
+t = pa.table(rap.scan("$TABLE", columns=["user_id", "kind", "duration_ms"], where="country = 'NL' AND duration_ms > 250000"))
+print(t.num_rows, "rows;", t.schema)
+reader, next_tokens = rap.Index.open("$TABLE").lookup([$KEY], columns=["kind", "duration_ms"])
+print(pa.table(reader))
+PYEOF
+)
+echo "$PY_DEMO"
+echo "--"
+PYTHONPATH="$PWD/build/release/python" .venv/bin/python -c "$PY_DEMO"

@@ -11,6 +11,8 @@ PKGS=(
   # libraries
   libcurl4-openssl-dev libssl-dev libzstd-dev libsnappy-dev liblz4-dev zlib1g-dev libdeflate-dev libbrotli-dev
   libboost-dev nlohmann-json3-dev libcli11-dev libfmt-dev libpugixml-dev
+  # the ORC reader (src/orc): protobuf for its metadata, liblzo2 for its LZO compression
+  libprotobuf-dev protobuf-compiler liblzo2-dev
   # the rap binary's allocator (tools/CMakeLists.txt, RAP_MALLOC)
   libjemalloc-dev
   libgtest-dev libgmock-dev libbenchmark-dev
@@ -23,6 +25,8 @@ PKGS=(
   wrk
   # independent readers for writer verification (npm packages, see tests/npm)
   nodejs
+  # the Python package (python/, RAP_PYTHON=ON): headers, and the project's venv (scripts/install-python-deps.sh)
+  python3 python3-dev python3-venv
 )
 # Node.js from a vendor repository bundles npm and conflicts with Debian's npm package.
 if ! command -v npm >/dev/null 2>&1; then PKGS+=(npm); fi
@@ -44,3 +48,6 @@ if [ ${#missing[@]} -gt 0 ]; then
 else
   echo "install-deps: all Debian packages present"
 fi
+
+# The project's Python virtual environment (.venv) with the pinned test packages.
+bash "$(dirname "$0")/install-python-deps.sh"

@@ -2,7 +2,9 @@
 # Installs everything, builds rap and runs every test: a warning-free (-Werror) release build with
 # the full suite (real nginx, OpenStack Swift s3api and the controlled server are started by the
 # tests themselves), then the unit tests again under AddressSanitizer + UBSan, and the concurrent
-# parts under ThreadSanitizer.
+# parts under ThreadSanitizer. The release build includes the Python extension (RAP_PYTHON=ON, built
+# once with the rest), and the Python suite (tests/python, pytest from the project's .venv) runs
+# against it right after the release ctest suite.
 #
 #   scripts/test.sh            everything (what CI runs)
 #   scripts/test.sh fast       release build + suite only
@@ -40,7 +42,22 @@ run_suite() {  # dir, cmake args..., then ctest args after --
   (cd "$dir" && ctest --output-on-failure -j "$JOBS" "${ctest_args[@]}")
 }
 
-run_suite build/release -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRAP_WERROR=ON --
+run_suite build/release -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRAP_WERROR=ON -DRAP_PYTHON=ON \
+  "-DPython_EXECUTABLE=$PWD/.venv/bin/python" --
+
+# The Python suite against the release build's package folder (build/release/python/rap: the
+# extension beside python/rap/*.py). pytest's exit codes: 0 passed; 5 (no test collected) is a
+# failure here too, as is any other non-zero code.
+echo "=== pytest tests/python (build/release/python)"
+set +e
+PYTHONPATH="$PWD/build/release/python" .venv/bin/python -m pytest tests/python -q -p no:cacheprovider
+rc=$?
+set -e
+case "$rc" in
+  0) ;;
+  5) echo "pytest: no test was collected from tests/python"; exit 1 ;;
+  *) echo "pytest: failed (exit code $rc)"; exit 1 ;;
+esac
 if [ "$MODE" = "fast" ]; then exit 0; fi
 
 # Sanitizers: unit tests (the real-server tests run in the release suite above). Warnings are

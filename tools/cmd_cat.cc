@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "command.h"
+#include "orc_cli.h"
 #include "output_format.h"
 #include "plan_flags.h"
 #include "rap/io/object_store.h"
@@ -69,13 +70,26 @@ read::RowSelection Limit(const read::RowSelection& sel, int64_t limit) {
   return read::RowSelection::FromRanges(std::move(out));
 }
 
+// An ORC file (src/orc): read whole, printed in stripe-aligned batches.
+Status RunCatOrc(const CatArgs& args, const io::ResolvedUrl& url) {
+  RAP_ASSIGN_OR_RETURN(auto reader, OpenOrc(*url.store, url.path, args.file));
+  RAP_ASSIGN_OR_RETURN(read::RowSelection rows, ParseRows(args.rows, static_cast<int64_t>(reader->tail().num_rows)));
+  return CatOrc(*reader, SplitColumns(args.columns), Limit(rows, args.limit), args.output);
+}
+
 Status RunCat(const CatArgs& args) {
   RAP_ASSIGN_OR_RETURN(io::ResolvedUrl url, io::OpenUrl(args.file));
+  if (HasOrcExtension(url.path)) return RunCatOrc(args, url);
   read::FileReaderOptions options;
   options.batch_size = args.batch_size;
   options.verify_crc = !args.no_crc;
   RAP_ASSIGN_OR_RETURN(options.plan, args.plan.Options());
-  RAP_ASSIGN_OR_RETURN(auto reader, read::FileReader::Open(url.store, url.path, options));
+  auto opened = read::FileReader::Open(url.store, url.path, options);
+  if (!opened.ok() && opened.status().Is(StatusCode::kCorrupt)) {  // not Parquet: maybe ORC by its magic
+    auto orc = StartsWithOrcMagic(*url.store, url.path);
+    if (orc.ok() && *orc) return RunCatOrc(args, url);
+  }
+  RAP_ASSIGN_OR_RETURN(auto reader, std::move(opened));
   RAP_ASSIGN_OR_RETURN(read::Projection projection, reader->Project(SplitColumns(args.columns)));
   RAP_ASSIGN_OR_RETURN(read::RowSelection rows, ParseRows(args.rows, reader->num_rows()));
   RAP_ASSIGN_OR_RETURN(auto batches, reader->NewBatchReader(Limit(rows, args.limit), projection));
@@ -91,8 +105,8 @@ Status RunCat(const CatArgs& args) {
 
 CommandRegistrar registrar("cat", [](CLI::App& app) {
   auto args = std::make_shared<CatArgs>();
-  CLI::App* cmd = app.add_subcommand("cat", "Print rows of a Parquet file (only the needed pages are read)");
-  cmd->add_option("file", args->file, "Parquet file: path, file://, http(s):// or s3:// URL")->required();
+  CLI::App* cmd = app.add_subcommand("cat", "Print rows of a Parquet or ORC file (only the needed pages are read)");
+  cmd->add_option("file", args->file, "Parquet or ORC file: path, file://, http(s):// or s3:// URL")->required();
   cmd->add_option("--columns", args->columns, "Comma-separated columns (top-level names or dotted paths like a.b)");
   cmd->add_option("--rows", args->rows, "Row range FIRST:LAST, half-open (e.g. 100:200, 100:, :50)");
   cmd->add_option("--limit", args->limit, "Print at most N rows")->check(CLI::NonNegativeNumber);

@@ -9,7 +9,7 @@
 
 #include "rap/format/blob_column.h"
 #include "rap/format/writer.h"
-#include "rap/format/writer_store_sink.h"
+#include "rap/read/object_store_sink.h"
 #include "rap/io/object_store.h"
 #include "rap/read/file_reader.h"
 #include "rap/util/clock.h"
@@ -212,7 +212,7 @@ Status RunConvert(const ConvertArgs& a) {
   const bool remote = a.output.find("://") != std::string::npos && a.output.rfind("file://", 0) != 0;
   if (remote) {
     RAP_ASSIGN_OR_RETURN(io::ResolvedUrl r, io::OpenUrl(a.output));
-    sink = parquet::MakeObjectStoreSink(r.store, r.path);
+    sink = read::MakeObjectStoreSink(r.store, r.path);
   } else {
     const std::string path = a.output.rfind("file://", 0) == 0 ? a.output.substr(7) : a.output;
     RAP_ASSIGN_OR_RETURN(auto local, parquet::LocalFileSink::Open(path));

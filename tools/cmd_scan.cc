@@ -18,6 +18,7 @@
 #include "rap/read/scanner.h"
 #include "rap/table/scan_source.h"
 #include "rap/table/table.h"
+#include "rap/table/table_format.h"
 #include "rap/util/clock.h"
 #include "rap/util/units.h"
 
@@ -150,8 +151,8 @@ Status RunScan(const ScanArgs& args) {
   if (args.stats) {
     const read::ScanStats& s = scanner->stats();
     std::fprintf(stderr, "table %s (%s%s), %zu live files\n", snap.root.c_str(),
-                 snap.kind == table::TableKind::kDelta ? "delta" : "directory",
-                 snap.kind == table::TableKind::kDelta ? fmt::format(" version {}", snap.version).c_str() : "",
+                 std::string(table::FormatName(snap)).c_str(),
+                 snap.format ? fmt::format(" version {}", snap.version).c_str() : "",
                  snap.files.size());
     std::fprintf(stderr, "%s", s.ToString().c_str());
     std::fprintf(stderr, "%s", args.plan.Summary().c_str());

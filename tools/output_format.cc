@@ -6,7 +6,7 @@
 #include "rap/columnar/array_format.h"
 #include "rap/format/writer.h"
 #include "rap/format/writer_sink.h"
-#include "rap/format/writer_store_sink.h"
+#include "rap/read/object_store_sink.h"
 #include "rap/io/object_store.h"
 
 namespace rap::cli {
@@ -78,7 +78,7 @@ Result<std::unique_ptr<parquet::ByteSink>> OpenSink(const std::string& path) {
   const bool url = path.find("://") != std::string::npos;
   if (url && path.rfind("file://", 0) != 0) {
     RAP_ASSIGN_OR_RETURN(io::ResolvedUrl resolved, io::OpenUrl(path));
-    return parquet::MakeObjectStoreSink(resolved.store, resolved.path);
+    return read::MakeObjectStoreSink(resolved.store, resolved.path);
   }
   RAP_ASSIGN_OR_RETURN(auto sink, parquet::LocalFileSink::Open(url ? path.substr(7) : path));
   return std::unique_ptr<parquet::ByteSink>(std::move(sink));

@@ -2,7 +2,7 @@
 // with dictionary encoding (and fallback), page size limits, forced page breaks, page statistics
 // and optional CRCs. Pages always start at row boundaries, so every page can be located by row
 // through the OffsetIndex.
-#include "column_writer.h"
+#include "format/column_writer.h"
 
 #include <cstring>
 

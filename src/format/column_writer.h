@@ -14,7 +14,7 @@
 #include "rap/format/statistics.h"
 #include "rap/format/writer_options.h"
 
-#include "writer_schema.h"
+#include "format/writer_schema.h"
 
 namespace rap::parquet::internal {
 

@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "column_writer.h"
+#include "format/column_writer.h"
 
 namespace rap::parquet::internal {
 namespace {

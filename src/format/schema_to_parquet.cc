@@ -2,7 +2,7 @@
 // mapping table in rap/format/writer.h).
 #include <fmt/format.h>
 
-#include "writer_schema.h"
+#include "format/writer_schema.h"
 
 namespace rap::parquet::internal {
 namespace {

@@ -8,9 +8,9 @@
 
 #include "rap/format/thrift.h"
 
-#include "column_writer.h"
-#include "writer_layout.h"
-#include "writer_schema.h"
+#include "format/column_writer.h"
+#include "format/writer_layout.h"
+#include "format/writer_schema.h"
 
 namespace rap::parquet {
 

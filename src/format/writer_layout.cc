@@ -1,6 +1,6 @@
 // Row group placement: ordinary pages column after column, framed pages with alignment padding and
 // (interleaved) per-key groups of frames bridged by skippable frames. See writer_layout.h.
-#include "writer_layout.h"
+#include "format/writer_layout.h"
 
 #include <algorithm>
 

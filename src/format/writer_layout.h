@@ -13,7 +13,7 @@
 #include "rap/format/frame_layout.h"
 #include "rap/format/writer_sink.h"
 
-#include "column_writer.h"
+#include "format/column_writer.h"
 
 namespace rap::parquet::internal {
 

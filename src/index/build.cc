@@ -9,8 +9,9 @@
 #include <condition_variable>
 #include <mutex>
 
-#include "file_indexer.h"
+#include "index/file_indexer.h"
 #include "rap/table/table.h"
+#include "rap/table/table_format.h"
 #include "rap/util/clock.h"
 #include "rap/util/thread_pool.h"
 
@@ -145,7 +146,7 @@ Result<BuildResult> BuildIndex(const std::string& table_url, const BuildOptions&
   out.files = static_cast<int64_t>(files.size());
   RAP_ASSIGN_OR_RETURN(out.manifest,
                        writer->Commit(TableRootFor(table_url, out.index_url, options.name),
-                                      snap.kind == table::TableKind::kDelta ? "delta" : "directory", snap.version));
+                                      std::string(table::FormatName(snap)), snap.version));
   out.seconds = NowSeconds() - t0;
   return out;
 }

@@ -1,7 +1,7 @@
 // IndexDataFile: key columns -> sorted runs -> entries, with page locations and hoisted values.
-#include "file_indexer.h"
+#include "index/file_indexer.h"
 
-#include "frame_locations.h"
+#include "index/frame_locations.h"
 
 #include <algorithm>
 #include <cstdio>

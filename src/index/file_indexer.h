@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "frame_locations.h"
+#include "index/frame_locations.h"
 #include "rap/index/fragment.h"
 #include "rap/index/manifest.h"
 #include "rap/io/object_store.h"

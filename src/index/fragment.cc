@@ -5,7 +5,7 @@
 #include <cstring>
 
 #include "rap/format/writer.h"
-#include "rap/format/writer_store_sink.h"
+#include "rap/read/object_store_sink.h"
 
 namespace rap::index {
 
@@ -104,7 +104,7 @@ Result<FragmentEntry> WriteFragment(io::ObjectStore& store, const std::string& i
   wo.defaults.codec_level = 1;
   wo.key_value_metadata.push_back({"rap.index.format_version", std::to_string(kIndexFormatVersion)});
   const std::string path = io::JoinPath(index_dir, relative_path);
-  auto sink = parquet::MakeObjectStoreSink(std::shared_ptr<io::ObjectStore>(&store, [](io::ObjectStore*) {}), path);
+  auto sink = read::MakeObjectStoreSink(std::shared_ptr<io::ObjectStore>(&store, [](io::ObjectStore*) {}), path);
   RAP_ASSIGN_OR_RETURN(auto writer, parquet::ParquetWriter::Open(schema, sink.get(), wo));
 
   FragmentEntry fe;

@@ -1,6 +1,6 @@
 // FindChunkFrames: a framed column chunk's per-key ZSTD frames, found by walking its pages and
 // checked against the key's runs and values (docs/index-format.md, "Frame records").
-#include "frame_locations.h"
+#include "index/frame_locations.h"
 
 #include <fmt/format.h>
 

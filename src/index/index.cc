@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "index_impl.h"
+#include "index/index_impl.h"
 #include "rap/index/build.h"
 
 namespace rap::index {

@@ -5,7 +5,7 @@
 #include <chrono>
 #include <random>
 
-#include "file_indexer.h"
+#include "index/file_indexer.h"
 #include "rap/util/thread_pool.h"
 
 namespace rap::index {

@@ -5,9 +5,9 @@
 #include <map>
 #include <tuple>
 
-#include "frame_locations.h"
-#include "lookup_plan.h"
 #include "rap/columnar/take.h"
+#include "index/frame_locations.h"
+#include "index/lookup_plan.h"
 #include "rap/format/column_reader.h"
 #include "rap/read/scanner.h"
 

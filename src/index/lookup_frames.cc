@@ -4,8 +4,8 @@
 
 #include <algorithm>
 
-#include "frame_locations.h"
 #include "rap/columnar/take.h"
+#include "index/frame_locations.h"
 #include "rap/format/frame_layout.h"
 #include "rap/read/scanner.h"
 

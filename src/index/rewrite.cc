@@ -7,22 +7,19 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
-#include <numeric>
 #include <random>
 
-#include "file_indexer.h"
-#include "rewrite_sort.h"
 #include "rap/columnar/take.h"
+#include "index/rewrite_plan.h"
+#include "index/rewrite_sort.h"
 #include "rap/format/blob_column.h"
-#include "rap/format/writer.h"
-#include "rap/format/writer_store_sink.h"
 #include "rap/index/build.h"
 #include "rap/index/index_writer.h"
 #include "rap/read/file_reader.h"
-#include "rap/table/deletion_vector.h"
 #include "rap/table/delta_commit.h"
 #include "rap/table/delta_schema.h"
 #include "rap/table/table.h"
+#include "rap/table/table_format.h"
 #include "rap/util/clock.h"
 
 namespace rap::index {
@@ -104,7 +101,7 @@ Status ReadLiveRows(const table::TableSnapshot& snap, const RewriteOptions& opti
     }
     std::vector<uint64_t> deleted;
     if (f.deletion_vector) {
-      RAP_ASSIGN_OR_RETURN(deleted, table::LoadDeletionVector(snap.store, snap.root, *f.deletion_vector));
+      RAP_ASSIGN_OR_RETURN(deleted, table::DeletedRows(snap, f));
     }
     RAP_ASSIGN_OR_RETURN(auto batches, reader->NewBatchReader(std::nullopt, proj));
     int64_t file_row = 0;
@@ -138,134 +135,89 @@ Status ReadLiveRows(const table::TableSnapshot& snap, const RewriteOptions& opti
   return sorter.Finish();
 }
 
-// `a` then `b` (same schema) as one batch.
-Result<RecordBatch> ConcatBatches(const RecordBatch& a, const RecordBatch& b) {
-  RecordBatch out;
-  out.schema = a.schema;
-  out.num_rows = a.num_rows + b.num_rows;
-  for (size_t c = 0; c < a.columns.size(); ++c) {
-    RAP_ASSIGN_OR_RETURN(ArrayPtr x, columnar::ConcatArrays({a.columns[c], b.columns[c]}));
-    out.columns.push_back(std::move(x));
-  }
-  return out;
-}
+using internal::RewriteOutput;
+using internal::RewritePlan;
 
-// Co-grouping: `batch` (sorted, runs of equal keys given by `starts`, plus the end) as one row per run,
-// every non-key column a list of the run's values.
-Result<RecordBatch> CoGroup(const RecordBatch& batch, const std::vector<int>& key_idx, const std::vector<int64_t>& starts,
-                            const SchemaPtr& schema) {
-  RecordBatch out;
-  out.schema = schema;
-  out.num_rows = static_cast<int64_t>(starts.size()) - 1;
-  std::vector<int64_t> firsts(starts.begin(), starts.end() - 1);
-  std::vector<int32_t> offsets;
-  for (int64_t s : starts) {
-    if (s > INT32_MAX) return Status::ResourceExhausted("co-grouping: more than 2^31 rows in one file");
-    offsets.push_back(static_cast<int32_t>(s));
-  }
-  for (size_t c = 0; c < batch.columns.size(); ++c) {
-    if (std::find(key_idx.begin(), key_idx.end(), static_cast<int>(c)) != key_idx.end()) {
-      RAP_ASSIGN_OR_RETURN(ArrayPtr k, TakeArray(batch.columns[c], firsts));
-      out.columns.push_back(std::move(k));
-      continue;
-    }
-    auto list = std::make_shared<ArrayData>();
-    list->type = schema->fields[c].type;
-    list->length = out.num_rows;
-    list->buffers = {Buffer(), Buffer::Copy(offsets.data(), offsets.size() * sizeof(int32_t))};
-    list->children = {batch.columns[c]};
-    out.columns.push_back(std::move(list));
-  }
-  return out;
-}
-
-struct Output {
-  io::ObjectStorePtr store;
-  std::string dir;          // within the store: where files are written (local: the staging folder)
-  std::string url;          // the same as a URL
-  std::string final_path;   // local: the output folder the staging folder becomes
-  std::vector<std::string> written;  // objects written (remote: deleted on failure)
-  std::string token;                 // random, names the staging folder, temporary runs and in-place files
-  std::string name_suffix;           // of data file names (in place: "-rap-<token>", so names are new)
-  // Delta output: the version to commit, the table's schemaString, and (in place) the removes.
-  bool delta = false, in_place = false;
-  int64_t version = 0;
-  std::string schema_string;
-  std::optional<table::DeltaProtocol> protocol;  // new tables
-  table::DeltaMetadata metadata;                 // in place: the table's (id, configuration) for a schema change
-  std::vector<table::DeltaRemoveFile> removes;
-  bool committed = false;            // the Delta commit is written: no cleanup any more
-};
-
-Status Rewrite(const table::TableSnapshot& snap, const RewriteOptions& options, Output& out, RewriteResult* res) {
-  std::optional<std::string> blob_spec;
-  RAP_ASSIGN_OR_RETURN(SchemaPtr in_schema, InputSchema(snap, &blob_spec));
-  const Schema& schema = *in_schema;
-  // The key.
-  std::vector<KeyColumn> key;
-  std::vector<int> key_idx;
+// The key columns: their types and their places in the input schema.
+Status PlanKey(const table::TableSnapshot& snap, const RewriteOptions& options, RewritePlan* plan) {
+  const Schema& schema = *plan->in_schema;
   for (const std::string& k : options.key_columns) {
     const int i = schema.FieldIndex(k);
     if (i < 0) return Status::InvalidArgument("--key '" + k + "': no such column in " + snap.root);
     RAP_ASSIGN_OR_RETURN(KeyType t, KeyTypeOf(k, *schema.fields[static_cast<size_t>(i)].type));
-    key.push_back({k, t});
-    key_idx.push_back(i);
+    plan->key.push_back({k, t});
+    plan->key_idx.push_back(i);
   }
-  // The output schema: co-grouped, every non-key column becomes a list.
-  SchemaPtr out_schema = in_schema;
+  return Status::OK();
+}
+
+// The output schema: co-grouped, every non-key column becomes a list; the blob layout: keys + one
+// JSON column (the input's own blob metadata, if any, no longer applies).
+Status PlanOutputSchema(const table::TableSnapshot& snap, const RewriteOptions& options, RewritePlan* plan) {
+  const Schema& schema = *plan->in_schema;
+  plan->out_schema = plan->in_schema;
   if (options.cogroup) {
     auto s = std::make_shared<Schema>(schema);
     for (size_t i = 0; i < s->fields.size(); ++i) {
-      if (std::find(key_idx.begin(), key_idx.end(), static_cast<int>(i)) != key_idx.end()) continue;
+      if (std::find(plan->key_idx.begin(), plan->key_idx.end(), static_cast<int>(i)) != plan->key_idx.end()) continue;
       Field item = s->fields[i];
       item.name = "element";
       s->fields[i].type = MakeList(item);
       s->fields[i].nullable = false;
     }
-    out_schema = s;
+    plan->out_schema = s;
   }
-  // The blob layout: keys + one JSON column (the input's own blob metadata, if any, no longer applies).
-  std::optional<parquet::BlobLayout> blob;
   if (options.layout == RewriteLayout::kBlob) {
     if (options.cogroup) return Status::InvalidArgument("--layout blob folds every row into one column; --cogroup excludes it");
     auto planned = parquet::PlanBlobLayout(schema, options.key_columns);
     if (!planned.ok()) return planned.status().WithContext(snap.root);
-    blob = std::move(*planned);
-    out_schema = blob->schema;
-    blob_spec = parquet::BlobSpecToJson(blob->spec);
+    plan->blob = std::move(*planned);
+    plan->out_schema = plan->blob->schema;
+    plan->blob_spec = parquet::BlobSpecToJson(plan->blob->spec);
   }
-  // Covered columns and their leaf ordinals: columns of one leaf (flat, or a list of a primitive —
-  // every co-grouped flat column).
-  std::vector<std::string> cover = options.cover;
-  if (cover.empty() && options.cover_all) {
-    for (const Field& f : out_schema->fields) {
+  return Status::OK();
+}
+
+// Covered columns and their leaf ordinals: columns of one leaf (flat, or a list of a primitive —
+// every co-grouped flat column).
+Status PlanCover(const RewriteOptions& options, RewritePlan* plan) {
+  const Schema& out_schema = *plan->out_schema;
+  plan->cover = options.cover;
+  if (plan->cover.empty() && options.cover_all) {
+    for (const Field& f : out_schema.fields) {
       if (LeafCount(*f.type) == 1 && std::find(options.key_columns.begin(), options.key_columns.end(), f.name) ==
                                      options.key_columns.end()) {
-        cover.push_back(f.name);
+        plan->cover.push_back(f.name);
       }
     }
   }
-  std::vector<int> leaf_of_field(out_schema->fields.size());
-  for (size_t i = 0, leaf = 0; i < out_schema->fields.size(); ++i) {
+  std::vector<int> leaf_of_field(out_schema.fields.size());
+  for (size_t i = 0, leaf = 0; i < out_schema.fields.size(); ++i) {
     leaf_of_field[i] = static_cast<int>(leaf);
-    leaf += static_cast<size_t>(LeafCount(*out_schema->fields[i].type));
+    leaf += static_cast<size_t>(LeafCount(*out_schema.fields[i].type));
   }
-  std::vector<int> cover_leaf;
-  for (const std::string& c : cover) {
-    const int i = out_schema->FieldIndex(c);
+  for (const std::string& c : plan->cover) {
+    const int i = out_schema.FieldIndex(c);
     if (i < 0) {
       return Status::InvalidArgument("--cover '" + c + "': no such column" +
-                                     (blob && schema.FieldIndex(c) >= 0 ? " (--layout blob folds it into 'blob')" : ""));
+                                     (plan->blob && plan->in_schema->FieldIndex(c) >= 0
+                                          ? " (--layout blob folds it into 'blob')"
+                                          : ""));
     }
-    if (LeafCount(*out_schema->fields[static_cast<size_t>(i)].type) != 1) {
+    if (LeafCount(*out_schema.fields[static_cast<size_t>(i)].type) != 1) {
       return Status::NotSupported("--cover '" + c + "' has more than one leaf column" +
                                   (options.cogroup ? " (co-grouped)" : "") +
                                   "; covered columns are flat or lists of a primitive");
     }
-    cover_leaf.push_back(leaf_of_field[static_cast<size_t>(i)]);
+    plan->cover_leaf.push_back(leaf_of_field[static_cast<size_t>(i)]);
   }
-  // Writer options for the layout.
-  parquet::WriterOptions wo = options.writer;
+  return Status::OK();
+}
+
+// Writer options for the layout.
+Status PlanWriter(const RewriteOptions& options, RewritePlan* plan) {
+  parquet::WriterOptions& wo = plan->writer;
+  wo = options.writer;
   switch (options.layout) {
     case RewriteLayout::kSorted: break;
     case RewriteLayout::kPagePerKey:
@@ -282,172 +234,94 @@ Status Rewrite(const table::TableSnapshot& snap, const RewriteOptions& options, 
   }
   wo.write_page_index = true;
   // A blob column stays decodable (co-grouped, it becomes a list and no longer matches its metadata).
-  if (blob_spec && !options.cogroup) wo.key_value_metadata.push_back({parquet::kBlobMetadataKey, *blob_spec});
-  RAP_RETURN_NOT_OK(wo.Validate());
-  // The index, built from the writer's locations.
-  IndexWriterOptions iwo;
-  iwo.key = key;
-  iwo.buckets = options.buckets;
-  iwo.cover = cover;
-  iwo.threads = options.threads;
-  iwo.etag_source = out.store->endpoint();  // the ETags recorded are this store's
-  res->index_url = DefaultIndexUrl(out.url);
-  RAP_ASSIGN_OR_RETURN(auto iw, IndexWriter::Make(res->index_url, iwo, std::nullopt));
-  // A new Delta table's schema and protocol, checked before anything is written.
-  if (out.delta && (!out.in_place || blob)) {
-    bool ntz = false;
-    RAP_ASSIGN_OR_RETURN(out.schema_string, table::DeltaSchemaString(*out_schema, &ntz));
-    if (!out.in_place) out.protocol = table::NewTableProtocol(ntz);
-  }
-  std::vector<table::DeltaAddFile> adds;
-  // The input, bucketed and sorted in bounded memory (spilled runs merged per bucket).
+  if (plan->blob_spec && !options.cogroup) wo.key_value_metadata.push_back({parquet::kBlobMetadataKey, *plan->blob_spec});
+  return wo.Validate();
+}
+
+Result<RewritePlan> PlanRewrite(const table::TableSnapshot& snap, const RewriteOptions& options) {
+  RewritePlan plan;
+  RAP_ASSIGN_OR_RETURN(plan.in_schema, InputSchema(snap, &plan.blob_spec));
+  RAP_RETURN_NOT_OK(PlanKey(snap, options, &plan));
+  RAP_RETURN_NOT_OK(PlanOutputSchema(snap, options, &plan));
+  RAP_RETURN_NOT_OK(PlanCover(options, &plan));
+  RAP_RETURN_NOT_OK(PlanWriter(options, &plan));
+  return plan;
+}
+
+// The input, bucketed and sorted in bounded memory (spilled runs merged per bucket), written one
+// file per bucket.
+Status WriteBuckets(const table::TableSnapshot& snap, const RewriteOptions& options, const RewritePlan& plan,
+                    RewriteOutput& out, IndexWriter& iw, std::vector<table::DeltaAddFile>* adds, RewriteResult* res) {
   internal::SorterOptions so;
-  so.key = key;
-  so.key_index = key_idx;
+  so.key = plan.key;
+  so.key_index = plan.key_idx;
   so.buckets = options.buckets;
   so.memory = options.memory;
   so.temp_dir = options.temp_dir.empty() ? (std::filesystem::temp_directory_path() / ("rap-rewrite-" + out.token)).string()
                                          : io::JoinPath(options.temp_dir, "rap-rewrite-" + out.token);
-  RAP_ASSIGN_OR_RETURN(auto sorter, internal::BucketSorter::Make(in_schema, so));
-  RAP_RETURN_NOT_OK(ReadLiveRows(snap, options, in_schema, *sorter, &res->rows));
+  RAP_ASSIGN_OR_RETURN(auto sorter, internal::BucketSorter::Make(plan.in_schema, so));
+  RAP_RETURN_NOT_OK(ReadLiveRows(snap, options, plan.in_schema, *sorter, &res->rows));
   res->runs_spilled = sorter->runs_spilled();
   res->bytes_spilled = sorter->bytes_spilled();
   res->peak_buffered_bytes = sorter->peak_buffered_bytes();
   for (int32_t b = 0; b < options.buckets; ++b) {
     RAP_ASSIGN_OR_RETURN(auto stream, sorter->OpenBucket(b));
     if (!stream) continue;
-    const std::string name = fmt::format("part-{:05d}{}.parquet", b, out.name_suffix);
-    const std::string path = io::JoinPath(out.dir, name);
-    auto sink = parquet::MakeObjectStoreSink(out.store, path);
-    RAP_ASSIGN_OR_RETURN(auto writer, parquet::ParquetWriter::Open(out_schema, sink.get(), wo));
-    out.written.push_back(path);
-    // The bucket's sorted batches, cut at key boundaries: the last key's rows of a batch wait for the
-    // next batch (a key's run may continue there), so runs and co-groups never straddle two writes.
-    std::vector<IndexEntry> pending;  // entries of this file, without covering locations yet
-    table::DeltaStatsBuilder stats;
-    int64_t file_rows = 0;
-    std::optional<RecordBatch> carry;
-    while (true) {
-      RAP_ASSIGN_OR_RETURN(std::optional<RecordBatch> next, stream->Next());
-      if (!next && !carry) break;
-      RecordBatch chunk;
-      if (next && carry) {
-        RAP_ASSIGN_OR_RETURN(chunk, ConcatBatches(*carry, *next));
-      } else {
-        chunk = next ? std::move(*next) : std::move(*carry);
-      }
-      carry.reset();
-      chunk.schema = in_schema;
-      // Keys and runs of one key (rows [starts[i], starts[i + 1])); NULL keys form runs that are not indexed.
-      const size_t n = static_cast<size_t>(chunk.num_rows);
-      std::vector<Key> keys(n);
-      std::vector<uint8_t> valid(n, 1);
-      for (size_t r = 0; r < n; ++r) {
-        keys[r].parts.resize(key.size());
-        for (size_t k = 0; k < key.size(); ++k) {
-          if (!KeyPartAt(key[k].type, *chunk.columns[size_t(key_idx[k])], int64_t(r), &keys[r].parts[k])) valid[r] = 0;
-        }
-      }
-      std::vector<int64_t> starts;
-      for (size_t i = 0; i < n; ++i) {
-        if (i == 0 || valid[i] != valid[i - 1] || (valid[i] && CompareKeys(key, keys[i], keys[i - 1]) != 0)) {
-          starts.push_back(static_cast<int64_t>(i));
-        }
-      }
-      starts.push_back(static_cast<int64_t>(n));
-      if (next) {  // hold the last run back
-        const int64_t cut = starts[starts.size() - 2];
-        std::vector<int64_t> tail_rows(static_cast<size_t>(chunk.num_rows - cut));
-        std::iota(tail_rows.begin(), tail_rows.end(), cut);
-        RAP_ASSIGN_OR_RETURN(carry, internal::TakeBatch(chunk, tail_rows));
-        starts.pop_back();
-        if (cut == 0) continue;
-        for (ArrayPtr& c : chunk.columns) c = SliceArray(c, 0, cut);
-        chunk.num_rows = cut;
-      }
-      for (size_t g = 0; g + 1 < starts.size(); ++g) {
-        if (!valid[size_t(starts[g])]) continue;
-        IndexEntry e;
-        e.key = keys[size_t(starts[g])];
-        e.first_row = file_rows + (options.cogroup ? static_cast<int64_t>(g) : starts[g]);
-        e.num_rows = options.cogroup ? 1 : starts[g + 1] - starts[g];
-        pending.push_back(std::move(e));
-      }
-      if (options.cogroup) {
-        RAP_ASSIGN_OR_RETURN(chunk, CoGroup(chunk, key_idx, starts, out_schema));
-      }
-      if (blob) {
-        RAP_ASSIGN_OR_RETURN(chunk, parquet::ToBlobBatch(*blob, chunk));
-      }
-      RAP_RETURN_NOT_OK(writer->Write(chunk));
-      if (out.delta) stats.Add(chunk);
-      file_rows += chunk.num_rows;
-    }
-    RAP_RETURN_NOT_OK(writer->Close());
-    res->frames += writer->summary().num_frames;
-    RAP_ASSIGN_OR_RETURN(io::ObjectInfo info, out.store->Head(path));
-    res->bytes += info.size;
-    FileEntry fe;
-    fe.path = name;
-    fe.size = info.size;
-    fe.etag = info.etag;
-    fe.num_rows = file_rows;
-    const parquet::FileMetaData& md = writer->metadata();
-    const int32_t ord = iw->AddFile(fe, cover.empty() ? std::string() : internal::SchemaFileBytes(md));
-    res->files.push_back(name);
-    if (out.delta) {
-      table::DeltaAddFile add;
-      add.path = name;
-      add.size = static_cast<int64_t>(info.size);
-      add.stats = stats.Json();
-      adds.push_back(std::move(add));
-    }
-    // Per covered column and row group: the writer's frames by page.
-    std::vector<int64_t> rg_first{0};
-    for (const auto& rg : md.row_groups) rg_first.push_back(rg_first.back() + rg.num_rows);
-    const auto& frame_locs = writer->frame_locations();
-    std::vector<std::vector<std::vector<internal::PageFrames>>> frames(cover.size());
-    for (size_t c = 0; c < cover.size(); ++c) {
-      frames[c].resize(md.row_groups.size());
-      for (size_t rg = 0; rg < md.row_groups.size(); ++rg) {
-        const auto& pages = writer->page_locations()[rg][static_cast<size_t>(cover_leaf[c])].page_locations;
-        auto& pf = frames[c][rg];
-        pf.resize(pages.size());
-        if (rg >= frame_locs.size()) continue;
-        for (const parquet::FrameLocation& f : frame_locs[rg][static_cast<size_t>(cover_leaf[c])]) {
-          if (f.page < 0 || static_cast<size_t>(f.page) >= pf.size()) {
-            return Status::Internal(fmt::format("{}: a frame names page {} of {}", name, f.page, pf.size()));
-          }
-          pf[size_t(f.page)].framed = true;
-          Location l;
-          l.column = static_cast<int32_t>(c);
-          l.kind = static_cast<int32_t>(LocationKind::kZstdFrame);
-          l.codec = static_cast<int32_t>(parquet::Codec::ZSTD);
-          l.offset = f.offset;
-          l.size = f.size;
-          l.first_row = rg_first[rg] + f.first_row;
-          l.num_rows = f.num_rows;
-          l.aux = f.levels;
-          pf[size_t(f.page)].frames.push_back(std::move(l));
-        }
-      }
-    }
-    // Entries: runs of one key (co-grouped: one row each), with their covering locations.
-    for (IndexEntry& e : pending) {
-      e.file = ord;
-      for (size_t c = 0; c < cover.size(); ++c) {
-        for (size_t rg = 0; rg < md.row_groups.size(); ++rg) {
-          const auto& chunk = md.row_groups[rg].columns[static_cast<size_t>(cover_leaf[c])];
-          RAP_RETURN_NOT_OK(internal::ChunkLocations(*chunk.meta_data, writer->page_locations()[rg][size_t(cover_leaf[c])],
-                                                     rg_first[rg], md.row_groups[rg].num_rows, frames[c][rg],
-                                                     static_cast<int32_t>(c), e.first_row, e.first_row + e.num_rows,
-                                                     &e.cover));
-        }
-      }
-      RAP_RETURN_NOT_OK(iw->AddEntry(std::move(e)));
-    }
-    if (options.progress) options.progress(static_cast<int64_t>(res->files.size()), -1);
+    RAP_RETURN_NOT_OK(internal::WriteBucket(plan, options, b, *stream, out, iw, adds, res));
   }
+  return Status::OK();
+}
+
+// The Delta commit of the new files (and, in place, the removes of the old ones).
+Status CommitDelta(const RewriteOptions& options, const RewritePlan& plan, std::vector<table::DeltaAddFile> adds,
+                   RewriteOutput& out, IndexWriter& iw, RewriteResult* res) {
+  table::DeltaCommitActions c;
+  // In place, a schema change (blob) is an overwrite: the table's metaData with the new schema and
+  // dataChange=true; otherwise the same rows in new files (OPTIMIZE, dataChange=false).
+  const bool schema_change = out.in_place && plan.blob;
+  c.operation = out.in_place && !schema_change ? "OPTIMIZE" : "WRITE";
+  c.protocol = out.protocol;
+  if (!out.in_place || schema_change) {
+    table::DeltaMetadata m = out.metadata;
+    m.schema_string = out.schema_string;
+    c.metadata = std::move(m);
+  }
+  c.adds = std::move(adds);
+  c.removes = out.removes;
+  for (table::DeltaRemoveFile& r : c.removes) r.data_change = schema_change;
+  c.data_change = !out.in_place || schema_change;
+  const int64_t now = std::chrono::duration_cast<std::chrono::milliseconds>(
+                          std::chrono::system_clock::now().time_since_epoch()).count();
+  if (options.before_commit) options.before_commit();
+  if (Status commit = table::WriteDeltaCommit(out.store, out.dir, out.version, table::DeltaCommitJson(c, now));
+      !commit.ok()) {
+    iw.DiscardStaged(!out.in_place);
+    return commit;
+  }
+  out.committed = true;
+  res->table_version = out.version;
+  return Status::OK();
+}
+
+Status Rewrite(const table::TableSnapshot& snap, const RewriteOptions& options, RewriteOutput& out, RewriteResult* res) {
+  RAP_ASSIGN_OR_RETURN(const RewritePlan plan, PlanRewrite(snap, options));
+  // The index, built from the writer's locations.
+  IndexWriterOptions iwo;
+  iwo.key = plan.key;
+  iwo.buckets = options.buckets;
+  iwo.cover = plan.cover;
+  iwo.threads = options.threads;
+  iwo.etag_source = out.store->endpoint();  // the ETags recorded are this store's
+  res->index_url = DefaultIndexUrl(out.url);
+  RAP_ASSIGN_OR_RETURN(auto iw, IndexWriter::Make(res->index_url, iwo, std::nullopt));
+  // A new Delta table's schema and protocol, checked before anything is written.
+  if (out.delta && (!out.in_place || plan.blob)) {
+    bool ntz = false;
+    RAP_ASSIGN_OR_RETURN(out.schema_string, table::DeltaSchemaString(*plan.out_schema, &ntz));
+    if (!out.in_place) out.protocol = table::NewTableProtocol(ntz);
+  }
+  std::vector<table::DeltaAddFile> adds;
+  RAP_RETURN_NOT_OK(WriteBuckets(snap, options, plan, out, *iw, &adds, res));
   res->entries = iw->entries();
   // Until the table commit, a failure also removes what the index staged: its fragments, and its
   // schema files unless in place (there they may be the published index's too). The data files are
@@ -456,33 +330,7 @@ Status Rewrite(const table::TableSnapshot& snap, const RewriteOptions& options, 
     iw->DiscardStaged(!out.in_place);
     return staged;
   }
-  if (out.delta) {
-    table::DeltaCommitActions c;
-    // In place, a schema change (blob) is an overwrite: the table's metaData with the new schema and
-    // dataChange=true; otherwise the same rows in new files (OPTIMIZE, dataChange=false).
-    const bool schema_change = out.in_place && blob;
-    c.operation = out.in_place && !schema_change ? "OPTIMIZE" : "WRITE";
-    c.protocol = out.protocol;
-    if (!out.in_place || schema_change) {
-      table::DeltaMetadata m = out.metadata;
-      m.schema_string = out.schema_string;
-      c.metadata = std::move(m);
-    }
-    c.adds = std::move(adds);
-    c.removes = out.removes;
-    for (table::DeltaRemoveFile& r : c.removes) r.data_change = schema_change;
-    c.data_change = !out.in_place || schema_change;
-    const int64_t now = std::chrono::duration_cast<std::chrono::milliseconds>(
-                            std::chrono::system_clock::now().time_since_epoch()).count();
-    if (options.before_commit) options.before_commit();
-    if (Status commit = table::WriteDeltaCommit(out.store, out.dir, out.version, table::DeltaCommitJson(c, now));
-        !commit.ok()) {
-      iw->DiscardStaged(!out.in_place);
-      return commit;
-    }
-    out.committed = true;
-    res->table_version = out.version;
-  }
+  if (out.delta) RAP_RETURN_NOT_OK(CommitDelta(options, plan, std::move(adds), out, *iw, res));
   auto published = iw->Publish("../..", out.delta ? "delta" : "directory", out.delta ? out.version : -1);
   if (!published.ok() && !out.committed) iw->DiscardStaged(!out.in_place);  // a folder output: nothing is published
   if (!published.ok() && out.committed && out.final_path.empty()) {
@@ -497,7 +345,7 @@ Status Rewrite(const table::TableSnapshot& snap, const RewriteOptions& options, 
 // --in-place: the new files go into the Delta table's root; the commit is the next version, removing
 // every live file of the snapshot that was read.
 Status PrepareInPlace(const std::string& table_url, const std::string& output_url, const RewriteOptions& options,
-                      const table::TableSnapshot& snap, const std::string& token, Output* out) {
+                      const table::TableSnapshot& snap, const std::string& token, RewriteOutput* out) {
   if (snap.kind != table::TableKind::kDelta) {
     return Status::InvalidArgument(table_url + ": --in-place needs a Delta table (this is a folder of Parquet files)");
   }
@@ -556,7 +404,7 @@ Result<RewriteResult> RewriteTable(const std::string& table_url, const std::stri
   RewriteResult res;
   res.output_url = output_url;
   res.input_files = static_cast<int64_t>(snap.files.size());
-  Output out;
+  RewriteOutput out;
   std::random_device rd;
   const std::string token = fmt::format("{:08x}", rd());
   out.token = token;

@@ -1,6 +1,6 @@
 // BucketSorter (rewrite_sort.h): buffered batches -> per-bucket sorted runs spilled to temporary
 // Parquet files -> per-bucket MergeReader streams.
-#include "rewrite_sort.h"
+#include "index/rewrite_sort.h"
 
 #include <fmt/format.h>
 

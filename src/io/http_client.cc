@@ -3,14 +3,12 @@
 #include "rap/io/store_metrics.h"
 
 #include <algorithm>
-#include <cmath>
-#include <condition_variable>
 #include <cstring>
-#include <deque>
 #include <mutex>
-#include <random>
 
+#include "io/http_exchange.h"
 #include "io/http_util.h"
+#include "io/request_scheduler.h"
 #include "rap/util/clock.h"
 
 namespace rap::io {
@@ -27,55 +25,6 @@ std::string RangeText(const HttpRequest& r) {
   if (r.kind == HttpRequest::Kind::kSuffix) return "the last " + std::to_string(r.suffix) + " bytes";
   return r.method;
 }
-
-// The verdict on one finished attempt.
-struct Verdict {
-  Status status;        // OK: the attempt produced the response
-  bool retry = false;   // worth another attempt
-  double retry_after_s = -1;
-};
-
-double Jitter(double cap) {
-  thread_local std::mt19937_64 rng{std::random_device{}()};
-  std::uniform_real_distribution<double> d(0.0, cap);
-  return d(rng);
-}
-
-}  // namespace
-
-struct HttpClient::Exchange : CurlEngine::Transfer {
-  Batch* batch = nullptr;
-  size_t index = 0;
-  int attempt = 0;
-  const HttpRequest* req = nullptr;
-  HttpResponse resp;
-  uint64_t capacity = 0;
-  Buffer buf;
-  uint64_t received = 0;
-  bool overflow = false;
-  uint64_t alloc_failed = 0;  // bytes of a body buffer that could not be allocated
-  std::string plain_body;
-  uint64_t put_offset = 0;
-  curl_slist* hdrs = nullptr;
-  char errbuf[CURL_ERROR_SIZE] = {0};
-  CURLcode result = CURLE_OK;
-  double end_s = 0;
-  bool is_hedge = false;   // a duplicate of a slow request (HedgeOptions)
-
-  ~Exchange() {
-    if (easy) curl_easy_cleanup(easy);
-    curl_slist_free_all(hdrs);
-  }
-};
-
-struct HttpClient::Batch {
-  CurlEngine::Group group;  // the read's concurrency limit, enforced by the engine
-  std::mutex mu;
-  std::condition_variable cv;
-  std::vector<Exchange*> done;
-};
-
-namespace {
 
 size_t OnHeader(char* data, size_t size, size_t n, void* p) {
   auto* ex = static_cast<HttpClient::Exchange*>(p);
@@ -424,256 +373,163 @@ Verdict Evaluate(HttpClient::Exchange* ex, const std::string& endpoint, const Ht
 
 }  // namespace
 
+namespace {
+
+// The timing of an answered attempt.
+RequestTiming FinalTiming(HttpClient::Exchange* ex) {
+  RequestTiming t = ex->resp.timing;
+  t.start_s = ex->start_s;
+  if (t.first_byte_s == 0) {
+    double st = 0;
+    curl_easy_getinfo(ex->easy, CURLINFO_STARTTRANSFER_TIME, &st);
+    t.first_byte_s = ex->start_s + st;
+  }
+  t.end_s = std::max(ex->end_s, t.first_byte_s);
+  t.bytes = ex->req->kind == HttpRequest::Kind::kPlain ? ex->resp.body.size() : ex->received;
+  t.attempts = ex->attempt + 1;
+  t.http_version = HttpVersionNumber(ex->easy);
+  t.range = ex->req->kind == HttpRequest::Kind::kRange ? ex->req->range
+                                                       : ByteRange{ex->resp.object_size - t.bytes, t.bytes};
+  return t;
+}
+
+// Waits until an exchange of `batch` finishes or the scheduler wants to look again (a retry or a
+// duplicate due, the deadline; every 10 ms with a cancellation token), and returns the finished.
+std::vector<HttpClient::Exchange*> WaitForDone(HttpClient::Batch& batch, const RequestScheduler& sched,
+                                               const RequestScheduler::Inflight& inflight, const ReadOptions& read,
+                                               double hedge_delay) {
+  std::vector<HttpClient::Exchange*> done;
+  std::unique_lock<std::mutex> lock(batch.mu);
+  double wake = sched.NextDue();
+  if (read.cancel) wake = std::min(wake, NowSeconds() + 0.01);
+  wake = sched.HedgeWake(inflight, hedge_delay, wake);
+  auto until = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                  std::chrono::duration<double>(std::max(0.0, wake - NowSeconds())));
+  batch.cv.wait_until(lock, until, [&] { return !batch.done.empty(); });
+  done.swap(batch.done);
+  return done;
+}
+
+// Takes `ex` out of `inflight`.
+std::unique_ptr<HttpClient::Exchange> TakeInflight(RequestScheduler::Inflight& inflight, HttpClient::Exchange* ex) {
+  auto it = std::find_if(inflight.begin(), inflight.end(), [&](auto& p) { return p.get() == ex; });
+  std::unique_ptr<HttpClient::Exchange> owned = std::move(*it);
+  inflight.erase(it);
+  return owned;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<HttpClient::Exchange>> HttpClient::NewExchange(Batch& batch, const HttpRequest& req,
+                                                                      size_t index, int attempt, bool is_hedge,
+                                                                      double remaining_s) {
+  auto ex = std::make_unique<Exchange>();
+  ex->batch = &batch;
+  ex->index = index;
+  ex->attempt = attempt;
+  ex->req = &req;
+  ex->on_done = [&batch](CurlEngine::Transfer* t, CURLcode code) {
+    auto* e = static_cast<Exchange*>(t);
+    e->result = code;
+    e->end_s = NowSeconds();
+    std::lock_guard<std::mutex> lock(batch.mu);
+    batch.done.push_back(e);
+    batch.cv.notify_all();
+  };
+  // A duplicate does not wait behind the read's own (possibly stalled) requests.
+  ex->group = is_hedge ? nullptr : &batch.group;
+  ex->is_hedge = is_hedge;
+  auto easy = MakeEasy(ex.get(), remaining_s);
+  if (!easy.ok()) return easy.status();
+  return ex;
+}
+
+Status HttpClient::Settle(Exchange* ex, RequestScheduler& sched, const std::vector<std::unique_ptr<Exchange>>& inflight,
+                          std::string* batch_etag, std::vector<HttpResponse>* out, ReadStats* local) {
+  Verdict v = Evaluate(ex, endpoint_, map_error_);
+  if (v.status.ok() && !ex->resp.etag.empty() && ex->req->kind != HttpRequest::Kind::kPlain) {
+    if (batch_etag->empty()) {
+      *batch_etag = ex->resp.etag;
+    } else if (*batch_etag != ex->resp.etag) {
+      v.status = Status::Changed(ex->req->object + ": object changed while reading (ETag " + ex->resp.etag +
+                                 ", expected " + *batch_etag + ")");
+      v.retry = false;
+    }
+  }
+  if (v.status.ok()) {
+    ex->resp.timing = FinalTiming(ex);
+    local->requests.push_back(ex->resp.timing);
+    if (sched.duplicates(ex->index) > 0) {
+      for (auto& other : inflight) {
+        if (other->index == ex->index) engine_->Cancel(other.get());  // the slower copies
+      }
+      if (ex->is_hedge) StoreMetrics::Global().RecordHedgeWon(StoreKind::kHttp);
+    }
+    sched.Answered(*ex, inflight);
+    (*out)[ex->index] = std::move(ex->resp);
+    return Status::OK();
+  }
+  // A failed copy while the other copy of the request is still running: that one decides.
+  if (sched.live_copies(ex->index) > 0) return Status::OK();
+  return sched.RetryOrFail(*ex, v);
+}
+
 Result<std::vector<HttpResponse>> HttpClient::Run(std::vector<HttpRequest> requests, const ReadOptions& read,
                                                   ReadStats* stats) {
-  const size_t n = requests.size();
-  std::vector<HttpResponse> out(n);
-  std::vector<bool> finished(n, false);
+  std::vector<HttpResponse> out(requests.size());
   ReadStats local;
-  const double started = NowSeconds();
-  const double deadline = started + options_.deadline_s;
-  const int max_active = std::max(1, read.max_concurrency);
-  const std::string expected_etag = NormalizeEtag(read.expected_etag);
-  std::string batch_etag = expected_etag;
-
-  struct Due {
-    size_t index;
-    int attempt;
-    double not_before;
-  };
-  std::deque<Due> queue;
-  size_t remaining = 0;
-  for (size_t i = 0; i < n; ++i) {
-    if (requests[i].kind == HttpRequest::Kind::kRange && requests[i].range.length == 0) {
-      finished[i] = true;  // nothing to fetch
-      continue;
-    }
-    queue.push_back({i, 0, 0});
-    ++remaining;
-  }
+  const double deadline = NowSeconds() + options_.deadline_s;
+  std::string batch_etag = NormalizeEtag(read.expected_etag);
+  RequestScheduler sched(requests, options_, hedge_.get(), deadline);
   Batch batch;
-  batch.group.max_active = max_active;
+  batch.group.max_active = std::max(1, read.max_concurrency);
   std::vector<std::unique_ptr<Exchange>> inflight;
-  // Hedging: live exchanges per request, the duplicates it got, and its newest copy (the one whose
-  // wait decides the next duplicate; null while none runs).
-  std::vector<int> copies(n, 0);
-  std::vector<int> dup_count(n, 0);
-  std::vector<Exchange*> newest(n, nullptr);
-  const int max_duplicates = hedge_ ? std::max(1, hedge_->options().max_duplicates) : 0;
-  // 0: may be hedged after the delay; 1: refused the ordinary share, may use the reserve after
-  // reserve_after x the delay; 2: refused both (no more wake-ups for it).
-  std::vector<uint8_t> refused(n, 0);
-  auto eligible = [&](const HttpRequest& r) {
-    if (!hedge_) return false;
-    if (r.kind == HttpRequest::Kind::kRange) return r.range.length <= hedge_->options().max_bytes;
-    return r.kind == HttpRequest::Kind::kSuffix && r.suffix <= hedge_->options().max_bytes;
-  };
-  // True for the newest copy of an unfinished eligible request that may still get a duplicate.
-  auto may_hedge = [&](const Exchange& ex) {
-    return newest[ex.index] == &ex && dup_count[ex.index] < max_duplicates && !finished[ex.index] &&
-           eligible(*ex.req);
-  };
-  // A new exchange for request `index` (a first attempt, a retry or a hedged duplicate).
-  auto make_exchange = [&](size_t index, int attempt, bool is_hedge, double remaining_s) -> Result<std::unique_ptr<Exchange>> {
-    auto ex = std::make_unique<Exchange>();
-    ex->batch = &batch;
-    ex->index = index;
-    ex->attempt = attempt;
-    ex->req = &requests[index];
-    ex->on_done = [&batch](CurlEngine::Transfer* t, CURLcode code) {
-      auto* e = static_cast<Exchange*>(t);
-      e->result = code;
-      e->end_s = NowSeconds();
-      std::lock_guard<std::mutex> lock(batch.mu);
-      batch.done.push_back(e);
-      batch.cv.notify_all();
-    };
-    // A duplicate does not wait behind the read's own (possibly stalled) requests.
-    ex->group = is_hedge ? nullptr : &batch.group;
-    ex->is_hedge = is_hedge;
-    auto easy = MakeEasy(ex.get(), remaining_s);
-    if (!easy.ok()) return easy.status();
-    ++copies[index];
-    newest[index] = ex.get();
-    if (!is_hedge && eligible(requests[index])) hedge_->CountRequest();
-    return ex;
+  // Makes and submits an exchange for request `index` (a first attempt, a retry or a duplicate).
+  auto send = [&](size_t index, int attempt, bool is_hedge, double remaining_s) -> Status {
+    RAP_ASSIGN_OR_RETURN(auto ex, NewExchange(batch, requests[index], index, attempt, is_hedge, remaining_s));
+    sched.Started(*ex);
+    engine_->Submit(ex.get());
+    inflight.push_back(std::move(ex));
+    return Status::OK();
   };
   Status failure;
-  std::string last_error;
-  int last_attempts = 0;
-
-
-  while (remaining > 0 && failure.ok()) {
-    double now = NowSeconds();
+  while (sched.remaining() > 0 && failure.ok()) {
+    const double now = NowSeconds();
     if (read.cancel && read.cancel->cancelled()) {
       failure = Status::Cancelled(requests.front().object + ": read cancelled");
       break;
     }
     if (now >= deadline) {
       failure = Status::Timeout(requests.front().object + ": deadline of " + std::to_string(options_.deadline_s) +
-                                " s exceeded" + (last_error.empty() ? "" : "; last error: " + last_error));
+                                " s exceeded" +
+                                (sched.last_error().empty() ? "" : "; last error: " + sched.last_error()));
       break;
     }
-    // Hand everything that is due to the engine, which keeps at most max_active of them running.
-    double next_due = deadline;
-    for (auto it = queue.begin(); it != queue.end();) {
-      if (it->not_before > now) {
-        next_due = std::min(next_due, it->not_before);
-        ++it;
-        continue;
-      }
-      auto made = make_exchange(it->index, it->attempt, /*is_hedge=*/false, deadline - now);
-      if (!made.ok()) {
-        failure = made.status();
-        break;
-      }
-      engine_->Submit(made->get());
-      inflight.push_back(std::move(*made));
-      it = queue.erase(it);
-    }
+    // Hand everything that is due to the engine, which keeps at most max_concurrency of them running.
+    failure = sched.SendDue(now, [&](size_t index, int attempt) { return send(index, attempt, false, deadline - now); });
     if (!failure.ok()) break;
-    for (const Due& d : queue) next_due = std::min(next_due, d.not_before);
     const double hedge_delay = hedge_ ? hedge_->Delay() : -1;
-    std::vector<Exchange*> done;
-    {
-      std::unique_lock<std::mutex> lock(batch.mu);
-      double wake = next_due;
-      if (read.cancel) wake = std::min(wake, NowSeconds() + 0.01);
-      if (hedge_delay > 0) {
-        for (const auto& ex : inflight) {
-          if (may_hedge(*ex) && refused[ex->index] < 2) {
-            const double after = refused[ex->index] == 0 ? hedge_delay : hedge_delay * hedge_->options().reserve_after;
-            // The delay counts from when the engine issued the request; one still queued behind the
-            // endpoint's or the read's concurrency limit is looked at again a delay later.
-            const double started = ex->start_s.load(std::memory_order_relaxed);
-            wake = std::min(wake, started > 0 ? started + after : NowSeconds() + hedge_delay);
-          }
-        }
-      }
-      auto until = Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                      std::chrono::duration<double>(std::max(0.0, wake - NowSeconds())));
-      batch.cv.wait_until(lock, until, [&] { return !batch.done.empty(); });
-      done.swap(batch.done);
+    for (Exchange* ex : WaitForDone(batch, sched, inflight, read, hedge_delay)) {
+      std::unique_ptr<Exchange> owned = TakeInflight(inflight, ex);
+      sched.Ended(*ex, inflight);
+      // After a failure the other finished exchanges only leave `inflight`; the other copy of a
+      // hedged request that already answered was cancelled or lost.
+      if (!failure.ok() || sched.answered(ex->index)) continue;
+      failure = Settle(ex, sched, inflight, &batch_etag, &out, &local);
     }
-    for (Exchange* ex : done) {
-      auto it = std::find_if(inflight.begin(), inflight.end(), [&](auto& p) { return p.get() == ex; });
-      std::unique_ptr<Exchange> owned = std::move(*it);
-      inflight.erase(it);
-      --copies[ex->index];
-      if (newest[ex->index] == ex) {  // the next newest live copy, if any, decides further duplicates
-        newest[ex->index] = nullptr;
-        for (const auto& other : inflight) {
-          if (other->index == ex->index) newest[ex->index] = other.get();
-        }
-      }
-      if (!failure.ok()) continue;
-      // The other copy of a hedged request already answered: this one was cancelled or lost.
-      if (finished[ex->index]) continue;
-      Verdict v = Evaluate(ex, endpoint_, map_error_);
-      if (v.status.ok() && !ex->resp.etag.empty() && requests[ex->index].kind != HttpRequest::Kind::kPlain) {
-        if (batch_etag.empty()) {
-          batch_etag = ex->resp.etag;
-        } else if (batch_etag != ex->resp.etag) {
-          v.status = Status::Changed(ex->req->object + ": object changed while reading (ETag " + ex->resp.etag +
-                                     ", expected " + batch_etag + ")");
-          v.retry = false;
-        }
-      }
-      if (v.status.ok()) {
-        RequestTiming& t = ex->resp.timing;
-        t.start_s = ex->start_s;
-        if (t.first_byte_s == 0) {
-          double st = 0;
-          curl_easy_getinfo(ex->easy, CURLINFO_STARTTRANSFER_TIME, &st);
-          t.first_byte_s = ex->start_s + st;
-        }
-        t.end_s = std::max(ex->end_s, t.first_byte_s);
-        t.bytes = ex->req->kind == HttpRequest::Kind::kPlain ? ex->resp.body.size() : ex->received;
-        t.attempts = ex->attempt + 1;
-        t.http_version = HttpVersionNumber(ex->easy);
-        t.range = ex->req->kind == HttpRequest::Kind::kRange ? ex->req->range
-                                                             : ByteRange{ex->resp.object_size - t.bytes, t.bytes};
-        local.requests.push_back(t);
-        if (dup_count[ex->index] > 0) {
-          for (auto& other : inflight) {
-            if (other->index == ex->index) engine_->Cancel(other.get());  // the slower copies
-          }
-          if (ex->is_hedge) StoreMetrics::Global().RecordHedgeWon(StoreKind::kHttp);
-        }
-        // The hedging delay is a quantile of the request class's latency as first issued, and a
-        // request whose duplicate won is part of that tail: it counts with the time its original had
-        // been outstanding without an answer (a lower bound of its latency). Observing only the
-        // winner's own time would hide every hedged stall, pull the delay down to the p95 of the
-        // ordinary requests, and let those spend the whole budget before a stalled one asks
-        // (docs/benchmarks/serve.md). Failed copies teach nothing.
-        if (eligible(*ex->req) && ex->attempt == 0) {
-          double latency = ex->end_s - ex->start_s;
-          if (ex->is_hedge) {
-            for (const auto& other : inflight) {
-              if (other->index == ex->index && !other->is_hedge) {
-                const double started = other->start_s.load(std::memory_order_relaxed);
-                if (started > 0) latency = std::max(latency, ex->end_s - started);
-              }
-            }
-          }
-          hedge_->Observe(std::max(0.0, latency));
-        }
-        out[ex->index] = std::move(ex->resp);
-        finished[ex->index] = true;
-        --remaining;
-        continue;
-      }
-      // A failed copy while the other copy of the request is still running: that one decides.
-      if (copies[ex->index] > 0) continue;
-      last_error = v.status.message();
-      last_attempts = ex->attempt + 1;
-      if (!v.retry || ex->attempt + 1 >= options_.max_attempts) {
-        failure = v.retry ? v.status.WithContext("giving up after " + std::to_string(last_attempts) + " attempts")
-                          : v.status;
-        continue;  // the other finished exchanges still have to leave `inflight`
-      }
-      double cap = std::min(options_.max_backoff_s, options_.initial_backoff_s * std::pow(2.0, ex->attempt));
-      double delay = Jitter(cap);
-      if (v.retry_after_s >= 0) {
-        if (v.retry_after_s > options_.max_retry_after_s) {
-          failure = v.status.WithContext("server asked to retry after " + std::to_string(v.retry_after_s) +
-                                         " s, more than the " + std::to_string(options_.max_retry_after_s) +
-                                         " s allowed");
-          continue;  // the other finished exchanges still have to leave `inflight`
-        }
-        delay = std::max(delay, v.retry_after_s);
-      }
-      double when = NowSeconds() + delay;
-      if (when >= deadline) {
-        failure = Status::Timeout(ex->req->object + ": deadline of " + std::to_string(options_.deadline_s) +
-                                  " s reached after " + std::to_string(last_attempts) + " attempts; last error: " +
-                                  last_error);
-        continue;  // the other finished exchanges still have to leave `inflight`
-      }
-      queue.push_back({ex->index, ex->attempt + 1, when});
-    }
-    // Hedge: one duplicate for each eligible request still unanswered after the delay, within budget.
+    // Hedge: one duplicate for each eligible request still unanswered after the delay, within budget
+    // (submitted after the round, so the round looks at the running copies only).
     if (failure.ok() && hedge_delay > 0) {
       const double t = NowSeconds();
       std::vector<std::unique_ptr<Exchange>> duplicates;
-      for (const auto& ex : inflight) {
-        if (!may_hedge(*ex)) continue;
-        const double started = ex->start_s.load(std::memory_order_relaxed);
-        if (started <= 0) continue;  // still queued: a duplicate would queue too
-        const double waited = t - started;
-        if (waited < hedge_delay || refused[ex->index] == 2) continue;
-        const bool late = waited >= hedge_delay * hedge_->options().reserve_after;
-        if (refused[ex->index] == 1 && !late) continue;
-        if (!hedge_->TryHedge(late)) {
-          refused[ex->index] = late ? 2 : 1;
-          continue;
-        }
-        auto made = make_exchange(ex->index, ex->attempt, /*is_hedge=*/true, deadline - t);
-        if (!made.ok()) break;  // no duplicate; the original still runs
-        ++dup_count[ex->index];
+      sched.Hedge(inflight, hedge_delay, t, [&](const Exchange& ex) {
+        auto made = NewExchange(batch, requests[ex.index], ex.index, ex.attempt, /*is_hedge=*/true, deadline - t);
+        if (!made.ok()) return false;
+        sched.Started(**made);
         StoreMetrics::Global().RecordHedgeSent(StoreKind::kHttp);
         duplicates.push_back(std::move(*made));
-      }
+        return true;
+      });
       for (auto& d : duplicates) {
         engine_->Submit(d.get());
         inflight.push_back(std::move(d));

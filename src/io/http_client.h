@@ -21,6 +21,8 @@
 
 namespace rap::io {
 
+class RequestScheduler;
+
 struct HttpRequest {
   enum class Kind { kRange, kSuffix, kPlain };
   std::string method = "GET";  // GET, HEAD or PUT
@@ -83,6 +85,13 @@ class HttpClient {
 
  private:
   Result<CURL*> MakeEasy(Exchange* ex, double remaining_s);
+  // A new exchange for `req` (request `index` of the batch), its easy handle set up.
+  Result<std::unique_ptr<Exchange>> NewExchange(Batch& batch, const HttpRequest& req, size_t index, int attempt,
+                                                bool is_hedge, double remaining_s);
+  // A finished exchange of an unanswered request: its response into `out` (cancelling the other
+  // copies), or, when it failed and no other copy runs, the next attempt scheduled or the error.
+  Status Settle(Exchange* ex, RequestScheduler& sched, const std::vector<std::unique_ptr<Exchange>>& inflight,
+                std::string* batch_etag, std::vector<HttpResponse>* out, ReadStats* local);
 
   std::string endpoint_;
   HttpOptions options_;

@@ -1,4 +1,4 @@
-#include "expr_compare.h"
+#include "read/expr_compare.h"
 
 #include <cmath>
 #include <cstring>

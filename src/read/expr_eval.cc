@@ -5,7 +5,7 @@
 #include <functional>
 #include <cstring>
 
-#include "expr_compare.h"
+#include "read/expr_compare.h"
 #include "rap/read/expr.h"
 
 namespace rap::read {

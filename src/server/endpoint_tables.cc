@@ -4,6 +4,7 @@
 
 #include "rap/columnar/array_format.h"
 #include "rap/server/server_config.h"
+#include "rap/table/table_format.h"
 #include "server/json_output.h"
 #include "server/server_context.h"
 
@@ -24,7 +25,7 @@ void HandleTables(ServerContext& ctx, const HttpRequest& req, Responder& out) {
     if (v) {
       const table::TableSnapshot& s = *v->snapshot;
       body += fmt::format(",\"kind\":{},\"version\":{},\"files\":{}",
-                          s.kind == table::TableKind::kDelta ? "\"delta\"" : "\"directory\"", s.version, s.files.size());
+                          JsonQuote(std::string(table::FormatName(s))), s.version, s.files.size());
       if (v->schema) body += ",\"columns\":" + SchemaJson(*v->schema);
     } else {
       body += ",\"loaded\":false";

@@ -2,15 +2,10 @@
 // includes Beast or Asio headers.
 #include "server/http_server.h"
 
-#include <sys/resource.h>
-#include <sys/syscall.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
-#include <deque>
 #include <future>
 #include <mutex>
 #include <optional>
@@ -31,6 +26,7 @@
 #include "rap/columnar/array_format.h"
 #include "rap/util/allocator.h"
 #include "rap/util/clock.h"
+#include "server/worker_pool.h"
 
 namespace rap::server {
 
@@ -122,21 +118,10 @@ struct HttpServer::Impl {
   std::atomic<bool> io_joined{false};   // every io thread has returned (no handler runs any more)
   uint16_t port = 0;
 
-  // Worker pool. Idle workers wait on their own condition variable in a LIFO stack, and a request
-  // goes to the most recently idle one: under load a few hot workers (warm caches, no scheduler
-  // churn) take the requests instead of all of them in turn, which halved the server's CPU per
-  // lookup at 32 workers (docs/benchmarks/serve.md). Requests queue only when every worker is busy.
-  struct WorkerSlot {
-    std::condition_variable cv;
-    std::function<void()> task;  // handed over by Submit
-  };
+  // Requests queued or running are counted in in_flight; Shutdown waits on idle_cv for none.
   std::mutex mu;
   std::condition_variable idle_cv;
-  std::deque<std::function<void()>> queue;
-  std::vector<std::unique_ptr<WorkerSlot>> slots;
-  std::vector<WorkerSlot*> idle;  // back = most recently idle
-  bool stop_workers = false;
-  std::vector<std::thread> workers;
+  WorkerPool workers;
 
   std::mutex sessions_mu;
   uint64_t next_session = 0;
@@ -153,49 +138,7 @@ struct HttpServer::Impl {
 
   void Accept();
   void ArmSweep(IoLoop* loop);
-  void Submit(std::function<void()> task) {
-    WorkerSlot* w = nullptr;
-    {
-      std::lock_guard<std::mutex> lock(mu);
-      if (idle.empty()) {
-        queue.push_back(std::move(task));
-        return;
-      }
-      w = idle.back();
-      idle.pop_back();
-      w->task = std::move(task);
-    }
-    w->cv.notify_one();
-  }
-  void WorkerLoop(WorkerSlot* w) {
-    // Workers run CPU-bound handlers; at a lower priority than the io threads (nice +5 for this
-    // thread only, Linux) a busy pool cannot starve the network loop that parses every request and
-    // writes every response. Failure (e.g. a restricted container) only loses that preference.
-    if (options.worker_nice > 0) {
-      (void)setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)),
-                        getpriority(PRIO_PROCESS, 0) + options.worker_nice);
-    }
-    std::unique_lock<std::mutex> lock(mu);
-    while (true) {
-      if (stop_workers) return;
-      std::function<void()> task;
-      if (w->task) {
-        task = std::move(w->task);
-        w->task = nullptr;
-      } else if (!queue.empty()) {
-        task = std::move(queue.front());
-        queue.pop_front();
-      } else {
-        idle.push_back(w);
-        w->cv.wait(lock, [&] { return stop_workers || w->task != nullptr; });
-        continue;
-      }
-      lock.unlock();
-      task();
-      task = nullptr;  // release what the task holds before waiting again
-      lock.lock();
-    }
-  }
+  void Submit(std::function<void()> task) { workers.Submit(std::move(task)); }
   void RequestDone() {
     {
       std::lock_guard<std::mutex> lock(mu);
@@ -698,14 +641,7 @@ void HttpServer::Impl::Shutdown(double grace_s) {
     if (loop->thread.joinable()) loop->thread.join();
   }
   io_joined.store(true);
-  {
-    std::lock_guard<std::mutex> lock(mu);
-    stop_workers = true;
-  }
-  for (auto& slot : slots) slot->cv.notify_all();
-  for (auto& t : workers) t.join();
-  workers.clear();
-  queue.clear();
+  workers.Stop();
 }
 
 Result<std::unique_ptr<HttpServer>> HttpServer::Start(const HttpServerOptions& options, Handler handler,
@@ -742,13 +678,7 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Start(const HttpServerOptions& o
       l->io.run();
     });
   }
-  for (int i = 0; i < std::max(1, options.workers); ++i) impl->slots.push_back(std::make_unique<Impl::WorkerSlot>());
-  for (auto& slot : impl->slots) {
-    impl->workers.emplace_back([p = impl.get(), w = slot.get()] {
-      UseOwnMallocArena();  // as the io loops (the LIFO stack keeps most workers idle: their arenas stay empty)
-      p->WorkerLoop(w);
-    });
-  }
+  impl->workers.Start(options.workers, options.worker_nice);
   return std::unique_ptr<HttpServer>(new HttpServer(std::move(impl)));
 }
 

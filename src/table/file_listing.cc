@@ -6,26 +6,6 @@
 
 namespace rap::table {
 
-namespace {
-
-bool EndsWith(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
-std::vector<std::string> SplitPath(const std::string& p) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  while (start <= p.size()) {
-    size_t end = p.find('/', start);
-    if (end == std::string::npos) end = p.size();
-    if (end > start) out.push_back(p.substr(start, end - start));
-    start = end + 1;
-  }
-  return out;
-}
-
-}  // namespace
-
 bool IsHiddenName(const std::string& segment) {
   return !segment.empty() && (segment[0] == '.' || segment[0] == '_');
 }
@@ -54,33 +34,32 @@ Result<std::vector<std::pair<std::string, std::optional<std::string>>>> ParseHiv
   return out;
 }
 
-Result<TableSnapshot> ListDirectoryTable(const io::ObjectStorePtr& store, const std::string& root_in) {
+Result<TableSnapshot> ListDirectoryTable(const io::ObjectStorePtr& store, const std::string& root) {
+  TableProbe probe(root, store, root);
+  return ListDirectoryTable(probe);
+}
+
+Result<TableSnapshot> ListDirectoryTable(TableProbe& probe) {
   TableSnapshot snap;
   snap.kind = TableKind::kDirectory;
-  snap.store = store;
-  snap.root = TrimTrailingSlash(root_in);
-
-  std::vector<io::ObjectInfo> infos;
-  if (EndsWith(snap.root, ".parquet")) {
-    // A single object: a one-file table (Head fails with NotFound when it is a folder name).
-    auto head = store->Head(snap.root);
-    if (head.ok()) {
-      DataFile f;
-      f.path = snap.root;
-      size_t slash = snap.root.rfind('/');
-      f.relative_path = slash == std::string::npos ? snap.root : snap.root.substr(slash + 1);
-      f.size = head->size;
-      f.modification_time_ms = head->mtime_ms;
-      snap.files.push_back(std::move(f));
-      return snap;
-    }
+  snap.store = probe.store();
+  snap.root = probe.root();
+  RAP_ASSIGN_OR_RETURN(const std::vector<io::ObjectInfo>* infos, probe.Listing());
+  if (probe.single_file()) {
+    const io::ObjectInfo& head = infos->front();
+    DataFile f;
+    f.path = snap.root;
+    size_t slash = snap.root.rfind('/');
+    f.relative_path = slash == std::string::npos ? snap.root : snap.root.substr(slash + 1);
+    f.size = head.size;
+    f.modification_time_ms = head.mtime_ms;
+    snap.files.push_back(std::move(f));
+    return snap;
   }
-  RAP_ASSIGN_OR_RETURN(infos, store->List(snap.root + "/"));
-
   std::vector<std::string> keys;
   bool first = true;
   std::string first_path;
-  for (const io::ObjectInfo& info : infos) {
+  for (const io::ObjectInfo& info : *infos) {
     std::string rel = RelativeTo(snap.root, info.path);
     if (rel.empty()) continue;
     std::vector<std::string> segments = SplitPath(rel);

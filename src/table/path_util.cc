@@ -43,4 +43,20 @@ std::string TrimTrailingSlash(std::string s) {
   return s;
 }
 
+std::vector<std::string> SplitPath(const std::string& p) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= p.size()) {
+    size_t end = p.find('/', start);
+    if (end == std::string::npos) end = p.size();
+    if (end > start) out.push_back(p.substr(start, end - start));
+    start = end + 1;
+  }
+  return out;
+}
+
+bool EndsWith(const std::string& s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
 }  // namespace rap::table

@@ -3,6 +3,8 @@
 #pragma once
 
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "rap/util/result.h"
 
@@ -16,5 +18,10 @@ std::string RelativeTo(const std::string& root, const std::string& path);
 
 // Removes trailing '/' (but keeps a lone "/").
 std::string TrimTrailingSlash(std::string s);
+
+// "a/b/c" -> ["a", "b", "c"] (empty segments dropped).
+std::vector<std::string> SplitPath(const std::string& path);
+
+bool EndsWith(const std::string& s, std::string_view suffix);
 
 }  // namespace rap::table

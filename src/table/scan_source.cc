@@ -1,9 +1,9 @@
 #include "rap/table/scan_source.h"
 
-#include "rap/table/deletion_vector.h"
 #include "rap/table/delta_schema.h"
+#include "rap/table/table_format.h"
 
-#include "delta_stats.h"
+#include "table/delta/delta_stats.h"
 
 namespace rap::table {
 
@@ -30,7 +30,7 @@ Result<read::ScanSource> ToScanSource(const TableSnapshot& snapshot) {
       sf.partition_values.push_back(*arr);
     }
     if (f.deletion_vector) {
-      auto rows = LoadDeletionVector(snapshot.store, snapshot.root, *f.deletion_vector);
+      auto rows = DeletedRows(snapshot, f);  // through the table's format (rap/table/table_format.h)
       if (!rows.ok()) return rows.status().WithContext(f.relative_path);
       sf.deleted_rows = std::move(*rows);
     }

@@ -1,26 +1,22 @@
 #include "rap/table/table.h"
 
-#include "rap/table/delta_log.h"
 #include "rap/table/file_listing.h"
+#include "rap/table/table_format.h"
 #include "table/path_util.h"
 
 namespace rap::table {
 
 Result<TableSnapshot> OpenTable(const std::string& url, const OpenTableOptions& options) {
   RAP_ASSIGN_OR_RETURN(io::ResolvedUrl resolved, io::OpenUrl(url));
-  std::string root = TrimTrailingSlash(resolved.path);
-  RAP_ASSIGN_OR_RETURN(bool is_delta, IsDeltaTable(resolved.store, root));
-  if (is_delta) {
-    DeltaLogOptions delta;
-    delta.version = options.version;
-    return OpenDeltaTable(resolved.store, root, delta);
-  }
+  TableProbe probe(url, resolved.store, TrimTrailingSlash(resolved.path));
+  RAP_ASSIGN_OR_RETURN(const TableFormat* format, DetectTableFormat(probe));
+  if (format) return format->Open(probe, options);
   if (options.version) {
     return Status::InvalidArgument(url + ": a version was given but this is not a Delta table (no _delta_log/)");
   }
   const std::string nothing = url + ": no Parquet files found: no such file, folder or prefix, or nothing in it "
                                     "ends in .parquet (outside hidden _ and . folders), and no Delta log (_delta_log/)";
-  auto snap = ListDirectoryTable(resolved.store, root);
+  auto snap = ListDirectoryTable(probe);
   if (!snap.ok()) {
     // A folder the store answers 404 (or 403, a static server or web endpoint that may not list)
     // for: nothing was found, and the listing's answer says why.

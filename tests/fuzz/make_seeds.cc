@@ -8,7 +8,8 @@
 //   deletion_vector      the bitmaps inside the deletion-vector files of ../shared/delta-tables
 //   index_manifest       a manifest written by ManifestToJson
 //   index_fragment       fragments written by WriteFragment (int64 key with cover + hoist; string key)
-// The hand-written seeds (where, server_query, ...) are committed in tests/fuzz/corpus/<target>/.
+//   orc_tail             the Apache ORC example files of ../shared/orc up to 64 KiB
+// The hand-written seeds (where, server_query, orc_rle, ...) are committed in tests/fuzz/corpus/<target>/.
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
@@ -326,6 +327,15 @@ void IndexSeeds() {
 
 }  // namespace
 
+void OrcSeeds(const fs::path& dir) {
+  if (fs::is_directory(dir)) {
+    for (const auto& e : fs::recursive_directory_iterator(dir)) {
+      if (!e.is_regular_file() || e.path().extension() != ".orc" || e.file_size() > 64 * 1024) continue;
+      Write("orc_tail", e.path().filename().string(), ReadAll(e.path()));
+    }
+  }
+}
+
 int main(int argc, char** argv) {
   if (argc != 3 || std::string(argv[1]) == "--help") {
     std::cerr << "usage: rap_fuzz_seeds OUT_DIR SHARED_DIR\n"
@@ -342,6 +352,7 @@ int main(int argc, char** argv) {
   CodecSeeds();
   DeltaSeeds(shared / "delta-tables");
   IndexSeeds();
+  OrcSeeds(shared / "orc" / "examples");
   std::cout << "rap_fuzz_seeds: " << g_written << " seeds in " << g_out << "\n";
   return 0;
 }

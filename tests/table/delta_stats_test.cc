@@ -11,7 +11,7 @@
 #include "rap/read/scanner.h"
 #include "rap/table/scan_source.h"
 #include "rap/table/table.h"
-#include "table/delta_stats.h"
+#include "table/delta/delta_stats.h"
 #include "testing/paths.h"
 #include "testing/scan_table.h"
 

@@ -69,7 +69,7 @@ class LocalFileSink : public ByteSink {
 };
 
 // Buffers the whole file in memory and hands it to `commit` on Close() — the shape of an atomic
-// object-store Put (see rap/format/writer_store_sink.h). Abort() or destruction discards it.
+// object-store Put (see rap/read/object_store_sink.h). Abort() or destruction discards it.
 class CommitSink : public ByteSink {
  public:
   using CommitFn = std::function<Status(const Buffer& file)>;

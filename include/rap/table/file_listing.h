@@ -11,6 +11,7 @@
 
 #include "rap/io/object_store.h"
 #include "rap/table/table.h"
+#include "rap/table/table_format.h"
 #include "rap/util/result.h"
 
 namespace rap::table {
@@ -31,5 +32,7 @@ bool IsHiddenName(const std::string& segment);
 // order, else InvalidArgument naming the first file that differs. `root` may also name a single
 // `.parquet` object, which gives a one-file table.
 Result<TableSnapshot> ListDirectoryTable(const io::ObjectStorePtr& store, const std::string& root);
+// The same from a probe's listing (OpenTable: the listing the table formats looked at).
+Result<TableSnapshot> ListDirectoryTable(TableProbe& probe);
 
 }  // namespace rap::table

@@ -1,6 +1,7 @@
 // Table snapshot: the list of live data files of a table, plus what is known about its schema and
-// partitioning. Produced by a directory/prefix listing (file_listing.h) or by replaying a Delta Lake
-// log (delta_log.h); consumed by the Scanner and the index builder. OpenTable() picks the kind.
+// partitioning. Produced by a table format (table_format.h: a Delta Lake log, delta_log.h) or by a
+// directory/prefix listing (file_listing.h); consumed by the Scanner and the index builder.
+// OpenTable() asks each table format, then falls back to the listing.
 #pragma once
 
 #include <cstdint>
@@ -19,6 +20,8 @@ namespace rap::table {
 
 enum class TableKind { kDirectory, kDelta };
 
+class TableFormat;  // rap/table/table_format.h
+
 // One live data file.
 struct DataFile {
   std::string path;           // path within the store (table root joined with the relative path)
@@ -36,6 +39,7 @@ struct DataFile {
 
 struct TableSnapshot {
   TableKind kind = TableKind::kDirectory;
+  const TableFormat* format = nullptr;  // the table's format (its deletes); null for a folder of Parquet files
   io::ObjectStorePtr store;
   std::string root;      // table root within the store (no trailing '/')
   int64_t version = -1;  // Delta: the snapshot version; directory: -1
@@ -61,7 +65,9 @@ struct OpenTableOptions {
   std::optional<int64_t> version;  // Delta time travel; an error for directory tables
 };
 
-// Opens `url` as a table: a Delta table when `<url>/_delta_log/` holds commits, else a directory
+// Opens `url` as a table: a Delta table when `<url>/_delta_log/` holds commits; NotSupported naming
+// the format for a table of a format rap does not read yet (Iceberg `metadata/*.metadata.json`,
+// Paimon `snapshot/LATEST` or `snapshot/snapshot-<n>`, Hudi `.hoodie/`); else a directory
 // (or prefix) of Parquet files. A URL that names one Parquet object is a one-file table. A URL with
 // neither a Delta log nor a single Parquet file under it is NotFound naming the URL (a typo is not an
 // empty table); a Delta table whose log has no live files is a valid empty table. A Delta log on a

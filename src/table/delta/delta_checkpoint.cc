@@ -1,7 +1,7 @@
 // Parquet checkpoints are read through the FileReader with a projection of just the action fields
 // the replay needs; the struct/map/list arrays are then walked row by row (a checkpoint holds one
 // action per row, in the column of its type).
-#include "table/delta_checkpoint.h"
+#include "table/delta/delta_checkpoint.h"
 
 #include "rap/read/file_reader.h"
 

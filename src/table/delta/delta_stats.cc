@@ -1,4 +1,4 @@
-#include "delta_stats.h"
+#include "table/delta/delta_stats.h"
 
 #include <nlohmann/json.hpp>
 

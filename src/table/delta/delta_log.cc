@@ -6,8 +6,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "table/delta_actions.h"
-#include "table/delta_checkpoint.h"
+#include "table/delta/delta_actions.h"
+#include "table/delta/delta_checkpoint.h"
+#include "table/formats.h"
 #include "table/path_util.h"
 
 namespace rap::table {
@@ -445,6 +446,7 @@ Result<TableSnapshot> OpenDeltaTable(const io::ObjectStorePtr& store, const std:
   RAP_ASSIGN_OR_RETURN(DeltaSchema schema, ParseDeltaSchema(log.metadata.schema_string, mode));
   TableSnapshot snap;
   snap.kind = TableKind::kDelta;
+  snap.format = &DeltaFormat();
   snap.store = store;
   snap.root = root;
   snap.version = log.version;

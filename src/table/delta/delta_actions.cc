@@ -1,4 +1,4 @@
-#include "table/delta_actions.h"
+#include "table/delta/delta_actions.h"
 
 #include <nlohmann/json.hpp>
 

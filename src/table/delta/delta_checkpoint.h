@@ -5,7 +5,7 @@
 #include <string>
 
 #include "rap/io/object_store.h"
-#include "table/delta_actions.h"
+#include "table/delta/delta_actions.h"
 
 namespace rap::table {
 

@@ -1,0 +1,261 @@
+// rap._rap.build_index / update_index / compact_index / vacuum_index / rewrite / inspect_index: the
+// work of `rap index ...` and `rap rewrite`, with the CLI's options as arguments. The GIL is released
+// for the work; the progress callback (optional) is called with it held.
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include "binding.h"
+#include "rap/format/writer_options.h"
+#include "rap/index/build.h"
+#include "rap/index/maintenance.h"
+#include "rap/index/rewrite.h"
+#include "rap/io/object_store.h"
+#include "rap/util/units.h"
+
+namespace rap::py {
+namespace {
+
+// A Python callable progress(done, total) for the core's callback. An exception it raises (or a
+// Ctrl-C noticed in it) is kept and raised when the work returns.
+struct Progress {
+  explicit Progress(nb::object f) : fn(std::move(f)) {}
+  nb::object fn;
+  bool failed = false;
+  nb::object type, value, trace;
+
+  std::function<void(int64_t, int64_t)> Callback() {
+    if (fn.is_none()) return nullptr;
+    return [this](int64_t done, int64_t total) {
+      nb::gil_scoped_acquire gil;
+      if (failed) return;
+      if (PyErr_CheckSignals() == 0) {
+        PyObject* r = PyObject_CallFunction(fn.ptr(), "LL", static_cast<long long>(done), static_cast<long long>(total));
+        if (r != nullptr) {
+          Py_DECREF(r);
+          return;
+        }
+      }
+      failed = true;
+      PyObject *t = nullptr, *v = nullptr, *tb = nullptr;
+      PyErr_Fetch(&t, &v, &tb);
+      type = nb::steal(t);
+      value = nb::steal(v);
+      trace = nb::steal(tb);
+    };
+  }
+  void RaiseIfFailed() {
+    if (!failed) return;
+    PyErr_Restore(type.release().ptr(), value.release().ptr(), trace.release().ptr());
+    throw nb::python_error();
+  }
+};
+
+template <typename Fn>
+auto Run(const EnvOverlay& overlay, Progress* progress, Fn&& fn) {
+  auto r = WithStorageOptions(overlay, std::forward<Fn>(fn));
+  if (progress) progress->RaiseIfFailed();
+  if (!r.ok()) Raise(r.status());
+  return std::move(*r);
+}
+
+std::string IndexUrlOf(const std::string& url) {
+  auto r = io::OpenUrl(url);
+  if (r.ok() && index::FindLatestVersion(*r->store, r->path).ok()) return url;
+  return index::DefaultIndexUrl(url);
+}
+
+void CheckThreads(int threads) {
+  if (threads < 1 || threads > 256) Raise(Status::InvalidArgument("threads: " + std::to_string(threads) + " is not in [1, 256]"));
+}
+
+nb::dict BuildIndex(const std::string& table, const std::vector<std::string>& key, std::optional<std::string> index_url,
+                    const std::string& name, int buckets, std::vector<std::string> cover, std::vector<std::string> hoist,
+                    int threads, int64_t page_rows, nb::object progress, nb::handle storage_options) {
+  index::BuildOptions o;
+  if (key.empty() || key.size() > 2) Raise(Status::InvalidArgument("key: one or two key columns, got " + std::to_string(key.size())));
+  if (buckets < 1 || buckets > (1 << 20)) Raise(Status::InvalidArgument("buckets: " + std::to_string(buckets) + " is not in [1, 1048576]"));
+  if (page_rows < 8 || page_rows > (int64_t{1} << 20)) Raise(Status::InvalidArgument("page_rows: " + std::to_string(page_rows) + " is not in [8, 1048576]"));
+  CheckThreads(threads);
+  o.key_columns = key;
+  if (index_url) o.index_url = *index_url;
+  o.name = name;
+  o.buckets = buckets;
+  o.cover = std::move(cover);
+  o.hoist = std::move(hoist);
+  o.threads = threads;
+  o.fragment.page_rows = page_rows;
+  Progress p(progress);
+  o.progress = p.Callback();
+  const EnvOverlay overlay = ParseStorageOptions(storage_options);
+  index::BuildResult r = Run(overlay, &p, [&] { return index::BuildIndex(table, o); });
+  uint64_t bytes = 0;
+  for (const auto& f : r.manifest.fragments) bytes += f.size;
+  nb::dict d;
+  d["index_url"] = r.index_url;
+  d["version"] = r.manifest.version;
+  d["files"] = r.files;
+  d["key_rows"] = r.key_rows;
+  d["entries"] = r.entries;
+  d["fragments"] = r.manifest.fragments.size();
+  d["bytes"] = bytes;
+  d["seconds"] = r.seconds;
+  return d;
+}
+
+nb::dict UpdateIndex(const std::string& url, int threads, nb::object progress, nb::handle storage_options) {
+  CheckThreads(threads);
+  index::UpdateOptions o;
+  o.threads = threads;
+  Progress p(progress);
+  o.progress = p.Callback();
+  const EnvOverlay overlay = ParseStorageOptions(storage_options);
+  std::string index_url;
+  index::UpdateResult r = Run(overlay, &p, [&] {
+    index_url = IndexUrlOf(url);
+    return index::UpdateIndex(index_url, o);
+  });
+  nb::dict d;
+  d["index_url"] = index_url;
+  d["changed"] = r.changed;
+  d["version"] = r.manifest.version;
+  d["table_version"] = r.manifest.table_version;
+  d["added_files"] = r.added_files;
+  d["removed_files"] = r.removed_files;
+  d["deletion_vectors_changed"] = r.deletion_vectors_changed;
+  d["key_rows"] = r.key_rows;
+  return d;
+}
+
+nb::dict CompactIndex(const std::string& url, int threads, nb::handle storage_options) {
+  CheckThreads(threads);
+  index::CompactOptions o;
+  o.threads = threads;
+  const EnvOverlay overlay = ParseStorageOptions(storage_options);
+  std::string index_url;
+  index::CompactResult r = Run(overlay, nullptr, [&] {
+    index_url = IndexUrlOf(url);
+    return index::CompactIndex(index_url, o);
+  });
+  nb::dict d;
+  d["index_url"] = index_url;
+  d["changed"] = r.changed;
+  d["version"] = r.manifest.version;
+  d["fragments_before"] = r.fragments_before;
+  d["fragments_after"] = r.fragments_after;
+  d["entries_kept"] = r.entries_kept;
+  d["entries_dropped"] = r.entries_dropped;
+  return d;
+}
+
+nb::dict VacuumIndex(const std::string& url, const std::string& retain, bool dry_run, nb::handle storage_options) {
+  index::VacuumOptions o;
+  auto secs = index::ParseDuration(retain);
+  if (!secs.ok()) Raise(Status::InvalidArgument("retain: " + secs.status().message()));
+  o.retain_seconds = *secs;
+  o.dry_run = dry_run;
+  const EnvOverlay overlay = ParseStorageOptions(storage_options);
+  index::VacuumResult r = Run(overlay, nullptr, [&] { return index::VacuumIndex(IndexUrlOf(url), o); });
+  nb::dict d;
+  d["deleted"] = r.deleted;
+  d["bytes"] = r.bytes;
+  d["manifests_kept"] = r.manifests_kept;
+  return d;
+}
+
+std::string InspectIndex(const std::string& url, int64_t version, nb::handle storage_options) {
+  const EnvOverlay overlay = ParseStorageOptions(storage_options);
+  return Run(overlay, nullptr, [&] { return index::InspectIndex(IndexUrlOf(url), version, /*json=*/true); });
+}
+
+nb::dict Rewrite(const std::string& table, const std::vector<std::string>& key, std::optional<std::string> output,
+                 const std::string& layout, nb::handle align, int buckets, bool cogroup,
+                 std::optional<std::vector<std::string>> cover, bool delta, bool in_place, const std::string& compression,
+                 std::optional<int64_t> row_group_rows, std::optional<int64_t> page_rows, nb::handle memory,
+                 std::optional<std::string> temp_dir, int threads, nb::object progress, nb::handle storage_options) {
+  // The CLI's checks (tools/cmd_rewrite.cc), before any I/O.
+  if (!output && !in_place) Raise(Status::InvalidArgument("give the output folder (output), or in_place=True"));
+  if (in_place && !delta) Raise(Status::InvalidArgument("in_place writes a Delta version; delta=False excludes it"));
+  if (key.empty() || key.size() > 2) Raise(Status::InvalidArgument("key: one or two key columns, got " + std::to_string(key.size())));
+  if (buckets < 1 || buckets > (1 << 20)) Raise(Status::InvalidArgument("buckets: " + std::to_string(buckets) + " is not in [1, 1048576]"));
+  CheckThreads(threads);
+  auto bytes_arg = [](const char* what, nb::handle v) -> uint64_t {
+    if (nb::isinstance<nb::int_>(v) && !nb::isinstance<nb::bool_>(v)) {
+      const long long x = nb::cast<long long>(v);
+      if (x < 0) Raise(Status::InvalidArgument(std::string(what) + ": " + std::to_string(x) + " is negative"));
+      return static_cast<uint64_t>(x);
+    }
+    if (!nb::isinstance<nb::str>(v)) Raise(Status::InvalidArgument(std::string(what) + ": expected an int or a size such as '1MiB'"));
+    auto b = ParseByteSize(nb::cast<std::string>(v));
+    if (!b.ok()) Raise(Status::InvalidArgument(std::string(what) + ": " + b.status().message()));
+    return *b;
+  };
+  index::RewriteOptions o;
+  o.key_columns = key;
+  o.layout = Unwrap(index::ParseRewriteLayout(layout));
+  if (!align.is_none()) {
+    o.align = static_cast<int64_t>(bytes_arg("align", align));
+    if (o.layout != index::RewriteLayout::kFramePerKey && o.layout != index::RewriteLayout::kInterleaved &&
+        o.layout != index::RewriteLayout::kBlob) {
+      Raise(Status::InvalidArgument("align applies to layout frame, interleaved and blob"));
+    }
+  }
+  o.buckets = buckets;
+  o.memory = static_cast<int64_t>(bytes_arg("memory", memory));
+  if (temp_dir) o.temp_dir = *temp_dir;
+  o.delta = delta;
+  o.in_place = in_place;
+  o.cogroup = cogroup;
+  if (cover) {
+    o.cover = *cover;
+    o.cover_all = !cover->empty();
+  }
+  auto codec = parquet::ParseCodec(compression);
+  if (!codec.ok()) Raise(Status::InvalidArgument("compression: " + codec.status().message()));
+  o.writer.defaults.codec = codec->first;
+  o.writer.defaults.codec_level = codec->second;
+  if (row_group_rows) o.writer.row_group_max_rows = *row_group_rows;
+  if (page_rows) o.writer.defaults.page_max_rows = *page_rows;
+  o.threads = threads;
+  Progress p(progress);
+  o.progress = p.Callback();
+  const EnvOverlay overlay = ParseStorageOptions(storage_options);
+  index::RewriteResult r = Run(overlay, &p, [&] { return index::RewriteTable(table, output.value_or(""), o); });
+  nb::dict d;
+  d["output_url"] = r.output_url;
+  d["index_url"] = r.index_url;
+  d["files"] = r.files;
+  d["input_files"] = r.input_files;
+  d["rows"] = r.rows;
+  d["entries"] = r.entries;
+  d["bytes"] = r.bytes;
+  d["frames"] = r.frames;
+  d["table_version"] = r.table_version;
+  d["runs_spilled"] = r.runs_spilled;
+  d["bytes_spilled"] = r.bytes_spilled;
+  d["seconds"] = r.seconds;
+  return d;
+}
+
+}  // namespace
+
+void BindMaintenance(nb::module_& m) {
+  m.def("build_index", &BuildIndex, nb::arg("table"), nb::arg("key"), nb::arg("index") = nb::none(),
+        nb::arg("name") = "default", nb::arg("buckets") = 1, nb::arg("cover") = std::vector<std::string>(),
+        nb::arg("hoist") = std::vector<std::string>(), nb::arg("threads") = 2, nb::arg("page_rows") = 256,
+        nb::arg("progress") = nb::none(), nb::arg("storage_options") = nb::none());
+  m.def("update_index", &UpdateIndex, nb::arg("url"), nb::arg("threads") = 2, nb::arg("progress") = nb::none(),
+        nb::arg("storage_options") = nb::none());
+  m.def("compact_index", &CompactIndex, nb::arg("url"), nb::arg("threads") = 2, nb::arg("storage_options") = nb::none());
+  m.def("vacuum_index", &VacuumIndex, nb::arg("url"), nb::arg("retain") = "168h", nb::arg("dry_run") = false,
+        nb::arg("storage_options") = nb::none());
+  m.def("inspect_index", &InspectIndex, nb::arg("url"), nb::arg("version") = -1, nb::arg("storage_options") = nb::none());
+  m.def("rewrite", &Rewrite, nb::arg("table"), nb::arg("key"), nb::arg("output") = nb::none(),
+        nb::arg("layout") = "frame", nb::arg("align") = nb::none(), nb::arg("buckets") = 1, nb::arg("cogroup") = false,
+        nb::arg("cover") = nb::none(), nb::arg("delta") = true, nb::arg("in_place") = false,
+        nb::arg("compression") = "zstd", nb::arg("row_group_rows") = nb::none(), nb::arg("page_rows") = nb::none(),
+        nb::arg("memory") = "512MiB", nb::arg("temp_dir") = nb::none(), nb::arg("threads") = 2,
+        nb::arg("progress") = nb::none(), nb::arg("storage_options") = nb::none());
+}
+
+}  // namespace rap::py

@@ -1,0 +1,165 @@
+// rap._rap.scan: a table scan (read::Scanner over table::OpenTable), the same options as `rap scan`.
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/unique_ptr.h>
+#include <nanobind/stl/vector.h>
+
+#include "binding.h"
+#include "rap/io/planned_read.h"
+#include "rap/plan/planner.h"
+#include "rap/read/scanner.h"
+#include "rap/table/scan_source.h"
+#include "rap/table/table.h"
+#include "rap/util/units.h"
+
+namespace rap::py {
+namespace {
+
+StatsList ScanStatsList(const read::ScanStats& s) {
+  StatsList l;
+  auto i = [&](const char* n, double v) { l.push_back({n, v, true, {}, false}); };
+  auto f = [&](const char* n, double v) { l.push_back({n, v, false, {}, false}); };
+  i("files", s.files);
+  i("files_pruned", s.files_pruned);
+  i("files_pruned_by_stats", s.files_pruned_by_stats);
+  i("row_groups", s.row_groups);
+  i("row_groups_pruned", s.row_groups_pruned);
+  i("rows_in_row_groups", s.rows_in_row_groups);
+  i("rows_deleted", s.rows_deleted);
+  i("rows_candidate", s.rows_candidate);
+  i("rows_selected", s.rows_selected);
+  i("rows_output", s.rows_output);
+  i("pages_read", s.pages_read);
+  i("pages_skipped", s.pages_skipped);
+  i("pages_shared", s.pages_shared);
+  i("dictionary_pages_shared", s.dictionary_pages_shared);
+  i("dictionary_pages_read", s.dictionary_pages_read);
+  i("filter_dictionary_chunks", s.filter_dictionary_chunks);
+  i("requests", s.requests);
+  i("read_calls", s.read_calls);
+  i("bytes", static_cast<double>(s.bytes));
+  i("footer_requests", s.footer_requests);
+  i("footer_bytes", static_cast<double>(s.footer_bytes));
+  i("page_index_from_tail", s.page_index_from_tail);
+  i("prefetch_ranges", s.prefetch_ranges);
+  i("prefetch_files_parallel", s.prefetch_files_parallel);
+  i("prefetch_adaptive_disabled", s.prefetch_adaptive_disabled);
+  i("prefetch_small_files", s.prefetch_small_files);
+  i("prefetch_decoded_ahead", s.prefetch_decoded_ahead);
+  i("prefetch_fetched_ahead", s.prefetch_fetched_ahead);
+  i("prefetch_fetch_ahead_bytes", static_cast<double>(s.prefetch_fetch_ahead_bytes));
+  i("prefetch_queue_full", s.prefetch_queue_full);
+  i("prefetch_max_queue_depth", s.prefetch_max_queue_depth);
+  i("prefetch_batches", s.prefetch_batches);
+  f("prefetch_consumer_wait_s", s.prefetch_consumer_wait_s);
+  i("warmup_files", s.warmup_files);
+  i("warmup_bytes", static_cast<double>(s.warmup_bytes));
+  i("warmup_bytes_unused", static_cast<double>(s.warmup_bytes_unused));
+  i("warmup_partial", s.warmup_partial);
+  i("warmup_ahead", s.warmup_ahead);
+  i("warmup_waited", s.warmup_waited);
+  i("memory_peak", static_cast<double>(s.memory_peak));
+  i("memory_waits", s.memory_waits);
+  l.push_back({"file_boundary_wait_s", 0, false, s.file_boundary_wait_s, true});
+  return l;
+}
+
+// A scan as a RecordBatchReader; its counters go to the shared holder after every batch.
+class ScanReader : public columnar::RecordBatchReader {
+ public:
+  ScanReader(std::unique_ptr<read::Scanner> scanner, std::shared_ptr<StatsHolder> stats)
+      : scanner_(std::move(scanner)), stats_(std::move(stats)) {}
+  ~ScanReader() override {
+    stats_->Set(ScanStatsList(scanner_->stats()));
+    scanner_.reset();  // cancels the in-flight reads and joins the producers and the warmup
+  }
+  SchemaPtr schema() const override { return scanner_->schema(); }
+  Result<std::optional<RecordBatch>> Next() override {
+    RAP_ASSIGN_OR_RETURN(auto b, scanner_->Next());
+    stats_->Set(ScanStatsList(scanner_->stats()));
+    if (!b) return std::optional<RecordBatch>();
+    return std::optional<RecordBatch>(std::move(b->batch));
+  }
+
+ private:
+  std::unique_ptr<read::Scanner> scanner_;
+  std::shared_ptr<StatsHolder> stats_;
+};
+
+Result<read::WarmupLevel> ParseWarmup(const std::string& s) {
+  if (s == "none") return read::WarmupLevel::kNone;
+  if (s == "raw") return read::WarmupLevel::kRaw;
+  if (s == "decoded") return read::WarmupLevel::kDecoded;
+  return Status::InvalidArgument("warmup: '" + s + "' is not none, raw or decoded");
+}
+
+std::unique_ptr<Reader> Scan(const std::string& url, std::optional<std::vector<std::string>> columns,
+                             std::optional<std::string> where, std::optional<int64_t> limit,
+                             std::optional<int64_t> version, int prefetch, const std::string& warmup,
+                             nb::handle memory_limit, std::optional<int64_t> batch_size,
+                             std::optional<std::string> plan, nb::handle storage_options) {
+  // Every argument is checked before any I/O.
+  read::ScanOptions so;
+  if (columns) so.columns = *columns;
+  if (limit) {
+    if (*limit < 0) Raise(Status::InvalidArgument("limit: " + std::to_string(*limit) + " is negative"));
+    so.limit = *limit;
+  }
+  if (batch_size) {
+    if (*batch_size < 1) Raise(Status::InvalidArgument("batch_size: " + std::to_string(*batch_size) + " is not positive"));
+    so.batch_size = *batch_size;
+  }
+  if (prefetch < 1 || prefetch > 256) {
+    Raise(Status::InvalidArgument("prefetch: " + std::to_string(prefetch) + " is not in [1, 256]"));
+  }
+  so.prefetch.producers = prefetch;
+  so.warmup.level = Unwrap(ParseWarmup(warmup));
+  if (nb::isinstance<nb::int_>(memory_limit) && !nb::isinstance<nb::bool_>(memory_limit)) {
+    const long long v = nb::cast<long long>(memory_limit);
+    if (v < 0) Raise(Status::InvalidArgument("memory_limit: " + std::to_string(v) + " is negative"));
+    so.memory_limit = static_cast<uint64_t>(v);
+  } else if (nb::isinstance<nb::str>(memory_limit)) {
+    auto b = ParseByteSize(nb::cast<std::string>(memory_limit));
+    if (!b.ok()) Raise(Status::InvalidArgument("memory_limit: " + b.status().message()));
+    so.memory_limit = *b;
+  } else {
+    Raise(Status::InvalidArgument("memory_limit: expected an int (bytes) or a size such as '512MiB'"));
+  }
+  if (plan) {
+    auto p = plan::ParsePlanPolicy(*plan);
+    if (!p.ok()) Raise(Status::InvalidArgument("plan: " + p.status().message()));
+    so.reader.plan.policy = *p;
+  }
+  if (where) {
+    auto e = read::ParseExpr(*where);
+    if (!e.ok()) Raise(Status::InvalidArgument("where: " + e.status().message()));
+    so.filter = *e;
+  }
+  table::OpenTableOptions to;
+  if (version) {
+    if (*version < 0) Raise(Status::InvalidArgument("version: " + std::to_string(*version) + " is negative"));
+    to.version = *version;
+  }
+  const EnvOverlay overlay = ParseStorageOptions(storage_options);
+  auto stats = std::make_shared<StatsHolder>();
+  Result<std::unique_ptr<read::Scanner>> scanner = WithStorageOptions(overlay, [&]() -> Result<std::unique_ptr<read::Scanner>> {
+    RAP_ASSIGN_OR_RETURN(table::TableSnapshot snap, table::OpenTable(url, to));
+    RAP_ASSIGN_OR_RETURN(read::ScanSource src, table::ToScanSource(snap));
+    return read::Scanner::Make(std::move(src), std::move(so));
+  });
+  if (!scanner.ok()) Raise(scanner.status());
+  SchemaPtr schema = (*scanner)->schema();
+  stats->Set(ScanStatsList((*scanner)->stats()));
+  return std::make_unique<Reader>(std::make_unique<ScanReader>(std::move(*scanner), stats), schema, stats);
+}
+
+}  // namespace
+
+void BindScan(nb::module_& m) {
+  m.def("scan", &Scan, nb::arg("url"), nb::arg("columns") = nb::none(), nb::arg("where") = nb::none(),
+        nb::arg("limit") = nb::none(), nb::arg("version") = nb::none(), nb::arg("prefetch") = 3,
+        nb::arg("warmup") = "raw", nb::arg("memory_limit") = "2GiB", nb::arg("batch_size") = nb::none(),
+        nb::arg("plan") = nb::none(), nb::arg("storage_options") = nb::none());
+}
+
+}  // namespace rap::py

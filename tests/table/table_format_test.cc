@@ -1,0 +1,138 @@
+// rap-test-labels: network
+// The table-format seam (rap/table/table_format.h): a table of a format rap does not read yet
+// (Iceberg, Paimon, Hudi) is refused with NotSupported naming the format and what marks it, on local
+// paths, file:// URLs and s3:// prefixes (rap-netsim), instead of being scanned as a folder of its
+// Parquet files; look-alike folders stay folders; Delta tables are found through the same seam.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+
+#include "rap/io/object_store.h"
+#include "rap/table/file_listing.h"
+#include "rap/table/scan_source.h"
+#include "rap/table/table.h"
+#include "rap/table/table_format.h"
+#include "testing/netsim_fixture.h"
+#include "testing/paths.h"
+#include "testing/unread_tables.h"
+
+namespace rap::table {
+namespace {
+
+namespace fs = std::filesystem;
+
+void ExpectRefused(const std::string& url, const std::string& format, const std::string& marker) {
+  SCOPED_TRACE(url);
+  auto snap = OpenTable(url);
+  ASSERT_FALSE(snap.ok()) << "opened as a table of " << snap->files.size() << " files";
+  EXPECT_TRUE(snap.status().Is(StatusCode::kNotSupported)) << snap.status().ToString();
+  const std::string& m = snap.status().message();
+  EXPECT_NE(m.find(url + ": this is a"), std::string::npos) << m;
+  EXPECT_NE(m.find(format + " table (it has " + marker), std::string::npos) << m;
+  EXPECT_NE(m.find("rap does not read " + format + " tables yet"), std::string::npos) << m;
+  // A version asked for changes nothing: the format is named, not "not a Delta table".
+  OpenTableOptions o;
+  o.version = 1;
+  auto at = OpenTable(url, o);
+  ASSERT_FALSE(at.ok());
+  EXPECT_TRUE(at.status().Is(StatusCode::kNotSupported)) << at.status().ToString();
+}
+
+TEST(TableFormat, SharedIcebergAndPaimonTablesAreRefused) {
+  for (const std::string& prefix : {std::string(), std::string("file://")}) {
+    ExpectRefused(prefix + rap::testing::IcebergTableDir(), "Iceberg", "metadata/v");
+    ExpectRefused(prefix + rap::testing::PaimonTableDir(), "Paimon", "snapshot/");
+  }
+}
+
+TEST(TableFormat, HudiTableIsRefusedAndWithoutItsFolderIsAFolder) {
+  rap::testing::TempDir dir;
+  rap::testing::MakeHudiTable(dir.Join("t"));
+  ExpectRefused(dir.Join("t"), "Hudi", ".hoodie/hoodie.properties");
+  // The same files without .hoodie/ are a folder of one Parquet file.
+  fs::remove_all(dir.Join("t/.hoodie"));
+  auto snap = OpenTable(dir.Join("t"));
+  ASSERT_TRUE(snap.ok()) << snap.status().ToString();
+  EXPECT_EQ(snap->kind, TableKind::kDirectory);
+  EXPECT_EQ(snap->format, nullptr);
+  EXPECT_EQ(FormatName(*snap), "directory");
+  EXPECT_EQ(snap->files.size(), 1u);
+}
+
+TEST(TableFormat, LookAlikeFoldersStayFolders) {
+  rap::testing::TempDir dir;
+  const std::string t = dir.Join("t");
+  fs::create_directories(t + "/metadata");
+  fs::create_directories(t + "/snapshot");
+  rap::testing::WriteStringToFile(t + "/metadata/notes.json", "{}");        // not *.metadata.json
+  rap::testing::WriteStringToFile(t + "/metadata.json", "{}");              // not under metadata/
+  rap::testing::WriteStringToFile(t + "/snapshot/snapshot-x", "{}");        // not snapshot-<n>
+  rap::testing::WriteStringToFile(t + "/snapshot/EARLIEST", "1");           // not LATEST
+  rap::testing::WriteStringToFile(t + "/.hoodie", "");                      // a file, not a folder
+  fs::copy_file(rap::testing::ParquetTestingData() + "/alltypes_plain.parquet", t + "/part-0.parquet");
+  auto snap = OpenTable(t);
+  ASSERT_TRUE(snap.ok()) << snap.status().ToString();
+  EXPECT_EQ(snap->kind, TableKind::kDirectory);
+  EXPECT_EQ(snap->files.size(), 1u);
+  // One marker more makes it a Paimon table.
+  rap::testing::WriteStringToFile(t + "/snapshot/snapshot-12", "{}");
+  ExpectRefused(t, "Paimon", "snapshot/snapshot-12");
+}
+
+TEST(TableFormat, DeltaTablesGoThroughTheSeam) {
+  const std::string url = rap::testing::SharedDir() + "/delta-tables/delta-0.8.0-partitioned";
+  auto resolved = io::OpenUrl(url);
+  ASSERT_TRUE(resolved.ok()) << resolved.status().ToString();
+  TableProbe probe(url, resolved->store, resolved->path);
+  auto format = DetectTableFormat(probe);
+  ASSERT_TRUE(format.ok()) << format.status().ToString();
+  ASSERT_NE(*format, nullptr);
+  EXPECT_EQ((*format)->name(), "delta");
+  auto snap = OpenTable(url);
+  ASSERT_TRUE(snap.ok()) << snap.status().ToString();
+  EXPECT_EQ(snap->format, *format);
+  EXPECT_EQ(FormatName(*snap), "delta");
+  ASSERT_FALSE(snap->files.empty());
+  auto deleted = DeletedRows(*snap, snap->files[0]);  // no deletion vectors in this table
+  ASSERT_TRUE(deleted.ok()) << deleted.status().ToString();
+  EXPECT_TRUE(deleted->empty());
+  // The formats in the order OpenTable asks them: Delta first (a Delta table with Iceberg metadata
+  // beside its log, as Delta UniForm writes, is read as Delta).
+  ASSERT_EQ(TableFormats().size(), 4u);
+  EXPECT_EQ(TableFormats()[0]->name(), "delta");
+}
+
+TEST(TableFormat, DeltaTableWithIcebergMetadataIsReadAsDelta) {
+  rap::testing::TempDir dir;
+  const std::string t = dir.Join("t");
+  fs::copy(rap::testing::SharedDir() + "/delta-tables/delta-0.8.0-partitioned", t, fs::copy_options::recursive);
+  fs::create_directories(t + "/metadata");
+  rap::testing::WriteStringToFile(t + "/metadata/v1.metadata.json", "{}");
+  auto snap = OpenTable(t);
+  ASSERT_TRUE(snap.ok()) << snap.status().ToString();
+  EXPECT_EQ(snap->kind, TableKind::kDelta);
+}
+
+TEST(TableFormat, S3PrefixesAreRefused) {
+  rap::testing::TempDir dir;
+  // bkt/ is rap-netsim's bucket.
+  const std::vector<rap::testing::UnreadTable> tables = rap::testing::MakeUnreadTables(dir.Join("bkt"));
+  rap::testing::NetsimOptions o;
+  o.root = dir.path();
+  auto server = rap::testing::NetsimServer::Start(o);
+  ASSERT_TRUE(server.ok()) << server.status().ToString();
+  setenv("AWS_ENDPOINT_URL", (*server)->url().c_str(), 1);
+  setenv("AWS_ACCESS_KEY_ID", "netsim", 1);  // rap-netsim accepts any signature
+  setenv("AWS_SECRET_ACCESS_KEY", "netsim-secret", 1);
+  setenv("AWS_REGION", "us-east-1", 1);
+  const std::vector<std::string> markers = {"metadata/v", "snapshot/", ".hoodie/hoodie.properties"};
+  for (size_t i = 0; i < tables.size(); ++i) {
+    ExpectRefused("s3://bkt/" + tables[i].folder, tables[i].format, markers[i]);
+    ExpectRefused("s3://bkt/" + tables[i].folder + "/", tables[i].format, markers[i]);
+  }
+  for (const char* v : {"AWS_ENDPOINT_URL", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_REGION"}) unsetenv(v);
+}
+
+}  // namespace
+}  // namespace rap::table

@@ -1,0 +1,43 @@
+// Tables of the formats rap recognises but does not read yet (rap/table/table_format.h): the shared
+// Iceberg and Paimon tables, and a Hudi table made in a scratch folder (`.hoodie/hoodie.properties`
+// beside a Parquet file). Each, scanned as a plain folder, would give rows a reader of the format
+// does not (deleted and superseded ones), so rap refuses them.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "testing/paths.h"
+
+namespace rap::testing {
+
+struct UnreadTable {
+  std::string format;  // as NotSupported names it: "Iceberg", "Paimon", "Hudi"
+  std::string folder;  // the table's folder name
+};
+
+// An Iceberg v2 table with position deletes (6 live rows; its Parquet files hold 14).
+inline std::string IcebergTableDir() { return SharedDir() + "/iceberg-tables/impala_v2_pos_deletes_parquet"; }
+// A Paimon primary-key merge-on-read table (11 live rows; its Parquet files hold 19).
+inline std::string PaimonTableDir() { return SharedDir() + "/paimon-tables/pk_mor_parquet"; }
+
+// A Hudi table: `.hoodie/hoodie.properties` and one Parquet file, in `dir`.
+inline void MakeHudiTable(const std::string& dir) {
+  std::filesystem::create_directories(dir + "/.hoodie");
+  WriteStringToFile(dir + "/.hoodie/hoodie.properties", "hoodie.table.name=t\nhoodie.table.type=COPY_ON_WRITE\n");
+  std::filesystem::copy_file(ParquetTestingData() + "/alltypes_plain.parquet", dir + "/part-0.parquet");
+}
+
+// The three tables under `parent` (copies of the shared ones, so nothing is ever written into the
+// shared data): parent/iceberg, parent/paimon, parent/hudi.
+inline std::vector<UnreadTable> MakeUnreadTables(const std::string& parent) {
+  namespace fs = std::filesystem;
+  fs::create_directories(parent);
+  fs::copy(IcebergTableDir(), parent + "/iceberg", fs::copy_options::recursive);
+  fs::copy(PaimonTableDir(), parent + "/paimon", fs::copy_options::recursive);
+  MakeHudiTable(parent + "/hudi");
+  return {{"Iceberg", "iceberg"}, {"Paimon", "paimon"}, {"Hudi", "hudi"}};
+}
+
+}  // namespace rap::testing

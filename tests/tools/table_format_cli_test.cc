@@ -1,0 +1,54 @@
+// `rap scan`, `rap index build` and `rap rewrite` on a table of a format rap does not read yet
+// (Iceberg, Paimon, Hudi: rap/table/table_format.h) exit non-zero with the NotSupported message naming
+// the format, print no rows and write nothing, instead of treating the table as a folder of its
+// Parquet files (which gave 14 rows for a 6-row Iceberg table and 19 for an 11-row Paimon table).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+
+#include "testing/cli_run.h"
+#include "testing/paths.h"
+#include "testing/unread_tables.h"
+
+namespace rap {
+namespace {
+
+namespace fs = std::filesystem;
+
+void ExpectRefused(const rap::testing::CliRun& r, const std::string& url, const std::string& format) {
+  EXPECT_NE(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find(url + ": this is a"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("rap does not read " + format + " tables yet"), std::string::npos) << r.out;
+}
+
+TEST(TableFormatCli, ScanOfTheSharedIcebergAndPaimonTablesIsRefused) {
+  ASSERT_TRUE(rap::testing::RapBinaryExists()) << rap::testing::RapBinary();
+  for (const auto& [url, format] : {std::pair{rap::testing::IcebergTableDir(), std::string("Iceberg")},
+                                    std::pair{rap::testing::PaimonTableDir(), std::string("Paimon")}}) {
+    SCOPED_TRACE(url);
+    rap::testing::CliRun r = rap::testing::RunCli("scan '" + url + "' --format csv");
+    ExpectRefused(r, url, format);
+    // No rows: only the error line.
+    rap::testing::CliRun out = rap::testing::RunCli("scan '" + url + "' --format csv", /*stderr_too=*/false);
+    EXPECT_EQ(out.out, "");
+  }
+}
+
+TEST(TableFormatCli, ScanIndexBuildAndRewriteRefuseEachFormat) {
+  ASSERT_TRUE(rap::testing::RapBinaryExists()) << rap::testing::RapBinary();
+  rap::testing::TempDir dir;
+  for (const rap::testing::UnreadTable& t : rap::testing::MakeUnreadTables(dir.Join("tables"))) {
+    const std::string url = dir.Join("tables/" + t.folder);
+    SCOPED_TRACE(url);
+    ExpectRefused(rap::testing::RunCli("scan '" + url + "'"), url, t.format);
+    ExpectRefused(rap::testing::RunCli("index build '" + url + "' --key id"), url, t.format);
+    EXPECT_FALSE(fs::exists(url + "/_rap_index"));
+    const std::string out = dir.Join("out-" + t.folder);
+    ExpectRefused(rap::testing::RunCli("rewrite '" + url + "' '" + out + "' --key id"), url, t.format);
+    EXPECT_FALSE(fs::exists(out));
+  }
+}
+
+}  // namespace
+}  // namespace rap
