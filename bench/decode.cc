@@ -183,8 +183,8 @@ struct Case {
   Timing ours, duck;
   std::string ours_result, duck_result;
   std::string Name() const {
-    if (kind == Kind::kDuckDb4) return fmt::format("duckdb 4-column {}", parquet::CodecName(codec));
-    return fmt::format("{} {} {}", KindName(kind), dictionary ? "dict" : "plain", parquet::CodecName(codec));
+    if (kind == Kind::kDuckDb4) return fmt::format("duckdb 4-column {}", rap::codec::CodecName(codec));
+    return fmt::format("{} {} {}", KindName(kind), dictionary ? "dict" : "plain", rap::codec::CodecName(codec));
   }
 };
 
@@ -403,8 +403,8 @@ void AddDuckDbFixtures(const Options& o, const fs::path& src, const fs::path& di
     c.kind = Kind::kDuckDb4;
     c.codec = codec;
     if (!o.only.empty() && c.Name().find(o.only) == std::string::npos) continue;
-    c.path = (dir / fmt::format("duckdb4_{}.parquet", parquet::CodecName(codec))).string();
-    std::string codec_name = parquet::CodecName(codec);
+    c.path = (dir / fmt::format("duckdb4_{}.parquet", rap::codec::CodecName(codec))).string();
+    std::string codec_name = rap::codec::CodecName(codec);
     std::transform(codec_name.begin(), codec_name.end(), codec_name.begin(), ::tolower);
     int st = 0;
     const std::string out = RunCommand(
@@ -493,7 +493,7 @@ int main(int argc, char** argv) {
         c.codec = codec;
         if (!o.only.empty() && c.Name().find(o.only) == std::string::npos) continue;
         c.path = (dir / fmt::format("{}_{}_{}.parquet", KindName(k), dict ? "dict" : "plain",
-                                    parquet::CodecName(codec)))
+                                    rap::codec::CodecName(codec)))
                      .string();
         c.plain_bytes = WriteFixture(c, o.rows, strings, ints, doubles);
         c.file_bytes = fs::file_size(c.path);
@@ -565,7 +565,7 @@ int main(int argc, char** argv) {
                                 mrows(c.duck.cpu_s) * 1e6, c.duck_result == c.ours_result ? "yes" : "no");
       }
       std::fprintf(f, "%s,%s,%s,%lld,%d,%llu,%.0f,%.6f,%.6f,%.1f,%.0f,%s\n", KindName(c.kind),
-                   c.kind == Kind::kDuckDb4 ? "duckdb" : c.dictionary ? "dictionary" : "plain", parquet::CodecName(c.codec), static_cast<long long>(o.rows),
+                   c.kind == Kind::kDuckDb4 ? "duckdb" : c.dictionary ? "dictionary" : "plain", rap::codec::CodecName(c.codec), static_cast<long long>(o.rows),
                    o.reps * o.rounds, static_cast<unsigned long long>(c.file_bytes), c.plain_bytes, c.ours.cpu_s, c.ours.wall_s,
                    mbs(c, c.ours.cpu_s), mrows(c.ours.cpu_s) * 1e6, duck_cols.c_str());
     }

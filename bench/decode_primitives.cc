@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "rap/format/codec.h"
+#include "rap/codec/codec.h"
 #include "rap/format/encoding.h"
 #include "rap/format/levels.h"
 

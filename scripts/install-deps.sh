@@ -6,13 +6,15 @@ set -euo pipefail
 PKGS=(
   # toolchain
   build-essential cmake ninja-build ccache pkg-config git clang
-  # coverage-guided fuzzing (tests/fuzz, RAP_FUZZ=ON): libFuzzer for clang 14
-  libfuzzer-14-dev
+  # coverage-guided fuzzing (tests/fuzz, RAP_FUZZ=ON): libFuzzer and the sanitizer runtimes for clang 14
+  # (clang without its recommended packages has no libclang_rt.asan)
+  libfuzzer-14-dev libclang-rt-14-dev
   # libraries
   libcurl4-openssl-dev libssl-dev libzstd-dev libsnappy-dev liblz4-dev zlib1g-dev libdeflate-dev libbrotli-dev
   libboost-dev nlohmann-json3-dev libcli11-dev libfmt-dev libpugixml-dev
-  # the ORC reader (src/orc): protobuf for its metadata, liblzo2 for its LZO compression
-  libprotobuf-dev protobuf-compiler liblzo2-dev
+  # the ORC reader (src/orc): protobuf for its metadata, liblzo2 for its LZO compression, the tz
+  # database for the writer time zones of its timestamps
+  libprotobuf-dev protobuf-compiler liblzo2-dev tzdata
   # the rap binary's allocator (tools/CMakeLists.txt, RAP_MALLOC)
   libjemalloc-dev
   libgtest-dev libgmock-dev libbenchmark-dev

@@ -249,7 +249,7 @@ Status RunConvert(const ConvertArgs& a) {
       static_cast<long long>(s.num_dictionary_pages), FormatBytes(s.file_bytes).c_str(),
       FormatBytes(static_cast<uint64_t>(s.uncompressed_page_bytes)).c_str(),
       FormatBytes(static_cast<uint64_t>(s.compressed_page_bytes)).c_str(),
-      s.num_frames > 0 ? "ZSTD (a frame per key)" : parquet::CodecName(l.codec),
+      s.num_frames > 0 ? "ZSTD (a frame per key)" : rap::codec::CodecName(l.codec),
       l.codec_level ? fmt::format(":{}", l.codec_level).c_str() : "", s.num_frames > 0 ? 2 : options.data_page_version,
       options.write_page_index ? "yes" : "no", options.page_crc ? ", page CRC" : "", clock.ElapsedSeconds());
   return Status::OK();

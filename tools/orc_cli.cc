@@ -23,7 +23,8 @@ Result<bool> StartsWithOrcMagic(io::ObjectStore& store, const std::string& path)
   if (info.size < 3) return false;
   io::ReadStats stats;
   const ByteRange range{0, 3};
-  RAP_ASSIGN_OR_RETURN(auto bufs, store.ReadRanges(path, std::span<const ByteRange>(&range, 1), io::ReadOptions{}, &stats));
+  RAP_ASSIGN_OR_RETURN(auto bufs,
+                       store.ReadRanges(path, std::span<const ByteRange>(&range, 1), io::ReadOptions{}, &stats));
   return orc::HasOrcMagic(bufs.at(0).span());
 }
 
@@ -34,7 +35,8 @@ Result<std::unique_ptr<orc::OrcReader>> OpenOrc(io::ObjectStore& store, const st
   if (info.size > 0) {
     io::ReadStats stats;
     const ByteRange range{0, info.size};
-    RAP_ASSIGN_OR_RETURN(auto bufs, store.ReadRanges(path, std::span<const ByteRange>(&range, 1), io::ReadOptions{}, &stats));
+    RAP_ASSIGN_OR_RETURN(auto bufs,
+                         store.ReadRanges(path, std::span<const ByteRange>(&range, 1), io::ReadOptions{}, &stats));
     bytes = bufs.at(0);
   }
   return orc::OrcReader::Open(name, std::move(bytes));
@@ -142,8 +144,12 @@ Result<json> InspectOrc(const orc::OrcReader& reader, bool streams) {
   j["stripes"] = json::array();
   for (size_t s = 0; s < t.stripes.size(); ++s) {
     const orc::StripeInfo& si = t.stripes[s];
-    json js{{"index", s},          {"offset", si.offset},           {"rows", si.num_rows}, {"index_length", si.index_length},
-            {"data_length", si.data_length}, {"footer_length", si.footer_length}};
+    json js{{"index", s},
+            {"offset", si.offset},
+            {"rows", si.num_rows},
+            {"index_length", si.index_length},
+            {"data_length", si.data_length},
+            {"footer_length", si.footer_length}};
     if (s < t.stripe_stats.size()) js["columns"] = ColumnsJson(t, t.stripe_stats[s]);
     if (streams) {
       RAP_ASSIGN_OR_RETURN(orc::StripeFooterInfo f, reader.StripeFooter(s));
@@ -156,13 +162,20 @@ Result<json> InspectOrc(const orc::OrcReader& reader, bool streams) {
       }
       js["streams"] = json::array();
       for (const orc::StreamInfo& st : f.streams) {
-        js["streams"].push_back({{"column", st.column}, {"kind", orc::StreamKindName(st.kind)},
-                                 {"offset", st.offset}, {"length", st.length}});
+        js["streams"].push_back({{"column", st.column},
+                                 {"kind", orc::StreamKindName(st.kind)},
+                                 {"offset", st.offset},
+                                 {"length", st.length}});
       }
     }
     j["stripes"].push_back(std::move(js));
   }
   return j;
+}
+
+Result<json> InspectOrcObject(io::ObjectStore& store, const std::string& path, const std::string& name, bool streams) {
+  RAP_ASSIGN_OR_RETURN(auto reader, OpenOrc(store, path, name));
+  return InspectOrc(*reader, streams);
 }
 
 namespace {
@@ -189,7 +202,8 @@ void PrintOrcText(const json& j, std::FILE* out) {
   if (j.contains("metadata_error")) fmt::print(out, "metadata: unreadable: {}\n", Str(j["metadata_error"]));
   fmt::print(out, "rows: {}  row index stride: {}\n", Str(j["num_rows"]), Str(j["row_index_stride"]));
   fmt::print(out, "schema: {}\n", Str(j["schema"]));
-  for (const auto& m : j["user_metadata"]) fmt::print(out, "user metadata: {} ({} bytes)\n", Str(m["key"]), Str(m["value_bytes"]));
+  for (const auto& m : j["user_metadata"])
+    fmt::print(out, "user metadata: {} ({} bytes)\n", Str(m["key"]), Str(m["value_bytes"]));
   fmt::print(out, "columns:\n");
   for (const auto& c : j["columns"]) {
     fmt::print(out, "  {:>3} {}{}\n", Str(c["id"]), Str(c["type"]),
@@ -198,7 +212,8 @@ void PrintOrcText(const json& j, std::FILE* out) {
   fmt::print(out, "stripes: {}\n", j["stripes"].size());
   for (const auto& s : j["stripes"]) {
     fmt::print(out, "  stripe {}: offset {}, {} rows, index {} + data {} + footer {} bytes\n", Str(s["index"]),
-               Str(s["offset"]), Str(s["rows"]), Str(s["index_length"]), Str(s["data_length"]), Str(s["footer_length"]));
+               Str(s["offset"]), Str(s["rows"]), Str(s["index_length"]), Str(s["data_length"]),
+               Str(s["footer_length"]));
     if (s.contains("writer_timezone") && !Str(s["writer_timezone"]).empty()) {
       fmt::print(out, "    writer time zone: {}\n", Str(s["writer_timezone"]));
     }

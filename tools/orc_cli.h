@@ -9,10 +9,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "output_format.h"
 #include "rap/io/object_store.h"
 #include "rap/orc/reader.h"
 #include "rap/read/row_selection.h"
+
+#include "output_format.h"
 
 namespace rap::cli {
 
@@ -31,7 +32,11 @@ Status CatOrc(const orc::OrcReader& reader, const std::vector<std::string>& colu
 
 // `rap inspect` on an ORC file: postscript, footer (schema tree, user metadata, file statistics) and
 // stripes (with --pages: each stripe's streams and column encodings).
+// The report has "format": "orc" (PrintOrcText renders it).
 Result<nlohmann::ordered_json> InspectOrc(const orc::OrcReader& reader, bool streams);
+// OpenOrc + InspectOrc.
+Result<nlohmann::ordered_json> InspectOrcObject(io::ObjectStore& store, const std::string& path,
+                                                const std::string& name, bool streams);
 void PrintOrcText(const nlohmann::ordered_json& j, std::FILE* out);
 
 }  // namespace rap::cli

@@ -62,19 +62,10 @@ void ReleaseArray(ArrowArray* array) {
   array->release = nullptr;
 }
 
-size_t NumBuffers(TypeId id) {
-  switch (id) {
-    case TypeId::kNull: return 0;
-    case TypeId::kStruct: return 1;
-    case TypeId::kString: case TypeId::kBinary: return 3;
-    default: return 2;
-  }
-}
-
 Status FillArray(const ArrayPtr& array, ArrowArray* out) {
   if (!array || !array->type) return Status::InvalidArgument("ExportArray: null array or type");
   const DataType& t = *array->type;
-  const size_t n_buffers = NumBuffers(t.id);
+  const size_t n_buffers = static_cast<size_t>(ArrowBufferCount(t.id));
   if (t.id != TypeId::kNull && array->buffers.size() != n_buffers) {
     return Status::InvalidArgument(fmt::format("ExportArray: {} array has {} buffers, expected {}", t.ToString(),
                                                array->buffers.size(), n_buffers));
@@ -155,6 +146,15 @@ void StreamRelease(ArrowArrayStream* stream) {
 }
 
 }  // namespace
+
+int64_t ArrowBufferCount(TypeId id) {
+  switch (id) {
+    case TypeId::kNull: return 0;
+    case TypeId::kStruct: return 1;
+    case TypeId::kString: case TypeId::kBinary: return 3;
+    default: return 2;
+  }
+}
 
 Result<std::string> ArrowFormat(const DataType& t) {
   switch (t.id) {

@@ -205,15 +205,6 @@ class Importer {
   std::shared_ptr<const void> owner_;
 };
 
-size_t NumBuffers(TypeId id) {
-  switch (id) {
-    case TypeId::kNull: return 0;
-    case TypeId::kStruct: return 1;
-    case TypeId::kString: case TypeId::kBinary: return 3;
-    default: return 2;
-  }
-}
-
 Status Importer::CheckShape(const ArrowArray* a, const DataType& t, const std::string& path, int64_t* end) {
   if (a == nullptr) return Bad(path, "the array structure is null");
   if (a->release == nullptr) return Bad(path, "the array structure is released");
@@ -228,9 +219,9 @@ Status Importer::CheckShape(const ArrowArray* a, const DataType& t, const std::s
   if (a->null_count < -1 || a->null_count > a->length) {
     return Bad(path, fmt::format("null_count {} for length {}", a->null_count, a->length));
   }
-  const size_t want = NumBuffers(t.id);
+  const int64_t want = ArrowBufferCount(t.id);
   const bool null_ok = t.id == TypeId::kNull && a->n_buffers == 1;  // older producers: one (null) bitmap
-  if (a->n_buffers != static_cast<int64_t>(want) && !null_ok) {
+  if (a->n_buffers != want && !null_ok) {
     return Bad(path, fmt::format("{} buffers, type {} has {}", a->n_buffers, t.ToString(), want));
   }
   if (a->n_buffers > 0 && a->buffers == nullptr) return Bad(path, "the buffers pointer is null");

@@ -10,7 +10,7 @@
 #include <zlib.h>
 #include <zstd.h>
 
-#include "rap/format/codec.h"
+#include "rap/codec/codec.h"
 #include "rap/format/frame_layout.h"
 #include "rap/format/levels.h"
 #include "rap/format/thrift.h"
@@ -257,7 +257,7 @@ class ColumnChunkWriter::Impl {
       out->append(in);
       return Status::OK();
     }
-    return parquet::Compress(layout_.codec, layout_.codec_level,
+    return rap::codec::Compress(layout_.codec, layout_.codec_level,
                              std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(in.data()), in.size()), out)
         .WithContext("column " + leaf_.dotted);
   }

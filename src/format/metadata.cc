@@ -54,28 +54,6 @@ const char* EncodingName(Encoding e) {
   return "UNKNOWN_ENCODING";
 }
 
-const char* CodecName(Codec c) {
-  switch (c) {
-    case Codec::UNCOMPRESSED:
-      return "UNCOMPRESSED";
-    case Codec::SNAPPY:
-      return "SNAPPY";
-    case Codec::GZIP:
-      return "GZIP";
-    case Codec::LZO:
-      return "LZO";
-    case Codec::BROTLI:
-      return "BROTLI";
-    case Codec::LZ4:
-      return "LZ4";
-    case Codec::ZSTD:
-      return "ZSTD";
-    case Codec::LZ4_RAW:
-      return "LZ4_RAW";
-  }
-  return "UNKNOWN_CODEC";
-}
-
 const char* PageTypeName(PageType t) {
   switch (t) {
     case PageType::DATA_PAGE:

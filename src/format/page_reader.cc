@@ -7,7 +7,7 @@
 #include <fmt/format.h>
 #include <zlib.h>
 
-#include "rap/format/codec.h"
+#include "rap/codec/codec.h"
 #include "rap/format/levels.h"
 #include "rap/format/thrift.h"
 

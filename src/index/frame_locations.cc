@@ -6,7 +6,7 @@
 
 #include <cstring>
 
-#include "rap/format/codec.h"
+#include "rap/codec/codec.h"
 #include "rap/format/frame_layout.h"
 #include "rap/format/levels.h"
 #include "rap/format/thrift.h"
@@ -119,7 +119,7 @@ Result<PageFrames> PageFramesOf(const parquet::ColumnDescriptor& column, const B
     raw_total += f.content_size;
     if (raw_total > h->uncompressed_page_size) return out;
     raw.resize(static_cast<size_t>(f.content_size));
-    if (!parquet::Decompress(parquet::Codec::ZSTD, section.subspan(size_t(f.offset), size_t(f.size)), raw).ok()) {
+    if (!rap::codec::Decompress(rap::codec::Codec::ZSTD, section.subspan(size_t(f.offset), size_t(f.size)), raw).ok()) {
       return out;
     }
     if (!PlainHolds(column, raw, values)) return out;

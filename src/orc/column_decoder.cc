@@ -14,7 +14,8 @@ std::string StripeContext::Where(uint32_t column) const {
 Result<std::optional<StreamCursor>> StripeContext::Stream(uint32_t column, StreamKind kind) const {
   for (const StreamInfo& s : footer->streams) {
     if (s.column != column || s.kind != kind) continue;
-    const std::string what = Where(column) + " " + StreamKindName(kind) + " stream at offset " + std::to_string(s.offset);
+    const std::string what =
+        Where(column) + " " + StreamKindName(kind) + " stream at offset " + std::to_string(s.offset);
     RAP_ASSIGN_OR_RETURN(Buffer bytes, DecompressStream(tail->compression, tail->compression_block_size,
                                                         file.Slice(s.offset, s.length), what, s.offset));
     return std::optional<StreamCursor>(StreamCursor{what, std::move(bytes), 0});
@@ -87,10 +88,16 @@ Result<ArrayPtr> DecodeIntegers(const StripeContext& ctx, uint32_t column, const
     RAP_RETURN_NOT_OK(DecodeIntRle(&data, ctx.RleV2(column), true, p.count, vals.data()));
   }
   switch (type->id) {
-    case TypeId::kInt16: out->buffers.push_back(Scatter<int16_t>(p, vals.data())); break;
+    case TypeId::kInt16:
+      out->buffers.push_back(Scatter<int16_t>(p, vals.data()));
+      break;
     case TypeId::kInt32:
-    case TypeId::kDate32: out->buffers.push_back(Scatter<int32_t>(p, vals.data())); break;
-    default: out->buffers.push_back(Scatter<int64_t>(p, vals.data())); break;
+    case TypeId::kDate32:
+      out->buffers.push_back(Scatter<int32_t>(p, vals.data()));
+      break;
+    default:
+      out->buffers.push_back(Scatter<int64_t>(p, vals.data()));
+      break;
   }
   return out;
 }
@@ -132,7 +139,8 @@ Result<ArrayPtr> DecodeFloats(const StripeContext& ctx, uint32_t column, const P
     RAP_ASSIGN_OR_RETURN(StreamCursor data, ctx.Required(column, StreamKind::kData, "DoubleColumn"));
     if (data.remaining() / sizeof(T) < p.count) {
       return data.Error(std::to_string(p.count) + " values of " + std::to_string(sizeof(T)) + " bytes need " +
-                        std::to_string(p.count * sizeof(T)) + " bytes, the stream has " + std::to_string(data.remaining()));
+                        std::to_string(p.count * sizeof(T)) + " bytes, the stream has " +
+                        std::to_string(data.remaining()));
     }
     std::memcpy(vals.data(), data.data.data(), p.count * sizeof(T));  // IEEE 754 little-endian
   }
@@ -156,7 +164,8 @@ Result<Buffer> ReadOffsets(const StripeContext& ctx, uint32_t column, const Pres
     if (p.valid[i]) {
       const uint64_t l = static_cast<uint64_t>(lens[k++]);
       if (l > static_cast<uint64_t>(std::numeric_limits<int32_t>::max()) - acc) {
-        return Status::Corrupt(ctx.Where(column) + ": the lengths of the stripe's lists add up to more than 2^31-1 children");
+        return Status::Corrupt(ctx.Where(column) +
+                               ": the lengths of the stripe's lists add up to more than 2^31-1 children");
       }
       acc += l;
     }
@@ -204,8 +213,9 @@ Result<ArrayPtr> DecodeNested(const StripeContext& ctx, uint32_t column, const P
 Result<ArrayPtr> DecodeColumn(const StripeContext& ctx, uint32_t column, size_t n, const uint8_t* parent) {
   const OrcType& t = ctx.tail->types.nodes.at(column);
   if (n > ctx.max_values) {
-    return Status::ResourceExhausted(ctx.Where(column) + ": " + std::to_string(n) + " values in one stripe, more than the " +
-                                     std::to_string(ctx.max_values) + " rap decodes at once");
+    return Status::ResourceExhausted(ctx.Where(column) + ": " + std::to_string(n) +
+                                     " values in one stripe, more than the " + std::to_string(ctx.max_values) +
+                                     " rap decodes at once");
   }
   RAP_ASSIGN_OR_RETURN(DataTypePtr type, ctx.tail->types.ArrowType(column));
   RAP_ASSIGN_OR_RETURN(Presence p, ReadPresence(ctx, column, n, parent));
@@ -217,24 +227,33 @@ Result<ArrayPtr> DecodeColumn(const StripeContext& ctx, uint32_t column, size_t 
   }
   switch (t.kind) {
     case TypeKind::kBoolean:
-    case TypeKind::kByte: return DecodeBytes(ctx, column, p, type);
+    case TypeKind::kByte:
+      return DecodeBytes(ctx, column, p, type);
     case TypeKind::kShort:
     case TypeKind::kInt:
     case TypeKind::kLong:
-    case TypeKind::kDate: return DecodeIntegers(ctx, column, p, type);
-    case TypeKind::kFloat: return DecodeFloats<float>(ctx, column, p, type);
-    case TypeKind::kDouble: return DecodeFloats<double>(ctx, column, p, type);
+    case TypeKind::kDate:
+      return DecodeIntegers(ctx, column, p, type);
+    case TypeKind::kFloat:
+      return DecodeFloats<float>(ctx, column, p, type);
+    case TypeKind::kDouble:
+      return DecodeFloats<double>(ctx, column, p, type);
     case TypeKind::kString:
     case TypeKind::kVarchar:
     case TypeKind::kChar:
-    case TypeKind::kBinary: return DecodeStringColumn(ctx, column, p, type);
-    case TypeKind::kDecimal: return DecodeDecimalColumn(ctx, column, p, type);
+    case TypeKind::kBinary:
+      return DecodeStringColumn(ctx, column, p, type);
+    case TypeKind::kDecimal:
+      return DecodeDecimalColumn(ctx, column, p, type);
     case TypeKind::kTimestamp:
-    case TypeKind::kTimestampInstant: return DecodeTimestampColumn(ctx, column, p, type);
+    case TypeKind::kTimestampInstant:
+      return DecodeTimestampColumn(ctx, column, p, type);
     case TypeKind::kStruct:
     case TypeKind::kList:
-    case TypeKind::kMap: return DecodeNested(ctx, column, p, type);
-    case TypeKind::kUnion: break;
+    case TypeKind::kMap:
+      return DecodeNested(ctx, column, p, type);
+    case TypeKind::kUnion:
+      break;
   }
   return Status::NotSupported(ctx.Where(column) + ": union types are not supported");
 }

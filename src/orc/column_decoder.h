@@ -1,4 +1,4 @@
-// Decoding one stripe's columns into rap's Arrow-layout arrays (rap/format/array.h: the only
+// Decoding one stripe's columns into rap's Arrow-layout arrays (rap/columnar/array.h: the only
 // place of the ORC module that builds arrays, so that its move to the columnar module touches
 // these files only). A column is decoded for a whole stripe at once; the streams of a column are
 // decompressed once and read front to back.
@@ -9,11 +9,12 @@
 #include <string>
 #include <vector>
 
-#include "orc/rle.h"
 #include "rap/columnar/array.h"
 #include "rap/orc/stripe.h"
 #include "rap/orc/tail.h"
 #include "rap/util/buffer.h"
+
+#include "orc/rle.h"
 
 namespace rap::orc {
 

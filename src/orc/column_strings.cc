@@ -49,7 +49,8 @@ Result<ArrayPtr> Assemble(const StripeContext& ctx, uint32_t column, const Prese
       ++k;
       total += starts[e + 1] - starts[e];
       if (total > kMaxStringBytes) {
-        return Status::NotSupported(ctx.Where(column) + ": the stripe's values of this column exceed 2 GiB, more than "
+        return Status::NotSupported(ctx.Where(column) +
+                                    ": the stripe's values of this column exceed 2 GiB, more than "
                                     "one Arrow string array holds");
       }
     }
@@ -95,7 +96,8 @@ Result<ArrayPtr> DecodeStringColumn(const StripeContext& ctx, uint32_t column, c
     for (size_t i = 0; i < index.size(); ++i) {
       if (index[i] < 0 || static_cast<uint64_t>(index[i]) >= dict_size) {
         return data.Error("dictionary index " + std::to_string(static_cast<uint64_t>(index[i])) + " of value " +
-                          std::to_string(i) + " is outside the dictionary of " + std::to_string(dict_size) + " entries");
+                          std::to_string(i) + " is outside the dictionary of " + std::to_string(dict_size) +
+                          " entries");
       }
     }
   }
@@ -117,7 +119,8 @@ Result<ArrayPtr> DecodeStringColumn(const StripeContext& ctx, uint32_t column, c
     blob = dict->data;
   } else {
     for (int64_t l : lengths) {
-      if (l != 0) return Status::Corrupt(ctx.Where(column) + ": DICTIONARY_DATA stream not found in StringDictionaryColumn");
+      if (l != 0)
+        return Status::Corrupt(ctx.Where(column) + ": DICTIONARY_DATA stream not found in StringDictionaryColumn");
     }
   }
   std::vector<uint64_t> starts;

@@ -1,14 +1,9 @@
 // ORC's chunked compression framing. Snappy chunks (whose uncompressed length is in their own
 // header) and ZSTD chunks with a frame content size go through the shared page codecs
-// (rap/format/codec.h, which need the exact output size); a ZLIB (raw deflate), LZ4 (raw block),
+// (rap/codec/codec.h, which need the exact output size); a ZLIB (raw deflate), LZ4 (raw block),
 // LZO (LZO1X) or size-less ZSTD chunk records no uncompressed size, so those call zlib, liblz4,
 // liblzo2 and libzstd here with the block size as the output bound.
 #include "rap/orc/compression.h"
-
-#include <lz4.h>
-#include <lzo/lzo1x.h>
-#include <zlib.h>
-#include <zstd.h>
 
 #include <algorithm>
 #include <cstring>
@@ -16,18 +11,29 @@
 #include <memory>
 #include <vector>
 
-#include "rap/format/codec.h"
+#include <lz4.h>
+#include <lzo/lzo1x.h>
+#include <zlib.h>
+#include <zstd.h>
+
+#include "rap/codec/codec.h"
 
 namespace rap::orc {
 
 std::string CompressionName(Compression c) {
   switch (c) {
-    case Compression::kNone: return "NONE";
-    case Compression::kZlib: return "ZLIB";
-    case Compression::kSnappy: return "SNAPPY";
-    case Compression::kLzo: return "LZO";
-    case Compression::kLz4: return "LZ4";
-    case Compression::kZstd: return "ZSTD";
+    case Compression::kNone:
+      return "NONE";
+    case Compression::kZlib:
+      return "ZLIB";
+    case Compression::kSnappy:
+      return "SNAPPY";
+    case Compression::kLzo:
+      return "LZO";
+    case Compression::kLz4:
+      return "LZ4";
+    case Compression::kZstd:
+      return "ZSTD";
   }
   return "unknown(" + std::to_string(static_cast<uint32_t>(c)) + ")";
 }
@@ -71,7 +77,8 @@ Status InflateRaw(const ChunkCtx& c, std::span<const uint8_t> in, std::vector<ui
       return Status::Corrupt(c.Where() + ": ZLIB: the deflate stream is truncated");
     }
     if (rc != Z_OK && rc != Z_BUF_ERROR) {
-      return Status::Corrupt(c.Where() + ": ZLIB: " + (z.msg ? std::string(z.msg) : "inflate error " + std::to_string(rc)));
+      return Status::Corrupt(c.Where() +
+                             ": ZLIB: " + (z.msg ? std::string(z.msg) : "inflate error " + std::to_string(rc)));
     }
     step *= 2;
   }
@@ -90,8 +97,9 @@ Status Lz4Chunk(const ChunkCtx& c, std::span<const uint8_t> in, std::vector<uint
   }
   const size_t start = out->size();
   out->resize(start + cap + 1);
-  const int n = LZ4_decompress_safe(reinterpret_cast<const char*>(in.data()), reinterpret_cast<char*>(out->data() + start),
-                                    static_cast<int>(in.size()), static_cast<int>(cap));
+  const int n =
+      LZ4_decompress_safe(reinterpret_cast<const char*>(in.data()), reinterpret_cast<char*>(out->data() + start),
+                          static_cast<int>(in.size()), static_cast<int>(cap));
   if (n < 0) {
     return Status::Corrupt(c.Where() + ": LZ4: malformed block, or larger than the compression block size " +
                            std::to_string(c.block_size));
@@ -110,9 +118,9 @@ Status LzoChunk(const ChunkCtx& c, std::span<const uint8_t> in, std::vector<uint
   const int rc = lzo1x_decompress_safe(in.data(), in.size(), out->data() + start, &n, nullptr);
   if (rc != LZO_E_OK) {
     return Status::Corrupt(c.Where() + ": LZO: " +
-                           (rc == LZO_E_OUTPUT_OVERRUN ? "decompresses to more than the compression block size " +
-                                                             std::to_string(c.block_size)
-                                                       : "malformed LZO1X data (liblzo2 error " + std::to_string(rc) + ")"));
+                           (rc == LZO_E_OUTPUT_OVERRUN
+                                ? "decompresses to more than the compression block size " + std::to_string(c.block_size)
+                                : "malformed LZO1X data (liblzo2 error " + std::to_string(rc) + ")"));
   }
   out->resize(start + n);
   return Status::OK();
@@ -144,24 +152,27 @@ Status ZstdStreaming(const ChunkCtx& c, std::span<const uint8_t> in, std::vector
 }
 
 // Uses the shared codecs when the chunk states its uncompressed size.
-Status SizedChunk(const ChunkCtx& c, parquet::Codec codec, const char* name, std::span<const uint8_t> in,
-                  uint64_t size, std::vector<uint8_t>* out) {
+Status SizedChunk(const ChunkCtx& c, codec::Codec codec, const char* name, std::span<const uint8_t> in, uint64_t size,
+                  std::vector<uint8_t>* out) {
   if (size > c.block_size) {
     return Status::Corrupt(c.Where() + ": " + name + ": uncompressed length " + std::to_string(size) +
                            " exceeds the compression block size " + std::to_string(c.block_size));
   }
   const size_t start = out->size();
   out->resize(start + size);
-  Status st = parquet::Decompress(codec, in, std::span<uint8_t>(out->data() + start, size));
+  Status st = codec::Decompress(codec, in, std::span<uint8_t>(out->data() + start, size));
   if (!st.ok()) return st.WithContext(c.Where());
   return Status::OK();
 }
 
 Status DecompressChunk(Compression kind, const ChunkCtx& c, std::span<const uint8_t> in, std::vector<uint8_t>* out) {
   switch (kind) {
-    case Compression::kZlib: return InflateRaw(c, in, out);
-    case Compression::kLz4: return Lz4Chunk(c, in, out);
-    case Compression::kLzo: return LzoChunk(c, in, out);
+    case Compression::kZlib:
+      return InflateRaw(c, in, out);
+    case Compression::kLz4:
+      return Lz4Chunk(c, in, out);
+    case Compression::kLzo:
+      return LzoChunk(c, in, out);
     case Compression::kSnappy: {
       uint64_t len = 0;
       size_t i = 0;
@@ -170,15 +181,16 @@ Status DecompressChunk(Compression kind, const ChunkCtx& c, std::span<const uint
         len |= uint64_t{in[i] & 0x7fu} << shift;
         if (in[i++] < 0x80) break;
       }
-      return SizedChunk(c, parquet::Codec::SNAPPY, "SNAPPY", in, len, out);
+      return SizedChunk(c, codec::Codec::SNAPPY, "SNAPPY", in, len, out);
     }
     case Compression::kZstd: {
       const unsigned long long size = ZSTD_getFrameContentSize(in.data(), in.size());
       if (size == ZSTD_CONTENTSIZE_ERROR) return Status::Corrupt(c.Where() + ": ZSTD: not a zstd frame");
       if (size == ZSTD_CONTENTSIZE_UNKNOWN) return ZstdStreaming(c, in, out);
-      return SizedChunk(c, parquet::Codec::ZSTD, "ZSTD", in, size, out);
+      return SizedChunk(c, codec::Codec::ZSTD, "ZSTD", in, size, out);
     }
-    case Compression::kNone: break;
+    case Compression::kNone:
+      break;
   }
   return Status::NotSupported(c.Where() + ": compression " + CompressionName(kind) + " is not supported");
 }

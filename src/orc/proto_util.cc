@@ -61,10 +61,14 @@ ColumnStats ConvertStats(const proto::ColumnStatistics& s) {
   } else if (s.has_timestamp_statistics()) {
     const auto& d = s.timestamp_statistics();
     c.kind = "timestamp";
-    if (d.has_minimum_utc()) c.min = std::to_string(d.minimum_utc());
-    else if (d.has_minimum()) c.min = std::to_string(d.minimum());
-    if (d.has_maximum_utc()) c.max = std::to_string(d.maximum_utc());
-    else if (d.has_maximum()) c.max = std::to_string(d.maximum());
+    if (d.has_minimum_utc())
+      c.min = std::to_string(d.minimum_utc());
+    else if (d.has_minimum())
+      c.min = std::to_string(d.minimum());
+    if (d.has_maximum_utc())
+      c.max = std::to_string(d.maximum_utc());
+    else if (d.has_maximum())
+      c.max = std::to_string(d.maximum());
   } else if (s.has_binary_statistics()) {
     c.kind = "binary";
     if (s.binary_statistics().has_sum()) c.sum = std::to_string(s.binary_statistics().sum());

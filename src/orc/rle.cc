@@ -112,11 +112,13 @@ Status PatchedBase(StreamCursor* s, uint8_t first, bool is_signed, size_t n, int
   const uint32_t patch_width = DecodeWidth(b2 & 31);
   const uint32_t gap_width = ((b3 >> 5) & 7) + 1;
   const uint32_t patch_count = b3 & 31;
-  if (len > n) return s->Error("patched-base run of " + std::to_string(len) + " values, only " + std::to_string(n) + " wanted");
+  if (len > n)
+    return s->Error("patched-base run of " + std::to_string(len) + " values, only " + std::to_string(n) + " wanted");
   if (gap_width + patch_width > 64) return s->Error("patch gap width + patch width exceed 64 bits");
   RAP_ASSIGN_OR_RETURN(uint64_t base_raw, BigEndian(s, base_bytes));
   const uint64_t sign = uint64_t{1} << (base_bytes * 8 - 1);
-  const int64_t base = (base_raw & sign) ? -static_cast<int64_t>(base_raw & (sign - 1)) : static_cast<int64_t>(base_raw);
+  const int64_t base =
+      (base_raw & sign) ? -static_cast<int64_t>(base_raw & (sign - 1)) : static_cast<int64_t>(base_raw);
   uint64_t vals[512];
   RAP_RETURN_NOT_OK(UnpackBits(s, width, len, vals));
   if (patch_count > 0) {
@@ -128,7 +130,8 @@ Status PatchedBase(StreamCursor* s, uint8_t first, bool is_signed, size_t n, int
       const uint64_t gap = patches[i] >> patch_width;
       const uint64_t patch = patch_width == 64 ? patches[i] : patches[i] & ((uint64_t{1} << patch_width) - 1);
       at += gap;
-      if (at >= len) return s->Error("patch position " + std::to_string(at) + " is past the run of " + std::to_string(len));
+      if (at >= len)
+        return s->Error("patch position " + std::to_string(at) + " is past the run of " + std::to_string(len));
       if (patch != 0) {
         if (width + patch_width > 64) return s->Error("a patched value has more than 64 bits");
         vals[at] |= patch << width;
@@ -146,7 +149,8 @@ Status Delta(StreamCursor* s, uint8_t first, bool is_signed, size_t n, int64_t* 
   const uint32_t code = (first >> 1) & 31;
   const uint32_t width = code == 0 ? 0 : DecodeWidth(code);
   const size_t len = ((size_t{first} & 1) << 8 | b1) + 1;
-  if (len > n) return s->Error("delta run of " + std::to_string(len) + " values, only " + std::to_string(n) + " wanted");
+  if (len > n)
+    return s->Error("delta run of " + std::to_string(len) + " values, only " + std::to_string(n) + " wanted");
   int64_t base;
   if (is_signed) {
     RAP_ASSIGN_OR_RETURN(base, s->VarInt());
@@ -158,7 +162,8 @@ Status Delta(StreamCursor* s, uint8_t first, bool is_signed, size_t n, int64_t* 
   out[0] = base;
   if (len >= 2) {
     if (width == 0) {
-      for (size_t i = 1; i < len; ++i) out[i] = static_cast<int64_t>(static_cast<uint64_t>(out[i - 1]) + static_cast<uint64_t>(delta));
+      for (size_t i = 1; i < len; ++i)
+        out[i] = static_cast<int64_t>(static_cast<uint64_t>(out[i - 1]) + static_cast<uint64_t>(delta));
     } else {
       out[1] = static_cast<int64_t>(static_cast<uint64_t>(base) + static_cast<uint64_t>(delta));
       uint64_t deltas[512];
@@ -245,7 +250,9 @@ Status DecodeIntRleV2(StreamCursor* s, bool is_signed, size_t n, int64_t* out) {
     if (kind == 0) {  // short repeat
       const uint32_t nbytes = ((first >> 3) & 7) + 1;
       const size_t count = (first & 7) + 3;
-      if (count > n - i) return s->Error("short repeat of " + std::to_string(count) + " values, only " + std::to_string(n - i) + " wanted");
+      if (count > n - i)
+        return s->Error("short repeat of " + std::to_string(count) + " values, only " + std::to_string(n - i) +
+                        " wanted");
       RAP_ASSIGN_OR_RETURN(uint64_t v, BigEndian(s, nbytes));
       const int64_t value = is_signed ? UnZigZag(v) : static_cast<int64_t>(v);
       std::fill(out + i, out + i + count, value);
@@ -254,7 +261,8 @@ Status DecodeIntRleV2(StreamCursor* s, bool is_signed, size_t n, int64_t* out) {
       RAP_ASSIGN_OR_RETURN(uint8_t b1, s->Byte());
       const uint32_t width = DecodeWidth((first >> 1) & 31);
       const size_t len = ((size_t{first} & 1) << 8 | b1) + 1;
-      if (len > n - i) return s->Error("direct run of " + std::to_string(len) + " values, only " + std::to_string(n - i) + " wanted");
+      if (len > n - i)
+        return s->Error("direct run of " + std::to_string(len) + " values, only " + std::to_string(n - i) + " wanted");
       RAP_RETURN_NOT_OK(UnpackBits(s, width, len, tmp));
       for (size_t k = 0; k < len; ++k) out[i + k] = is_signed ? UnZigZag(tmp[k]) : static_cast<int64_t>(tmp[k]);
       produced = len;

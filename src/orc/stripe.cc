@@ -7,29 +7,46 @@ namespace rap::orc {
 
 std::string StreamKindName(StreamKind kind) {
   switch (kind) {
-    case StreamKind::kPresent: return "PRESENT";
-    case StreamKind::kData: return "DATA";
-    case StreamKind::kLength: return "LENGTH";
-    case StreamKind::kDictionaryData: return "DICTIONARY_DATA";
-    case StreamKind::kDictionaryCount: return "DICTIONARY_COUNT";
-    case StreamKind::kSecondary: return "SECONDARY";
-    case StreamKind::kRowIndex: return "ROW_INDEX";
-    case StreamKind::kBloomFilter: return "BLOOM_FILTER";
-    case StreamKind::kBloomFilterUtf8: return "BLOOM_FILTER_UTF8";
-    case StreamKind::kEncryptedIndex: return "ENCRYPTED_INDEX";
-    case StreamKind::kEncryptedData: return "ENCRYPTED_DATA";
-    case StreamKind::kStripeStatistics: return "STRIPE_STATISTICS";
-    case StreamKind::kFileStatistics: return "FILE_STATISTICS";
+    case StreamKind::kPresent:
+      return "PRESENT";
+    case StreamKind::kData:
+      return "DATA";
+    case StreamKind::kLength:
+      return "LENGTH";
+    case StreamKind::kDictionaryData:
+      return "DICTIONARY_DATA";
+    case StreamKind::kDictionaryCount:
+      return "DICTIONARY_COUNT";
+    case StreamKind::kSecondary:
+      return "SECONDARY";
+    case StreamKind::kRowIndex:
+      return "ROW_INDEX";
+    case StreamKind::kBloomFilter:
+      return "BLOOM_FILTER";
+    case StreamKind::kBloomFilterUtf8:
+      return "BLOOM_FILTER_UTF8";
+    case StreamKind::kEncryptedIndex:
+      return "ENCRYPTED_INDEX";
+    case StreamKind::kEncryptedData:
+      return "ENCRYPTED_DATA";
+    case StreamKind::kStripeStatistics:
+      return "STRIPE_STATISTICS";
+    case StreamKind::kFileStatistics:
+      return "FILE_STATISTICS";
   }
   return "unknown(" + std::to_string(static_cast<uint32_t>(kind)) + ")";
 }
 
 std::string EncodingKindName(EncodingKind kind) {
   switch (kind) {
-    case EncodingKind::kDirect: return "DIRECT";
-    case EncodingKind::kDictionary: return "DICTIONARY";
-    case EncodingKind::kDirectV2: return "DIRECT_V2";
-    case EncodingKind::kDictionaryV2: return "DICTIONARY_V2";
+    case EncodingKind::kDirect:
+      return "DIRECT";
+    case EncodingKind::kDictionary:
+      return "DICTIONARY";
+    case EncodingKind::kDirectV2:
+      return "DIRECT_V2";
+    case EncodingKind::kDictionaryV2:
+      return "DICTIONARY_V2";
   }
   return "unknown(" + std::to_string(static_cast<uint32_t>(kind)) + ")";
 }
@@ -42,10 +59,11 @@ Result<StripeFooterInfo> ParseStripeFooter(const FileTail& tail, std::span<const
   const StripeInfo& si = tail.stripes[index];
   if (file.size() != tail.file_size) return Status::Internal(tail.name + ": file bytes differ from the parsed tail");
   const uint64_t footer_off = si.offset + si.index_length + si.data_length;  // checked by ParseTail
-  const std::string where = tail.name + ": stripe " + std::to_string(index) + " footer at offset " +
-                            std::to_string(footer_off);
+  const std::string where =
+      tail.name + ": stripe " + std::to_string(index) + " footer at offset " + std::to_string(footer_off);
   Buffer raw(nullptr, file.data() + footer_off, si.footer_length);
-  RAP_ASSIGN_OR_RETURN(Buffer bytes, DecompressStream(tail.compression, tail.compression_block_size, raw, where, footer_off));
+  RAP_ASSIGN_OR_RETURN(Buffer bytes,
+                       DecompressStream(tail.compression, tail.compression_block_size, raw, where, footer_off));
   proto::StripeFooter f;
   RAP_RETURN_NOT_OK(ParseProto(&f, bytes, where));
   StripeFooterInfo out;
@@ -66,11 +84,10 @@ Result<StripeFooterInfo> ParseStripeFooter(const FileTail& tail, std::span<const
   for (int i = 0; i < f.streams_size(); ++i) {
     const auto& s = f.streams(i);
     if (s.length() > end - pos) {
-      return Status::Corrupt(where + ": stream " + std::to_string(i) + " (" +
-                             StreamKindName(static_cast<StreamKind>(s.kind())) + " of column " +
-                             std::to_string(s.column()) + ", " + std::to_string(s.length()) + " bytes at offset " +
-                             std::to_string(pos) + ") runs past the stripe's data, which ends at offset " +
-                             std::to_string(end));
+      return Status::Corrupt(
+          where + ": stream " + std::to_string(i) + " (" + StreamKindName(static_cast<StreamKind>(s.kind())) +
+          " of column " + std::to_string(s.column()) + ", " + std::to_string(s.length()) + " bytes at offset " +
+          std::to_string(pos) + ") runs past the stripe's data, which ends at offset " + std::to_string(end));
     }
     if (s.column() >= ncols) {
       return Status::Corrupt(where + ": stream " + std::to_string(i) + " names column " + std::to_string(s.column()) +

@@ -23,12 +23,18 @@ std::string FileTail::VersionString() const {
 std::string FileTail::WriterName() const {
   if (!writer) return "ORC Java";  // files before the writer field were written by Hive / ORC Java
   switch (*writer) {
-    case 0: return "ORC Java";
-    case 1: return "ORC C++";
-    case 2: return "Presto";
-    case 3: return "Scritchley Go";
-    case 4: return "Trino";
-    case 5: return "CUDF";
+    case 0:
+      return "ORC Java";
+    case 1:
+      return "ORC C++";
+    case 2:
+      return "Presto";
+    case 3:
+      return "Scritchley Go";
+    case 4:
+      return "Trino";
+    case 5:
+      return "CUDF";
   }
   return "unknown(" + std::to_string(*writer) + ")";
 }
@@ -55,16 +61,22 @@ Status CheckTypes(const std::string& where, const TypeTree& types) {
     }
     size_t want = SIZE_MAX;
     switch (t.kind) {
-      case TypeKind::kList: want = 1; break;
-      case TypeKind::kMap: want = 2; break;
+      case TypeKind::kList:
+        want = 1;
+        break;
+      case TypeKind::kMap:
+        want = 2;
+        break;
       case TypeKind::kStruct:
         if (t.field_names.size() != t.subtypes.size()) {
           return Status::Corrupt(at + ": " + std::to_string(t.field_names.size()) + " field names for " +
                                  std::to_string(t.subtypes.size()) + " subtypes");
         }
         break;
-      case TypeKind::kUnion: break;
-      default: want = 0;
+      case TypeKind::kUnion:
+        break;
+      default:
+        want = 0;
     }
     if (want != SIZE_MAX && t.subtypes.size() != want) {
       return Status::Corrupt(at + ": has " + std::to_string(t.subtypes.size()) + " subtypes, expected " +

@@ -29,9 +29,9 @@ class TimeZone {
  private:
   struct Footer;
   std::string name_;
-  std::vector<int64_t> transitions_;  // UTC instants, ascending
-  std::vector<int32_t> offsets_;      // offset in force from transitions_[i]
-  int32_t initial_offset_ = 0;        // before the first transition
+  std::vector<int64_t> transitions_;      // UTC instants, ascending
+  std::vector<int32_t> offsets_;          // offset in force from transitions_[i]
+  int32_t initial_offset_ = 0;            // before the first transition
   std::shared_ptr<const Footer> footer_;  // the POSIX rule after the last transition (may be null)
 };
 

@@ -4,25 +4,44 @@ namespace rap::orc {
 
 std::string TypeKindName(TypeKind kind) {
   switch (kind) {
-    case TypeKind::kBoolean: return "boolean";
-    case TypeKind::kByte: return "tinyint";
-    case TypeKind::kShort: return "smallint";
-    case TypeKind::kInt: return "int";
-    case TypeKind::kLong: return "bigint";
-    case TypeKind::kFloat: return "float";
-    case TypeKind::kDouble: return "double";
-    case TypeKind::kString: return "string";
-    case TypeKind::kBinary: return "binary";
-    case TypeKind::kTimestamp: return "timestamp";
-    case TypeKind::kList: return "array";
-    case TypeKind::kMap: return "map";
-    case TypeKind::kStruct: return "struct";
-    case TypeKind::kUnion: return "uniontype";
-    case TypeKind::kDecimal: return "decimal";
-    case TypeKind::kDate: return "date";
-    case TypeKind::kVarchar: return "varchar";
-    case TypeKind::kChar: return "char";
-    case TypeKind::kTimestampInstant: return "timestamp with local time zone";
+    case TypeKind::kBoolean:
+      return "boolean";
+    case TypeKind::kByte:
+      return "tinyint";
+    case TypeKind::kShort:
+      return "smallint";
+    case TypeKind::kInt:
+      return "int";
+    case TypeKind::kLong:
+      return "bigint";
+    case TypeKind::kFloat:
+      return "float";
+    case TypeKind::kDouble:
+      return "double";
+    case TypeKind::kString:
+      return "string";
+    case TypeKind::kBinary:
+      return "binary";
+    case TypeKind::kTimestamp:
+      return "timestamp";
+    case TypeKind::kList:
+      return "array";
+    case TypeKind::kMap:
+      return "map";
+    case TypeKind::kStruct:
+      return "struct";
+    case TypeKind::kUnion:
+      return "uniontype";
+    case TypeKind::kDecimal:
+      return "decimal";
+    case TypeKind::kDate:
+      return "date";
+    case TypeKind::kVarchar:
+      return "varchar";
+    case TypeKind::kChar:
+      return "char";
+    case TypeKind::kTimestampInstant:
+      return "timestamp with local time zone";
   }
   return "unknown(" + std::to_string(static_cast<uint32_t>(kind)) + ")";
 }
@@ -49,7 +68,8 @@ std::string TypeTree::ToString(uint32_t id) const {
       }
       return s + ">";
     }
-    default: return s;
+    default:
+      return s;
   }
 }
 
@@ -57,20 +77,32 @@ Result<DataTypePtr> TypeTree::ArrowType(uint32_t id) const {
   if (id >= nodes.size()) return Status::Internal("ORC type id " + std::to_string(id) + " out of range");
   const OrcType& t = nodes[id];
   switch (t.kind) {
-    case TypeKind::kBoolean: return MakeType(TypeId::kBool);
-    case TypeKind::kByte: return MakeType(TypeId::kInt8);
-    case TypeKind::kShort: return MakeType(TypeId::kInt16);
-    case TypeKind::kInt: return MakeType(TypeId::kInt32);
-    case TypeKind::kLong: return MakeType(TypeId::kInt64);
-    case TypeKind::kFloat: return MakeType(TypeId::kFloat32);
-    case TypeKind::kDouble: return MakeType(TypeId::kFloat64);
+    case TypeKind::kBoolean:
+      return MakeType(TypeId::kBool);
+    case TypeKind::kByte:
+      return MakeType(TypeId::kInt8);
+    case TypeKind::kShort:
+      return MakeType(TypeId::kInt16);
+    case TypeKind::kInt:
+      return MakeType(TypeId::kInt32);
+    case TypeKind::kLong:
+      return MakeType(TypeId::kInt64);
+    case TypeKind::kFloat:
+      return MakeType(TypeId::kFloat32);
+    case TypeKind::kDouble:
+      return MakeType(TypeId::kFloat64);
     case TypeKind::kString:
     case TypeKind::kVarchar:
-    case TypeKind::kChar: return MakeType(TypeId::kString);
-    case TypeKind::kBinary: return MakeType(TypeId::kBinary);
-    case TypeKind::kTimestamp: return MakeTemporal(TypeId::kTimestamp, TimeUnit::kNano);
-    case TypeKind::kTimestampInstant: return MakeTemporal(TypeId::kTimestamp, TimeUnit::kNano, "UTC");
-    case TypeKind::kDate: return MakeTemporal(TypeId::kDate32, TimeUnit::kMilli);
+    case TypeKind::kChar:
+      return MakeType(TypeId::kString);
+    case TypeKind::kBinary:
+      return MakeType(TypeId::kBinary);
+    case TypeKind::kTimestamp:
+      return MakeTemporal(TypeId::kTimestamp, TimeUnit::kNano);
+    case TypeKind::kTimestampInstant:
+      return MakeTemporal(TypeId::kTimestamp, TimeUnit::kNano, "UTC");
+    case TypeKind::kDate:
+      return MakeTemporal(TypeId::kDate32, TimeUnit::kMilli);
     case TypeKind::kDecimal:
       // Hive 0.11 wrote decimals without precision and scale, each value with its own scale: read
       // as decimal(38, 6), as Apache ORC's readers do by default.
@@ -94,8 +126,9 @@ Result<DataTypePtr> TypeTree::ArrowType(uint32_t id) const {
       return MakeStruct(std::move(fields));
     }
     case TypeKind::kUnion:
-      return Status::NotSupported("ORC type " + std::to_string(id) + " is " + ToString(id) +
-                                  ": union types are not supported by rap (no Arrow-layout union in rap's array model)");
+      return Status::NotSupported(
+          "ORC type " + std::to_string(id) + " is " + ToString(id) +
+          ": union types are not supported by rap (no Arrow-layout union in rap's array model)");
   }
   return Status::Corrupt("ORC type " + std::to_string(id) + ": unknown kind " +
                          std::to_string(static_cast<uint32_t>(t.kind)));

@@ -36,20 +36,20 @@ std::string ScanStats::ToString() const {
   line("footer_requests", footer_requests);
   line("footer_bytes", static_cast<int64_t>(footer_bytes));
   line("page_index_from_tail", page_index_from_tail);
-  line("prefetch_ranges", prefetch_ranges);
-  line("prefetch_files_parallel", prefetch_files_parallel);
-  line("prefetch_adaptive_disabled", prefetch_adaptive_disabled);
-  line("prefetch_small_files", prefetch_small_files);
-  line("prefetch_decoded_ahead", prefetch_decoded_ahead);
-  line("prefetch_fetched_ahead", prefetch_fetched_ahead);
+  line("prefetch_ranges", prefetch.ranges);
+  line("prefetch_files_parallel", prefetch.files_parallel);
+  line("prefetch_adaptive_disabled", prefetch.adaptive_disabled);
+  line("prefetch_small_files", prefetch.small_files);
+  line("prefetch_decoded_ahead", prefetch.decoded_ahead);
+  line("prefetch_fetched_ahead", prefetch.fetched_ahead);
   line("prefetch_fetch_ahead_bytes", static_cast<int64_t>(prefetch_fetch_ahead_bytes));
-  line("prefetch_queue_full", prefetch_queue_full);
-  line("prefetch_max_queue_depth", prefetch_max_queue_depth);
-  line("prefetch_batches", prefetch_batches);
+  line("prefetch_queue_full", prefetch.queue_full);
+  line("prefetch_max_queue_depth", prefetch.max_queue_depth);
+  line("prefetch_batches", prefetch.batches);
   auto ms = [&](const char* k, double v) { s += fmt::format("{} {:.3f}\n", k, v * 1e3); };
-  ms("prefetch_consumer_wait_ms", prefetch_consumer_wait_s);
-  ms("prefetch_range_ms_p50", columnar::Quantile(prefetch_range_s, 0.5));
-  ms("prefetch_range_ms_p95", columnar::Quantile(prefetch_range_s, 0.95));
+  ms("prefetch_consumer_wait_ms", prefetch.consumer_wait_s);
+  ms("prefetch_range_ms_p50", columnar::Quantile(prefetch.range_seconds, 0.5));
+  ms("prefetch_range_ms_p95", columnar::Quantile(prefetch.range_seconds, 0.95));
   ms("file_boundary_wait_ms_p50", columnar::Quantile(file_boundary_wait_s, 0.5));
   line("warmup_files", warmup_files);
   line("warmup_bytes", static_cast<int64_t>(warmup_bytes));
@@ -342,18 +342,7 @@ void Scanner::Impl::FinishFile(OpenedFile& file) {
   file.finished = true;
   if (file.prefetch) {
     file.prefetch->Cancel();
-    const PrefetchStats ps = file.prefetch->stats();
-    stats.prefetch_ranges += ps.ranges;
-    stats.prefetch_files_parallel += ps.files_parallel;
-    stats.prefetch_adaptive_disabled += ps.adaptive_disabled;
-    stats.prefetch_small_files += ps.small_files;
-    stats.prefetch_decoded_ahead += ps.decoded_ahead;
-    stats.prefetch_fetched_ahead += ps.fetched_ahead;
-    stats.prefetch_queue_full += ps.queue_full;
-    stats.prefetch_max_queue_depth = std::max(stats.prefetch_max_queue_depth, ps.max_queue_depth);
-    stats.prefetch_batches += ps.batches;
-    stats.prefetch_consumer_wait_s += ps.consumer_wait_s;
-    stats.prefetch_range_s.insert(stats.prefetch_range_s.end(), ps.range_seconds.begin(), ps.range_seconds.end());
+    stats.prefetch.Add(file.prefetch->stats());
     file.prefetch.reset();  // joins the producers before the reader's counters are read
   }
   if (file.cache) {

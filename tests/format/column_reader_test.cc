@@ -8,7 +8,7 @@
 #include <zlib.h>
 
 #include "rap/columnar/array_format.h"
-#include "rap/format/codec.h"
+#include "rap/codec/codec.h"
 #include "rap/format/column_reader.h"
 #include "rap/format/levels.h"
 #include "rap/format/thrift.h"

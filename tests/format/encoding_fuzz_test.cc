@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "rap/format/codec.h"
+#include "rap/codec/codec.h"
 #include "rap/format/encoding.h"
 #include "rap/format/levels.h"
 #include "testing/result_check.h"

@@ -1,4 +1,4 @@
-// Every page codec (codec.h): decompression of arbitrary bytes into a bounded output (the size a
+// Every page codec (rap/codec/codec.h): decompression of arbitrary bytes into a bounded output (the size a
 // page header claims, here at most 1 MiB), and compress -> decompress round trips of the input.
 //
 // Input: codec (byte, mod 8), claimed uncompressed size (u24, at most 1 MiB), then the compressed bytes.
@@ -12,7 +12,7 @@
 #include <sanitizer/asan_interface.h>
 #include <snappy.h>
 
-#include "rap/format/codec.h"
+#include "rap/codec/codec.h"
 
 #include "fuzz/fuzz_input.h"
 #include "fuzz/fuzz_target.h"
@@ -69,7 +69,7 @@ class ReusedBuffer {
 }  // namespace
 
 RAP_FUZZ_TARGET(codec) {
-  using namespace rap::parquet;
+  using namespace rap::codec;
   rap::fuzz::FuzzInput in(data, size);
   const auto codec = static_cast<Codec>(in.Byte() % 8);
   const size_t claimed = in.U24() % ((1u << 20) + 1);

@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "fuzz/memory_store.h"
-#include "rap/format/codec.h"
+#include "rap/codec/codec.h"
 #include "rap/format/encoding.h"
 #include "rap/format/footer.h"
 #include "rap/format/levels.h"
@@ -193,7 +193,7 @@ void CodecSeeds() {
   for (int c = 0; c < 8; ++c) {
     const auto codec = static_cast<parquet::Codec>(c);
     std::string packed;
-    if (!parquet::IsCodecSupported(codec) || !parquet::Compress(codec, 0, std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(text.data()), text.size()), &packed).ok()) {
+    if (!rap::codec::IsCodecSupported(codec) || !rap::codec::Compress(codec, 0, std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(text.data()), text.size()), &packed).ok()) {
       continue;
     }
     std::string h;

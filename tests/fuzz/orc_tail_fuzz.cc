@@ -4,8 +4,9 @@
 // proportion).
 //
 // Input: the bytes of an ORC file. Seeds: the Apache ORC example files up to 64 KiB (rap_fuzz_seeds).
-#include "fuzz/fuzz_target.h"
 #include "rap/orc/reader.h"
+
+#include "fuzz/fuzz_target.h"
 
 RAP_FUZZ_TARGET(orc_tail) {
   auto reader = rap::orc::OrcReader::Open("fuzz.orc", rap::Buffer::Copy(data, size));

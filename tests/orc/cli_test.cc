@@ -1,8 +1,8 @@
 // `rap cat` and `rap inspect` on ORC files (the Apache ORC examples in ../shared/orc).
-#include <gtest/gtest.h>
-
 #include <algorithm>
 #include <string>
+
+#include <gtest/gtest.h>
 
 #include "testing/cli_run.h"
 #include "testing/paths.h"
@@ -47,8 +47,8 @@ TEST(OrcCli, CatByMagicWithoutExtension) {
 TEST(OrcCli, Inspect) {
   auto r = RunCli("inspect --pages " + Example("TestOrcFile.testSnappy.orc"));
   ASSERT_EQ(r.exit_code, 0) << r.out;
-  for (const char* s : {"ORC", "compression: SNAPPY", "schema: struct<int1:int,string1:string>", "stripe 0:",
-                        "encoding DIRECT_V2", "stream column   1 DATA"}) {
+  for (const char* s : {"ORC", "compression: SNAPPY", "schema: struct<int1:int,string1:string>",
+                        "stripe 0:", "encoding DIRECT_V2", "stream column   1 DATA"}) {
     EXPECT_NE(r.out.find(s), std::string::npos) << s << "\n" << r.out;
   }
   auto j = RunCli("inspect --json " + Example("TestVectorOrcFile.testLzo.orc"));
@@ -61,8 +61,8 @@ TEST(OrcCli, Inspect) {
 // the same (nested types, binary, decimals, timestamps, dates, nulls).
 TEST(OrcCli, SameRowsThroughParquet) {
   rap::testing::TempDir dir;
-  for (const char* f : {"TestOrcFile.test1.orc", "orc_split_elim.orc", "over1k_bloom.orc", "TestOrcFile.testDate1900.orc",
-                        "decimal.orc", "nulls-at-end-snappy.orc"}) {
+  for (const char* f : {"TestOrcFile.test1.orc", "orc_split_elim.orc", "over1k_bloom.orc",
+                        "TestOrcFile.testDate1900.orc", "decimal.orc", "nulls-at-end-snappy.orc"}) {
     const std::string pq = "'" + dir.Join(std::string(f) + ".parquet") + "'";
     auto w = RunCli("cat --format parquet --output " + pq + " " + Example(f));
     ASSERT_EQ(w.exit_code, 0) << f << ": " << w.out;
@@ -85,7 +85,8 @@ TEST(OrcCli, MalformedFilesFailClearly) {
   auto u = RunCli("cat " + Example("TestOrcFile.testUnionAndTimestamp.orc"));
   EXPECT_NE(u.exit_code, 0);
   EXPECT_NE(u.out.find("union types are not supported"), std::string::npos) << u.out;
-  auto ok = RunCli("cat --columns time,decimal --limit 1 --format jsonl " + Example("TestOrcFile.testUnionAndTimestamp.orc"));
+  auto ok =
+      RunCli("cat --columns time,decimal --limit 1 --format jsonl " + Example("TestOrcFile.testUnionAndTimestamp.orc"));
   EXPECT_EQ(ok.exit_code, 0) << ok.out;
 }
 

@@ -1,6 +1,9 @@
 // ORC's compression framing: chunks built here with each codec's library, then decoded.
 #include "rap/orc/compression.h"
 
+#include <string>
+#include <vector>
+
 #include <gtest/gtest.h>
 #include <lz4.h>
 #include <lzo/lzo1x.h>
@@ -8,15 +11,13 @@
 #include <zlib.h>
 #include <zstd.h>
 
-#include <string>
-#include <vector>
-
 namespace rap::orc {
 namespace {
 
 std::string Header(size_t len, bool original) {
   const uint32_t h = static_cast<uint32_t>(len << 1) | (original ? 1u : 0u);
-  return std::string{static_cast<char>(h & 0xff), static_cast<char>((h >> 8) & 0xff), static_cast<char>((h >> 16) & 0xff)};
+  return std::string{static_cast<char>(h & 0xff), static_cast<char>((h >> 8) & 0xff),
+                     static_cast<char>((h >> 16) & 0xff)};
 }
 
 std::string Deflate(const std::string& in) {
@@ -35,7 +36,8 @@ std::string Deflate(const std::string& in) {
 
 std::string Compress(Compression c, const std::string& in) {
   switch (c) {
-    case Compression::kZlib: return Deflate(in);
+    case Compression::kZlib:
+      return Deflate(in);
     case Compression::kSnappy: {
       std::string out;
       snappy::Compress(in.data(), in.size(), &out);
@@ -62,7 +64,8 @@ std::string Compress(Compression c, const std::string& in) {
       out.resize(n);
       return out;
     }
-    case Compression::kNone: break;
+    case Compression::kNone:
+      break;
   }
   return in;
 }
@@ -78,11 +81,12 @@ Result<Buffer> Decode(Compression c, const std::string& framed, uint64_t block =
 }
 
 TEST(OrcCompression, EveryCodecWithOriginalChunks) {
-  for (Compression c : {Compression::kZlib, Compression::kSnappy, Compression::kZstd, Compression::kLz4,
-                        Compression::kLzo}) {
+  for (Compression c :
+       {Compression::kZlib, Compression::kSnappy, Compression::kZstd, Compression::kLz4, Compression::kLzo}) {
     const std::string a = Data(4096, 1), b = Data(1000, 2), d = Data(3000, 3);
     const std::string ca = Compress(c, a), cd = Compress(c, d);
-    const std::string framed = Header(ca.size(), false) + ca + Header(b.size(), true) + b + Header(cd.size(), false) + cd;
+    const std::string framed =
+        Header(ca.size(), false) + ca + Header(b.size(), true) + b + Header(cd.size(), false) + cd;
     auto out = Decode(c, framed);
     ASSERT_TRUE(out.ok()) << CompressionName(c) << ": " << out.status().ToString();
     EXPECT_EQ(std::string(out->view()), a + b + d) << CompressionName(c);

@@ -1,15 +1,16 @@
 // The Apache ORC example files (../shared/orc/examples, see its README.md): metadata against
 // EXPECTED_METADATA.tsv and every row against the expected JSON lines of orc-contents.
-#include <gtest/gtest.h>
-#include <zlib.h>
-
 #include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
 
-#include "orc/orc_json.h"
+#include <gtest/gtest.h>
+#include <zlib.h>
+
 #include "rap/orc/reader.h"
+
+#include "orc/orc_json.h"
 #include "testing/paths.h"
 
 namespace rap::orc {

@@ -1,15 +1,16 @@
 // The special and malformed Apache ORC example files (../shared/orc/README.md "Other upstream
 // expectations"), truncations of real files, and user metadata.
-#include <gtest/gtest.h>
-
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <string>
 #include <vector>
 
-#include "orc/orc_json.h"
+#include <gtest/gtest.h>
+
 #include "rap/orc/reader.h"
+
+#include "orc/orc_json.h"
 #include "testing/paths.h"
 
 namespace rap::orc {
@@ -37,7 +38,8 @@ void ExpectCorrupt(const std::string& name, const std::string& needle) {
 }
 
 TEST(OrcFiles, CorruptExamplesGiveCorrupt) {
-  ExpectCorrupt("corrupt/missing_length_stream_in_string_dict.orc", "LENGTH stream not found in StringDictionaryColumn");
+  ExpectCorrupt("corrupt/missing_length_stream_in_string_dict.orc",
+                "LENGTH stream not found in StringDictionaryColumn");
   ExpectCorrupt("corrupt/missing_blob_stream_in_string_dict.orc",
                 "DICTIONARY_DATA stream not found in StringDictionaryColumn");
   ExpectCorrupt("corrupt/negative_dict_entry_lengths.orc", "negative dictionary length");

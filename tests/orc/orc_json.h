@@ -15,14 +15,29 @@ inline std::string OrcQuote(const char* p, size_t n) {
   for (size_t i = 0; i < n; ++i) {
     const char c = p[i];
     switch (c) {
-      case '"': s += "\\\""; break;
-      case '\\': s += "\\\\"; break;
-      case '\b': s += "\\b"; break;
-      case '\f': s += "\\f"; break;
-      case '\n': s += "\\n"; break;
-      case '\r': s += "\\r"; break;
-      case '\t': s += "\\t"; break;
-      default: s += c;
+      case '"':
+        s += "\\\"";
+        break;
+      case '\\':
+        s += "\\\\";
+        break;
+      case '\b':
+        s += "\\b";
+        break;
+      case '\f':
+        s += "\\f";
+        break;
+      case '\n':
+        s += "\\n";
+        break;
+      case '\r':
+        s += "\\r";
+        break;
+      case '\t':
+        s += "\\t";
+        break;
+      default:
+        s += c;
     }
   }
   return s + "\"";
@@ -43,7 +58,8 @@ inline std::string Int128ToString(__int128 v) {
 inline std::string Decimal(__int128 v, int scale) {
   std::string digits = Int128ToString(v < 0 ? -v : v);
   if (scale > 0) {
-    if (digits.size() <= static_cast<size_t>(scale)) digits.insert(0, static_cast<size_t>(scale) + 1 - digits.size(), '0');
+    if (digits.size() <= static_cast<size_t>(scale))
+      digits.insert(0, static_cast<size_t>(scale) + 1 - digits.size(), '0');
     digits.insert(digits.size() - static_cast<size_t>(scale), ".");
   }
   return (v < 0 ? "-" : "") + digits;
@@ -89,11 +105,16 @@ inline std::string OrcJson(const ArrayData& a, int64_t i) {
   if (a.IsNull(i)) return "null";
   const int64_t j = i + a.offset;
   switch (a.type->id) {
-    case TypeId::kBool: return ((a.buffers[1].data()[j >> 3] >> (j & 7)) & 1) ? "true" : "false";
-    case TypeId::kInt8: return std::to_string(a.values<int8_t>()[i]);
-    case TypeId::kInt16: return std::to_string(a.values<int16_t>()[i]);
-    case TypeId::kInt32: return std::to_string(a.values<int32_t>()[i]);
-    case TypeId::kInt64: return std::to_string(a.values<int64_t>()[i]);
+    case TypeId::kBool:
+      return ((a.buffers[1].data()[j >> 3] >> (j & 7)) & 1) ? "true" : "false";
+    case TypeId::kInt8:
+      return std::to_string(a.values<int8_t>()[i]);
+    case TypeId::kInt16:
+      return std::to_string(a.values<int16_t>()[i]);
+    case TypeId::kInt32:
+      return std::to_string(a.values<int32_t>()[i]);
+    case TypeId::kInt64:
+      return std::to_string(a.values<int64_t>()[i]);
     case TypeId::kFloat32: {  // orc-contents prints floats with 7 significant digits
       char buf[32];
       snprintf(buf, sizeof buf, "%.7g", static_cast<double>(a.values<float>()[i]));
@@ -104,8 +125,10 @@ inline std::string OrcJson(const ArrayData& a, int64_t i) {
       snprintf(buf, sizeof buf, "%.14g", a.values<double>()[i]);
       return buf;
     }
-    case TypeId::kDate32: return "\"" + Days(a.values<int32_t>()[i]) + "\"";
-    case TypeId::kTimestamp: return Timestamp(a.values<int64_t>()[i]);
+    case TypeId::kDate32:
+      return "\"" + Days(a.values<int32_t>()[i]) + "\"";
+    case TypeId::kTimestamp:
+      return Timestamp(a.values<int64_t>()[i]);
     case TypeId::kDecimal128: {
       __int128 v;
       std::memcpy(&v, a.buffers[1].data() + j * 16, 16);
@@ -147,7 +170,8 @@ inline std::string OrcJson(const ArrayData& a, int64_t i) {
       }
       return s + "}";
     }
-    default: return "?";
+    default:
+      return "?";
   }
 }
 

@@ -2,14 +2,16 @@
 // their errors on cut-off and malformed input.
 #include "orc/rle.h"
 
-#include <gtest/gtest.h>
-
 #include <vector>
+
+#include <gtest/gtest.h>
 
 namespace rap::orc {
 namespace {
 
-StreamCursor Cursor(std::vector<uint8_t> bytes) { return StreamCursor{"test stream", Buffer::FromVector(std::move(bytes)), 0}; }
+StreamCursor Cursor(std::vector<uint8_t> bytes) {
+  return StreamCursor{"test stream", Buffer::FromVector(std::move(bytes)), 0};
+}
 
 std::vector<int64_t> V2(std::vector<uint8_t> bytes, size_t n, bool is_signed = false) {
   StreamCursor s = Cursor(std::move(bytes));
@@ -64,9 +66,7 @@ TEST(OrcRle, IntegerV1RunAndLiterals) {
   }
 }
 
-TEST(OrcRle, V2ShortRepeat) {
-  EXPECT_EQ(V2({0x0a, 0x27, 0x10}, 5), (std::vector<int64_t>(5, 10000)));
-}
+TEST(OrcRle, V2ShortRepeat) { EXPECT_EQ(V2({0x0a, 0x27, 0x10}, 5), (std::vector<int64_t>(5, 10000))); }
 
 TEST(OrcRle, V2Direct) {
   EXPECT_EQ(V2({0x5e, 0x03, 0x5c, 0xa1, 0xab, 0x1e, 0xde, 0xad, 0xbe, 0xef}, 4),
@@ -77,8 +77,8 @@ TEST(OrcRle, V2PatchedBase) {
   EXPECT_EQ(V2({0x8e, 0x13, 0x2b, 0x21, 0x07, 0xd0, 0x1e, 0x00, 0x14, 0x70, 0x28, 0x32, 0x3c, 0x46,
                 0x50, 0x5a, 0x64, 0x6e, 0x78, 0x82, 0x8c, 0x96, 0xa0, 0xaa, 0xb4, 0xbe, 0xfc, 0xe8},
                20),
-            (std::vector<int64_t>{2030, 2000, 2020, 1000000, 2040, 2050, 2060, 2070, 2080, 2090, 2100, 2110, 2120,
-                                  2130, 2140, 2150, 2160, 2170, 2180, 2190}));
+            (std::vector<int64_t>{2030, 2000, 2020, 1000000, 2040, 2050, 2060, 2070, 2080, 2090,
+                                  2100, 2110, 2120, 2130,    2140, 2150, 2160, 2170, 2180, 2190}));
 }
 
 TEST(OrcRle, V2Delta) {

@@ -20,10 +20,10 @@ TEST(OrcTimeZone, UtcNames) {
 TEST(OrcTimeZone, LosAngelesTransitionsAndFooterRule) {
   auto z = TimeZone::Load("America/Los_Angeles");
   ASSERT_TRUE(z.ok()) << z.status().ToString();
-  EXPECT_EQ((*z)->OffsetAt(1420070400), -8 * kHour);       // 2015-01-01: PST
-  EXPECT_EQ((*z)->OffsetAt(1435708800), -7 * kHour);       // 2015-07-01: PDT (a transition of the table)
-  EXPECT_EQ((*z)->OffsetAt(2156630400 + 12 * kHour), -7 * kHour);  // 2038-05-05: PDT from the footer rule
-  EXPECT_EQ((*z)->OffsetAt(2176416000), -8 * kHour);       // 2038-12-20: PST
+  EXPECT_EQ((*z)->OffsetAt(1420070400), -8 * kHour);                // 2015-01-01: PST
+  EXPECT_EQ((*z)->OffsetAt(1435708800), -7 * kHour);                // 2015-07-01: PDT (a transition of the table)
+  EXPECT_EQ((*z)->OffsetAt(2156630400 + 12 * kHour), -7 * kHour);   // 2038-05-05: PDT from the footer rule
+  EXPECT_EQ((*z)->OffsetAt(2176416000), -8 * kHour);                // 2038-12-20: PST
   EXPECT_EQ((*z)->OffsetAt(4102444800 + 180 * 86400), -7 * kHour);  // 2100-06-30: PDT
   // 2038-03-14 (second Sunday of March) 02:00 PST = 10:00 UTC: PDT from then on.
   EXPECT_EQ((*z)->OffsetAt(2152173600 - 1), -8 * kHour);

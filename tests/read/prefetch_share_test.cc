@@ -158,7 +158,7 @@ TEST_F(ShareTest, StraddlingAndDictionaryPagesAreFetchedOnceAndDecodedOnce) {
       auto observed = std::make_shared<ObservedStore>(inner_);
       auto got = rap::testing::RunScan(Source(observed), o);
       ASSERT_TRUE(got.ok()) << got.status().ToString();
-      EXPECT_GT(got->stats.prefetch_ranges, 4);
+      EXPECT_GT(got->stats.prefetch.ranges, 4);
       EXPECT_EQ(got->ids, want->ids);
       EXPECT_EQ(got->values, want->values);
       EXPECT_EQ(got->fingerprint, want->fingerprint);
@@ -309,11 +309,11 @@ TEST(DecodeAheadTest, DecodedWarmupAtOneProducerDecodesTheNextFileAhead) {
   ASSERT_TRUE(got.ok()) << got.status().ToString();
   EXPECT_EQ(got->fingerprint, want->fingerprint);
   EXPECT_EQ(got->ids, want->ids);
-  EXPECT_EQ(got->stats.prefetch_decoded_ahead, 2);  // every file after the first
+  EXPECT_EQ(got->stats.prefetch.decoded_ahead, 2);  // every file after the first
   o.warmup.level = WarmupLevel::kRaw;
   auto raw = rap::testing::RunScan(table.Source(), o);
   ASSERT_TRUE(raw.ok());
-  EXPECT_EQ(raw->stats.prefetch_decoded_ahead, 0);
+  EXPECT_EQ(raw->stats.prefetch.decoded_ahead, 0);
 }
 
 }  // namespace

@@ -256,7 +256,7 @@ TEST_F(RangesTest, SplitScanFetchesEveryPageOnce) {
   auto got = rap::testing::RunScan(src, o);
   ASSERT_TRUE(got.ok()) << got.status().ToString();
   EXPECT_EQ(got->ids.size(), 900u);
-  EXPECT_GT(got->stats.prefetch_ranges, 3);
+  EXPECT_GT(got->stats.prefetch.ranges, 3);
   // No byte of column data is requested twice.
   std::vector<ByteRange> rs = observed->ranges()[f.path];
   std::sort(rs.begin(), rs.end(), [](const ByteRange& a, const ByteRange& b) { return a.offset < b.offset; });
@@ -279,25 +279,25 @@ TEST(PrefetchAdaptiveTest, FiresExactlyWhenTheFirstRangeOverflowsAQueue) {
   o.prefetch.queue_batches = 300;  // 100 per producer: the first range fits
   auto fits = rap::testing::RunScan(table.Source(), o);
   ASSERT_TRUE(fits.ok());
-  EXPECT_EQ(fits->stats.prefetch_adaptive_disabled, 0);
-  EXPECT_EQ(fits->stats.prefetch_files_parallel, 2);
+  EXPECT_EQ(fits->stats.prefetch.adaptive_disabled, 0);
+  EXPECT_EQ(fits->stats.prefetch.files_parallel, 2);
   o.prefetch.queue_batches = 297;  // 99 per producer: it does not
   auto over = rap::testing::RunScan(table.Source(), o);
   ASSERT_TRUE(over.ok());
-  EXPECT_EQ(over->stats.prefetch_adaptive_disabled, 2);
-  EXPECT_EQ(over->stats.prefetch_files_parallel, 0);
+  EXPECT_EQ(over->stats.prefetch.adaptive_disabled, 2);
+  EXPECT_EQ(over->stats.prefetch.files_parallel, 0);
   EXPECT_EQ(over->fingerprint, fits->fingerprint);
   o.prefetch.adaptive = false;
   auto forced = rap::testing::RunScan(table.Source(), o);
   ASSERT_TRUE(forced.ok());
-  EXPECT_EQ(forced->stats.prefetch_adaptive_disabled, 0);
-  EXPECT_GT(forced->stats.prefetch_queue_full, 0);
+  EXPECT_EQ(forced->stats.prefetch.adaptive_disabled, 0);
+  EXPECT_GT(forced->stats.prefetch.queue_full, 0);
   EXPECT_EQ(forced->fingerprint, fits->fingerprint);
   // A file below min_file_bytes is read on the plain path.
   o.prefetch.min_file_bytes = uint64_t{1} << 30;
   auto small = rap::testing::RunScan(table.Source(), o);
   ASSERT_TRUE(small.ok());
-  EXPECT_EQ(small->stats.prefetch_small_files, 2);
+  EXPECT_EQ(small->stats.prefetch.small_files, 2);
   EXPECT_EQ(small->fingerprint, fits->fingerprint);
 }
 

@@ -74,7 +74,7 @@ TEST_F(ScanMemoryBudgetTest, SmallBudgetGivesTheSameRows) {
       std::cout << "budget " << o.memory_limit << " (unbounded peak " << big->stats.memory_peak << "): peak "
                 << got->stats.memory_peak << ", producer waits " << got->stats.memory_waits << ", warmup partial "
                 << got->stats.warmup_partial << "\n";
-      EXPECT_EQ(got->stats.prefetch_files_parallel, 3);
+      EXPECT_EQ(got->stats.prefetch.files_parallel, 3);
     }
   }
 }

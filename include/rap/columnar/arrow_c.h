@@ -102,6 +102,10 @@ struct ArrowArrayStream {
 
 namespace rap::columnar {
 
+// Buffers of an array of type `id` in the Arrow C layout: null none; struct the validity bitmap;
+// string/binary validity, offsets, data; every other type validity and values (or offsets).
+int64_t ArrowBufferCount(TypeId id);
+
 // The Arrow format string of a type ("l", "u", "tsu:UTC", "d:10,2", "+l", "+s", "+m", "w:16", "e" ...).
 Result<std::string> ArrowFormat(const DataType& type);
 

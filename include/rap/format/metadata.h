@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "rap/codec/codec.h"
+
 namespace rap::parquet {
 
 enum class Type : int32_t {
@@ -26,9 +28,8 @@ enum class Encoding : int32_t {
   DELTA_LENGTH_BYTE_ARRAY = 6, DELTA_BYTE_ARRAY = 7, RLE_DICTIONARY = 8, BYTE_STREAM_SPLIT = 9,
 };
 
-enum class Codec : int32_t {
-  UNCOMPRESSED = 0, SNAPPY = 1, GZIP = 2, LZO = 3, BROTLI = 4, LZ4 = 5, ZSTD = 6, LZ4_RAW = 7,
-};
+// Parquet's CompressionCodec values are the codec module's (rap/codec/codec.h).
+using Codec = codec::Codec;
 
 enum class PageType : int32_t { DATA_PAGE = 0, INDEX_PAGE = 1, DICTIONARY_PAGE = 2, DATA_PAGE_V2 = 3 };
 
@@ -247,7 +248,6 @@ struct ColumnIndex {
 
 const char* TypeName(Type t);
 const char* EncodingName(Encoding e);
-const char* CodecName(Codec c);
 const char* PageTypeName(PageType t);
 const char* ConvertedTypeName(ConvertedType t);
 const char* RepetitionName(Repetition r);

@@ -29,7 +29,7 @@ inline constexpr uint64_t kMaxCompressionBlockSize = uint64_t{1} << 31;
 // kNone returns `in` unchanged (a slice of `owner` when given). `what` names the object and
 // structure for errors ("f.orc: stripe 0 column 3 DATA stream at offset 1234"); chunk offsets in
 // messages are relative to `base_offset` (the file offset of `in`).
-Result<Buffer> DecompressStream(Compression compression, uint64_t block_size, const Buffer& in,
-                                std::string_view what, uint64_t base_offset);
+Result<Buffer> DecompressStream(Compression compression, uint64_t block_size, const Buffer& in, std::string_view what,
+                                uint64_t base_offset);
 
 }  // namespace rap::orc

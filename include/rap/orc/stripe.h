@@ -13,9 +13,19 @@
 namespace rap::orc {
 
 enum class StreamKind : uint32_t {
-  kPresent = 0, kData = 1, kLength = 2, kDictionaryData = 3, kDictionaryCount = 4, kSecondary = 5,
-  kRowIndex = 6, kBloomFilter = 7, kBloomFilterUtf8 = 8, kEncryptedIndex = 9, kEncryptedData = 10,
-  kStripeStatistics = 100, kFileStatistics = 101,
+  kPresent = 0,
+  kData = 1,
+  kLength = 2,
+  kDictionaryData = 3,
+  kDictionaryCount = 4,
+  kSecondary = 5,
+  kRowIndex = 6,
+  kBloomFilter = 7,
+  kBloomFilterUtf8 = 8,
+  kEncryptedIndex = 9,
+  kEncryptedData = 10,
+  kStripeStatistics = 100,
+  kFileStatistics = 101,
 };
 std::string StreamKindName(StreamKind kind);
 

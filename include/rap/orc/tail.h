@@ -29,7 +29,8 @@ struct StripeInfo {
 struct ColumnStats {
   uint64_t num_values = 0;
   std::optional<bool> has_null;
-  std::string kind;  // "int", "double", "string", "date", "decimal", "timestamp", "binary", "bucket", "collection" or ""
+  std::string
+      kind;  // "int", "double", "string", "date", "decimal", "timestamp", "binary", "bucket", "collection" or ""
   std::string min, max, sum;  // as text; empty when absent
 };
 

@@ -12,9 +12,25 @@
 namespace rap::orc {
 
 enum class TypeKind : uint32_t {
-  kBoolean = 0, kByte = 1, kShort = 2, kInt = 3, kLong = 4, kFloat = 5, kDouble = 6, kString = 7,
-  kBinary = 8, kTimestamp = 9, kList = 10, kMap = 11, kStruct = 12, kUnion = 13, kDecimal = 14,
-  kDate = 15, kVarchar = 16, kChar = 17, kTimestampInstant = 18,
+  kBoolean = 0,
+  kByte = 1,
+  kShort = 2,
+  kInt = 3,
+  kLong = 4,
+  kFloat = 5,
+  kDouble = 6,
+  kString = 7,
+  kBinary = 8,
+  kTimestamp = 9,
+  kList = 10,
+  kMap = 11,
+  kStruct = 12,
+  kUnion = 13,
+  kDecimal = 14,
+  kDate = 15,
+  kVarchar = 16,
+  kChar = 17,
+  kTimestampInstant = 18,
 };
 
 // ORC's (Hive's) names: "boolean", "tinyint", ..., "timestamp with local time zone"; "unknown(N)".
@@ -39,8 +55,8 @@ struct TypeTree {
 
   // "struct<a:int,b:array<string>>", as ORC's Type::toString prints it.
   std::string ToString(uint32_t id = 0) const;
-  // The Arrow-layout type of node `id` (decimal: decimal128(precision, scale), or (38, 6) without a precision; timestamp:
-  // timestamp[ns] (writer's wall clock); timestamp with local time zone: timestamp[ns, tz=UTC];
+  // The Arrow-layout type of node `id` (decimal: decimal128(precision, scale), or (38, 6) without a precision;
+  // timestamp: timestamp[ns] (writer's wall clock); timestamp with local time zone: timestamp[ns, tz=UTC];
   // char/varchar: string). Union: NotSupported.
   Result<DataTypePtr> ArrowType(uint32_t id) const;
   // The root's fields as an Arrow-layout schema.

@@ -49,17 +49,12 @@
 #include "rap/io/object_store.h"
 #include "rap/read/prefetch_options.h"
 #include "rap/read/read_range.h"
-#include "rap/read/scanner.h"
+#include "rap/read/scan_types.h"
 #include "rap/util/memory_budget.h"
 #include "rap/util/result.h"
 
 namespace rap::read {
 
-// What one range produced: its batches in row order and its counters.
-struct RangeOutput {
-  ScanStats stats;
-  std::vector<ScanBatch> batches;
-};
 // Reads and decodes one range. Runs on producer threads: must touch no shared state unsynchronised.
 using RangeTask = std::function<Status(const ReadRange&, RangeOutput*)>;
 // Fetch-ahead of ranges: reserves the bytes their first reads will request and returns the fetch
@@ -77,20 +72,6 @@ struct PrefetchItem {
   MemoryCharge memory;             // the batch's bytes, charged to the budget given at Make
 };
 
-struct PrefetchStats {
-  int64_t ranges = 0;
-  int64_t files_parallel = 0;         // files read by producers
-  int64_t adaptive_disabled = 0;      // files on the plain path by the adaptive rule
-  int64_t small_files = 0;            // files on the plain path by min_file_bytes
-  int64_t decoded_ahead = 0;          // plain-path files whose first range was decoded ahead
-  int64_t fetched_ahead = 0;          // ranges whose first read a fetcher fetched ahead
-  int64_t queue_full = 0;             // a producer found its queue full
-  int64_t max_queue_depth = 0;        // batches in one queue, at most
-  int64_t batches = 0;
-  double consumer_wait_s = 0;         // the consumer blocked on an empty queue
-  std::vector<double> range_seconds;  // per range: the range task's wall time (read + decode)
-  void Add(const PrefetchStats& o);
-};
 
 class PrefetchReader {
  public:

@@ -21,6 +21,7 @@
 #include "rap/read/field_id_tree.h"
 #include "rap/read/file_reader.h"
 #include "rap/read/prefetch_options.h"
+#include "rap/read/scan_types.h"
 #include "rap/util/result.h"
 
 namespace rap::read {
@@ -94,68 +95,6 @@ struct ScanOptions {
   // reader.plan.also_report_to names another). Ignored when reader.plan.estimator is set.
   enum class EstimatorScope { kEndpoint, kScan };
   EstimatorScope estimator_scope = EstimatorScope::kEndpoint;
-};
-
-struct ScanStats {
-  int64_t files = 0, files_pruned = 0;            // pruned by partition values
-  int64_t files_pruned_by_stats = 0;              // pruned by ScanFile::column_stats (not opened)
-  int64_t row_groups = 0, row_groups_pruned = 0;  // pruned by statistics
-  int64_t rows_in_row_groups = 0;                 // rows of the row groups that were not pruned
-  int64_t rows_deleted = 0;                       // rows dropped by deletion vectors
-  int64_t rows_candidate = 0;                     // rows left after page pruning and deletions
-  int64_t rows_selected = 0;                      // rows that passed the filter
-  int64_t rows_output = 0;
-  int64_t pages_read = 0, pages_skipped = 0;      // data pages decoded / stepped over
-  // Pages a range of a split row group took already decoded from another range (read_range.h):
-  // data pages straddling a range boundary, and dictionary pages; dictionary pages decoded.
-  int64_t pages_shared = 0, dictionary_pages_shared = 0, dictionary_pages_read = 0;
-  int64_t filter_dictionary_chunks = 0;           // filter column chunks evaluated on their dictionary
-  int64_t requests = 0, read_calls = 0;
-  uint64_t bytes = 0;
-  int64_t footer_requests = 0;        // of `requests`: footer (tail) reads
-  uint64_t footer_bytes = 0;          // of `bytes`: footer (tail) reads
-  int64_t page_index_from_tail = 0;   // page-index ranges sliced from the footer read (no request)
-  // Prefetch (prefetch_reader.h): ranges read; files read by producers / on the plain path because
-  // of the adaptive rule / because they are small; times a producer found its queue full; the most
-  // batches one queue held; the consumer's time blocked on an empty queue, in total and at the start
-  // of a file (the file boundary); each range task's wall time (read + decode).
-  int64_t prefetch_ranges = 0;
-  int64_t prefetch_files_parallel = 0;
-  int64_t prefetch_adaptive_disabled = 0;
-  int64_t prefetch_small_files = 0;
-  int64_t prefetch_decoded_ahead = 0;  // plain-path files whose first range was decoded ahead (DECODED)
-  // Ranges whose first read a producer's fetcher fetched while the producer decoded (fetch-ahead),
-  // and the bytes it reserved for them.
-  int64_t prefetch_fetched_ahead = 0;
-  uint64_t prefetch_fetch_ahead_bytes = 0;
-  int64_t prefetch_queue_full = 0;
-  int64_t prefetch_max_queue_depth = 0;
-  int64_t prefetch_batches = 0;
-  double prefetch_consumer_wait_s = 0;
-  std::vector<double> file_boundary_wait_s;  // per file after the first: wait for its first item
-  std::vector<double> prefetch_range_s;
-  // Warmup (warmup.h): files warmed; bytes fetched for them ahead of time; bytes fetched ahead (by the
-  // warmup or a producer's fetch-ahead) that the scan never used (a limit, or pruning); files that
-  // did not fit the pre-buffer limit whole.
-  int64_t warmup_files = 0;
-  uint64_t warmup_bytes = 0;
-  uint64_t warmup_bytes_unused = 0;
-  int64_t warmup_partial = 0;
-  // Files taken whose warmup began while the consumer was still two files before them (the file
-  // before them had been started early), and files the consumer reached before their warmup was done (it
-  // waited for it: latency the warmup did not hide).
-  int64_t warmup_ahead = 0;
-  int64_t warmup_waited = 0;
-  // Memory budget (ScanOptions::memory_limit): the most charged at once; producers that waited for room.
-  uint64_t memory_peak = 0;
-  int64_t memory_waits = 0;
-  std::string ToString() const;  // one "key value" per line
-};
-
-struct ScanBatch {
-  RecordBatch batch;
-  // Per row: file ordinal * 2^40 + the row's index within its file (see docs/fingerprint.md).
-  std::vector<uint64_t> row_ids;
 };
 
 class Scanner {

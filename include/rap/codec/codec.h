@@ -1,14 +1,24 @@
-// Page compression codecs (Parquet CompressionCodec), through their Debian libraries.
+// Compression codecs shared by the file formats (Parquet pages; ORC streams and Avro blocks next),
+// through their Debian libraries: Snappy, gzip/zlib (libdeflate, zlib), ZSTD, LZ4 (raw blocks,
+// frames, Hadoop framing) and Brotli. One file per codec in src/codec/, this dispatcher over them.
 #pragma once
 
 #include <cstdint>
 #include <span>
 #include <string>
 
-#include "rap/format/metadata.h"
 #include "rap/util/result.h"
 
-namespace rap::parquet {
+namespace rap::codec {
+
+// The codecs, numbered as Parquet's CompressionCodec (the Parquet module uses this enum as its own;
+// other formats map their codec ids onto it).
+enum class Codec : int32_t {
+  UNCOMPRESSED = 0, SNAPPY = 1, GZIP = 2, LZO = 3, BROTLI = 4, LZ4 = 5, ZSTD = 6, LZ4_RAW = 7,
+};
+
+// "UNCOMPRESSED", "SNAPPY", ... (Parquet's names); "UNKNOWN" for other values.
+const char* CodecName(Codec c);
 
 // Decompresses `in` into `out`, which has exactly the expected uncompressed size (from the page
 // header). Fails with Corrupt if the data does not decompress to exactly out.size() bytes.
@@ -22,4 +32,4 @@ Status Compress(Codec codec, int level, std::span<const uint8_t> in, std::string
 
 bool IsCodecSupported(Codec codec);
 
-}  // namespace rap::parquet
+}  // namespace rap::codec

@@ -1,6 +1,6 @@
 // Codecs: round trips for every writable codec, gzip with concatenated, zlib-wrapped and padded members, the three LZ4
 // layouts the LZ4 codec accepts, size mismatches, truncated and corrupt input.
-#include "rap/format/codec.h"
+#include "rap/codec/codec.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -14,7 +14,7 @@
 #include <snappy.h>
 #include <zlib.h>
 
-namespace rap::parquet {
+namespace rap::codec {
 namespace {
 
 std::vector<uint8_t> TestData(size_t n, uint32_t seed) {
@@ -319,4 +319,4 @@ TEST(Codec, UnsupportedAndInvalid) {
 }
 
 }  // namespace
-}  // namespace rap::parquet
+}  // namespace rap::codec
