@@ -7,25 +7,15 @@
 namespace rap::plan {
 namespace {
 
-// Length of the union of [begin, end] intervals.
-double UnionLength(std::vector<std::pair<double, double>>& parts) {
-  std::sort(parts.begin(), parts.end());
-  double total = 0;
-  bool open = false;
-  double cur_begin = 0, cur_end = 0;
-  for (const auto& [b, e] : parts) {
-    if (open && b <= cur_end) {
-      cur_end = std::max(cur_end, e);
-      continue;
-    }
-    if (open) total += cur_end - cur_begin;
-    cur_begin = b;
-    cur_end = e;
-    open = true;
-  }
-  if (open) total += cur_end - cur_begin;
-  return total;
-}
+// A change of the delivery rate at `t` (an interval's start or end), or a point mass of bytes (an
+// interval of zero length).
+struct Event {
+  double t;
+  double rate_delta;  // bytes per second
+  int active_delta;
+  double bytes;  // point mass
+  bool operator<(const Event& o) const { return t < o.t; }
+};
 
 }  // namespace
 
@@ -77,34 +67,59 @@ size_t ThroughputPool::End(uint64_t ticket, PlanOutcomeKind kind, std::span<cons
 
 size_t ThroughputPool::AccountUpTo(double until) {
   if (!(until > cut_)) return 0;
-  std::vector<std::pair<double, double>> parts;
+  // The part of every pending interval before `until` (bytes spread evenly over each interval), as
+  // rate changes in time order; the rest of a crossing interval stays pending.
+  std::vector<Event> events;
   std::vector<DeliveryInterval> rest;
-  uint64_t bytes = 0;
   for (const DeliveryInterval& iv : pending_) {
     if (iv.begin_s >= until) {
       rest.push_back(iv);
-    } else if (iv.end_s <= until) {
-      parts.emplace_back(iv.begin_s, iv.end_s);
-      bytes += iv.bytes;
-    } else {  // crosses `until`: its bytes spread evenly over the interval
-      const double fraction = (until - iv.begin_s) / (iv.end_s - iv.begin_s);
-      const auto head = std::min<uint64_t>(
-          iv.bytes, static_cast<uint64_t>(std::llround(static_cast<double>(iv.bytes) * fraction)));
-      parts.emplace_back(iv.begin_s, until);
-      bytes += head;
+      continue;
+    }
+    if (!(iv.end_s > iv.begin_s)) {
+      events.push_back({iv.begin_s, 0, 0, static_cast<double>(iv.bytes)});
+      continue;
+    }
+    const double rate = static_cast<double>(iv.bytes) / (iv.end_s - iv.begin_s);
+    const double end = std::min(iv.end_s, until);
+    events.push_back({iv.begin_s, rate, 1, 0});
+    events.push_back({end, -rate, -1, 0});
+    if (iv.end_s > until) {
+      const auto head = std::min<uint64_t>(iv.bytes, static_cast<uint64_t>(std::llround(rate * (until - iv.begin_s))));
       rest.push_back({until, iv.end_s, iv.bytes - head});
     }
   }
   pending_ = std::move(rest);
   cut_ = until;
-  acc_bytes_ += bytes;
-  acc_wall_s_ += UnionLength(parts);
-  if (acc_bytes_ < config_.min_throughput_bytes || acc_wall_s_ < config_.min_throughput_wall_s || !(acc_wall_s_ > 0)) {
+  std::stable_sort(events.begin(), events.end());
+  // Sweep in time order; a sample is handed out as soon as the evidence since the last one meets the
+  // rule (so a long stretch accounted at once gives as many samples as it holds).
+  size_t samples = 0;
+  double rate = 0, last_t = 0;
+  int active = 0;
+  for (const Event& e : events) {
+    if (active > 0 && e.t > last_t) {
+      acc_wall_s_ += e.t - last_t;
+      acc_bytes_ += rate * (e.t - last_t);
+    }
+    last_t = e.t;
+    rate += e.rate_delta;
+    active += e.active_delta;
+    if (active == 0) rate = 0;  // no drift from rounding between busy stretches
+    acc_bytes_ += e.bytes;
+    samples += TakeSample();
+  }
+  return samples;
+}
+
+size_t ThroughputPool::TakeSample() {
+  const auto bytes = static_cast<uint64_t>(std::llround(acc_bytes_));
+  if (bytes < config_.min_throughput_bytes || acc_wall_s_ < config_.min_throughput_wall_s || !(acc_wall_s_ > 0)) {
     return 0;
   }
-  for (const auto& sink : sinks_) sink->ReportThroughput(acc_bytes_, acc_wall_s_);
+  for (const auto& sink : sinks_) sink->ReportThroughput(bytes, acc_wall_s_);
   ++stats_.samples;
-  stats_.sampled_bytes += acc_bytes_;
+  stats_.sampled_bytes += bytes;
   acc_bytes_ = 0;
   acc_wall_s_ = 0;
   return 1;
@@ -113,7 +128,7 @@ size_t ThroughputPool::AccountUpTo(double until) {
 ThroughputPoolStats ThroughputPool::stats() const {
   std::lock_guard<std::mutex> lock(mu_);
   ThroughputPoolStats s = stats_;
-  s.pending_bytes = acc_bytes_;
+  s.pending_bytes = static_cast<uint64_t>(std::llround(acc_bytes_));
   for (const DeliveryInterval& iv : pending_) s.pending_bytes += iv.bytes;
   return s;
 }

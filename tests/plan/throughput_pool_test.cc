@@ -104,6 +104,21 @@ TEST(ThroughputPool, AnIntervalCrossingTheAccountedPointIsSplitProRata) {
   EXPECT_EQ(f.pool.stats().pending_bytes, 0u);
 }
 
+TEST(ThroughputPool, ALongStretchAccountedAtOnceGivesSeveralSamples) {
+  Fixture f;
+  const uint64_t early = f.pool.Begin(0.0);
+  // While `early` is in flight, five later plans deliver 600 KiB over 6 ms each, one after another.
+  for (int i = 0; i < 5; ++i) {
+    const double t0 = 0.01 + i * 0.01;
+    EXPECT_EQ(f.Plan(t0, t0 + 0.002, t0 + 0.008, 600 * kKiB, t0 + 0.008), 0u);
+  }
+  // When it ends, the 3000 KiB over 30 ms become two samples (each >= 1 MiB over >= 10 ms), not one.
+  EXPECT_EQ(f.pool.End(early, PlanOutcomeKind::kSuccess, {}, 0.07), 2u);
+  EXPECT_EQ(f.estimator->Estimate().throughput_samples, 2u);
+  EXPECT_NEAR(f.estimator->Estimate().throughput_bps, 100 * kKiB / 0.001, 1e-5 * (100 * kKiB / 0.001));
+  EXPECT_EQ(f.pool.stats().pending_bytes, 600 * kKiB);  // the last plan's, short of the rule
+}
+
 TEST(ThroughputPool, AFailedPlanDropsTheEvidenceItOverlapped) {
   for (PlanOutcomeKind kind : {PlanOutcomeKind::kFailed, PlanOutcomeKind::kTruncated, PlanOutcomeKind::kCancelled}) {
     SCOPED_TRACE(PlanOutcomeName(kind));
@@ -172,7 +187,9 @@ TEST(ThroughputPool, ConcurrentReportersAccountEveryByteOnce) {
   for (auto& th : threads) th.join();
   const ThroughputPoolStats st = f.pool.stats();
   EXPECT_EQ(st.plans, static_cast<uint64_t>(kThreads * kPlans));
-  EXPECT_EQ(st.sampled_bytes + st.dropped_bytes + st.pending_bytes, kThreads * kPlans * 100 * kKiB);
+  // Every byte is sampled, dropped or pending (up to the rounding of bytes spread over time).
+  const double total = static_cast<double>(st.sampled_bytes + st.dropped_bytes + st.pending_bytes);
+  EXPECT_NEAR(total, kThreads * kPlans * 100.0 * kKiB, kThreads * kPlans);
 }
 
 }  // namespace

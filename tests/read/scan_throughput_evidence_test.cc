@@ -28,7 +28,7 @@ namespace {
 constexpr int kRowGroups = 2;
 constexpr int64_t kRowsPerGroup = 1024;
 constexpr int kPayloadColumns = 3;
-constexpr size_t kValueBytes = 1000;  // 3 columns x 1024 rows x 1000 B: about 2.9 MiB per row group
+constexpr size_t kValueBytes = 900;  // 3 columns x 1024 rows x 900 B: about 2.6 MiB per row group, 3 ranges
 constexpr uint64_t kRate = 32 * kMiB;
 
 // id, key (the filter column) and three string payload columns; PLAIN, uncompressed, 32 rows per

@@ -11,8 +11,9 @@
 // The pool applies the same definition to the scan as a whole: every plan of the scan reports the
 // delivery intervals of its requests ([first byte, last byte], payload bytes); the pool adds up the
 // payload and the length of the union of the intervals, over all plans, in time order, and hands a
-// throughput sample (bytes / union length) to its estimators each time the pooled evidence reaches the
-// estimator's eligibility rule (>= 1 MiB over >= 10 ms). Latency evidence stays per plan.
+// throughput sample (bytes / union length) to its estimators each time the evidence gathered since
+// the previous sample reaches the estimator's eligibility rule (>= 1 MiB over >= 10 ms): samples are
+// the shortest stretches of the scan's delivery that the rule accepts. Latency evidence stays per plan.
 //
 // Completeness: a stretch of time is only accounted once every plan that could deliver payload in it
 // has ended: up to the start of the earliest plan still in flight (a plan's payload arrives after it
@@ -54,7 +55,7 @@ struct ThroughputPoolStats {
   uint64_t samples = 0;         // throughput samples handed to the estimators
   uint64_t sampled_bytes = 0;   // payload bytes of those samples
   uint64_t dropped_bytes = 0;   // payload dropped because a plan of its time failed / was cancelled
-  uint64_t pending_bytes = 0;   // accounted but not yet enough for a sample (at most just under the rule)
+  uint64_t pending_bytes = 0;   // not yet handed out: pending intervals and evidence short of the rule
 };
 
 class ThroughputPool {
@@ -78,6 +79,8 @@ class ThroughputPool {
  private:
   // Accounts the pending intervals up to `until`; returns the samples handed out.
   size_t AccountUpTo(double until);
+  // Hands the accounted evidence out as one sample if it meets the rule; returns 1 if it did.
+  size_t TakeSample();
 
   const std::vector<std::shared_ptr<TransportEstimator>> sinks_;
   const EstimatorConfig config_;
@@ -86,7 +89,7 @@ class ThroughputPool {
   std::multiset<std::pair<double, uint64_t>> in_flight_;  // (start_s, ticket)
   std::vector<DeliveryInterval> pending_;  // of ended plans, not accounted yet; all begin at or after cut_
   double cut_ = -1;                        // time accounted (or dropped) up to
-  uint64_t acc_bytes_ = 0;                 // accounted, not yet handed out as a sample
+  double acc_bytes_ = 0;                   // accounted, not yet handed out as a sample
   double acc_wall_s_ = 0;
   ThroughputPoolStats stats_;
 };
