@@ -65,7 +65,8 @@ struct ScanResult {
 Result<ScanResult> DirectScan(const io::ObjectStorePtr& store, const std::vector<ScanFileRef>& files,
                               const ScanQuery& query);
 
-// Runs the query through the Scanner over `source` under query.mode (footer cache off in both modes). The timer starts at the first Next() of the prepared scanner; row ids are the Scanner's. A
+// Runs the query through the Scanner over `source` under query.mode (footer cache off in both
+// modes). The timer starts at the first Next() of the prepared scanner; row ids are the Scanner's. A
 // null query.plan.estimator uses ScanOptions::EstimatorScope::kScan (a cold estimator per scan).
 Result<ScanResult> ScannerScan(read::ScanSource source, const ScanQuery& query);
 

@@ -78,7 +78,9 @@ int Run::Decisions(plan::DecidedBy d) const {
   for (const auto& p : plans) n += p.decided_by == d;
   return n;
 }
-int Run::CostBasedPlans() const { return Decisions(plan::DecidedBy::kCostExact) + Decisions(plan::DecidedBy::kCostMerged); }
+int Run::CostBasedPlans() const {
+  return Decisions(plan::DecidedBy::kCostExact) + Decisions(plan::DecidedBy::kCostMerged);
+}
 int Run::PooledSamples() const {
   return SumPlans<int>(plans, [](const auto& p) { return static_cast<int>(p.pooled_samples_added); });
 }
@@ -111,7 +113,8 @@ void WriteRunsCsv(std::ostream& out, const std::vector<Run>& runs) {
 }
 
 void WritePlansCsv(std::ostream& out, const std::vector<Run>& runs) {
-  out << "profile,mode,projection,estimator,repetition,plan,object,purpose,decided_by,latency_samples,throughput_samples,"
+  out << "profile,mode,projection,estimator,repetition,plan,object,purpose,decided_by,latency_samples,"
+         "throughput_samples,"
          "typical_latency_s,typical_throughput_bps,exact_requests,exact_bytes,chosen_requests,chosen_bytes,"
          "candidates,candidates_dropped,estimated_s,model_s,observed_s,prediction_error,model_error,payload_bytes,"
          "payload_wall_s,plan_latency_s,latency_sample_added,throughput_sample_added,throughput_pooled,"
@@ -210,7 +213,8 @@ void WriteSummaryCsv(std::ostream& out, const std::vector<SummaryRow>& rows) {
          "fingerprint\n";
   for (const auto& s : rows) {
     out << fmt::format("\"{}\",{},{},{},{},{},{:g},{},{},{},{},{},{},{},{},\"{}\",{},{}\n", s.Case(), s.profile,
-                       s.mode, s.projection, s.label, Num(s.scan_s), s.plans, Num(s.observed_plan_s), Num(s.model_plan_s),
+                       s.mode, s.projection, s.label, Num(s.scan_s), s.plans, Num(s.observed_plan_s),
+                       Num(s.model_plan_s),
                        s.planned_requests, s.planned_bytes, s.server_requests, s.server_bytes, Num(s.vs_exact, 4),
                        Num(s.vs_best_forced, 4), s.decisions, s.rows, s.fingerprint);
   }
@@ -227,7 +231,8 @@ void PrintSummary(std::ostream& out, const std::vector<SummaryRow>& rows) {
       last = c;
     }
     out << fmt::format("  {:<16} {:>9.3f} {:>6g} {:>10} {:>12.3f} {:>9} {:>12.3f} {:>+7.1f}% {:>+8.1f}%  {}\n", s.label,
-                       s.scan_s, s.plans, s.planned_requests, static_cast<double>(s.planned_bytes) / kMiB, s.server_requests,
+                       s.scan_s, s.plans, s.planned_requests, static_cast<double>(s.planned_bytes) / kMiB,
+                       s.server_requests,
                        static_cast<double>(s.server_bytes) / kMiB, 100 * s.vs_exact, 100 * s.vs_best_forced,
                        s.decisions);
   }
@@ -277,7 +282,8 @@ void ValidateHighThroughput(const std::vector<Run>& runs, uint64_t high_bps, std
     auto_s[c + " " + r.Label()].push_back(r.scan_s);
     if (r.CostBasedPlans() == 0) {
       leave.passed = false;
-      leave.detail += fmt::format("{} {} rep {}: {} plans, all cold start; ", c, r.Label(), r.repetition, r.plans.size());
+      leave.detail +=
+          fmt::format("{} {} rep {}: {} plans, all cold start; ", c, r.Label(), r.repetition, r.plans.size());
     }
   }
   if (scans == 0) {
@@ -366,8 +372,9 @@ std::vector<Check> Validate(const std::vector<Run>& runs, int64_t expected_rows,
       }
     }
     if (c.passed) {
-      c.detail = pooled_runs ? fmt::format("{} automatic scans with pooled evidence, {} pooled samples", pooled_runs, samples)
-                             : "no scan with pooled evidence";
+      c.detail = pooled_runs
+                     ? fmt::format("{} automatic scans with pooled evidence, {} pooled samples", pooled_runs, samples)
+                     : "no scan with pooled evidence";
     }
     checks.push_back(std::move(c));
   }

@@ -36,7 +36,9 @@ constexpr uint64_t kRate = 32 * kMiB;
 Result<std::string> MakeFile() {
   auto schema = std::make_shared<Schema>();
   schema->fields = {{"id", MakeType(TypeId::kInt64), false}, {"key", MakeType(TypeId::kInt64), false}};
-  for (int c = 0; c < kPayloadColumns; ++c) schema->fields.push_back({"p" + std::to_string(c), MakeType(TypeId::kString), true});
+  for (int c = 0; c < kPayloadColumns; ++c) {
+    schema->fields.push_back({"p" + std::to_string(c), MakeType(TypeId::kString), true});
+  }
   std::mt19937_64 rng(35);
   std::vector<RecordBatch> batches;
   for (int g = 0; g < kRowGroups; ++g) {
