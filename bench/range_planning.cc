@@ -168,6 +168,7 @@ int main(int argc, char** argv) {
     }
   }
   std::vector<rap::bench::ScanMode> modes;
+  if (scan_path == "direct" && app.count("--modes") == 0) modes_text = "seed";  // the direct loop is the seed's
   for (const auto& t : Split(modes_text)) {
     if (t == "seed") {
       modes.push_back(rap::bench::ScanMode::kSeed);
