@@ -5,11 +5,17 @@
 //
 //   bench_range_planning [--repetitions 3] [--temp-dir PATH] [--retain-fixtures] [--csv-dir DIR]
 //                        [--profiles 20ms@4MiB/s,100ms@128MiB/s] [--policies auto,exact,fixed:1MiB,store]
+//                        [--modes seed,default]
+//
+// Modes (direct_scan.h ScanMode): `seed` runs the scan under seed 000's conditions (one file at a
+// time, no file prefetch, one range per row group read in the consumer's thread, each plan's own
+// throughput evidence: 16 plans per scan); `default` under `rap scan`'s defaults (prefetch producers,
+// ranges split at about 1 MiB, fetch-ahead, RAW warmup, throughput evidence pooled over the scan).
 //
 // Method: the table is written and served once per profile (rap-netsim as a child process on a free
 // port, found next to this program: <build>/tools/rap-netsim). The Delta log is read once per
-// profile (outside the timed region); each measured scan reads the files one at a time, without
-// prefetch and without the footer cache, so every scan reads each footer once. The timer starts when
+// profile (outside the timed region); each measured scan runs under its mode, without the footer
+// cache, so every scan reads each footer once. The timer starts when
 // the prepared scan is first polled and stops after its result is consumed and checked. Policy order
 // reverses on alternating repetitions; there is no warmup run. Automatic planning runs twice per
 // repetition: with the estimator reset before each scan ("cold", seed-comparable) and with one
@@ -119,6 +125,7 @@ int main(int argc, char** argv) {
   std::string low_rate = "4MiB", high_rate = "128MiB";
   bool retain = false;
   std::string scan_path = "scanner";
+  std::string modes_text = "seed,default";
   rap::bench::FixtureOptions fixture_options;
   app.add_option("--repetitions", repetitions, "measured repetitions (no warmup run)")->capture_default_str();
   app.add_option("--temp-dir", temp_dir, "where the synthetic Delta tables are created (default: $TMPDIR or /tmp)");
@@ -136,6 +143,10 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--scan-path", scan_path, "scanner (the Scanner of rap scan) or direct (FileReader loop)")
       ->check(CLI::IsMember({"scanner", "direct"}))
+      ->capture_default_str();
+  app.add_option("--modes", modes_text,
+                 "scan conditions, comma separated: seed (seed 000's: no prefetch, no split, per-plan evidence), "
+                 "default (rap scan's defaults: prefetch, split ranges, warmup, pooled evidence)")
       ->capture_default_str();
   app.add_option("--payload-mean-bytes", fixture_options.payload_mean_bytes, "mean payload value length")
       ->capture_default_str();
@@ -156,6 +167,19 @@ int main(int argc, char** argv) {
       labels.emplace_back(pol.ToString(), "-");
     }
   }
+  std::vector<rap::bench::ScanMode> modes;
+  if (scan_path == "direct" && app.count("--modes") == 0) modes_text = "seed";  // the direct loop is the seed's
+  for (const auto& t : Split(modes_text)) {
+    if (t == "seed") {
+      modes.push_back(rap::bench::ScanMode::kSeed);
+    } else if (t == "default") {
+      if (scan_path != "scanner") Die("--modes default needs --scan-path scanner");
+      modes.push_back(rap::bench::ScanMode::kDefault);
+    } else {
+      Die("--modes: expected seed and/or default, got " + t);
+    }
+  }
+  if (modes.empty()) Die("--modes: none given");
   const uint64_t low_bps = Check(rap::ParseByteSize(low_rate), "--low-rate");
   const uint64_t high_bps = Check(rap::ParseByteSize(high_rate), "--high-rate");
 
@@ -169,8 +193,9 @@ int main(int argc, char** argv) {
   const fs::path base = fs::path(temp_dir) / fmt::format("rap-range-planning-{}", getpid());
   LocateNetsim();
   std::fprintf(stdout,
-               "bench_range_planning: %d repetitions, profiles %s, policies %s, filter '%s', %s path\n", repetitions,
-               profiles_text.c_str(), policies_text.c_str(), rap::bench::kFilterText, scan_path.c_str());
+               "bench_range_planning: %d repetitions, profiles %s, policies %s, modes %s, filter '%s', %s path\n",
+               repetitions, profiles_text.c_str(), policies_text.c_str(), modes_text.c_str(), rap::bench::kFilterText,
+               scan_path.c_str());
 
   std::vector<Run> runs;
   int64_t expected_rows = 0;
@@ -210,15 +235,22 @@ int main(int argc, char** argv) {
       files.push_back({rap::io::JoinPath(store_root, f.relative_path), f.size, f.num_records.value_or(0)});
     }
     if (files.size() != fx.files.size()) Die(root + ": Delta log does not list the files");
-    // The profile endpoint's estimator, kept across its scans (not the process-wide registry's, so
-    // profiles stay independent).
-    auto persisted = std::make_shared<rap::plan::TransportEstimator>();
+    // The profile endpoint's estimator per mode, kept across its scans (not the process-wide
+    // registry's, so profiles and modes stay independent).
+    std::map<rap::bench::ScanMode, std::shared_ptr<rap::plan::TransportEstimator>> persisted_by_mode;
+    for (auto m : modes) persisted_by_mode[m] = std::make_shared<rap::plan::TransportEstimator>();
 
+    std::vector<std::pair<rap::bench::ScanMode, const Projection*>> cells;  // mode x projection
+    for (const auto m : modes) {
+      for (const Projection& p : projections) cells.emplace_back(m, &p);
+    }
     for (int rep = 0; rep < repetitions; ++rep) {
       std::vector<std::pair<std::string, std::string>> order = labels;
       if (rep % 2 == 1) std::reverse(order.begin(), order.end());
-      for (const Projection& proj : projections) {
-        rap::bench::ScanQuery query{proj.columns, filter, "event_id", {}};
+      for (const auto& [mode, proj_ptr] : cells) {
+        const Projection& proj = *proj_ptr;
+        const auto& persisted = persisted_by_mode[mode];
+        rap::bench::ScanQuery query{proj.columns, filter, "event_id", {}, mode};
         for (size_t oi = 0; oi < order.size(); ++oi) {
           const auto& [policy_text, variant] = order[oi];
           const auto policy = Check(rap::plan::ParsePlanPolicy(policy_text), "policy");
@@ -252,6 +284,7 @@ int main(int argc, char** argv) {
           Run run;
           run.profile = &profile;
           run.projection = proj.name;
+          run.mode = rap::bench::ScanModeName(mode);
           run.policy = policy_text;
           run.estimator = variant;
           run.repetition = rep;
@@ -276,8 +309,8 @@ int main(int argc, char** argv) {
             run.server_requests = run.PlannedRequests() + run.metadata.requests();
             run.server_bytes = run.PlannedBytes() + run.metadata.bytes();
           }
-          std::fprintf(stdout, "  rep %d %-6s %-18s %8.3f s  %3zu plans %4llu req %8.3f MiB  %s\n", rep,
-                       proj.name.c_str(), run.Label().c_str(), run.scan_s, run.plans.size(),
+          std::fprintf(stdout, "  rep %d %-7s %-6s %-18s %8.3f s  %3zu plans %4llu req %8.3f MiB  %s\n", rep,
+                       run.mode.c_str(), proj.name.c_str(), run.Label().c_str(), run.scan_s, run.plans.size(),
                        static_cast<unsigned long long>(run.server_requests),
                        static_cast<double>(run.server_bytes) / rap::kMiB, run.fingerprint.c_str());
           std::fflush(stdout);

@@ -9,6 +9,8 @@
 
 namespace rap::bench {
 
+const char* ScanModeName(ScanMode mode) { return mode == ScanMode::kSeed ? "seed" : "default"; }
+
 Result<ScanResult> DirectScan(const io::ObjectStorePtr& store, const std::vector<ScanFileRef>& files,
                               const ScanQuery& query) {
   read::FileReaderOptions ro;
@@ -67,6 +69,12 @@ Result<ScanResult> ScannerScan(read::ScanSource source, const ScanQuery& query) 
   so.reader.use_metadata_cache = false;
   so.reader.plan = query.plan;
   so.estimator_scope = read::ScanOptions::EstimatorScope::kScan;  // used when query.plan.estimator is null
+  if (query.mode == ScanMode::kSeed) {
+    so.prefetch.producers = 1;
+    so.prefetch.ranges.split_row_groups = false;
+    so.warmup.level = read::WarmupLevel::kNone;
+    so.throughput_evidence = plan::ThroughputEvidence::kPerPlan;
+  }
   RAP_ASSIGN_OR_RETURN(auto scanner, read::Scanner::Make(std::move(source), std::move(so)));
   read::Fingerprinter fp;
   ScanResult out;

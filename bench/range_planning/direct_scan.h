@@ -23,6 +23,17 @@ struct ScanFileRef {
   int64_t rows = 0;
 };
 
+// The conditions of a scan through the Scanner.
+// - kSeed: seed 000's benchmark conditions: one file at a time, no file prefetch (warmup NONE), the
+//   file's ranges read one after another in the consumer's thread (no producers), one range per row
+//   group (no split), and seed 000's evidence rule (each plan's own throughput evidence). Per row
+//   group one read of the filter column and one of the output columns: 16 plans per scan.
+// - kDefault: `rap scan`'s defaults (ScanOptions{}): prefetch producers with fetch-ahead, row groups
+//   split into ranges of about 1 MiB of projected bytes, RAW warmup of the next file, and throughput
+//   evidence pooled over the scan's concurrent plans (plan/throughput_pool.h).
+enum class ScanMode { kSeed, kDefault };
+const char* ScanModeName(ScanMode mode);  // "seed", "default"
+
 struct ScanQuery {
   std::vector<std::string> columns;  // output columns
   read::ExprPtr filter;
@@ -30,6 +41,7 @@ struct ScanQuery {
   // The reader's planned reads: policy, estimator (null: a fresh one for this scan, i.e. cold) and
   // PlanLog under test.
   io::PlanOptions plan;
+  ScanMode mode = ScanMode::kSeed;  // ScannerScan only (DirectScan is always the seed's loop)
 };
 
 // Reads that are not planned column data: footer tails and page indexes.
@@ -53,8 +65,8 @@ struct ScanResult {
 Result<ScanResult> DirectScan(const io::ObjectStorePtr& store, const std::vector<ScanFileRef>& files,
                               const ScanQuery& query);
 
-// Runs the query through the Scanner over `source` (one file at a time, no prefetch, footer cache
-// off). The timer starts at the first Next() of the prepared scanner; row ids are the Scanner's. A
+// Runs the query through the Scanner over `source` under query.mode (footer cache off in both
+// modes). The timer starts at the first Next() of the prepared scanner; row ids are the Scanner's. A
 // null query.plan.estimator uses ScanOptions::EstimatorScope::kScan (a cold estimator per scan).
 Result<ScanResult> ScannerScan(read::ScanSource source, const ScanQuery& query);
 

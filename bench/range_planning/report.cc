@@ -78,31 +78,47 @@ int Run::Decisions(plan::DecidedBy d) const {
   for (const auto& p : plans) n += p.decided_by == d;
   return n;
 }
+int Run::CostBasedPlans() const {
+  return Decisions(plan::DecidedBy::kCostExact) + Decisions(plan::DecidedBy::kCostMerged);
+}
+int Run::PooledSamples() const {
+  return SumPlans<int>(plans, [](const auto& p) { return static_cast<int>(p.pooled_samples_added); });
+}
+bool Run::PerPlanEvidence() const {
+  for (const auto& p : plans) {
+    if (p.throughput_pooled) return false;
+  }
+  return true;
+}
 
 void WriteRunsCsv(std::ostream& out, const std::vector<Run>& runs) {
-  out << "profile,latency_s,throughput_bps,projection,policy,estimator,repetition,order,rows,fingerprint,plans,"
+  out << "profile,latency_s,throughput_bps,mode,projection,policy,estimator,repetition,order,rows,fingerprint,plans,"
          "exact_requests,exact_bytes,planned_requests,planned_bytes,server_requests,server_bytes,footer_requests,"
-         "footer_bytes,page_index_requests,page_index_bytes,estimated_plan_s,model_plan_s,observed_plan_s,scan_s";
+         "footer_bytes,page_index_requests,page_index_bytes,estimated_plan_s,model_plan_s,observed_plan_s,scan_s,"
+         "pooled_samples";
   for (auto d : kRules) out << ",decided_" << plan::DecidedByName(d);
   out << "\n";
   for (const Run& r : runs) {
-    out << fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}", r.profile->name,
-                       Num(r.profile->latency_s), r.profile->throughput_bps, r.projection, r.policy, r.estimator,
+    out << fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+                       r.profile->name, Num(r.profile->latency_s), r.profile->throughput_bps, r.mode, r.projection,
+                       r.policy, r.estimator,
                        r.repetition, r.order, r.rows, r.fingerprint, r.plans.size(), r.ExactRequests(), r.ExactBytes(),
                        r.PlannedRequests(), r.PlannedBytes(), r.server_requests, r.server_bytes,
                        r.metadata.tail_requests, r.metadata.tail_bytes, r.metadata.index_requests,
                        r.metadata.index_bytes, Num(r.EstimatedPlanSeconds()), Num(r.ModelPlanSeconds()),
-                       Num(r.ObservedPlanSeconds()), Num(r.scan_s));
+                       Num(r.ObservedPlanSeconds()), Num(r.scan_s), r.PooledSamples());
     for (auto d : kRules) out << "," << r.Decisions(d);
     out << "\n";
   }
 }
 
 void WritePlansCsv(std::ostream& out, const std::vector<Run>& runs) {
-  out << "profile,projection,estimator,repetition,plan,object,decided_by,latency_samples,throughput_samples,"
+  out << "profile,mode,projection,estimator,repetition,plan,object,purpose,decided_by,latency_samples,"
+         "throughput_samples,"
          "typical_latency_s,typical_throughput_bps,exact_requests,exact_bytes,chosen_requests,chosen_bytes,"
          "candidates,candidates_dropped,estimated_s,model_s,observed_s,prediction_error,model_error,payload_bytes,"
-         "payload_wall_s,plan_latency_s,latency_sample_added,throughput_sample_added\n";
+         "payload_wall_s,plan_latency_s,latency_sample_added,throughput_sample_added,throughput_pooled,"
+         "pooled_samples_added\n";
   for (const Run& r : runs) {
     if (!IsAuto(r)) continue;
     for (size_t i = 0; i < r.plans.size(); ++i) {
@@ -110,44 +126,47 @@ void WritePlansCsv(std::ostream& out, const std::vector<Run>& runs) {
       const double model = r.profile->ModelSeconds(p.chosen_requests, p.chosen_bytes);
       const double model_err = std::isfinite(p.observed_s) && p.observed_s > 0 ? (p.observed_s - model) / p.observed_s
                                                                                : std::nan("");
-      out << fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
-                         r.profile->name, r.projection, r.estimator, r.repetition, i, p.object,
-                         plan::DecidedByName(p.decided_by), p.latency_samples, p.throughput_samples,
+      out << fmt::format(
+          "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
+          r.profile->name, r.mode, r.projection, r.estimator, r.repetition, i, p.object, p.purpose,
+          plan::DecidedByName(p.decided_by), p.latency_samples, p.throughput_samples,
                          Num(p.typical_latency_s), Num(p.typical_throughput_bps, 0), p.exact_requests, p.exact_bytes,
                          p.chosen_requests, p.chosen_bytes, p.candidates, p.candidates_dropped, Num(p.estimated_s),
                          Num(model), Num(p.observed_s), Num(p.prediction_error, 4), Num(model_err, 4),
                          p.payload_bytes, Num(p.payload_wall_s), Num(p.plan_latency_s),
-                         p.latency_sample_added ? 1 : 0, p.throughput_sample_added ? 1 : 0);
+                         p.latency_sample_added ? 1 : 0, p.throughput_sample_added ? 1 : 0,
+                         p.throughput_pooled ? 1 : 0, p.pooled_samples_added);
     }
   }
 }
 
 std::vector<SummaryRow> Summarize(const std::vector<Run>& runs) {
-  // Groups in first-appearance order of (profile, projection), labels in a fixed order.
-  std::vector<std::pair<std::string, std::string>> cases;
-  std::map<std::tuple<std::string, std::string, std::string>, std::vector<const Run*>> groups;
+  // Groups in first-appearance order of (profile, mode, projection), labels in a fixed order.
+  using CaseKey = std::tuple<std::string, std::string, std::string>;
+  std::vector<CaseKey> cases;
+  std::map<std::pair<CaseKey, std::string>, std::vector<const Run*>> groups;
   std::vector<std::string> labels;
   for (const Run& r : runs) {
-    auto c = std::make_pair(r.profile->name, r.projection);
+    const CaseKey c{r.profile->name, r.mode, r.projection};
     if (std::find(cases.begin(), cases.end(), c) == cases.end()) cases.push_back(c);
     if (std::find(labels.begin(), labels.end(), r.Label()) == labels.end()) labels.push_back(r.Label());
-    groups[{c.first, c.second, r.Label()}].push_back(&r);
+    groups[{c, r.Label()}].push_back(&r);
   }
   std::vector<SummaryRow> out;
-  for (const auto& [profile, projection] : cases) {
+  for (const CaseKey& c : cases) {
     std::vector<SummaryRow> rows;
     for (const std::string& label : labels) {
-      auto it = groups.find({profile, projection, label});
+      auto it = groups.find({c, label});
       if (it == groups.end()) continue;
       SummaryRow s;
-      s.profile = profile;
-      s.projection = projection;
+      std::tie(s.profile, s.mode, s.projection) = c;
       s.label = label;
-      std::vector<double> scan, obs, model;
+      std::vector<double> scan, obs, model, plans;
       std::vector<uint64_t> preq, pbytes, sreq, sbytes;
       std::map<plan::DecidedBy, std::vector<double>> dec;
       for (const Run* r : it->second) {
         scan.push_back(r->scan_s);
+        plans.push_back(static_cast<double>(r->plans.size()));
         obs.push_back(r->ObservedPlanSeconds());
         model.push_back(r->ModelPlanSeconds());
         preq.push_back(r->PlannedRequests());
@@ -159,6 +178,7 @@ std::vector<SummaryRow> Summarize(const std::vector<Run>& runs) {
         s.rows = r->rows;
       }
       s.scan_s = Median(scan);
+      s.plans = Median(plans);
       s.observed_plan_s = Median(obs);
       s.model_plan_s = Median(model);
       s.planned_requests = MedianU(preq);
@@ -188,11 +208,13 @@ std::vector<SummaryRow> Summarize(const std::vector<Run>& runs) {
 }
 
 void WriteSummaryCsv(std::ostream& out, const std::vector<SummaryRow>& rows) {
-  out << "case,profile,projection,policy,median_scan_s,median_observed_plan_s,median_model_plan_s,planned_requests,"
-         "planned_bytes,server_requests,server_bytes,vs_exact,vs_best_forced,decisions,rows,fingerprint\n";
+  out << "case,profile,mode,projection,policy,median_scan_s,median_plans,median_observed_plan_s,median_model_plan_s,"
+         "planned_requests,planned_bytes,server_requests,server_bytes,vs_exact,vs_best_forced,decisions,rows,"
+         "fingerprint\n";
   for (const auto& s : rows) {
-    out << fmt::format("\"{} {}\",{},{},{},{},{},{},{},{},{},{},{},{},\"{}\",{},{}\n", s.profile, s.projection,
-                       s.profile, s.projection, s.label, Num(s.scan_s), Num(s.observed_plan_s), Num(s.model_plan_s),
+    out << fmt::format("\"{}\",{},{},{},{},{},{:g},{},{},{},{},{},{},{},{},\"{}\",{},{}\n", s.Case(), s.profile,
+                       s.mode, s.projection, s.label, Num(s.scan_s), s.plans, Num(s.observed_plan_s),
+                       Num(s.model_plan_s),
                        s.planned_requests, s.planned_bytes, s.server_requests, s.server_bytes, Num(s.vs_exact, 4),
                        Num(s.vs_best_forced, 4), s.decisions, s.rows, s.fingerprint);
   }
@@ -201,14 +223,16 @@ void WriteSummaryCsv(std::ostream& out, const std::vector<SummaryRow>& rows) {
 void PrintSummary(std::ostream& out, const std::vector<SummaryRow>& rows) {
   std::string last;
   for (const auto& s : rows) {
-    const std::string c = s.profile + " " + s.projection;
+    const std::string c = s.Case();
     if (c != last) {
-      out << fmt::format("\n{}\n  {:<16} {:>9} {:>10} {:>12} {:>9} {:>12} {:>8} {:>9}  {}\n", c, "policy", "scan s",
-                         "plan req", "plan MiB", "srv req", "srv MiB", "vs exact", "vs best", "auto decisions");
+      out << fmt::format("\n{}\n  {:<16} {:>9} {:>6} {:>10} {:>12} {:>9} {:>12} {:>8} {:>9}  {}\n", c, "policy",
+                         "scan s", "plans", "plan req", "plan MiB", "srv req", "srv MiB", "vs exact", "vs best",
+                         "auto decisions");
       last = c;
     }
-    out << fmt::format("  {:<16} {:>9.3f} {:>10} {:>12.3f} {:>9} {:>12.3f} {:>+7.1f}% {:>+8.1f}%  {}\n", s.label,
-                       s.scan_s, s.planned_requests, static_cast<double>(s.planned_bytes) / kMiB, s.server_requests,
+    out << fmt::format("  {:<16} {:>9.3f} {:>6g} {:>10} {:>12.3f} {:>9} {:>12.3f} {:>+7.1f}% {:>+8.1f}%  {}\n", s.label,
+                       s.scan_s, s.plans, s.planned_requests, static_cast<double>(s.planned_bytes) / kMiB,
+                       s.server_requests,
                        static_cast<double>(s.server_bytes) / kMiB, 100 * s.vs_exact, 100 * s.vs_best_forced,
                        s.decisions);
   }
@@ -218,7 +242,7 @@ void WritePlotData(std::ostream& out, const std::vector<SummaryRow>& rows) {
   std::vector<std::string> cases, labels;
   std::map<std::pair<std::string, std::string>, double> value;
   for (const auto& s : rows) {
-    const std::string c = s.profile + " " + s.projection;
+    const std::string c = s.Case();
     if (std::find(cases.begin(), cases.end(), c) == cases.end()) cases.push_back(c);
     if (std::find(labels.begin(), labels.end(), s.label) == labels.end()) labels.push_back(s.label);
     value[{c, s.label}] = s.scan_s;
@@ -235,6 +259,58 @@ void WritePlotData(std::ostream& out, const std::vector<SummaryRow>& rows) {
     out << "\n";
   }
 }
+
+namespace {
+
+bool HighThroughput(const Run& r, uint64_t high_bps) {
+  return !r.profile->local && (r.profile->throughput_bps == 0 || r.profile->throughput_bps >= high_bps);
+}
+
+// 8 and 9. At high throughput every automatic scan leaves cold start (at least one cost-based plan) and
+// auto's median scan time beats exact's, per profile, mode, projection and estimator variant.
+void ValidateHighThroughput(const std::vector<Run>& runs, uint64_t high_bps, std::vector<Check>* checks) {
+  Check leave{"every high-throughput automatic scan leaves cold start (>= 1 cost-based plan)", true, ""};
+  Check beat{"auto beats exact at high throughput (median scan time)", true, ""};
+  int scans = 0;
+  std::map<std::string, std::vector<double>> auto_s, exact_s;  // case (+ variant) -> scan times
+  for (const Run& r : runs) {
+    if (!HighThroughput(r, high_bps)) continue;
+    const std::string c = r.profile->name + " " + r.mode + " " + r.projection;
+    if (r.policy == "exact") exact_s[c].push_back(r.scan_s);
+    if (!IsAuto(r)) continue;
+    ++scans;
+    auto_s[c + " " + r.Label()].push_back(r.scan_s);
+    if (r.CostBasedPlans() == 0) {
+      leave.passed = false;
+      leave.detail +=
+          fmt::format("{} {} rep {}: {} plans, all cold start; ", c, r.Label(), r.repetition, r.plans.size());
+    }
+  }
+  if (scans == 0) {
+    leave.passed = beat.passed = false;
+    leave.detail = beat.detail = "no automatic scan ran in a profile at or above the high rate";
+  } else if (leave.passed) {
+    leave.detail = fmt::format("{} automatic scans, each with a cost-based plan", scans);
+  }
+  std::vector<std::string> figures;
+  for (const auto& [key, times] : auto_s) {
+    const std::string c = key.substr(0, key.rfind(' '));
+    auto ex = exact_s.find(c);
+    if (ex == exact_s.end()) {
+      beat.passed = false;
+      figures.push_back(key + ": no exact scan to compare with (add the exact policy)");
+      continue;
+    }
+    const double vs = (Median(times) - Median(ex->second)) / Median(ex->second);
+    if (!(vs < 0)) beat.passed = false;
+    figures.push_back(fmt::format("{}: {:+.1f}%", key, 100 * vs));
+  }
+  if (scans > 0) beat.detail = fmt::format("auto vs exact: {}", fmt::join(figures, ", "));
+  checks->push_back(std::move(leave));
+  checks->push_back(std::move(beat));
+}
+
+}  // namespace
 
 std::vector<Check> Validate(const std::vector<Run>& runs, int64_t expected_rows, uint64_t low_bps, uint64_t high_bps,
                             const plan::EstimatorConfig& ec) {
@@ -257,12 +333,12 @@ std::vector<Check> Validate(const std::vector<Run>& runs, int64_t expected_rows,
     }
     checks.push_back(std::move(c));
   }
-  // 2. A small plan never adds a throughput sample.
+  // 2. A small plan never adds a throughput sample (the seed's per-plan rule; pooled scans below).
   {
-    Check c{"a small plan never increments the throughput sample count", true, ""};
+    Check c{"a small plan never increments the throughput sample count (per-plan evidence)", true, ""};
     int small = 0;
     for (const Run& r : runs) {
-      if (!IsAuto(r)) continue;
+      if (!IsAuto(r) || !r.PerPlanEvidence()) continue;
       for (size_t i = 0; i < r.plans.size(); ++i) {
         const auto& p = r.plans[i];
         const bool small_plan = p.payload_bytes < ec.min_throughput_bytes;
@@ -277,6 +353,29 @@ std::vector<Check> Validate(const std::vector<Run>& runs, int64_t expected_rows,
       }
     }
     if (c.passed) c.detail = fmt::format("{} small automatic plans, none added a throughput sample", small);
+    checks.push_back(std::move(c));
+  }
+  // 2b. Pooled evidence (default mode): no plan adds a throughput sample of its own; samples come from
+  //     the pool only (each meets the rule inside the estimator).
+  {
+    Check c{"a pooled plan adds no throughput sample of its own", true, ""};
+    int pooled_runs = 0, samples = 0;
+    for (const Run& r : runs) {
+      if (!IsAuto(r) || r.PerPlanEvidence()) continue;
+      ++pooled_runs;
+      samples += r.PooledSamples();
+      for (size_t i = 0; i < r.plans.size(); ++i) {
+        if (r.plans[i].throughput_pooled && r.plans[i].throughput_sample_added) {
+          c.passed = false;
+          c.detail += fmt::format("{} {} {} {} plan {}; ", r.profile->name, r.mode, r.projection, r.Label(), i);
+        }
+      }
+    }
+    if (c.passed) {
+      c.detail = pooled_runs
+                     ? fmt::format("{} automatic scans with pooled evidence, {} pooled samples", pooled_runs, samples)
+                     : "no scan with pooled evidence";
+    }
     checks.push_back(std::move(c));
   }
   // 3. No cost-based plan before three throughput (and latency) samples; cold start keeps exact
@@ -323,11 +422,11 @@ std::vector<Check> Validate(const std::vector<Run>& runs, int64_t expected_rows,
           }
         }
       }
-      if (!r.profile->local && (r.profile->throughput_bps == 0 || r.profile->throughput_bps >= high_bps)) {
+      if (HighThroughput(r, high_bps)) {
         ++hi_scans;
         bool merged = false;
         for (const auto& p : r.plans) merged = merged || (p.exact_requests > 1 && p.chosen_requests < p.exact_requests);
-        merged_scans[r.profile->name + " " + r.projection + " " + r.Label()] += merged ? 1 : 0;
+        merged_scans[r.profile->name + " " + r.mode + " " + r.projection + " " + r.Label()] += merged ? 1 : 0;
         merged_profile[r.profile->name] += merged ? 1 : 0;
       }
     }
@@ -385,6 +484,7 @@ std::vector<Check> Validate(const std::vector<Run>& runs, int64_t expected_rows,
     if (c.passed) c.detail = fmt::format("{} scans; metadata per scan: {}", runs.size(), fmt::join(shapes, " | "));
     checks.push_back(std::move(c));
   }
+  ValidateHighThroughput(runs, high_bps, &checks);
   return checks;
 }
 

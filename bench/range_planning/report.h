@@ -26,6 +26,7 @@ struct Profile {
 struct Run {
   const Profile* profile = nullptr;
   std::string projection;  // "dense" / "sparse"
+  std::string mode = "seed";  // ScanModeName: "seed" / "default"
   std::string policy;      // "auto", "exact", "fixed:1MiB", "store"
   std::string estimator;   // "cold" (reset per scan), "persisted" (per endpoint across scans), "-" (forced)
   int repetition = 0;
@@ -46,6 +47,9 @@ struct Run {
   double EstimatedPlanSeconds() const;  // the planner's own estimates (NaN terms skipped)
   double ModelPlanSeconds() const;      // the configured model applied to the chosen plans
   int Decisions(plan::DecidedBy d) const;
+  int CostBasedPlans() const;  // cost_exact + cost_merged
+  int PooledSamples() const;   // throughput samples pooled over the scan's plans (default mode)
+  bool PerPlanEvidence() const;  // no plan's evidence went to a pool (the seed's rule)
 };
 
 void WriteRunsCsv(std::ostream& out, const std::vector<Run>& runs);
@@ -53,7 +57,9 @@ void WritePlansCsv(std::ostream& out, const std::vector<Run>& runs);
 
 // Medians per profile x projection x label (written as CSV for the plot and printed).
 struct SummaryRow {
-  std::string profile, projection, label;
+  std::string profile, mode, projection, label;
+  std::string Case() const { return profile + " " + mode + " " + projection; }
+  double plans = 0;  // median plans per scan (column data)
   double scan_s = 0, observed_plan_s = 0, model_plan_s = 0;
   uint64_t planned_requests = 0, planned_bytes = 0, server_requests = 0, server_bytes = 0;
   double vs_exact = 0;        // (scan - exact) / exact
@@ -74,8 +80,10 @@ struct Check {
   bool passed = true;
   std::string detail;
 };
-// The seed's validation rules; `low_bps`/`high_bps`: profiles at or below / at or above these rates
-// must keep exact plans / merge at least one representative plan.
+// The seed's validation rules, plus: every automatic scan of a high-throughput profile leaves cold
+// start (at least one cost-based plan) and auto's median scan beats exact's there (per mode,
+// projection and estimator variant). `low_bps`/`high_bps`: profiles at or below / at or above these
+// rates must keep exact plans / merge plans, leave cold start and beat exact.
 std::vector<Check> Validate(const std::vector<Run>& runs, int64_t expected_rows, uint64_t low_bps, uint64_t high_bps,
                             const plan::EstimatorConfig& estimator_config);
 

@@ -115,6 +115,8 @@ Result<std::vector<Buffer>> ReadPlanned(ObjectStore& store, const std::string& p
   ReadStats stats;
   std::vector<Buffer> out;
   Status status;
+  plan::ThroughputPool* const pool = options.throughput_pool.get();
+  const uint64_t ticket = pool ? pool->Begin(NowSeconds()) : 0;  // ended below on every path
   Stopwatch watch;
   if (decision.use_store_native) {
     Result<std::vector<Buffer>> got = store.ReadRangesNative(path, exact, ro, &stats);
@@ -152,8 +154,22 @@ Result<std::vector<Buffer>> ReadPlanned(ObjectStore& store, const std::string& p
     outcome.payload_wall_s = stats.payload_wall_s;
     rec.plan_latency_s = outcome.latency_s;
   }
-  const plan::ReportEffect effect = estimator->Report(outcome);
-  if (options.also_report_to && options.also_report_to != estimator) options.also_report_to->Report(outcome);
+  plan::PlanOutcome own = outcome;
+  if (pool) {  // throughput evidence goes to the scan's pool; the plan's own report carries latency only
+    own.payload_bytes = 0;
+    own.payload_wall_s = 0;
+  }
+  const plan::ReportEffect effect = estimator->Report(own);
+  if (options.also_report_to && options.also_report_to != estimator) options.also_report_to->Report(own);
+  if (pool) {
+    std::vector<plan::DeliveryInterval> intervals;
+    if (outcome.kind == PlanOutcomeKind::kSuccess) {
+      intervals.reserve(stats.requests.size());
+      for (const RequestTiming& t : stats.requests) intervals.push_back({t.first_byte_s, t.end_s, t.bytes});
+    }
+    rec.throughput_pooled = true;
+    rec.pooled_samples_added = pool->End(ticket, outcome.kind, intervals, NowSeconds());
+  }
   rec.outcome = outcome.kind;
   rec.latency_sample_added = effect.latency_added;
   rec.throughput_sample_added = effect.throughput_added;

@@ -44,13 +44,23 @@ ReportEffect TransportEstimator::Report(const PlanOutcome& outcome) {
     latency_.push_back(outcome.latency_s);
     effect.latency_added = true;
   }
-  if (outcome.payload_bytes >= config_.min_throughput_bytes && std::isfinite(outcome.payload_wall_s) &&
-      outcome.payload_wall_s >= config_.min_throughput_wall_s && outcome.payload_wall_s > 0) {
-    if (throughput_.size() == window) throughput_.pop_front();
-    throughput_.push_back({static_cast<double>(outcome.payload_bytes) / outcome.payload_wall_s, outcome.payload_bytes});
-    effect.throughput_added = true;
-  }
+  effect.throughput_added = AddThroughputLocked(outcome.payload_bytes, outcome.payload_wall_s);
   return effect;
+}
+
+bool TransportEstimator::ReportThroughput(uint64_t bytes, double wall_s) {
+  std::lock_guard<std::mutex> lock(mu_);
+  return AddThroughputLocked(bytes, wall_s);
+}
+
+bool TransportEstimator::AddThroughputLocked(uint64_t bytes, double wall_s) {
+  if (bytes < config_.min_throughput_bytes || !std::isfinite(wall_s) || wall_s < config_.min_throughput_wall_s ||
+      !(wall_s > 0)) {
+    return false;
+  }
+  if (throughput_.size() == std::max<size_t>(config_.window, 1)) throughput_.pop_front();
+  throughput_.push_back({static_cast<double>(bytes) / wall_s, bytes});
+  return true;
 }
 
 TransportEstimate TransportEstimator::Estimate() const {

@@ -58,17 +58,17 @@ std::string PlanRecordCsvHeader() {
   return "object,endpoint,purpose,policy,decided_by,latency_samples,throughput_samples,typical_latency_s,"
          "typical_throughput_bps,exact_requests,exact_bytes,chosen_requests,chosen_bytes,candidates,"
          "candidates_dropped,estimated_s,observed_s,prediction_error,outcome,payload_bytes,payload_wall_s,"
-         "plan_latency_s,latency_sample_added,throughput_sample_added";
+         "plan_latency_s,latency_sample_added,throughput_sample_added,throughput_pooled,pooled_samples_added";
 }
 
 std::string PlanRecordCsvRow(const PlanRecord& r) {
-  return fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}", Text(r.object),
+  return fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}", Text(r.object),
                      Text(r.endpoint), Text(r.purpose), Text(r.policy.ToString()), DecidedByName(r.decided_by), r.latency_samples,
                      r.throughput_samples, Num(r.typical_latency_s), Num(r.typical_throughput_bps), r.exact_requests,
                      r.exact_bytes, r.chosen_requests, r.chosen_bytes, r.candidates, r.candidates_dropped,
                      Num(r.estimated_s), Num(r.observed_s), Num(r.prediction_error), PlanOutcomeName(r.outcome),
                      r.payload_bytes, Num(r.payload_wall_s), Num(r.plan_latency_s), r.latency_sample_added ? 1 : 0,
-                     r.throughput_sample_added ? 1 : 0);
+                     r.throughput_sample_added ? 1 : 0, r.throughput_pooled ? 1 : 0, r.pooled_samples_added);
 }
 
 void WritePlanRecordsCsv(std::ostream& out, std::span<const PlanRecord> records) {

@@ -426,6 +426,13 @@ Result<std::unique_ptr<Scanner>> Scanner::Make(ScanSource source, ScanOptions op
       impl->options.reader.plan.also_report_to = plan::EstimatorRegistry::Global().Get(impl->source.store->endpoint());
     }
   }
+  io::PlanOptions& po = impl->options.reader.plan;
+  if (impl->options.throughput_evidence == plan::ThroughputEvidence::kPooled && !po.throughput_pool) {
+    // The pool's sinks are the estimators ReadPlanned reports to.
+    auto planning = po.estimator ? po.estimator : plan::EstimatorRegistry::Global().Get(impl->source.store->endpoint());
+    po.throughput_pool = std::make_shared<plan::ThroughputPool>(
+        std::vector<std::shared_ptr<plan::TransportEstimator>>{planning, po.also_report_to}, planning->config());
+  }
   if (impl->options.prefetch.producers < 1) return Status::InvalidArgument("scan: prefetch producers must be at least 1");
   if (impl->options.prefetch.queue_batches < 1) return Status::InvalidArgument("scan: the prefetch queue must hold a batch");
   if (impl->options.memory_limit > 0) impl->memory = std::make_shared<MemoryBudget>(impl->options.memory_limit);

@@ -12,6 +12,7 @@
 
 #include "rap/io/object_store.h"
 #include "rap/io/planned_read.h"
+#include "rap/plan/throughput_pool.h"
 #include "rap/util/units.h"
 
 #include "testing/paths.h"
@@ -310,6 +311,38 @@ TEST(ScriptedPlannedRead, LearnsFromLargePlansAndLeavesColdStart) {
   EXPECT_EQ(rec.throughput_samples, 3u);
   EXPECT_FALSE(std::isnan(rec.estimated_s));
   EXPECT_FALSE(std::isnan(rec.prediction_error));
+}
+
+// With a scan's ThroughputPool, a plan's throughput evidence goes to the pool, never a sample of its
+// own (even a plan the per-plan rule would accept); latency evidence stays per plan.
+TEST(ScriptedPlannedRead, PooledPlansAddNoThroughputSampleOfTheirOwn) {
+  const std::string data = Pattern(8 * kMiB, 5);
+  ScriptedStore store(data);
+  auto est = std::make_shared<TransportEstimator>();
+  auto pool = std::make_shared<plan::ThroughputPool>(std::vector<std::shared_ptr<TransportEstimator>>{est});
+  plan::PlanLog log;
+  PlanOptions opts;
+  opts.estimator = est;
+  opts.throughput_pool = pool;
+  opts.log = &log;
+  const std::vector<ByteRange> big = ThirtyColumns(0);  // 1.875 MiB over 18.75 ms: a sample by itself
+  ASSERT_TRUE(ReadPlanned(store, "/o", big, opts).ok());
+  store.fail_next = true;
+  EXPECT_FALSE(ReadPlanned(store, "/o", big, opts).ok());
+  const std::vector<plan::PlanRecord> recs = log.Records();
+  ASSERT_EQ(recs.size(), 2u);
+  size_t pooled = 0;
+  for (const auto& r : recs) {
+    EXPECT_TRUE(r.throughput_pooled);
+    EXPECT_FALSE(r.throughput_sample_added);
+    pooled += r.pooled_samples_added;
+  }
+  EXPECT_TRUE(recs[0].latency_sample_added);
+  EXPECT_EQ(recs[1].outcome, PlanOutcomeKind::kFailed);
+  EXPECT_FALSE(recs[1].latency_sample_added);
+  EXPECT_EQ(est->Estimate().latency_samples, 1u);
+  EXPECT_EQ(est->Estimate().throughput_samples, pooled);  // only what the pool handed out
+  EXPECT_EQ(pool->stats().plans, 2u);
 }
 
 TEST(ScriptedPlannedRead, FailuresAndTruncationsTeachNothing) {

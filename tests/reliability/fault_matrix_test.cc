@@ -273,7 +273,7 @@ class FaultMatrix : public ::testing::Test {
             << r.object << " cannot have been read";
       }
       latency += r.latency_sample_added;
-      throughput += r.throughput_sample_added;
+      throughput += r.throughput_sample_added + r.pooled_samples_added;  // a scan's samples are pooled
     }
     const size_t window = estimator.config().window;
     const plan::TransportEstimate e = estimator.Estimate();

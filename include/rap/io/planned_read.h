@@ -15,6 +15,7 @@
 #include "rap/plan/estimator.h"
 #include "rap/plan/plan_record.h"
 #include "rap/plan/planner.h"
+#include "rap/plan/throughput_pool.h"
 #include "rap/util/buffer.h"
 #include "rap/util/result.h"
 
@@ -34,6 +35,11 @@ struct PlanOptions {
   // Optional: also receives every outcome, without being used for planning. A scan that plans from
   // its own cold estimator still teaches the endpoint's shared one this way (see ScanOptions).
   std::shared_ptr<plan::TransportEstimator> also_report_to;
+  // Optional: the scan's pool of throughput evidence (plan/throughput_pool.h). When set, the plan's
+  // delivery intervals go to the pool, which hands pooled shared-throughput samples to its estimators
+  // (the scan's `estimator` and `also_report_to`), and the plan adds no throughput sample of its own;
+  // latency evidence stays per plan. Unset: seed 000's rule, each plan's own throughput evidence.
+  std::shared_ptr<plan::ThroughputPool> throughput_pool;
   plan::PlannerConfig planner;
   const CancellationToken* cancel = nullptr;  // optional
   std::string expected_etag;                  // when set, a different ETag fails with kChanged
@@ -51,7 +57,8 @@ struct PlanOptions {
 //   connection, a retry with backoff);
 // - throughput: payload bytes over the wall time during which payload was arriving (the union of the
 //   requests' delivery intervals), added only when the estimator's eligibility rule (>= 1 MiB over
-//   >= 10 ms) holds.
+//   >= 10 ms) holds; with options.throughput_pool, the requests' delivery intervals go to the pool
+//   instead (pooled with the scan's other plans, see throughput_pool.h).
 // A store that reports no per-request timing gives no latency evidence. A failed, truncated (a response of the wrong
 // length, kCorrupt from the store) or cancelled plan adds nothing. `record`, when given, is filled in every case the
 // plan was made (also on failure).

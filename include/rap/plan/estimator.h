@@ -7,7 +7,9 @@
 // - throughput: a successful plan adds one sample only when it delivered at least 1 MiB of payload over
 //   at least 10 ms of payload delivery (aggregate rate across its concurrent requests), so small reads,
 //   whose rate is dominated by per-request overheads, never inflate the estimate.
-// Failed, truncated and cancelled plans add nothing. Typical latency is the median of its window; typical
+// Failed, truncated and cancelled plans add nothing. A scan may instead pool the throughput evidence of
+// its concurrent plans (ThroughputPool, throughput_pool.h), which hands pooled samples to
+// ReportThroughput under the same eligibility rule. Typical latency is the median of its window; typical
 // throughput is the byte-weighted median of its window (defined at TransportEstimate::throughput_bps).
 // All members are thread-safe.
 #pragma once
@@ -78,6 +80,10 @@ class TransportEstimator {
 
   // Adds the evidence of a plan; only successful plans add samples (latency needs a finite value >= 0).
   ReportEffect Report(const PlanOutcome& outcome);
+  // Adds shared-throughput evidence that is not one plan's: `bytes` of payload delivered over `wall_s`
+  // of payload delivery by several successful plans together (ThroughputPool). The same eligibility
+  // rule applies; returns whether a sample was added.
+  bool ReportThroughput(uint64_t bytes, double wall_s);
   TransportEstimate Estimate() const;
   // Empties both windows and the counters.
   void Reset();
@@ -91,6 +97,7 @@ class TransportEstimator {
     double bps;
     uint64_t bytes;
   };
+  bool AddThroughputLocked(uint64_t bytes, double wall_s);  // the eligibility rule; mu_ held
   const EstimatorConfig config_;
   mutable std::mutex mu_;
   std::deque<double> latency_;

@@ -47,6 +47,10 @@ struct PlanRecord {
   double plan_latency_s = kUnknown;
   bool latency_sample_added = false;
   bool throughput_sample_added = false;
+  // The plan's throughput evidence went to a scan's ThroughputPool (not a sample of its own), and the
+  // pooled samples its end handed to the planning estimator.
+  bool throughput_pooled = false;
+  size_t pooled_samples_added = 0;
 };
 
 // The part of a record known before execution.

@@ -20,6 +20,7 @@
 #include "rap/read/expr.h"
 #include "rap/read/field_id_tree.h"
 #include "rap/read/file_reader.h"
+#include "rap/plan/throughput_pool.h"
 #include "rap/read/prefetch_options.h"
 #include "rap/read/scan_types.h"
 #include "rap/util/result.h"
@@ -95,6 +96,12 @@ struct ScanOptions {
   // reader.plan.also_report_to names another). Ignored when reader.plan.estimator is set.
   enum class EstimatorScope { kEndpoint, kScan };
   EstimatorScope estimator_scope = EstimatorScope::kEndpoint;
+  // Where the planner's throughput evidence comes from. kPooled (default): the payload of all the
+  // scan's concurrent plans (producers, fetch-ahead, warmup) is pooled into shared-throughput samples
+  // (plan/throughput_pool.h), since the scan's parallel plans are each smaller than the 1 MiB a
+  // plan needs to be a sample on its own. kPerPlan: seed 000's rule, each plan on its own. Ignored
+  // when reader.plan.throughput_pool is set.
+  plan::ThroughputEvidence throughput_evidence = plan::ThroughputEvidence::kPooled;
 };
 
 class Scanner {
