@@ -1,5 +1,6 @@
 // IndexDataFile: key columns -> sorted runs -> entries, with page locations and hoisted values.
 #include "index/file_indexer.h"
+#include "rap/columnar/take.h"
 
 #include "index/frame_locations.h"
 
@@ -8,7 +9,6 @@
 #include <numeric>
 #include <string_view>
 
-#include "rap/columnar/take.h"
 #include "rap/format/blob_column.h"
 #include "rap/format/thrift.h"
 #include "rap/format/writer_options.h"
@@ -118,6 +118,157 @@ Status AddLocations(read::FileReader& reader, int cover_index, int leaf, int64_t
   return Status::OK();
 }
 
+// The key columns of one data file, decoded: values per key column and whether a row's key is
+// non-NULL (every key part set).
+struct FileKeys {
+  std::vector<KeyValues> keys;
+  std::vector<uint8_t> valid;
+  size_t n = 0;  // rows
+  // True where row `r` starts a new run of one key (or of NULL keys).
+  bool Breaks(int64_t r) const {
+    const size_t row = static_cast<size_t>(r);
+    if (row == 0 || row >= n) return true;
+    if (valid[row] != valid[row - 1]) return true;
+    if (!valid[row]) return false;
+    for (const KeyValues& kv : keys) {
+      if (kv.Compare(row, row - 1) != 0) return true;
+    }
+    return false;
+  }
+};
+
+// The file's key and hoisted columns projected, with the key types (out->key) and hoisted fields.
+Result<read::Projection> ProjectKeys(read::FileReader& reader, const table::DataFile& file, const FileIndexSpec& spec,
+                                     IndexedFile* out) {
+  std::vector<std::string> cols = spec.key_columns;
+  cols.insert(cols.end(), spec.hoist.begin(), spec.hoist.end());
+  RAP_ASSIGN_OR_RETURN(read::Projection proj, reader.Project(cols));
+  if (proj.schema->fields.size() != cols.size()) {
+    return Status::InvalidArgument(file.path + ": a key or hoisted column is listed twice");
+  }
+  for (size_t k = 0; k < spec.key_columns.size(); ++k) {
+    const Field& f = proj.schema->fields[k];
+    auto kt = KeyTypeOf(f.name, *f.type);
+    if (!kt.ok()) return kt.status().WithContext(file.path);
+    out->key.push_back({spec.key_columns[k], *kt});
+  }
+  for (size_t h = 0; h < spec.hoist.size(); ++h) out->hoisted.push_back(proj.schema->fields[spec.key_columns.size() + h]);
+  return proj;
+}
+
+// The key values of every row of `batches` (the key columns first), checked against the footer's rows.
+Result<FileKeys> DecodeKeys(const std::vector<RecordBatch>& batches, const std::vector<KeyColumn>& key, size_t n,
+                            const std::string& path) {
+  FileKeys fk;
+  fk.n = n;
+  fk.keys.resize(key.size());
+  fk.valid.assign(n, 1);
+  for (size_t k = 0; k < fk.keys.size(); ++k) {
+    KeyValues& kv = fk.keys[k];
+    kv.type = key[k].type;
+    if (IsIntegerKey(kv.type)) kv.ints.resize(n); else kv.strs.resize(n);
+    size_t row = 0;
+    for (const RecordBatch& b : batches) {
+      const ArrayData& a = *b.columns[k];
+      for (int64_t r = 0; r < b.num_rows; ++r, ++row) {
+        if (row >= n) return Status::Corrupt(path + ": more rows decoded than the footer's num_rows");
+        if (a.IsNull(r)) {
+          fk.valid[row] = 0;
+          continue;
+        }
+        switch (kv.type) {
+          case KeyType::kInt32: kv.ints[row] = a.values<int32_t>()[r]; break;
+          case KeyType::kInt64: kv.ints[row] = a.values<int64_t>()[r]; break;
+          default: {
+            const int32_t* o = a.offsets();
+            kv.strs[row] = std::string_view(reinterpret_cast<const char*>(a.buffers[2].data()) + o[r],
+                                            static_cast<size_t>(o[r + 1] - o[r]));
+          }
+        }
+      }
+    }
+    if (row != n) return Status::Corrupt(path + ": fewer rows decoded than the footer's num_rows");
+  }
+  return fk;
+}
+
+// The rows with a non-NULL key in key order (then row order).
+std::vector<uint32_t> KeyOrder(const FileKeys& fk) {
+  std::vector<uint32_t> order;
+  order.reserve(fk.n);
+  for (size_t r = 0; r < fk.n; ++r) {
+    if (fk.valid[r]) order.push_back(static_cast<uint32_t>(r));
+  }
+  // Already sorted files (the common layout for an indexed table) skip the sort.
+  auto less = [&](uint32_t a, uint32_t b) {
+    for (const KeyValues& kv : fk.keys) {
+      const int c = kv.Compare(a, b);
+      if (c != 0) return c < 0;
+    }
+    return a < b;
+  };
+  if (!std::is_sorted(order.begin(), order.end(), less)) std::sort(order.begin(), order.end(), less);
+  return order;
+}
+
+// Hoisted values in `order`.
+Result<std::vector<ArrayPtr>> HoistedInOrder(const std::vector<RecordBatch>& batches, const FileIndexSpec& spec,
+                                             const std::vector<uint32_t>& order) {
+  std::vector<ArrayPtr> hoisted;
+  if (spec.hoist.empty()) return hoisted;
+  std::vector<int64_t> idx(order.begin(), order.end());
+  for (size_t h = 0; h < spec.hoist.size(); ++h) {
+    std::vector<ArrayPtr> parts;
+    for (const RecordBatch& b : batches) parts.push_back(b.columns[spec.key_columns.size() + h]);
+    RAP_ASSIGN_OR_RETURN(ArrayPtr all, parts.size() == 1 ? Result<ArrayPtr>(parts[0]) : ConcatArrays(parts));
+    RAP_ASSIGN_OR_RETURN(ArrayPtr taken, columnar::TakeArray(*all, idx));
+    hoisted.push_back(std::move(taken));
+  }
+  return hoisted;
+}
+
+// Covered columns: flat leaves, with their OffsetIndexes loaded.
+Result<std::vector<int>> CoverLeaves(read::FileReader& reader, const FileIndexSpec& spec, const std::string& path) {
+  std::vector<int> cover_leaf;
+  if (spec.cover.empty()) return cover_leaf;
+  for (const std::string& c : spec.cover) {
+    RAP_ASSIGN_OR_RETURN(read::Projection cp, reader.Project({c}));
+    if (cp.columns.size() != 1 || cp.schema->fields[0].type->IsNested()) {
+      return Status::NotSupported(path + ": covered column '" + c +
+                                  "' is nested; --cover takes flat (non-nested) columns");
+    }
+    cover_leaf.push_back(cp.columns[0]);
+  }
+  std::vector<int> rgs(static_cast<size_t>(reader.num_row_groups()));
+  std::iota(rgs.begin(), rgs.end(), 0);
+  RAP_RETURN_NOT_OK(reader.LoadPageIndex(rgs, cover_leaf, true, false));
+  return cover_leaf;
+}
+
+// Frame records where the covered chunks are framed per key (docs/layouts.md): candidates are
+// ZSTD chunks without a dictionary page whose only value encoding is PLAIN. Per covered column and
+// row group.
+Result<std::vector<std::vector<std::vector<PageFrames>>>> CoverFrames(io::ObjectStore& store, read::FileReader& reader,
+                                                                      const std::vector<int>& cover_leaf,
+                                                                      const FileKeys& fk) {
+  const auto key_break = [&](int64_t r) { return fk.Breaks(r); };
+  std::vector<std::vector<std::vector<PageFrames>>> frames(cover_leaf.size());
+  for (size_t c = 0; c < cover_leaf.size(); ++c) {
+    frames[c].resize(static_cast<size_t>(reader.num_row_groups()));
+    for (int rg = 0; rg < reader.num_row_groups(); ++rg) {
+      const auto& md = *reader.metadata().row_groups[static_cast<size_t>(rg)].columns[static_cast<size_t>(cover_leaf[c])].meta_data;
+      bool plain_only = md.codec == parquet::Codec::ZSTD && !(md.dictionary_page_offset && *md.dictionary_page_offset > 0);
+      for (parquet::Encoding e : md.encodings) {
+        plain_only = plain_only && (e == parquet::Encoding::PLAIN || e == parquet::Encoding::RLE);
+      }
+      if (!plain_only) continue;
+      RAP_ASSIGN_OR_RETURN(frames[c][static_cast<size_t>(rg)],
+                           FindChunkFrames(store, reader, rg, cover_leaf[c], static_cast<int32_t>(c), key_break));
+    }
+  }
+  return frames;
+}
+
 }  // namespace
 
 Result<IndexedFile> IndexDataFile(const io::ObjectStorePtr& store, const table::DataFile& file, int32_t ordinal,
@@ -132,127 +283,20 @@ Result<IndexedFile> IndexDataFile(const io::ObjectStorePtr& store, const table::
   out.file.etag = reader->info().etag;
   out.file.num_rows = reader->num_rows();
   out.file.deletion_vector = file.deletion_vector;
-
-  std::vector<std::string> cols = spec.key_columns;
-  cols.insert(cols.end(), spec.hoist.begin(), spec.hoist.end());
-  RAP_ASSIGN_OR_RETURN(read::Projection proj, reader->Project(cols));
-  if (proj.schema->fields.size() != cols.size()) {
-    return Status::InvalidArgument(file.path + ": a key or hoisted column is listed twice");
-  }
-  for (size_t k = 0; k < spec.key_columns.size(); ++k) {
-    const Field& f = proj.schema->fields[k];
-    auto kt = KeyTypeOf(f.name, *f.type);
-    if (!kt.ok()) return kt.status().WithContext(file.path);
-    out.key.push_back({spec.key_columns[k], *kt});
-  }
-  for (size_t h = 0; h < spec.hoist.size(); ++h) out.hoisted.push_back(proj.schema->fields[spec.key_columns.size() + h]);
-
+  RAP_ASSIGN_OR_RETURN(read::Projection proj, ProjectKeys(*reader, file, spec, &out));
   RAP_ASSIGN_OR_RETURN(std::vector<RecordBatch> batches, reader->ReadAll(std::nullopt, proj));
-  const size_t n = static_cast<size_t>(reader->num_rows());
-  std::vector<KeyValues> keys(spec.key_columns.size());
-  std::vector<uint8_t> valid(n, 1);
-  for (size_t k = 0; k < keys.size(); ++k) {
-    KeyValues& kv = keys[k];
-    kv.type = out.key[k].type;
-    if (IsIntegerKey(kv.type)) kv.ints.resize(n); else kv.strs.resize(n);
-    size_t row = 0;
-    for (const RecordBatch& b : batches) {
-      const ArrayData& a = *b.columns[k];
-      for (int64_t r = 0; r < b.num_rows; ++r, ++row) {
-        if (row >= n) return Status::Corrupt(file.path + ": more rows decoded than the footer's num_rows");
-        if (a.IsNull(r)) {
-          valid[row] = 0;
-          continue;
-        }
-        switch (kv.type) {
-          case KeyType::kInt32: kv.ints[row] = a.values<int32_t>()[r]; break;
-          case KeyType::kInt64: kv.ints[row] = a.values<int64_t>()[r]; break;
-          default: {
-            const int32_t* o = a.offsets();
-            kv.strs[row] = std::string_view(reinterpret_cast<const char*>(a.buffers[2].data()) + o[r],
-                                            static_cast<size_t>(o[r + 1] - o[r]));
-          }
-        }
-      }
-    }
-    if (row != n) return Status::Corrupt(file.path + ": fewer rows decoded than the footer's num_rows");
-  }
-  std::vector<uint32_t> order;
-  order.reserve(n);
-  for (size_t r = 0; r < n; ++r) {
-    if (valid[r]) order.push_back(static_cast<uint32_t>(r));
-  }
+  RAP_ASSIGN_OR_RETURN(const FileKeys fk,
+                       DecodeKeys(batches, out.key, static_cast<size_t>(reader->num_rows()), file.path));
+  const std::vector<uint32_t> order = KeyOrder(fk);
   out.key_rows = static_cast<int64_t>(order.size());
-  // Already sorted files (the common layout for an indexed table) skip the sort.
-  auto less = [&](uint32_t a, uint32_t b) {
-    for (const KeyValues& kv : keys) {
-      const int c = kv.Compare(a, b);
-      if (c != 0) return c < 0;
-    }
-    return a < b;
-  };
-  if (!std::is_sorted(order.begin(), order.end(), less)) std::sort(order.begin(), order.end(), less);
-
-  // Hoisted values in `order`.
-  std::vector<ArrayPtr> hoisted;
-  if (!spec.hoist.empty()) {
-    std::vector<int64_t> idx(order.begin(), order.end());
-    for (size_t h = 0; h < spec.hoist.size(); ++h) {
-      std::vector<ArrayPtr> parts;
-      for (const RecordBatch& b : batches) parts.push_back(b.columns[spec.key_columns.size() + h]);
-      RAP_ASSIGN_OR_RETURN(ArrayPtr all, parts.size() == 1 ? Result<ArrayPtr>(parts[0]) : ConcatArrays(parts));
-      RAP_ASSIGN_OR_RETURN(ArrayPtr taken, columnar::TakeArray(*all, idx));
-      hoisted.push_back(std::move(taken));
-    }
-  }
-
-  // Covered columns: flat leaves with an OffsetIndex.
-  std::vector<int> cover_leaf;
-  if (!spec.cover.empty()) {
-    for (const std::string& c : spec.cover) {
-      RAP_ASSIGN_OR_RETURN(read::Projection cp, reader->Project({c}));
-      if (cp.columns.size() != 1 || cp.schema->fields[0].type->IsNested()) {
-        return Status::NotSupported(file.path + ": covered column '" + c +
-                                    "' is nested; --cover takes flat (non-nested) columns");
-      }
-      cover_leaf.push_back(cp.columns[0]);
-    }
-    std::vector<int> rgs(static_cast<size_t>(reader->num_row_groups()));
-    std::iota(rgs.begin(), rgs.end(), 0);
-    RAP_RETURN_NOT_OK(reader->LoadPageIndex(rgs, cover_leaf, true, false));
-  }
-  // Frame records where the covered chunks are framed per key (docs/layouts.md): candidates are
-  // ZSTD chunks without a dictionary page whose only value encoding is PLAIN.
-  const auto key_break = [&](int64_t r) {
-    const size_t row = static_cast<size_t>(r);
-    if (row == 0 || row >= n) return true;
-    if (valid[row] != valid[row - 1]) return true;
-    if (!valid[row]) return false;
-    for (const KeyValues& kv : keys) {
-      if (kv.Compare(row, row - 1) != 0) return true;
-    }
-    return false;
-  };
-  std::vector<std::vector<std::vector<PageFrames>>> frames(cover_leaf.size());
-  for (size_t c = 0; c < cover_leaf.size(); ++c) {
-    frames[c].resize(static_cast<size_t>(reader->num_row_groups()));
-    for (int rg = 0; rg < reader->num_row_groups(); ++rg) {
-      const auto& md = *reader->metadata().row_groups[static_cast<size_t>(rg)].columns[static_cast<size_t>(cover_leaf[c])].meta_data;
-      bool plain_only = md.codec == parquet::Codec::ZSTD && !(md.dictionary_page_offset && *md.dictionary_page_offset > 0);
-      for (parquet::Encoding e : md.encodings) {
-        plain_only = plain_only && (e == parquet::Encoding::PLAIN || e == parquet::Encoding::RLE);
-      }
-      if (!plain_only) continue;
-      RAP_ASSIGN_OR_RETURN(frames[c][static_cast<size_t>(rg)],
-                           FindChunkFrames(*store, *reader, rg, cover_leaf[c], static_cast<int32_t>(c), key_break));
-    }
-  }
-
+  RAP_ASSIGN_OR_RETURN(const std::vector<ArrayPtr> hoisted, HoistedInOrder(batches, spec, order));
+  RAP_ASSIGN_OR_RETURN(const std::vector<int> cover_leaf, CoverLeaves(*reader, spec, file.path));
+  RAP_ASSIGN_OR_RETURN(const auto frames, CoverFrames(*store, *reader, cover_leaf, fk));
   // The file's schema as a zero-row Parquet file: output types and covered decoding without the
   // data file's footer.
   out.schema_file = SchemaFileBytes(reader->metadata());
-
   // Runs of one key over consecutive rows.
+  const std::vector<KeyValues>& keys = fk.keys;
   for (size_t i = 0; i < order.size();) {
     size_t j = i + 1;
     while (j < order.size() && order[j] == order[j - 1] + 1) {

@@ -94,131 +94,128 @@ Status ConcatInto(std::vector<std::vector<ArrayPtr>>& parts, std::vector<ArrayPt
 
 // ---- through the data files' metadata ----
 
+// One data file of a full read: its reader and projection, every chosen row and the row groups
+// holding them.
+struct FullFile {
+  int32_t file = 0;
+  std::shared_ptr<read::FileReader> reader;
+  read::Projection proj;
+  read::RowSelection all;
+  std::vector<int> rgs;
+  std::shared_ptr<CountingStore> cs;
+};
+
+// Step 1 of a full read, per file: footer (cached: no request), checks against the index's record,
+// and the page index of the projected columns.
+Status OpenFullFile(const DataRequest& rq, FullFile& fs, RoundCounter& rc) {
+  const FileEntry& fe = rq.snap->manifest.files[static_cast<size_t>(fs.file)];
+  read::FileReaderOptions ro;
+  const std::string path = io::JoinPath(rq.snap->data_root, fe.path);
+  const std::string etag = rq.snap->DataEtag(fe);
+  if (!etag.empty()) {
+    ro.object_info = io::ObjectInfo{path, fe.size, etag, 0};
+    ro.io.expected_etag = etag;
+  }
+  ro.plan = rq.impl->options.plan;
+  auto reader = read::FileReader::Open(fs.cs, path, ro);
+  if (!reader.ok()) return MissingOr(reader.status(), fe);
+  fs.reader = *reader;
+  rc.Step();
+  const io::ObjectInfo& now = fs.reader->info();
+  if (now.size != fe.size || (!etag.empty() && now.etag != etag)) return ChangedFile(fe, now);
+  rq.snap->ObserveEtag(fe, now.etag);
+  if (fs.reader->num_rows() != fe.num_rows) {
+    return Status::Changed("data file " + fe.path + " has " + std::to_string(fs.reader->num_rows()) +
+                           " rows, the index recorded " + std::to_string(fe.num_rows));
+  }
+  RAP_ASSIGN_OR_RETURN(fs.proj, fs.reader->Project(rq.data_columns));
+  for (int rg = 0; rg < fs.reader->num_row_groups(); ++rg) {
+    const int64_t first = fs.reader->row_group_first_row(rg);
+    if (fs.all.Intersects(first, first + fs.reader->row_group_num_rows(rg))) fs.rgs.push_back(rg);
+  }
+  if (fs.reader->options().use_page_index) {
+    // The projected columns' OffsetIndexes of every row group, not only of this lookup's: one
+    // read now, and later lookups of other keys in this file need no metadata read at all.
+    std::vector<int> all_rgs;
+    for (int rg = 0; rg < fs.reader->num_row_groups(); ++rg) all_rgs.push_back(rg);
+    Status st = fs.reader->LoadPageIndex(all_rgs, fs.proj.columns, true, false);
+    if (!st.ok()) return MissingOr(st, fe);
+  }
+  rc.Step();
+  return Status::OK();
+}
+
+// Results of a full read per (piece, row group).
+using RowGroupParts = std::map<std::pair<const KeyPiece*, int>, std::vector<ArrayPtr>>;
+
+// Step 2 of a full read, per (file, row group): the row group fetched and every key's rows decoded
+// from it at once, then split per key into `parts` (under `mu`).
+Status ReadRowGroupPieces(const DataRequest& rq, const std::vector<KeyPiece*>& pieces, FullFile& fs, int rg,
+                          RowGroupParts& parts, std::mutex& mu) {
+  const FileEntry& fe = rq.snap->manifest.files[static_cast<size_t>(fs.file)];
+  const int64_t first = fs.reader->row_group_first_row(rg);
+  const int64_t end = first + fs.reader->row_group_num_rows(rg);
+  const read::RowSelection all = fs.all.Slice(first, end);
+  auto fetched = fs.reader->FetchRowGroup(rg, all, fs.proj);
+  if (!fetched.ok()) return MissingOr(fetched.status(), fe);
+  RAP_ASSIGN_OR_RETURN(RecordBatch decoded, (*fetched)->Read(all, fs.proj));
+  RAP_ASSIGN_OR_RETURN(auto all_cols, Reorder(decoded, rq.data_columns));
+  for (const KeyPiece* p : pieces) {
+    read::RowSelection rows = p->rows.Slice(first, end);
+    if (rows.empty()) continue;
+    std::vector<ArrayPtr> cols;
+    for (const ArrayPtr& a : all_cols) {
+      RAP_ASSIGN_OR_RETURN(ArrayPtr c, TakeSubset(a, all, rows));
+      cols.push_back(std::move(c));
+    }
+    std::lock_guard<std::mutex> lock(mu);
+    parts[{p, rg}] = std::move(cols);
+  }
+  return Status::OK();
+}
+
 Status ReadFull(const DataRequest& rq, const std::map<int32_t, std::vector<KeyPiece*>>& by_file, DataStats* stats) {
-  const Manifest& m = rq.snap->manifest;
-  struct FileState {
-    int32_t file = 0;
-    std::shared_ptr<read::FileReader> reader;
-    read::Projection proj;
-    read::RowSelection all;
-    std::vector<int> rgs;
-    std::shared_ptr<CountingStore> cs;
-  };
-  std::vector<FileState> files;
+  std::vector<FullFile> files;
   for (const auto& [f, ps] : by_file) {
-    FileState fs;
+    FullFile fs;
     fs.file = f;
     std::vector<read::RowRange> ranges;
     for (const KeyPiece* p : ps) ranges.insert(ranges.end(), p->rows.begin(), p->rows.end());
     fs.all = read::RowSelection::FromRanges(std::move(ranges));
     files.push_back(std::move(fs));
   }
-  // Step 1 per file: footer (cached: no request) and page index of the projected columns.
+  // Step 1 per file: footer and page index.
   Accounting acc1;
   std::vector<Status> errors(files.size());
   std::vector<std::function<void()>> tasks;
   for (size_t j = 0; j < files.size(); ++j) {
     tasks.push_back([&, j] {
-      FileState& fs = files[j];
-      const FileEntry& fe = m.files[static_cast<size_t>(fs.file)];
+      FullFile& fs = files[j];
       fs.cs = std::make_shared<CountingStore>(rq.snap->data_store);
       RoundCounter rc(*fs.cs);
-      errors[j] = [&]() -> Status {
-        read::FileReaderOptions ro;
-        const std::string path = io::JoinPath(rq.snap->data_root, fe.path);
-        const std::string etag = rq.snap->DataEtag(fe);
-        if (!etag.empty()) {
-          ro.object_info = io::ObjectInfo{path, fe.size, etag, 0};
-          ro.io.expected_etag = etag;
-        }
-        ro.plan = rq.impl->options.plan;
-        auto reader = read::FileReader::Open(fs.cs, path, ro);
-        if (!reader.ok()) return MissingOr(reader.status(), fe);
-        fs.reader = *reader;
-        rc.Step();
-        const io::ObjectInfo& now = fs.reader->info();
-        if (now.size != fe.size || (!etag.empty() && now.etag != etag)) return ChangedFile(fe, now);
-        rq.snap->ObserveEtag(fe, now.etag);
-        if (fs.reader->num_rows() != fe.num_rows) {
-          return Status::Changed("data file " + fe.path + " has " + std::to_string(fs.reader->num_rows()) +
-                                 " rows, the index recorded " + std::to_string(fe.num_rows));
-        }
-        RAP_ASSIGN_OR_RETURN(fs.proj, fs.reader->Project(rq.data_columns));
-        for (int rg = 0; rg < fs.reader->num_row_groups(); ++rg) {
-          const int64_t first = fs.reader->row_group_first_row(rg);
-          if (fs.all.Intersects(first, first + fs.reader->row_group_num_rows(rg))) fs.rgs.push_back(rg);
-        }
-        if (fs.reader->options().use_page_index) {
-          // The projected columns' OffsetIndexes of every row group, not only of this lookup's: one
-          // read now, and later lookups of other keys in this file need no metadata read at all.
-          std::vector<int> all_rgs;
-          for (int rg = 0; rg < fs.reader->num_row_groups(); ++rg) all_rgs.push_back(rg);
-          Status st = fs.reader->LoadPageIndex(all_rgs, fs.proj.columns, true, false);
-          if (!st.ok()) return MissingOr(st, fe);
-        }
-        rc.Step();
-        return Status::OK();
-      }();
+      errors[j] = OpenFullFile(rq, fs, rc);
       acc1.Add(*fs.cs, rc.rounds());
     });
   }
   rq.impl->RunAll(std::move(tasks));
   for (const Status& st : errors) RAP_RETURN_NOT_OK(st);
   // Step 2: every (file, row group) fetched in parallel, each key's rows decoded from it.
-  struct RgTask {
-    size_t file_state = 0;
-    int rg = 0;
-  };
-  std::vector<RgTask> rg_tasks;
+  std::vector<std::pair<size_t, int>> rg_tasks;  // (file, row group)
   for (size_t j = 0; j < files.size(); ++j) {
     for (int rg : files[j].rgs) rg_tasks.push_back({j, rg});
   }
-  // Results per (piece, rg).
-  std::map<std::pair<const KeyPiece*, int>, std::vector<ArrayPtr>> parts;
+  RowGroupParts parts;
   std::mutex parts_mu;
-  Accounting acc2;
   errors.assign(rg_tasks.size(), Status::OK());
   tasks.clear();
   for (size_t t = 0; t < rg_tasks.size(); ++t) {
     tasks.push_back([&, t] {
-      FileState& fs = files[rg_tasks[t].file_state];
-      const int rg = rg_tasks[t].rg;
-      const FileEntry& fe = m.files[static_cast<size_t>(fs.file)];
-      auto cs = std::make_shared<CountingStore>(rq.snap->data_store);
-      errors[t] = [&]() -> Status {
-        const int64_t first = fs.reader->row_group_first_row(rg);
-        const int64_t end = first + fs.reader->row_group_num_rows(rg);
-        const read::RowSelection all = fs.all.Slice(first, end);
-        auto fetched = fs.reader->FetchRowGroup(rg, all, fs.proj);
-        if (!fetched.ok()) return MissingOr(fetched.status(), fe);
-        // Every key's rows of this row group decoded at once, then split per key.
-        RAP_ASSIGN_OR_RETURN(RecordBatch decoded, (*fetched)->Read(all, fs.proj));
-        RAP_ASSIGN_OR_RETURN(auto all_cols, Reorder(decoded, rq.data_columns));
-        for (const KeyPiece* p : by_file.at(fs.file)) {
-          read::RowSelection rows = p->rows.Slice(first, end);
-          if (rows.empty()) continue;
-          std::vector<ArrayPtr> cols;
-          for (const ArrayPtr& a : all_cols) {
-            RAP_ASSIGN_OR_RETURN(ArrayPtr c, TakeSubset(a, all, rows));
-            cols.push_back(std::move(c));
-          }
-          std::lock_guard<std::mutex> lock(parts_mu);
-          parts[{p, rg}] = std::move(cols);
-        }
-        return Status::OK();
-      }();
+      FullFile& fs = files[rg_tasks[t].first];
+      errors[t] = ReadRowGroupPieces(rq, by_file.at(fs.file), fs, rg_tasks[t].second, parts, parts_mu);
     });
   }
-  const int64_t req_before = [&] {
-    int64_t n = 0;
-    for (auto& fs : files) n += fs.cs->requests();
-    return n;
-  }();
-  const uint64_t bytes_before = [&] {
-    uint64_t n = 0;
-    for (auto& fs : files) n += fs.cs->bytes();
-    return n;
-  }();
+  int64_t req_before = 0;
+  for (auto& fs : files) req_before += fs.cs->requests();
   rq.impl->RunAll(std::move(tasks));
   for (const Status& st : errors) RAP_RETURN_NOT_OK(st);
   int64_t req_after = 0;
@@ -230,7 +227,6 @@ Status ReadFull(const DataRequest& rq, const std::map<int32_t, std::vector<KeyPi
   stats->rounds += acc1.max_rounds + (req_after > req_before ? 1 : 0);
   stats->requests += req_after;
   stats->bytes += bytes_after;
-  (void)bytes_before;
   stats->files += static_cast<int64_t>(files.size());
   for (auto& [f, ps] : by_file) {
     for (KeyPiece* p : ps) {
@@ -251,6 +247,219 @@ struct PageKey {
   bool operator<(const PageKey& o) const { return offset != o.offset ? offset < o.offset : size < o.size; }
 };
 
+// One covered file of a read: its keys' pieces, the covered columns' schema nodes, and the pages
+// and frame records they need (fetched into the buffers).
+struct CoveredFile {
+  const FileEntry* fe = nullptr;
+  const std::vector<KeyPiece*>* pieces = nullptr;
+  std::string path;
+  const parquet::SchemaDescriptor* sd = nullptr;
+  std::vector<parquet::FieldNode> nodes;  // per data column
+  std::vector<int32_t> cover_of;          // data column -> index in the manifest's cover
+  std::map<PageKey, Buffer> bufs, frame_bufs;
+  parquet::ColumnReadOptions cro;
+};
+
+// The covered columns' schema nodes, from the file's schema file.
+Status ProjectCovered(const DataRequest& rq, CoveredFile* f) {
+  const FileEntry& fe = *f->fe;
+  if (fe.schema < 0 || !rq.snap->schemas[static_cast<size_t>(fe.schema)]) {
+    return Status::Corrupt("index: covered file " + fe.path + " has no schema file");
+  }
+  f->sd = &rq.snap->schemas[static_cast<size_t>(fe.schema)]->schema();
+  for (const std::string& c : rq.data_columns) {
+    RAP_ASSIGN_OR_RETURN(auto fields, f->sd->Project({c}));
+    if (fields.size() != 1 || fields[0].columns.size() != 1) {
+      return Status::Corrupt("index: covered column " + c + " is not one flat column in " + fe.path);
+    }
+    f->nodes.push_back(std::move(fields[0]));
+  }
+  return Status::OK();
+}
+
+// A covering location checked against its file's size and rows and the known kinds.
+Status CheckLocation(const Location& l, const FileEntry& fe) {
+  if (l.offset < 0 || l.size <= 0 || static_cast<uint64_t>(l.offset + l.size) > fe.size) {
+    return Status::Corrupt("index: a covering location [" + std::to_string(l.offset) + ", +" + std::to_string(l.size) +
+                           ") lies outside " + fe.path + " (" + std::to_string(fe.size) + " bytes)");
+  }
+  if (l.first_row < 0 || l.num_rows <= 0 || (fe.num_rows > 0 && l.num_rows > fe.num_rows - l.first_row)) {
+    return Status::Corrupt("index: a covering location's rows [" + std::to_string(l.first_row) + ", +" +
+                           std::to_string(l.num_rows) + ") lie outside " + fe.path + " (" +
+                           std::to_string(fe.num_rows) + " rows)");
+  }
+  if (l.kind < 0 || l.kind > static_cast<int32_t>(LocationKind::kDictionaryPage)) {
+    return Status::Corrupt("index: covering location kind " + std::to_string(l.kind) + " at offset " +
+                           std::to_string(l.offset) + " of " + fe.path + " (expected 0, 1 or 2)");
+  }
+  return Status::OK();
+}
+
+// The pages needed: every data page and frame overlapping a chosen row, and the dictionary pages of
+// their chunks.
+Status ChooseCoveredPages(CoveredFile* f) {
+  for (const KeyPiece* p : *f->pieces) {
+    for (const Location& l : p->entry->cover) {
+      RAP_RETURN_NOT_OK(CheckLocation(l, *f->fe));
+      if (std::find(f->cover_of.begin(), f->cover_of.end(), l.column) == f->cover_of.end()) continue;
+      if (l.kind != static_cast<int32_t>(LocationKind::kDictionaryPage) &&
+          !p->rows.Intersects(l.first_row, l.first_row + l.num_rows)) {
+        continue;
+      }
+      if (l.kind == static_cast<int32_t>(LocationKind::kZstdFrame)) {
+        f->frame_bufs[{l.offset, l.size}] = Buffer();
+      } else {
+        f->bufs[{l.offset, l.size}] = Buffer();
+      }
+    }
+  }
+  return Status::OK();
+}
+
+// The chosen pages and frame records in one planned read (adjacent frames, an interleaved key's
+// columns, as one range).
+Status FetchCovered(const DataRequest& rq, CountingStore& cs, RoundCounter& rc, CoveredFile* f) {
+  std::vector<ByteRange> ranges;
+  for (auto& [k, b] : f->bufs) ranges.push_back({static_cast<uint64_t>(k.offset), static_cast<uint64_t>(k.size)});
+  std::vector<ByteRange> frame_ranges;
+  for (auto& [k, b] : f->frame_bufs) {
+    frame_ranges.push_back({static_cast<uint64_t>(k.offset), static_cast<uint64_t>(k.size)});
+  }
+  frame_ranges = MergeFrameRanges(std::move(frame_ranges));
+  const size_t num_page_ranges = ranges.size();
+  ranges.insert(ranges.end(), frame_ranges.begin(), frame_ranges.end());
+  io::PlanOptions po = rq.impl->options.plan;
+  po.expected_etag = rq.snap->DataEtag(*f->fe);
+  po.purpose = "covered";
+  auto got = io::ReadPlanned(cs, f->path, ranges, po);
+  if (!got.ok()) return MissingOr(got.status(), *f->fe);
+  rc.Step();
+  size_t bi = 0;
+  for (auto& [k, b] : f->bufs) b = (*got)[bi++];
+  for (auto& [k, b] : f->frame_bufs) {
+    const uint64_t off = static_cast<uint64_t>(k.offset);
+    auto r = std::upper_bound(frame_ranges.begin(), frame_ranges.end(), off,
+                              [](uint64_t v, const ByteRange& x) { return v < x.offset; });
+    const size_t ri = static_cast<size_t>(r - frame_ranges.begin()) - 1;
+    b = (*got)[num_page_ranges + ri].Slice(static_cast<size_t>(off - frame_ranges[ri].offset),
+                                           static_cast<size_t>(k.size));
+  }
+  return Status::OK();
+}
+
+// One data page decoded once, for the rows every key of the batch needs from it.
+struct PageDecode {
+  std::vector<read::RowRange> ranges;  // rows needed, relative to the page
+  read::RowSelection rows;
+  const Location* loc = nullptr;
+  const Location* dict = nullptr;
+  ArrayPtr values;
+};
+using PageDecodes = std::map<std::tuple<size_t, int64_t, int64_t>, PageDecode>;  // (column, offset, size)
+
+Result<PageDecodes> DecodeCoveredPages(const DataRequest& rq, const CoveredFile& f) {
+  PageDecodes decodes;
+  for (KeyPiece* p : *f.pieces) {
+    for (size_t c = 0; c < rq.data_columns.size(); ++c) {
+      const Location* dict = nullptr;
+      for (const Location& l : p->entry->cover) {
+        if (l.column != f.cover_of[c]) continue;
+        if (l.kind == static_cast<int32_t>(LocationKind::kDictionaryPage)) {
+          dict = &l;
+          continue;
+        }
+        if (l.kind != static_cast<int32_t>(LocationKind::kDataPage)) continue;
+        const read::RowSelection rows = p->rows.Slice(l.first_row, l.first_row + l.num_rows);
+        if (rows.empty()) continue;
+        PageDecode& d = decodes[{c, l.offset, l.size}];
+        if (!d.loc) {
+          d.loc = &l;
+          d.dict = dict;
+        }
+        d.ranges.insert(d.ranges.end(), rows.begin(), rows.end());
+      }
+    }
+  }
+  const parquet::SchemaDescriptor& sd = *f.sd;
+  for (auto& [key, d] : decodes) {
+    const parquet::FieldNode& node = f.nodes[std::get<0>(key)];
+    const int leaf = node.columns[0];
+    const Location& l = *d.loc;
+    d.rows = read::RowSelection::FromRanges(std::move(d.ranges));
+    parquet::ColumnChunkInput in;
+    in.num_rows = l.num_rows;
+    if (d.dict && d.dict->first_row <= l.first_row && l.first_row < d.dict->first_row + d.dict->num_rows) {
+      in.dictionary = {f.bufs.at({d.dict->offset, d.dict->size}), static_cast<uint64_t>(d.dict->offset), 0};
+    }
+    in.spans.push_back({f.bufs.at({l.offset, l.size}), static_cast<uint64_t>(l.offset), 0});
+    RAP_ASSIGN_OR_RETURN(parquet::LeafColumnData data,
+                         parquet::ReadColumnChunk(sd.column(leaf), static_cast<parquet::Codec>(l.codec), in,
+                                                  d.rows.ranges(), f.cro));
+    std::vector<const parquet::LeafColumnData*> leaves(static_cast<size_t>(sd.num_columns()), nullptr);
+    leaves[static_cast<size_t>(leaf)] = &data;
+    RAP_ASSIGN_OR_RETURN(d.values, parquet::AssembleField(node, leaves, d.rows.Count()));
+  }
+  return decodes;
+}
+
+// Each key's columns: its rows of the decoded pages and of its frame records, in location order.
+Status AssembleCovered(const DataRequest& rq, const CoveredFile& f, const PageDecodes& decodes) {
+  const parquet::SchemaDescriptor& sd = *f.sd;
+  for (KeyPiece* p : *f.pieces) {
+    std::vector<std::vector<ArrayPtr>> per_column(rq.data_columns.size());
+    for (size_t c = 0; c < rq.data_columns.size(); ++c) {
+      const parquet::FieldNode& node = f.nodes[c];
+      const int leaf = node.columns[0];
+      for (const Location& l : p->entry->cover) {
+        if (l.column != f.cover_of[c] || l.kind == static_cast<int32_t>(LocationKind::kDictionaryPage)) continue;
+        const read::RowSelection rows = p->rows.Slice(l.first_row, l.first_row + l.num_rows);
+        if (rows.empty()) continue;
+        if (l.kind == static_cast<int32_t>(LocationKind::kZstdFrame)) {
+          RAP_ASSIGN_OR_RETURN(ArrayPtr a, DecodeFrameRecord(node, sd.column(leaf), sd.num_columns(), l,
+                                                             f.frame_bufs.at({l.offset, l.size}), rows, f.cro));
+          per_column[c].push_back(std::move(a));
+          continue;
+        }
+        const PageDecode& d = decodes.at({c, l.offset, l.size});
+        RAP_ASSIGN_OR_RETURN(ArrayPtr a, TakeSubset(d.values, d.rows, rows));
+        per_column[c].push_back(std::move(a));
+      }
+    }
+    p->columns.clear();
+    for (size_t c = 0; c < per_column.size(); ++c) {
+      int64_t n = 0;
+      for (const ArrayPtr& a : per_column[c]) n += a->length;
+      if (n != p->rows.Count()) {
+        return Status::Corrupt("index: the covering data of column " + rq.data_columns[c] + " in " + f.fe->path +
+                               " does not hold rows " + p->rows.ToString());
+      }
+      if (per_column[c].size() == 1) {
+        p->columns.push_back(per_column[c][0]);
+      } else {
+        RAP_ASSIGN_OR_RETURN(ArrayPtr a, ConcatArrays(per_column[c]));
+        p->columns.push_back(a);
+      }
+    }
+  }
+  return Status::OK();
+}
+
+// One covered file: schema nodes, pages chosen, fetched in one planned read, decoded, assembled.
+Status ReadCoveredFile(const DataRequest& rq, const std::vector<int32_t>& cover_of, const FileEntry& fe,
+                       const std::vector<KeyPiece*>& pieces, CountingStore& cs, RoundCounter& rc) {
+  CoveredFile f;
+  f.fe = &fe;
+  f.pieces = &pieces;
+  f.cover_of = cover_of;
+  f.path = io::JoinPath(rq.snap->data_root, fe.path);
+  f.cro.file_name = f.path;
+  RAP_RETURN_NOT_OK(ProjectCovered(rq, &f));
+  RAP_RETURN_NOT_OK(ChooseCoveredPages(&f));
+  RAP_RETURN_NOT_OK(FetchCovered(rq, cs, rc, &f));
+  RAP_ASSIGN_OR_RETURN(const PageDecodes decodes, DecodeCoveredPages(rq, f));
+  return AssembleCovered(rq, f, decodes);
+}
+
 Status ReadCovered(const DataRequest& rq, const std::map<int32_t, std::vector<KeyPiece*>>& by_file, DataStats* stats) {
   const Manifest& m = rq.snap->manifest;
   std::vector<int32_t> cover_of;  // data column -> index in m.cover
@@ -266,166 +475,7 @@ Status ReadCovered(const DataRequest& rq, const std::map<int32_t, std::vector<Ke
       const FileEntry& fe = m.files[static_cast<size_t>(files[j].first)];
       auto cs = std::make_shared<CountingStore>(rq.snap->data_store);
       RoundCounter rc(*cs);
-      errors[j] = [&]() -> Status {
-        if (fe.schema < 0 || !rq.snap->schemas[static_cast<size_t>(fe.schema)]) {
-          return Status::Corrupt("index: covered file " + fe.path + " has no schema file");
-        }
-        const read::FileReader& schema_file = *rq.snap->schemas[static_cast<size_t>(fe.schema)];
-        const parquet::SchemaDescriptor& sd = schema_file.schema();
-        std::vector<parquet::FieldNode> nodes;
-        for (const std::string& c : rq.data_columns) {
-          RAP_ASSIGN_OR_RETURN(auto fields, sd.Project({c}));
-          if (fields.size() != 1 || fields[0].columns.size() != 1) {
-            return Status::Corrupt("index: covered column " + c + " is not one flat column in " + fe.path);
-          }
-          nodes.push_back(std::move(fields[0]));
-        }
-        // The pages needed: every data page overlapping a chosen row, and the dictionary pages of their chunks.
-        std::map<PageKey, Buffer> bufs, frame_bufs;
-        for (const KeyPiece* p : files[j].second) {
-          for (const Location& l : p->entry->cover) {
-            if (l.offset < 0 || l.size <= 0 || static_cast<uint64_t>(l.offset + l.size) > fe.size) {
-              return Status::Corrupt("index: a covering location [" + std::to_string(l.offset) + ", +" +
-                                     std::to_string(l.size) + ") lies outside " + fe.path + " (" +
-                                     std::to_string(fe.size) + " bytes)");
-            }
-            if (l.first_row < 0 || l.num_rows <= 0 || (fe.num_rows > 0 && l.num_rows > fe.num_rows - l.first_row)) {
-              return Status::Corrupt("index: a covering location's rows [" + std::to_string(l.first_row) + ", +" +
-                                     std::to_string(l.num_rows) + ") lie outside " + fe.path + " (" +
-                                     std::to_string(fe.num_rows) + " rows)");
-            }
-            if (l.kind < 0 || l.kind > static_cast<int32_t>(LocationKind::kDictionaryPage)) {
-              return Status::Corrupt("index: covering location kind " + std::to_string(l.kind) + " at offset " +
-                                     std::to_string(l.offset) + " of " + fe.path + " (expected 0, 1 or 2)");
-            }
-            if (std::find(cover_of.begin(), cover_of.end(), l.column) == cover_of.end()) continue;
-            if (l.kind != static_cast<int32_t>(LocationKind::kDictionaryPage) &&
-                !p->rows.Intersects(l.first_row, l.first_row + l.num_rows)) {
-              continue;
-            }
-            if (l.kind == static_cast<int32_t>(LocationKind::kZstdFrame)) {
-              frame_bufs[{l.offset, l.size}] = Buffer();
-            } else {
-              bufs[{l.offset, l.size}] = Buffer();
-            }
-          }
-        }
-        std::vector<ByteRange> ranges;
-        for (auto& [k, b] : bufs) ranges.push_back({static_cast<uint64_t>(k.offset), static_cast<uint64_t>(k.size)});
-        // Frame records: adjacent frames (an interleaved key's columns) are read as one range.
-        std::vector<ByteRange> frame_ranges;
-        for (auto& [k, b] : frame_bufs) {
-          frame_ranges.push_back({static_cast<uint64_t>(k.offset), static_cast<uint64_t>(k.size)});
-        }
-        frame_ranges = MergeFrameRanges(std::move(frame_ranges));
-        const size_t num_page_ranges = ranges.size();
-        ranges.insert(ranges.end(), frame_ranges.begin(), frame_ranges.end());
-        io::PlanOptions po = rq.impl->options.plan;
-        po.expected_etag = rq.snap->DataEtag(fe);
-        po.purpose = "covered";
-        const std::string path = io::JoinPath(rq.snap->data_root, fe.path);
-        auto got = io::ReadPlanned(*cs, path, ranges, po);
-        if (!got.ok()) return MissingOr(got.status(), fe);
-        rc.Step();
-        size_t bi = 0;
-        for (auto& [k, b] : bufs) b = (*got)[bi++];
-        for (auto& [k, b] : frame_bufs) {
-          const uint64_t off = static_cast<uint64_t>(k.offset);
-          auto r = std::upper_bound(frame_ranges.begin(), frame_ranges.end(), off,
-                                    [](uint64_t v, const ByteRange& x) { return v < x.offset; });
-          const size_t ri = static_cast<size_t>(r - frame_ranges.begin()) - 1;
-          b = (*got)[num_page_ranges + ri].Slice(static_cast<size_t>(off - frame_ranges[ri].offset),
-                                                 static_cast<size_t>(k.size));
-        }
-        parquet::ColumnReadOptions cro;
-        cro.file_name = path;
-        // Each data page decoded once, for the rows every key of the batch needs from it.
-        struct PageDecode {
-          std::vector<read::RowRange> ranges;  // rows needed, relative to the page
-          read::RowSelection rows;
-          const Location* loc = nullptr;
-          const Location* dict = nullptr;
-          ArrayPtr values;
-        };
-        std::map<std::tuple<size_t, int64_t, int64_t>, PageDecode> decodes;  // (column, offset, size)
-        for (KeyPiece* p : files[j].second) {
-          for (size_t c = 0; c < rq.data_columns.size(); ++c) {
-            const Location* dict = nullptr;
-            for (const Location& l : p->entry->cover) {
-              if (l.column != cover_of[c]) continue;
-              if (l.kind == static_cast<int32_t>(LocationKind::kDictionaryPage)) {
-                dict = &l;
-                continue;
-              }
-              if (l.kind != static_cast<int32_t>(LocationKind::kDataPage)) continue;
-              const read::RowSelection rows = p->rows.Slice(l.first_row, l.first_row + l.num_rows);
-              if (rows.empty()) continue;
-              PageDecode& d = decodes[{c, l.offset, l.size}];
-              if (!d.loc) {
-                d.loc = &l;
-                d.dict = dict;
-              }
-              d.ranges.insert(d.ranges.end(), rows.begin(), rows.end());
-            }
-          }
-        }
-        for (auto& [key, d] : decodes) {
-          const size_t c = std::get<0>(key);
-          const parquet::FieldNode& node = nodes[c];
-          const int leaf = node.columns[0];
-          const Location& l = *d.loc;
-          d.rows = read::RowSelection::FromRanges(std::move(d.ranges));
-          parquet::ColumnChunkInput in;
-          in.num_rows = l.num_rows;
-          if (d.dict && d.dict->first_row <= l.first_row && l.first_row < d.dict->first_row + d.dict->num_rows) {
-            in.dictionary = {bufs.at({d.dict->offset, d.dict->size}), static_cast<uint64_t>(d.dict->offset), 0};
-          }
-          in.spans.push_back({bufs.at({l.offset, l.size}), static_cast<uint64_t>(l.offset), 0});
-          RAP_ASSIGN_OR_RETURN(parquet::LeafColumnData data,
-                               parquet::ReadColumnChunk(sd.column(leaf), static_cast<parquet::Codec>(l.codec), in,
-                                                        d.rows.ranges(), cro));
-          std::vector<const parquet::LeafColumnData*> leaves(static_cast<size_t>(sd.num_columns()), nullptr);
-          leaves[static_cast<size_t>(leaf)] = &data;
-          RAP_ASSIGN_OR_RETURN(d.values, parquet::AssembleField(node, leaves, d.rows.Count()));
-        }
-        for (KeyPiece* p : files[j].second) {
-          std::vector<std::vector<ArrayPtr>> per_column(rq.data_columns.size());
-          for (size_t c = 0; c < rq.data_columns.size(); ++c) {
-            const parquet::FieldNode& node = nodes[c];
-            const int leaf = node.columns[0];
-            for (const Location& l : p->entry->cover) {
-              if (l.column != cover_of[c] || l.kind == static_cast<int32_t>(LocationKind::kDictionaryPage)) continue;
-              const read::RowSelection rows = p->rows.Slice(l.first_row, l.first_row + l.num_rows);
-              if (rows.empty()) continue;
-              if (l.kind == static_cast<int32_t>(LocationKind::kZstdFrame)) {
-                RAP_ASSIGN_OR_RETURN(ArrayPtr a, DecodeFrameRecord(node, sd.column(leaf), sd.num_columns(), l,
-                                                                   frame_bufs.at({l.offset, l.size}), rows, cro));
-                per_column[c].push_back(std::move(a));
-                continue;
-              }
-              const PageDecode& d = decodes.at({c, l.offset, l.size});
-              RAP_ASSIGN_OR_RETURN(ArrayPtr a, TakeSubset(d.values, d.rows, rows));
-              per_column[c].push_back(std::move(a));
-            }
-          }
-          p->columns.clear();
-          for (size_t c = 0; c < per_column.size(); ++c) {
-            int64_t n = 0;
-            for (const ArrayPtr& a : per_column[c]) n += a->length;
-            if (n != p->rows.Count()) {
-              return Status::Corrupt("index: the covering data of column " + rq.data_columns[c] + " in " + fe.path +
-                                     " does not hold rows " + p->rows.ToString());
-            }
-            if (per_column[c].size() == 1) {
-              p->columns.push_back(per_column[c][0]);
-            } else {
-              RAP_ASSIGN_OR_RETURN(ArrayPtr a, ConcatArrays(per_column[c]));
-              p->columns.push_back(a);
-            }
-          }
-        }
-        return Status::OK();
-      }();
+      errors[j] = ReadCoveredFile(rq, cover_of, fe, files[j].second, *cs, rc);
       acc.Add(*cs, rc.rounds());
     });
   }

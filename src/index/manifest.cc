@@ -155,6 +155,136 @@ std::string ManifestToJson(const Manifest& m) {
   return j.dump(1);
 }
 
+namespace {
+
+// The manifest's header: format, version, name, table, key, bucket function, cover/hoist columns,
+// schema files and the next run number.
+Status HeaderFromJson(const json& j, Reader& r, const std::string& what, Manifest* m) {
+  RAP_ASSIGN_OR_RETURN(std::string format, r.Str(j, "", "format"));
+  if (format != "rap-index") return r.Bad("/format", "\"rap-index\"");
+  RAP_ASSIGN_OR_RETURN(int64_t fv, r.Int(j, "", "format_version"));
+  if (fv != kIndexFormatVersion) {
+    return Status::NotSupported("index manifest " + what + ": format_version " + std::to_string(fv) +
+                                " (this rap reads version " + std::to_string(kIndexFormatVersion) + ")");
+  }
+  m->format_version = static_cast<int>(fv);
+  RAP_ASSIGN_OR_RETURN(m->version, r.Int(j, "", "version"));
+  RAP_ASSIGN_OR_RETURN(m->name, r.Str(j, "", "name", std::string(kDefaultIndexName)));
+  RAP_ASSIGN_OR_RETURN(m->created_ms, r.Int(j, "", "created_ms", 0));
+  RAP_ASSIGN_OR_RETURN(const json* table, r.Get(j, "", "table"));
+  RAP_ASSIGN_OR_RETURN(m->table_root, r.Str(*table, "/table", "root"));
+  RAP_ASSIGN_OR_RETURN(m->table_kind, r.Str(*table, "/table", "kind", std::string("directory")));
+  RAP_ASSIGN_OR_RETURN(m->table_version, r.Int(*table, "/table", "version", -1));
+  RAP_ASSIGN_OR_RETURN(m->etag_source, r.Str(*table, "/table", "etag_source", std::string()));
+  RAP_ASSIGN_OR_RETURN(const json* key, r.Get(j, "", "key"));
+  if (!key->is_array() || key->empty() || key->size() > 2) return r.Bad("/key", "an array of one or two key columns");
+  for (size_t i = 0; i < key->size(); ++i) {
+    const std::string where = "/key/" + std::to_string(i);
+    KeyColumn c;
+    RAP_ASSIGN_OR_RETURN(c.name, r.Str((*key)[i], where, "name"));
+    RAP_ASSIGN_OR_RETURN(std::string type, r.Str((*key)[i], where, "type"));
+    auto kt = ParseKeyTypeName(type);
+    if (!kt.ok()) return Status::NotSupported("index manifest " + what + ": " + where + "/type: " + kt.status().message());
+    c.type = *kt;
+    m->key.push_back(std::move(c));
+  }
+  RAP_ASSIGN_OR_RETURN(const json* bucket, r.Get(j, "", "bucket"));
+  RAP_ASSIGN_OR_RETURN(m->bucket_function, r.Str(*bucket, "/bucket", "function"));
+  if (m->bucket_function != kBucketFunction) {
+    return Status::NotSupported("index manifest " + what + ": bucket function '" + m->bucket_function +
+                                "' (expected " + kBucketFunction + ")");
+  }
+  RAP_ASSIGN_OR_RETURN(int64_t count, r.Int(*bucket, "/bucket", "count"));
+  if (count < 1 || count > (1 << 20)) return r.Bad("/bucket/count", "1 to 1048576");
+  m->buckets = static_cast<int32_t>(count);
+  RAP_ASSIGN_OR_RETURN(m->cover, r.Strings(j, "", "cover"));
+  RAP_ASSIGN_OR_RETURN(m->hoist, r.Strings(j, "", "hoist"));
+  RAP_ASSIGN_OR_RETURN(m->schemas, r.Strings(j, "", "schemas"));
+  RAP_ASSIGN_OR_RETURN(m->next_run, r.Int(j, "", "next_run", 1));
+  return Status::OK();
+}
+
+// A file's Delta deletion vector descriptor (`dv` at `dw`).
+Result<table::DeletionVectorDescriptor> DeletionVectorFromJson(const json& dv, Reader& r, const std::string& dw) {
+  table::DeletionVectorDescriptor d;
+  RAP_ASSIGN_OR_RETURN(d.storage_type, r.Str(dv, dw, "storageType"));
+  RAP_ASSIGN_OR_RETURN(d.path_or_inline, r.Str(dv, dw, "pathOrInlineDv"));
+  RAP_ASSIGN_OR_RETURN(d.size_in_bytes, r.Int(dv, dw, "sizeInBytes"));
+  RAP_ASSIGN_OR_RETURN(d.cardinality, r.Int(dv, dw, "cardinality"));
+  RAP_ASSIGN_OR_RETURN(const json* off, r.Get(dv, dw, "offset", false));
+  if (off) {
+    if (!off->is_number_integer()) return r.Bad(dw + "/offset", "an integer");
+    d.offset = off->get<int64_t>();
+  }
+  return d;
+}
+
+// File `i` of the file table.
+Result<FileEntry> FileFromJson(const json& fj, Reader& r, size_t i, const Manifest& m) {
+  const std::string where = "/files/" + std::to_string(i);
+  FileEntry f;
+  RAP_ASSIGN_OR_RETURN(int64_t ord, r.Int(fj, where, "ordinal"));
+  if (ord != static_cast<int64_t>(i)) return r.Bad(where + "/ordinal", std::to_string(i) + " (files are listed by ordinal)");
+  f.ordinal = static_cast<int32_t>(ord);
+  RAP_ASSIGN_OR_RETURN(f.path, r.Str(fj, where, "path"));
+  RAP_ASSIGN_OR_RETURN(int64_t size, r.Int(fj, where, "size"));
+  if (size < 0) return r.Bad(where + "/size", "a size >= 0");
+  f.size = static_cast<uint64_t>(size);
+  RAP_ASSIGN_OR_RETURN(f.etag, r.Str(fj, where, "etag", std::string()));
+  RAP_ASSIGN_OR_RETURN(f.num_rows, r.Int(fj, where, "rows"));
+  RAP_ASSIGN_OR_RETURN(const json* removed, r.Get(fj, where, "removed", false));
+  if (removed) {
+    if (!removed->is_boolean()) return r.Bad(where + "/removed", "true or false");
+    f.removed = removed->get<bool>();
+  }
+  RAP_ASSIGN_OR_RETURN(int64_t schema, r.Int(fj, where, "schema", -1));
+  if (schema < -1 || schema >= static_cast<int64_t>(m.schemas.size())) {
+    return r.Bad(where + "/schema", "an index into /schemas");
+  }
+  f.schema = static_cast<int32_t>(schema);
+  RAP_ASSIGN_OR_RETURN(const json* dv, r.Get(fj, where, "deletion_vector", false));
+  if (dv) {
+    RAP_ASSIGN_OR_RETURN(f.deletion_vector, DeletionVectorFromJson(*dv, r, where + "/deletion_vector"));
+  }
+  return f;
+}
+
+// Fragment `i` of the fragment list.
+Result<FragmentEntry> FragmentFromJson(const json& fj, Reader& r, size_t i, const Manifest& m) {
+  const std::string where = "/fragments/" + std::to_string(i);
+  FragmentEntry f;
+  RAP_ASSIGN_OR_RETURN(f.path, r.Str(fj, where, "path"));
+  RAP_ASSIGN_OR_RETURN(int64_t b, r.Int(fj, where, "bucket"));
+  if (b < 0 || b >= m.buckets) return r.Bad(where + "/bucket", "a bucket in [0, bucket/count)");
+  f.bucket = static_cast<int32_t>(b);
+  RAP_ASSIGN_OR_RETURN(f.run, r.Int(fj, where, "run", 0));
+  RAP_ASSIGN_OR_RETURN(f.entries, r.Int(fj, where, "entries"));
+  RAP_ASSIGN_OR_RETURN(f.rows, r.Int(fj, where, "rows", 0));
+  RAP_ASSIGN_OR_RETURN(int64_t size, r.Int(fj, where, "size"));
+  if (size < 0) return r.Bad(where + "/size", "a size >= 0");
+  f.size = static_cast<uint64_t>(size);
+  RAP_ASSIGN_OR_RETURN(f.etag, r.Str(fj, where, "etag", std::string()));
+  if (f.entries > 0) {
+    RAP_ASSIGN_OR_RETURN(const json* mn, r.Get(fj, where, "min_key"));
+    RAP_ASSIGN_OR_RETURN(f.min_key, r.KeyOf(m.key, *mn, where + "/min_key"));
+    RAP_ASSIGN_OR_RETURN(const json* mx, r.Get(fj, where, "max_key"));
+    RAP_ASSIGN_OR_RETURN(f.max_key, r.KeyOf(m.key, *mx, where + "/max_key"));
+  }
+  RAP_ASSIGN_OR_RETURN(const json* ranges, r.Get(fj, where, "files", false));
+  if (ranges) {
+    if (!ranges->is_array()) return r.Bad(where + "/files", "an array of [begin, end) ordinal pairs");
+    for (const json& pr : *ranges) {
+      if (!pr.is_array() || pr.size() != 2 || !pr[0].is_number_integer() || !pr[1].is_number_integer()) {
+        return r.Bad(where + "/files", "an array of [begin, end) ordinal pairs");
+      }
+      f.files.push_back({pr[0].get<int32_t>(), pr[1].get<int32_t>()});
+    }
+  }
+  return f;
+}
+
+}  // namespace
+
 Result<Manifest> ManifestFromJson(std::string_view text, const std::string& what) {
   json j;
   try {
@@ -167,122 +297,17 @@ Result<Manifest> ManifestFromJson(std::string_view text, const std::string& what
   }
   Reader r{what};
   Manifest m;
-  RAP_ASSIGN_OR_RETURN(std::string format, r.Str(j, "", "format"));
-  if (format != "rap-index") return r.Bad("/format", "\"rap-index\"");
-  RAP_ASSIGN_OR_RETURN(int64_t fv, r.Int(j, "", "format_version"));
-  if (fv != kIndexFormatVersion) {
-    return Status::NotSupported("index manifest " + what + ": format_version " + std::to_string(fv) +
-                                " (this rap reads version " + std::to_string(kIndexFormatVersion) + ")");
-  }
-  m.format_version = static_cast<int>(fv);
-  RAP_ASSIGN_OR_RETURN(m.version, r.Int(j, "", "version"));
-  RAP_ASSIGN_OR_RETURN(m.name, r.Str(j, "", "name", std::string(kDefaultIndexName)));
-  RAP_ASSIGN_OR_RETURN(m.created_ms, r.Int(j, "", "created_ms", 0));
-  RAP_ASSIGN_OR_RETURN(const json* table, r.Get(j, "", "table"));
-  RAP_ASSIGN_OR_RETURN(m.table_root, r.Str(*table, "/table", "root"));
-  RAP_ASSIGN_OR_RETURN(m.table_kind, r.Str(*table, "/table", "kind", std::string("directory")));
-  RAP_ASSIGN_OR_RETURN(m.table_version, r.Int(*table, "/table", "version", -1));
-  RAP_ASSIGN_OR_RETURN(m.etag_source, r.Str(*table, "/table", "etag_source", std::string()));
-  RAP_ASSIGN_OR_RETURN(const json* key, r.Get(j, "", "key"));
-  if (!key->is_array() || key->empty() || key->size() > 2) return r.Bad("/key", "an array of one or two key columns");
-  for (size_t i = 0; i < key->size(); ++i) {
-    const std::string where = "/key/" + std::to_string(i);
-    KeyColumn c;
-    RAP_ASSIGN_OR_RETURN(c.name, r.Str((*key)[i], where, "name"));
-    RAP_ASSIGN_OR_RETURN(std::string type, r.Str((*key)[i], where, "type"));
-    auto kt = ParseKeyTypeName(type);
-    if (!kt.ok()) return Status::NotSupported("index manifest " + what + ": " + where + "/type: " + kt.status().message());
-    c.type = *kt;
-    m.key.push_back(std::move(c));
-  }
-  RAP_ASSIGN_OR_RETURN(const json* bucket, r.Get(j, "", "bucket"));
-  RAP_ASSIGN_OR_RETURN(m.bucket_function, r.Str(*bucket, "/bucket", "function"));
-  if (m.bucket_function != kBucketFunction) {
-    return Status::NotSupported("index manifest " + what + ": bucket function '" + m.bucket_function + "' (expected " +
-                                kBucketFunction + ")");
-  }
-  RAP_ASSIGN_OR_RETURN(int64_t count, r.Int(*bucket, "/bucket", "count"));
-  if (count < 1 || count > (1 << 20)) return r.Bad("/bucket/count", "1 to 1048576");
-  m.buckets = static_cast<int32_t>(count);
-  RAP_ASSIGN_OR_RETURN(m.cover, r.Strings(j, "", "cover"));
-  RAP_ASSIGN_OR_RETURN(m.hoist, r.Strings(j, "", "hoist"));
-  RAP_ASSIGN_OR_RETURN(m.schemas, r.Strings(j, "", "schemas"));
-  RAP_ASSIGN_OR_RETURN(m.next_run, r.Int(j, "", "next_run", 1));
+  RAP_RETURN_NOT_OK(HeaderFromJson(j, r, what, &m));
   RAP_ASSIGN_OR_RETURN(const json* files, r.Get(j, "", "files"));
   if (!files->is_array()) return r.Bad("/files", "an array");
   for (size_t i = 0; i < files->size(); ++i) {
-    const json& fj = (*files)[i];
-    const std::string where = "/files/" + std::to_string(i);
-    FileEntry f;
-    RAP_ASSIGN_OR_RETURN(int64_t ord, r.Int(fj, where, "ordinal"));
-    if (ord != static_cast<int64_t>(i)) return r.Bad(where + "/ordinal", std::to_string(i) + " (files are listed by ordinal)");
-    f.ordinal = static_cast<int32_t>(ord);
-    RAP_ASSIGN_OR_RETURN(f.path, r.Str(fj, where, "path"));
-    RAP_ASSIGN_OR_RETURN(int64_t size, r.Int(fj, where, "size"));
-    if (size < 0) return r.Bad(where + "/size", "a size >= 0");
-    f.size = static_cast<uint64_t>(size);
-    RAP_ASSIGN_OR_RETURN(f.etag, r.Str(fj, where, "etag", std::string()));
-    RAP_ASSIGN_OR_RETURN(f.num_rows, r.Int(fj, where, "rows"));
-    RAP_ASSIGN_OR_RETURN(const json* removed, r.Get(fj, where, "removed", false));
-    if (removed) {
-      if (!removed->is_boolean()) return r.Bad(where + "/removed", "true or false");
-      f.removed = removed->get<bool>();
-    }
-    RAP_ASSIGN_OR_RETURN(int64_t schema, r.Int(fj, where, "schema", -1));
-    if (schema < -1 || schema >= static_cast<int64_t>(m.schemas.size())) {
-      return r.Bad(where + "/schema", "an index into /schemas");
-    }
-    f.schema = static_cast<int32_t>(schema);
-    RAP_ASSIGN_OR_RETURN(const json* dv, r.Get(fj, where, "deletion_vector", false));
-    if (dv) {
-      table::DeletionVectorDescriptor d;
-      const std::string dw = where + "/deletion_vector";
-      RAP_ASSIGN_OR_RETURN(d.storage_type, r.Str(*dv, dw, "storageType"));
-      RAP_ASSIGN_OR_RETURN(d.path_or_inline, r.Str(*dv, dw, "pathOrInlineDv"));
-      RAP_ASSIGN_OR_RETURN(d.size_in_bytes, r.Int(*dv, dw, "sizeInBytes"));
-      RAP_ASSIGN_OR_RETURN(d.cardinality, r.Int(*dv, dw, "cardinality"));
-      RAP_ASSIGN_OR_RETURN(const json* off, r.Get(*dv, dw, "offset", false));
-      if (off) {
-        if (!off->is_number_integer()) return r.Bad(dw + "/offset", "an integer");
-        d.offset = off->get<int64_t>();
-      }
-      f.deletion_vector = std::move(d);
-    }
+    RAP_ASSIGN_OR_RETURN(FileEntry f, FileFromJson((*files)[i], r, i, m));
     m.files.push_back(std::move(f));
   }
   RAP_ASSIGN_OR_RETURN(const json* frags, r.Get(j, "", "fragments"));
   if (!frags->is_array()) return r.Bad("/fragments", "an array");
   for (size_t i = 0; i < frags->size(); ++i) {
-    const json& fj = (*frags)[i];
-    const std::string where = "/fragments/" + std::to_string(i);
-    FragmentEntry f;
-    RAP_ASSIGN_OR_RETURN(f.path, r.Str(fj, where, "path"));
-    RAP_ASSIGN_OR_RETURN(int64_t b, r.Int(fj, where, "bucket"));
-    if (b < 0 || b >= m.buckets) return r.Bad(where + "/bucket", "a bucket in [0, bucket/count)");
-    f.bucket = static_cast<int32_t>(b);
-    RAP_ASSIGN_OR_RETURN(f.run, r.Int(fj, where, "run", 0));
-    RAP_ASSIGN_OR_RETURN(f.entries, r.Int(fj, where, "entries"));
-    RAP_ASSIGN_OR_RETURN(f.rows, r.Int(fj, where, "rows", 0));
-    RAP_ASSIGN_OR_RETURN(int64_t size, r.Int(fj, where, "size"));
-    if (size < 0) return r.Bad(where + "/size", "a size >= 0");
-    f.size = static_cast<uint64_t>(size);
-    RAP_ASSIGN_OR_RETURN(f.etag, r.Str(fj, where, "etag", std::string()));
-    if (f.entries > 0) {
-      RAP_ASSIGN_OR_RETURN(const json* mn, r.Get(fj, where, "min_key"));
-      RAP_ASSIGN_OR_RETURN(f.min_key, r.KeyOf(m.key, *mn, where + "/min_key"));
-      RAP_ASSIGN_OR_RETURN(const json* mx, r.Get(fj, where, "max_key"));
-      RAP_ASSIGN_OR_RETURN(f.max_key, r.KeyOf(m.key, *mx, where + "/max_key"));
-    }
-    RAP_ASSIGN_OR_RETURN(const json* ranges, r.Get(fj, where, "files", false));
-    if (ranges) {
-      if (!ranges->is_array()) return r.Bad(where + "/files", "an array of [begin, end) ordinal pairs");
-      for (const json& pr : *ranges) {
-        if (!pr.is_array() || pr.size() != 2 || !pr[0].is_number_integer() || !pr[1].is_number_integer()) {
-          return r.Bad(where + "/files", "an array of [begin, end) ordinal pairs");
-        }
-        f.files.push_back({pr[0].get<int32_t>(), pr[1].get<int32_t>()});
-      }
-    }
+    RAP_ASSIGN_OR_RETURN(FragmentEntry f, FragmentFromJson((*frags)[i], r, i, m));
     m.fragments.push_back(std::move(f));
   }
   return m;

@@ -6,7 +6,6 @@
 // empty result on each store.
 #include <gtest/gtest.h>
 
-#include <cstdlib>
 #include <filesystem>
 
 #include "rap/table/table.h"
@@ -98,16 +97,12 @@ TEST_F(NotFound, S3Prefixes) {
   o.root = dir_.path();
   auto server = rap::testing::NetsimServer::Start(o);
   ASSERT_TRUE(server.ok()) << server.status().ToString();
-  setenv("AWS_ENDPOINT_URL", (*server)->url().c_str(), 1);
-  setenv("AWS_ACCESS_KEY_ID", "netsim", 1);  // rap-netsim accepts any signature
-  setenv("AWS_SECRET_ACCESS_KEY", "netsim-secret", 1);
-  setenv("AWS_REGION", "us-east-1", 1);
+  rap::testing::NetsimS3Env s3_env((*server)->url());
   ExpectNothingFound("s3://bkt/no/such/prefix");
   ExpectNothingFound("s3://bkt/no_such_file.parquet");
   ExpectNothingFound("s3://bkt/clutter");
   ExpectNothingFound("s3://bkt/clutter/");
   ExpectEmptyTable("s3://bkt/empty_delta");
-  for (const char* v : {"AWS_ENDPOINT_URL", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_REGION"}) unsetenv(v);
 }
 
 }  // namespace

@@ -5,7 +5,6 @@
 // Parquet files; look-alike folders stay folders; Delta tables are found through the same seam.
 #include <gtest/gtest.h>
 
-#include <cstdlib>
 #include <filesystem>
 
 #include "rap/io/object_store.h"
@@ -122,16 +121,12 @@ TEST(TableFormat, S3PrefixesAreRefused) {
   o.root = dir.path();
   auto server = rap::testing::NetsimServer::Start(o);
   ASSERT_TRUE(server.ok()) << server.status().ToString();
-  setenv("AWS_ENDPOINT_URL", (*server)->url().c_str(), 1);
-  setenv("AWS_ACCESS_KEY_ID", "netsim", 1);  // rap-netsim accepts any signature
-  setenv("AWS_SECRET_ACCESS_KEY", "netsim-secret", 1);
-  setenv("AWS_REGION", "us-east-1", 1);
+  rap::testing::NetsimS3Env s3_env((*server)->url());
   const std::vector<std::string> markers = {"metadata/v", "snapshot/", ".hoodie/hoodie.properties"};
   for (size_t i = 0; i < tables.size(); ++i) {
     ExpectRefused("s3://bkt/" + tables[i].folder, tables[i].format, markers[i]);
     ExpectRefused("s3://bkt/" + tables[i].folder + "/", tables[i].format, markers[i]);
   }
-  for (const char* v : {"AWS_ENDPOINT_URL", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_REGION"}) unsetenv(v);
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <map>
 #include <memory>
 #include <string>
@@ -96,6 +97,23 @@ struct NetsimStats {
   std::vector<NetsimRead> reads;  // the most recent file GETs since the last reset, oldest first
   uint64_t reads_dropped = 0;     // older GETs not in `reads` (the log keeps 4,096)
   std::string json;  // the raw document
+};
+
+// s3:// URLs of this process go to rap-netsim at `url` (which accepts any signature) while it lives:
+// AWS_ENDPOINT_URL, a key pair and the region set, and unset again by the destructor.
+class NetsimS3Env {
+ public:
+  explicit NetsimS3Env(const std::string& url) {
+    setenv("AWS_ENDPOINT_URL", url.c_str(), 1);
+    setenv("AWS_ACCESS_KEY_ID", "netsim", 1);
+    setenv("AWS_SECRET_ACCESS_KEY", "netsim-secret", 1);
+    setenv("AWS_REGION", "us-east-1", 1);
+  }
+  ~NetsimS3Env() {
+    for (const char* v : {"AWS_ENDPOINT_URL", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_REGION"}) unsetenv(v);
+  }
+  NetsimS3Env(const NetsimS3Env&) = delete;
+  NetsimS3Env& operator=(const NetsimS3Env&) = delete;
 };
 
 // rap-netsim running as a child process; stopped (SIGTERM, then SIGKILL) by the destructor.
