@@ -137,3 +137,24 @@ def test_rewrite_then_lookup(tmp_path, keyed_table) -> None:
     got = pa.table(reader).sort_by("row")
     want = table.filter(pc.is_in(table["k"], pa.array([17, 18]))).select(["k", "row"]).sort_by("row")
     assert_lookup_equal(got, want)
+
+
+def test_compound_keys_as_tuples_and_struct_array(tmp_path) -> None:
+    from conftest import write_keyed_table
+
+    root = tmp_path / "t"
+    table = write_keyed_table(root, files=2, rows_per_file=600)
+    # Key columns in file order: built as ["s", "k"] (the reverse), the manifest records the types
+    # swapped (s int64, k string) — a bug of BuildIndex, reported; the CLI shows the same.
+    rap.build_index(str(root), ["k", "s"], progress=False)
+    idx = rap.Index.open(str(root))
+    assert idx.info()["key"] == [("k", "int64"), ("s", "string")]
+    pairs = [(table["k"][i].as_py(), table["s"][i].as_py()) for i in (0, 5, 700)] + [(-1, "user-0001")]
+    reader, _ = idx.lookup(pairs, columns=["row"])
+    want = [table.filter(pc.and_(pc.equal(table["k"], k), pc.equal(table["s"], s))).num_rows for k, s in pairs]
+    assert reader.rows_per_key == want
+    as_struct = pa.StructArray.from_arrays([pa.array([p[0] for p in pairs]), pa.array([p[1] for p in pairs])],
+                                           names=["k", "s"])
+    assert pa.table(idx.lookup(as_struct, columns=["row"])[0]).equals(pa.table(reader))
+    with pytest.raises(rap.InvalidArgument, match=r"keys\[0\]: expected a tuple of 2 key parts"):
+        idx.lookup([5])
