@@ -137,6 +137,30 @@ struct FileKeys {
   }
 };
 
+// A projection lists its fields in file order; the indexer reads them by position in the order the
+// columns were named (the key columns first, in key order). Reorders `proj`'s fields to `cols` by
+// name (a nested path "a.b" by its top-level field "a"); leaves it as it is when the names do not
+// identify one field each.
+void RequestedOrder(const std::vector<std::string>& cols, read::Projection* proj) {
+  std::vector<parquet::FieldNode> ordered;
+  std::vector<bool> used(proj->fields.size(), false);
+  for (const std::string& c : cols) {
+    int found = -1;
+    for (size_t j = 0; j < proj->fields.size() && found < 0; ++j) {
+      if (!used[j] && proj->fields[j].field.name == c) found = static_cast<int>(j);
+    }
+    const std::string top = c.substr(0, c.find('.'));
+    for (size_t j = 0; j < proj->fields.size() && found < 0; ++j) {
+      if (!used[j] && proj->fields[j].field.name == top) found = static_cast<int>(j);
+    }
+    if (found < 0) return;
+    used[static_cast<size_t>(found)] = true;
+    ordered.push_back(proj->fields[static_cast<size_t>(found)]);
+  }
+  proj->fields = std::move(ordered);
+  proj->schema = parquet::MakeArrowSchema(proj->fields);
+}
+
 // The file's key and hoisted columns projected, with the key types (out->key) and hoisted fields.
 Result<read::Projection> ProjectKeys(read::FileReader& reader, const table::DataFile& file, const FileIndexSpec& spec,
                                      IndexedFile* out) {
@@ -146,6 +170,7 @@ Result<read::Projection> ProjectKeys(read::FileReader& reader, const table::Data
   if (proj.schema->fields.size() != cols.size()) {
     return Status::InvalidArgument(file.path + ": a key or hoisted column is listed twice");
   }
+  RequestedOrder(cols, &proj);
   for (size_t k = 0; k < spec.key_columns.size(); ++k) {
     const Field& f = proj.schema->fields[k];
     auto kt = KeyTypeOf(f.name, *f.type);

@@ -172,6 +172,34 @@ TEST_F(LookupTest, CompoundAndOtherKeyTypes) {
   }
 }
 
+// Key columns named in another order than the file's ("g" is stored after "s"): the key types and
+// values follow the order named, not the file's.
+TEST_F(LookupTest, CompoundKeyNamedOutOfFileOrder) {
+  BuildOptions o;
+  o.key_columns = {"g", "s"};
+  o.hoist = {"v"};
+  o.index_url = dir_.Join("idx_out_of_order");
+  o.buckets = 2;
+  auto idx = Build(o);
+  ASSERT_TRUE(idx);
+  ASSERT_EQ(idx->info().key.size(), 2u);
+  EXPECT_EQ(idx->info().key[0].name, "g");
+  EXPECT_EQ(idx->info().key[0].type, KeyType::kInt32);
+  EXPECT_EQ(idx->info().key[1].name, "s");
+  EXPECT_EQ(idx->info().key[1].type, KeyType::kString);
+  std::mt19937_64 rng(11);
+  std::vector<Key> keys;
+  for (int i = 0; i < 40; ++i) {
+    const int64_t k = static_cast<int64_t>(rng() % (opts_.key_space + 40)) - 20;
+    const int64_t g = rng() % 2 == 0 ? ((k % 3) + 3) % 3 : 5;
+    auto key = idx->ParseKey({std::to_string(g), "s" + std::to_string(k)});
+    ASSERT_TRUE(key.ok()) << key.status().ToString();
+    keys.push_back(*key);
+  }
+  Check(*idx, keys, {"v", "tags"});
+  Check(*idx, keys, {});
+}
+
 TEST_F(LookupTest, LimitAndPageTokensResumeExactly) {
   BuildOptions o;
   o.key_columns = {"k"};
