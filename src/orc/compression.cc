@@ -1,6 +1,6 @@
 // ORC's chunked compression framing. Snappy chunks (whose uncompressed length is in their own
 // header) and ZSTD chunks with a frame content size go through the shared page codecs
-// (rap/format/codec.h, which need the exact output size); a ZLIB (raw deflate), LZ4 (raw block),
+// (rap/codec/codec.h, which need the exact output size); a ZLIB (raw deflate), LZ4 (raw block),
 // LZO (LZO1X) or size-less ZSTD chunk records no uncompressed size, so those call zlib, liblz4,
 // liblzo2 and libzstd here with the block size as the output bound.
 #include "rap/orc/compression.h"
@@ -16,7 +16,7 @@
 #include <memory>
 #include <vector>
 
-#include "rap/format/codec.h"
+#include "rap/codec/codec.h"
 
 namespace rap::orc {
 
@@ -144,7 +144,7 @@ Status ZstdStreaming(const ChunkCtx& c, std::span<const uint8_t> in, std::vector
 }
 
 // Uses the shared codecs when the chunk states its uncompressed size.
-Status SizedChunk(const ChunkCtx& c, parquet::Codec codec, const char* name, std::span<const uint8_t> in,
+Status SizedChunk(const ChunkCtx& c, codec::Codec codec, const char* name, std::span<const uint8_t> in,
                   uint64_t size, std::vector<uint8_t>* out) {
   if (size > c.block_size) {
     return Status::Corrupt(c.Where() + ": " + name + ": uncompressed length " + std::to_string(size) +
@@ -152,7 +152,7 @@ Status SizedChunk(const ChunkCtx& c, parquet::Codec codec, const char* name, std
   }
   const size_t start = out->size();
   out->resize(start + size);
-  Status st = parquet::Decompress(codec, in, std::span<uint8_t>(out->data() + start, size));
+  Status st = codec::Decompress(codec, in, std::span<uint8_t>(out->data() + start, size));
   if (!st.ok()) return st.WithContext(c.Where());
   return Status::OK();
 }
@@ -170,13 +170,13 @@ Status DecompressChunk(Compression kind, const ChunkCtx& c, std::span<const uint
         len |= uint64_t{in[i] & 0x7fu} << shift;
         if (in[i++] < 0x80) break;
       }
-      return SizedChunk(c, parquet::Codec::SNAPPY, "SNAPPY", in, len, out);
+      return SizedChunk(c, codec::Codec::SNAPPY, "SNAPPY", in, len, out);
     }
     case Compression::kZstd: {
       const unsigned long long size = ZSTD_getFrameContentSize(in.data(), in.size());
       if (size == ZSTD_CONTENTSIZE_ERROR) return Status::Corrupt(c.Where() + ": ZSTD: not a zstd frame");
       if (size == ZSTD_CONTENTSIZE_UNKNOWN) return ZstdStreaming(c, in, out);
-      return SizedChunk(c, parquet::Codec::ZSTD, "ZSTD", in, size, out);
+      return SizedChunk(c, codec::Codec::ZSTD, "ZSTD", in, size, out);
     }
     case Compression::kNone: break;
   }

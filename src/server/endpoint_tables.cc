@@ -25,7 +25,7 @@ void HandleTables(ServerContext& ctx, const HttpRequest& req, Responder& out) {
     if (v) {
       const table::TableSnapshot& s = *v->snapshot;
       body += fmt::format(",\"kind\":{},\"version\":{},\"files\":{}",
-                          JsonQuote(std::string(table::FormatName(s))), s.version, s.files.size());
+                          columnar::JsonQuote(std::string(table::FormatName(s))), s.version, s.files.size());
       if (v->schema) body += ",\"columns\":" + SchemaJson(*v->schema);
     } else {
       body += ",\"loaded\":false";
