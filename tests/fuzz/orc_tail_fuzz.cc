@@ -21,7 +21,7 @@ RAP_FUZZ_TARGET(orc_tail) {
     auto batch = (*reader)->ReadStripe(s);
     if (!batch.ok()) continue;
     for (const auto& col : batch->columns) {
-      if (!rap::ValidateArray(*col).ok()) __builtin_trap();  // a decoded stripe is always well-formed
+      if (!rap::columnar::ValidateArray(*col).ok()) __builtin_trap();  // a decoded stripe is always well-formed
     }
   }
   return 0;
