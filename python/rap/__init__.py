@@ -19,6 +19,7 @@ import json
 from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
 
 from . import _rap
+from . import errors as _errors
 from ._progress import ProgressArg, make_progress
 from .errors import (
     AccessDenied,
@@ -51,18 +52,7 @@ __all__ = [
     "inspect_index",
     "rewrite",
     "write_parquet",
-    "Error",
-    "InvalidArgument",
-    "Corrupt",
-    "NotFound",
-    "AccessDenied",
-    "IOError",
-    "Timeout",
-    "Cancelled",
-    "Changed",
-    "NotSupported",
-    "ResourceExhausted",
-    "Internal",
+    *_errors.__all__,
 ]
 
 StorageOptions = Optional[Mapping[str, Union[str, bool, int, float, None]]]
