@@ -292,7 +292,7 @@ def main() -> None:
         lookups(str(root), a.lookups, a.files, a.rows, rows)
     if a.csv:
         with open(a.csv, "w", newline="") as f:
-            w = csv.writer(f)
+            w = csv.writer(f, lineterminator="\n")
             w.writerow(["profile", "query", "engine", "median_s", "requests", "bytes"])
             w.writerows(rows)
 
