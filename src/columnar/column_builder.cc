@@ -4,205 +4,62 @@
 #include <cmath>
 #include <cstring>
 #include <fstream>
+#include <limits>
 #include <vector>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "rap/columnar/column_builder.h"
-#include "rap/util/civil_date.h"
+#include "rap/columnar/literal.h"
 
 namespace rap::columnar {
 namespace {
 
 using json = nlohmann::ordered_json;
 
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return s;
-}
-
 // ---------------------------------------------------------------------------------------------
-// Text -> value parsing.
+// Text -> value: the grammar is columnar/literal.h's (one for every text value rap reads); these
+// adapters add the column type's range and unit.
 
 template <typename T>
 Status ParseInt(std::string_view s, T* out, const char* type_name) {
-  s = Trim(s);
-  if (!s.empty() && s.front() == '+') s.remove_prefix(1);
-  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), *out);
-  if (ec == std::errc::result_out_of_range) {
+  __int128 v = 0;
+  Status st = ParseInteger(s, &v);
+  if (!st.ok()) return Status::InvalidArgument(fmt::format("{} ({})", st.message(), type_name));
+  if (v < static_cast<__int128>(std::numeric_limits<T>::min()) ||
+      v > static_cast<__int128>(std::numeric_limits<T>::max())) {
     return Status::InvalidArgument(fmt::format("value '{}' does not fit {}", s, type_name));
   }
-  if (ec != std::errc() || p != s.data() + s.size() || s.empty()) {
-    return Status::InvalidArgument(fmt::format("value '{}' is not an integer ({})", s, type_name));
-  }
+  *out = static_cast<T>(v);
   return Status::OK();
 }
 
-Status ParseDouble(std::string_view s, double* out) {
-  s = Trim(s);
-  std::string lower(s);
-  for (auto& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  if (lower == "nan") {
-    *out = std::nan("");
+// An epoch value in the column's unit, or a timestamp literal converted to it (truncated toward zero).
+Status ParseTimestampIn(std::string_view s, TimeUnit unit, int64_t* out) {
+  __int128 as_int = 0;
+  if (ParseInteger(s, &as_int).ok() && as_int >= INT64_MIN && as_int <= INT64_MAX) {
+    *out = static_cast<int64_t>(as_int);
     return Status::OK();
   }
-  if (lower == "inf" || lower == "infinity" || lower == "+inf") {
-    *out = INFINITY;
-    return Status::OK();
-  }
-  if (lower == "-inf" || lower == "-infinity") {
-    *out = -INFINITY;
-    return Status::OK();
-  }
-  if (!s.empty() && s.front() == '+') s.remove_prefix(1);
-  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), *out);
-  if (ec != std::errc() || p != s.data() + s.size() || s.empty()) {
-    return Status::InvalidArgument(fmt::format("value '{}' is not a number", s));
-  }
-  return Status::OK();
-}
-
-Status ParseBool(std::string_view s, bool* out) {
-  std::string l(Trim(s));
-  for (auto& c : l) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  if (l == "true" || l == "1" || l == "t" || l == "yes") {
-    *out = true;
-    return Status::OK();
-  }
-  if (l == "false" || l == "0" || l == "f" || l == "no") {
-    *out = false;
-    return Status::OK();
-  }
-  return Status::InvalidArgument(fmt::format("value '{}' is not a boolean", s));
-}
-
-bool Digits(std::string_view s, size_t pos, size_t n, int64_t* out) {
-  if (pos + n > s.size()) return false;
-  int64_t v = 0;
-  for (size_t i = pos; i < pos + n; ++i) {
-    if (!std::isdigit(static_cast<unsigned char>(s[i]))) return false;
-    v = v * 10 + (s[i] - '0');
-  }
-  *out = v;
-  return true;
-}
-
-Status ParseDate(std::string_view s, int64_t* days, size_t* consumed) {
-  int64_t y, m, d;
-  if (!Digits(s, 0, 4, &y) || s.size() < 10 || s[4] != '-' || !Digits(s, 5, 2, &m) || s[7] != '-' ||
-      !Digits(s, 8, 2, &d) || m < 1 || m > 12 || d < 1 ||
-      d > DaysInMonth(y, static_cast<unsigned>(m))) {
-    return Status::InvalidArgument(fmt::format("value '{}' is not a date (YYYY-MM-DD)", s));
-  }
-  *days = DaysFromCivil(y, static_cast<unsigned>(m), static_cast<unsigned>(d));
-  *consumed = 10;
-  return Status::OK();
-}
-
-// "HH:MM[:SS[.fffffffff]]" -> nanoseconds of the day.
-Status ParseTimeOfDay(std::string_view s, int64_t* nanos, size_t* consumed) {
-  int64_t h, mi, sec = 0, frac = 0;
-  size_t pos = 5;
-  if (!Digits(s, 0, 2, &h) || s.size() < 5 || s[2] != ':' || !Digits(s, 3, 2, &mi) || h > 23 || mi > 59) {
-    return Status::InvalidArgument(fmt::format("value '{}' is not a time (HH:MM:SS[.fraction])", s));
-  }
-  if (pos < s.size() && s[pos] == ':') {
-    if (!Digits(s, pos + 1, 2, &sec) || sec > 60)
-      return Status::InvalidArgument(fmt::format("value '{}': bad seconds", s));
-    pos += 3;
-    if (pos < s.size() && s[pos] == '.') {
-      ++pos;
-      int digits = 0;
-      while (pos < s.size() && std::isdigit(static_cast<unsigned char>(s[pos]))) {
-        if (digits < 9) {
-          frac = frac * 10 + (s[pos] - '0');
-          ++digits;
-        }
-        ++pos;
-      }
-      for (; digits < 9; ++digits) frac *= 10;
-    }
-  }
-  *nanos = ((h * 60 + mi) * 60 + sec) * 1'000'000'000LL + frac;
-  *consumed = pos;
-  return Status::OK();
-}
-
-Status ParseTimestamp(std::string_view s, TimeUnit unit, int64_t* out) {
-  s = Trim(s);
-  int64_t as_int;
-  if (ParseInt(s, &as_int, "int64").ok()) {  // epoch value in the column's unit
-    *out = as_int;
-    return Status::OK();
-  }
-  int64_t days = 0, nanos = 0;
-  size_t used = 0;
-  RAP_RETURN_NOT_OK(ParseDate(s, &days, &used));
-  std::string_view rest = s.substr(used);
-  if (!rest.empty() && (rest[0] == 'T' || rest[0] == ' ')) {
-    rest.remove_prefix(1);
-    RAP_RETURN_NOT_OK(ParseTimeOfDay(rest, &nanos, &used));
-    rest.remove_prefix(used);
-  }
-  int64_t offset_s = 0;
-  if (rest == "Z" || rest == "z") {
-    rest = {};
-  } else if (!rest.empty() && (rest[0] == '+' || rest[0] == '-')) {
-    int64_t oh, om = 0;
-    if (!Digits(rest, 1, 2, &oh) || (rest.size() > 3 && !(rest[3] == ':' && Digits(rest, 4, 2, &om)))) {
-      return Status::InvalidArgument(fmt::format("value '{}': bad UTC offset", s));
-    }
-    offset_s = (oh * 60 + om) * 60 * (rest[0] == '-' ? -1 : 1);
-    rest = {};
-  }
-  if (!rest.empty()) return Status::InvalidArgument(fmt::format("value '{}' is not a timestamp", s));
-  const __int128 total_ns = (static_cast<__int128>(days) * 86400 - offset_s) * 1'000'000'000 + nanos;
+  TimestampLiteral t;
+  RAP_RETURN_NOT_OK(ParseTimestamp(s, &t));
+  const __int128 total_ns = static_cast<__int128>(t.seconds) * 1'000'000'000 + t.nanos;
   const __int128 v = total_ns / (1'000'000'000 / UnitsPerSecond(unit));
   if (v > INT64_MAX || v < INT64_MIN) return Status::InvalidArgument(fmt::format("value '{}' overflows int64", s));
   *out = static_cast<int64_t>(v);
   return Status::OK();
 }
 
-Status ParseDecimal(std::string_view s, int precision, int scale, __int128* out) {
-  s = Trim(s);
-  bool neg = false;
-  if (!s.empty() && (s[0] == '-' || s[0] == '+')) {
-    neg = s[0] == '-';
-    s.remove_prefix(1);
-  }
+Status ParseDecimalIn(std::string_view s, int precision, int scale, __int128* out) {
   __int128 v = 0;
-  int digits = 0, frac = -1;
-  bool any = false;
-  for (char c : s) {
-    if (c == '.' && frac < 0) {
-      frac = 0;
-      continue;
-    }
-    if (!std::isdigit(static_cast<unsigned char>(c))) {
-      return Status::InvalidArgument(fmt::format("value '{}' is not a decimal number", s));
-    }
-    any = true;
-    if (frac >= 0) {
-      if (frac == scale) {
-        if (c != '0')
-          return Status::InvalidArgument(fmt::format("value '{}' has more than {} decimal places", s, scale));
-        continue;
-      }
-      ++frac;
-    }
-    v = v * 10 + (c - '0');
-    if (v != 0) ++digits;
-    if (digits > 38) break;
-  }
-  if (!any) return Status::InvalidArgument(fmt::format("value '{}' is not a decimal number", s));
-  for (int f = std::max(frac, 0); f < scale; ++f) v *= 10;
+  RAP_RETURN_NOT_OK(ParseDecimal(s, scale, &v));
   __int128 limit = 1;
   for (int i = 0; i < precision; ++i) limit *= 10;
-  if (v >= limit)
+  if (v >= limit || v <= -limit) {
     return Status::InvalidArgument(fmt::format("value '{}' does not fit decimal({}, {})", s, precision, scale));
-  *out = neg ? -v : v;
+  }
+  *out = v;
   return Status::OK();
 }
 
@@ -340,18 +197,15 @@ class FixedBuilder : public ColumnBuilder {
         break;
       }
       case TypeId::kDate32: {
-        int64_t days = 0;
-        size_t used = 0;
-        RAP_RETURN_NOT_OK(ParseDate(Trim(s), &days, &used));
-        if (used != Trim(s).size()) return Status::InvalidArgument(fmt::format("value '{}' is not a date", s));
-        Put(static_cast<int32_t>(days));
+        int32_t days = 0;
+        RAP_RETURN_NOT_OK(ParseDate(s, &days));
+        Put(days);
         break;
       }
       case TypeId::kTime32:
       case TypeId::kTime64: {
         int64_t nanos = 0;
-        size_t used = 0;
-        RAP_RETURN_NOT_OK(ParseTimeOfDay(Trim(s), &nanos, &used));
+        RAP_RETURN_NOT_OK(ParseTimeOfDay(s, &nanos));
         const int64_t v = nanos / (1'000'000'000 / UnitsPerSecond(t.unit));
         if (t.id == TypeId::kTime32)
           Put(static_cast<int32_t>(v));
@@ -361,13 +215,13 @@ class FixedBuilder : public ColumnBuilder {
       }
       case TypeId::kTimestamp: {
         int64_t v = 0;
-        RAP_RETURN_NOT_OK(ParseTimestamp(s, t.unit, &v));
+        RAP_RETURN_NOT_OK(ParseTimestampIn(s, t.unit, &v));
         Put(v);
         break;
       }
       case TypeId::kDecimal128: {
         __int128 v = 0;
-        RAP_RETURN_NOT_OK(ParseDecimal(s, t.precision, t.scale, &v));
+        RAP_RETURN_NOT_OK(ParseDecimalIn(s, t.precision, t.scale, &v));
         Put(v);
         break;
       }
