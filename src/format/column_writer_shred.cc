@@ -111,33 +111,78 @@ int PhysicalOutWidth(const LeafColumn& leaf) {
 
 // Converts the leaf values at `slots` (logical indices into `arr`) to the physical representation.
 // `slot_at(j)` gives the j-th slot.
+// BYTE_ARRAY values: the slots' bytes copied into one owned buffer with fresh offsets.
+template <typename SlotAt>
+Status ConvertBinary(const LeafColumn& leaf, const ArrayData& arr, int64_t n, SlotAt slot_at, LeafBatch* out) {
+  const int32_t* offs = arr.offsets();
+  const uint8_t* data = arr.buffers.size() > 2 ? arr.buffers[2].data() : nullptr;
+  out->owned_offsets.resize(n + 1);
+  int64_t total = 0;
+  for (int64_t j = 0; j < n; ++j) total += offs[slot_at(j) + 1] - offs[slot_at(j)];
+  if (total > INT32_MAX) {
+    return Status::InvalidArgument(
+        fmt::format("column {}: {} bytes of binary values in one slice exceed 2 GiB", leaf.dotted, total));
+  }
+  out->owned_data.resize(static_cast<size_t>(total));
+  int32_t pos = 0;
+  for (int64_t j = 0; j < n; ++j) {
+    const int64_t s = slot_at(j);
+    const int32_t len = offs[s + 1] - offs[s];
+    out->owned_offsets[j] = pos;
+    if (len > 0) std::memcpy(out->owned_data.data() + pos, data + offs[s], static_cast<size_t>(len));
+    pos += len;
+  }
+  out->owned_offsets[n] = pos;
+  out->offsets = out->owned_offsets.data();
+  out->data = out->owned_data.data();
+  return Status::OK();
+}
+
+// Timestamps in any unit to INT96: nanoseconds of the day then the Julian day, little-endian.
+template <typename SlotAt>
+Status ConvertToInt96(const LeafColumn& leaf, const uint8_t* src, int64_t n, SlotAt slot_at, uint8_t* dst) {
+  __int128 mult = 1;
+  switch (leaf.source_unit) {  // rap::TimeUnit
+    case rap::TimeUnit::kSecond:
+      mult = 1'000'000'000;
+      break;
+    case rap::TimeUnit::kMilli:
+      mult = 1'000'000;
+      break;
+    case rap::TimeUnit::kMicro:
+      mult = 1'000;
+      break;
+    case rap::TimeUnit::kNano:
+      mult = 1;
+      break;
+  }
+  constexpr int64_t kNanosPerDay = 86'400'000'000'000LL;
+  for (int64_t j = 0; j < n; ++j) {
+    int64_t v;
+    std::memcpy(&v, src + slot_at(j) * 8, 8);
+    const __int128 nanos = static_cast<__int128>(v) * mult;
+    __int128 days = nanos / kNanosPerDay;
+    __int128 rem = nanos % kNanosPerDay;
+    if (rem < 0) {
+      rem += kNanosPerDay;
+      --days;
+    }
+    const int64_t nod = static_cast<int64_t>(rem);
+    const int64_t julian = static_cast<int64_t>(days) + 2'440'588;
+    if (julian < INT32_MIN || julian > INT32_MAX) {
+      return Status::InvalidArgument(fmt::format("column {}: timestamp {} out of INT96 range", leaf.dotted, v));
+    }
+    const int32_t jd = static_cast<int32_t>(julian);
+    std::memcpy(dst + j * 12, &nod, 8);
+    std::memcpy(dst + j * 12 + 8, &jd, 4);
+  }
+  return Status::OK();
+}
+
 template <typename SlotAt>
 Status ConvertValues(const LeafColumn& leaf, const ArrayData& arr, int64_t n, SlotAt slot_at, LeafBatch* out) {
   out->num_values = n;
-  if (leaf.conversion == ValueConversion::kBinary) {
-    const int32_t* offs = arr.offsets();
-    const uint8_t* data = arr.buffers.size() > 2 ? arr.buffers[2].data() : nullptr;
-    out->owned_offsets.resize(n + 1);
-    int64_t total = 0;
-    for (int64_t j = 0; j < n; ++j) total += offs[slot_at(j) + 1] - offs[slot_at(j)];
-    if (total > INT32_MAX) {
-      return Status::InvalidArgument(
-          fmt::format("column {}: {} bytes of binary values in one slice exceed 2 GiB", leaf.dotted, total));
-    }
-    out->owned_data.resize(static_cast<size_t>(total));
-    int32_t pos = 0;
-    for (int64_t j = 0; j < n; ++j) {
-      const int64_t s = slot_at(j);
-      const int32_t len = offs[s + 1] - offs[s];
-      out->owned_offsets[j] = pos;
-      if (len > 0) std::memcpy(out->owned_data.data() + pos, data + offs[s], static_cast<size_t>(len));
-      pos += len;
-    }
-    out->owned_offsets[n] = pos;
-    out->offsets = out->owned_offsets.data();
-    out->data = out->owned_data.data();
-    return Status::OK();
-  }
+  if (leaf.conversion == ValueConversion::kBinary) return ConvertBinary(leaf, arr, n, slot_at, out);
   const int width = PhysicalOutWidth(leaf);
   out->owned_fixed.resize(static_cast<size_t>(n) * width);
   uint8_t* dst = out->owned_fixed.data();
@@ -211,44 +256,8 @@ Status ConvertValues(const LeafColumn& leaf, const ArrayData& arr, int64_t n, Sl
         std::memcpy(dst + j * 8, &v, 8);
       }
       break;
-    case ValueConversion::kTimestampToInt96: {
-      __int128 mult = 1;
-      switch (leaf.source_unit) {  // rap::TimeUnit
-        case rap::TimeUnit::kSecond:
-          mult = 1'000'000'000;
-          break;
-        case rap::TimeUnit::kMilli:
-          mult = 1'000'000;
-          break;
-        case rap::TimeUnit::kMicro:
-          mult = 1'000;
-          break;
-        case rap::TimeUnit::kNano:
-          mult = 1;
-          break;
-      }
-      constexpr int64_t kNanosPerDay = 86'400'000'000'000LL;
-      for (int64_t j = 0; j < n; ++j) {
-        int64_t v;
-        std::memcpy(&v, src + slot_at(j) * 8, 8);
-        const __int128 nanos = static_cast<__int128>(v) * mult;
-        __int128 days = nanos / kNanosPerDay;
-        __int128 rem = nanos % kNanosPerDay;
-        if (rem < 0) {
-          rem += kNanosPerDay;
-          --days;
-        }
-        const int64_t nod = static_cast<int64_t>(rem);
-        const int64_t julian = static_cast<int64_t>(days) + 2'440'588;
-        if (julian < INT32_MIN || julian > INT32_MAX) {
-          return Status::InvalidArgument(fmt::format("column {}: timestamp {} out of INT96 range", leaf.dotted, v));
-        }
-        const int32_t jd = static_cast<int32_t>(julian);
-        std::memcpy(dst + j * 12, &nod, 8);
-        std::memcpy(dst + j * 12 + 8, &jd, 4);
-      }
-      break;
-    }
+    case ValueConversion::kTimestampToInt96:
+      return ConvertToInt96(leaf, src, n, slot_at, dst);
     case ValueConversion::kDecimalToInt32:
     case ValueConversion::kDecimalToInt64:
       // Precision <= 9 (18) guarantees the value fits: the low 4 (8) little-endian bytes.

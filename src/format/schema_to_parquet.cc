@@ -43,79 +43,33 @@ int32_t DecimalBytes(int32_t precision) {
   return n;
 }
 
-Status FillLeaf(const DataType& t, const std::string& where, SchemaElement* e, LeafColumn* leaf) {
-  using K = LogicalType::Kind;
-  leaf->source_width = t.FixedWidth();
-  leaf->conversion = ValueConversion::kCopy;
-  auto set = [&](Type type, std::optional<LogicalType> logical = std::nullopt,
+void SetPhysical(SchemaElement* e, LeafColumn* leaf, Type type, std::optional<LogicalType> logical = std::nullopt,
                  std::optional<ConvertedType> converted = std::nullopt) {
-    e->type = type;
-    leaf->physical = type;
-    if (logical) e->logical_type = *logical;
-    if (converted) e->converted_type = *converted;
-  };
+  e->type = type;
+  leaf->physical = type;
+  if (logical) e->logical_type = *logical;
+  if (converted) e->converted_type = *converted;
+}
+
+// Strings, binaries and fixed-size binaries (with their extension types).
+Status FillBinaryLeaf(const DataType& t, const std::string& where, SchemaElement* e, LeafColumn* leaf) {
+  using K = LogicalType::Kind;
   switch (t.id) {
-    case TypeId::kNull:
-      set(Type::INT32, SimpleLogical(K::UNKNOWN));
-      leaf->conversion = ValueConversion::kNull;
-      break;
-    case TypeId::kBool:
-      set(Type::BOOLEAN);
-      leaf->conversion = ValueConversion::kBool;
-      break;
-    case TypeId::kInt8:
-      set(Type::INT32, IntLogical(8, true), ConvertedType::INT_8);
-      leaf->conversion = ValueConversion::kInt8;
-      break;
-    case TypeId::kInt16:
-      set(Type::INT32, IntLogical(16, true), ConvertedType::INT_16);
-      leaf->conversion = ValueConversion::kInt16;
-      break;
-    case TypeId::kInt32:
-      set(Type::INT32);
-      break;
-    case TypeId::kInt64:
-      set(Type::INT64);
-      break;
-    case TypeId::kUInt8:
-      set(Type::INT32, IntLogical(8, false), ConvertedType::UINT_8);
-      leaf->conversion = ValueConversion::kUInt8;
-      break;
-    case TypeId::kUInt16:
-      set(Type::INT32, IntLogical(16, false), ConvertedType::UINT_16);
-      leaf->conversion = ValueConversion::kUInt16;
-      break;
-    case TypeId::kUInt32:
-      set(Type::INT32, IntLogical(32, false), ConvertedType::UINT_32);
-      break;
-    case TypeId::kUInt64:
-      set(Type::INT64, IntLogical(64, false), ConvertedType::UINT_64);
-      break;
-    case TypeId::kFloat16:
-      set(Type::FIXED_LEN_BYTE_ARRAY, SimpleLogical(K::FLOAT16));
-      e->type_length = leaf->type_length = 2;
-      break;
-    case TypeId::kFloat32:
-      set(Type::FLOAT);
-      break;
-    case TypeId::kFloat64:
-      set(Type::DOUBLE);
-      break;
     case TypeId::kString:
       if (t.extension == "json") {
-        set(Type::BYTE_ARRAY, SimpleLogical(K::JSON), ConvertedType::JSON);
+        SetPhysical(e, leaf, Type::BYTE_ARRAY, SimpleLogical(K::JSON), ConvertedType::JSON);
       } else if (t.extension == "enum") {
-        set(Type::BYTE_ARRAY, SimpleLogical(K::ENUM), ConvertedType::ENUM);
+        SetPhysical(e, leaf, Type::BYTE_ARRAY, SimpleLogical(K::ENUM), ConvertedType::ENUM);
       } else {
-        set(Type::BYTE_ARRAY, SimpleLogical(K::STRING), ConvertedType::UTF8);
+        SetPhysical(e, leaf, Type::BYTE_ARRAY, SimpleLogical(K::STRING), ConvertedType::UTF8);
       }
       leaf->conversion = ValueConversion::kBinary;
       break;
     case TypeId::kBinary:
       if (t.extension == "bson") {
-        set(Type::BYTE_ARRAY, SimpleLogical(K::BSON), ConvertedType::BSON);
+        SetPhysical(e, leaf, Type::BYTE_ARRAY, SimpleLogical(K::BSON), ConvertedType::BSON);
       } else {
-        set(Type::BYTE_ARRAY);
+        SetPhysical(e, leaf, Type::BYTE_ARRAY);
       }
       leaf->conversion = ValueConversion::kBinary;
       break;
@@ -123,66 +77,74 @@ Status FillLeaf(const DataType& t, const std::string& where, SchemaElement* e, L
       if (t.byte_width <= 0) return Status::InvalidArgument(where + ": fixed_size_binary width must be positive");
       if (t.extension == "uuid") {
         if (t.byte_width != 16) return Status::InvalidArgument(where + ": uuid must be fixed_size_binary[16]");
-        set(Type::FIXED_LEN_BYTE_ARRAY, SimpleLogical(K::UUID));
+        SetPhysical(e, leaf, Type::FIXED_LEN_BYTE_ARRAY, SimpleLogical(K::UUID));
       } else if (t.extension == "interval") {
         if (t.byte_width != 12) return Status::InvalidArgument(where + ": interval must be fixed_size_binary[12]");
-        set(Type::FIXED_LEN_BYTE_ARRAY, std::nullopt, ConvertedType::INTERVAL);
+        SetPhysical(e, leaf, Type::FIXED_LEN_BYTE_ARRAY, std::nullopt, ConvertedType::INTERVAL);
       } else {
-        set(Type::FIXED_LEN_BYTE_ARRAY);
+        SetPhysical(e, leaf, Type::FIXED_LEN_BYTE_ARRAY);
       }
       e->type_length = leaf->type_length = t.byte_width;
       break;
-    case TypeId::kDecimal128: {
-      if (t.precision < 1 || t.precision > 38 || t.scale < 0 || t.scale > t.precision) {
-        return Status::InvalidArgument(
-            fmt::format("{}: decimal128({}, {}) needs 1 <= precision <= 38 and 0 <= scale <= precision", where,
-                        t.precision, t.scale));
-      }
-      LogicalType l;
-      l.kind = K::DECIMAL;
-      l.decimal_precision = t.precision;
-      l.decimal_scale = t.scale;
-      if (t.precision <= 9) {
-        set(Type::INT32, l, ConvertedType::DECIMAL);
-        leaf->conversion = ValueConversion::kDecimalToInt32;
-      } else if (t.precision <= 18) {
-        set(Type::INT64, l, ConvertedType::DECIMAL);
-        leaf->conversion = ValueConversion::kDecimalToInt64;
-      } else {
-        set(Type::FIXED_LEN_BYTE_ARRAY, l, ConvertedType::DECIMAL);
-        e->type_length = leaf->type_length = DecimalBytes(t.precision);
-        leaf->conversion = ValueConversion::kDecimalToFlba;
-      }
-      e->precision = t.precision;
-      e->scale = t.scale;
-      break;
-    }
-    case TypeId::kDate32:
-      set(Type::INT32, SimpleLogical(K::DATE), ConvertedType::DATE);
-      break;
+    default:
+      return Status::Internal(where + ": not a binary type");
+  }
+  return Status::OK();
+}
+
+// decimal128: INT32, INT64 or FIXED_LEN_BYTE_ARRAY by precision.
+Status FillDecimalLeaf(const DataType& t, const std::string& where, SchemaElement* e, LeafColumn* leaf) {
+  if (t.precision < 1 || t.precision > 38 || t.scale < 0 || t.scale > t.precision) {
+    return Status::InvalidArgument(fmt::format(
+        "{}: decimal128({}, {}) needs 1 <= precision <= 38 and 0 <= scale <= precision", where, t.precision, t.scale));
+  }
+  LogicalType l;
+  l.kind = LogicalType::Kind::DECIMAL;
+  l.decimal_precision = t.precision;
+  l.decimal_scale = t.scale;
+  if (t.precision <= 9) {
+    SetPhysical(e, leaf, Type::INT32, l, ConvertedType::DECIMAL);
+    leaf->conversion = ValueConversion::kDecimalToInt32;
+  } else if (t.precision <= 18) {
+    SetPhysical(e, leaf, Type::INT64, l, ConvertedType::DECIMAL);
+    leaf->conversion = ValueConversion::kDecimalToInt64;
+  } else {
+    SetPhysical(e, leaf, Type::FIXED_LEN_BYTE_ARRAY, l, ConvertedType::DECIMAL);
+    e->type_length = leaf->type_length = DecimalBytes(t.precision);
+    leaf->conversion = ValueConversion::kDecimalToFlba;
+  }
+  e->precision = t.precision;
+  e->scale = t.scale;
+  return Status::OK();
+}
+
+// time32, time64 and timestamps: the unit and isAdjustedToUTC from the type.
+Status FillTemporalLeaf(const DataType& t, const std::string& where, SchemaElement* e, LeafColumn* leaf) {
+  using K = LogicalType::Kind;
+  switch (t.id) {
     case TypeId::kTime32:
       if (t.unit != rap::TimeUnit::kSecond && t.unit != rap::TimeUnit::kMilli) {
         return Status::InvalidArgument(where + ": time32 needs unit s or ms");
       }
       // isAdjustedToUTC from the type's time zone; the converted type TIME_MILLIS means adjusted to
       // UTC (LogicalTypes.md), so a local time has none.
-      set(Type::INT32, TimeLogical(K::TIME, parquet::TimeUnit::MILLIS, !t.timezone.empty()));
+      SetPhysical(e, leaf, Type::INT32, TimeLogical(K::TIME, parquet::TimeUnit::MILLIS, !t.timezone.empty()));
       if (!t.timezone.empty()) e->converted_type = ConvertedType::TIME_MILLIS;
       if (t.unit == rap::TimeUnit::kSecond) leaf->conversion = ValueConversion::kSecondsToMillis32;
       break;
     case TypeId::kTime64:
       if (t.unit == rap::TimeUnit::kMicro) {
-        set(Type::INT64, TimeLogical(K::TIME, parquet::TimeUnit::MICROS, !t.timezone.empty()));
+        SetPhysical(e, leaf, Type::INT64, TimeLogical(K::TIME, parquet::TimeUnit::MICROS, !t.timezone.empty()));
         if (!t.timezone.empty()) e->converted_type = ConvertedType::TIME_MICROS;
       } else if (t.unit == rap::TimeUnit::kNano) {
-        set(Type::INT64, TimeLogical(K::TIME, parquet::TimeUnit::NANOS, !t.timezone.empty()));
+        SetPhysical(e, leaf, Type::INT64, TimeLogical(K::TIME, parquet::TimeUnit::NANOS, !t.timezone.empty()));
       } else {
         return Status::InvalidArgument(where + ": time64 needs unit us or ns");
       }
       break;
     case TypeId::kTimestamp: {
       if (t.extension == "int96") {
-        set(Type::INT96);
+        SetPhysical(e, leaf, Type::INT96);
         leaf->conversion = ValueConversion::kTimestampToInt96;
         leaf->source_unit = t.unit;
         break;
@@ -191,20 +153,93 @@ Status FillLeaf(const DataType& t, const std::string& where, SchemaElement* e, L
       switch (t.unit) {
         case rap::TimeUnit::kSecond:
         case rap::TimeUnit::kMilli:
-          set(Type::INT64, TimeLogical(K::TIMESTAMP, parquet::TimeUnit::MILLIS, utc));
+          SetPhysical(e, leaf, Type::INT64, TimeLogical(K::TIMESTAMP, parquet::TimeUnit::MILLIS, utc));
           if (utc) e->converted_type = ConvertedType::TIMESTAMP_MILLIS;
           if (t.unit == rap::TimeUnit::kSecond) leaf->conversion = ValueConversion::kSecondsToMillis64;
           break;
         case rap::TimeUnit::kMicro:
-          set(Type::INT64, TimeLogical(K::TIMESTAMP, parquet::TimeUnit::MICROS, utc));
+          SetPhysical(e, leaf, Type::INT64, TimeLogical(K::TIMESTAMP, parquet::TimeUnit::MICROS, utc));
           if (utc) e->converted_type = ConvertedType::TIMESTAMP_MICROS;
           break;
         case rap::TimeUnit::kNano:
-          set(Type::INT64, TimeLogical(K::TIMESTAMP, parquet::TimeUnit::NANOS, utc));
+          SetPhysical(e, leaf, Type::INT64, TimeLogical(K::TIMESTAMP, parquet::TimeUnit::NANOS, utc));
           break;
       }
       break;
     }
+    default:
+      return Status::Internal(where + ": not a temporal type");
+  }
+  return Status::OK();
+}
+
+Status FillLeaf(const DataType& t, const std::string& where, SchemaElement* e, LeafColumn* leaf) {
+  using K = LogicalType::Kind;
+  leaf->source_width = t.FixedWidth();
+  leaf->conversion = ValueConversion::kCopy;
+  switch (t.id) {
+    case TypeId::kNull:
+      SetPhysical(e, leaf, Type::INT32, SimpleLogical(K::UNKNOWN));
+      leaf->conversion = ValueConversion::kNull;
+      break;
+    case TypeId::kBool:
+      SetPhysical(e, leaf, Type::BOOLEAN);
+      leaf->conversion = ValueConversion::kBool;
+      break;
+    case TypeId::kInt8:
+      SetPhysical(e, leaf, Type::INT32, IntLogical(8, true), ConvertedType::INT_8);
+      leaf->conversion = ValueConversion::kInt8;
+      break;
+    case TypeId::kInt16:
+      SetPhysical(e, leaf, Type::INT32, IntLogical(16, true), ConvertedType::INT_16);
+      leaf->conversion = ValueConversion::kInt16;
+      break;
+    case TypeId::kInt32:
+      SetPhysical(e, leaf, Type::INT32);
+      break;
+    case TypeId::kInt64:
+      SetPhysical(e, leaf, Type::INT64);
+      break;
+    case TypeId::kUInt8:
+      SetPhysical(e, leaf, Type::INT32, IntLogical(8, false), ConvertedType::UINT_8);
+      leaf->conversion = ValueConversion::kUInt8;
+      break;
+    case TypeId::kUInt16:
+      SetPhysical(e, leaf, Type::INT32, IntLogical(16, false), ConvertedType::UINT_16);
+      leaf->conversion = ValueConversion::kUInt16;
+      break;
+    case TypeId::kUInt32:
+      SetPhysical(e, leaf, Type::INT32, IntLogical(32, false), ConvertedType::UINT_32);
+      break;
+    case TypeId::kUInt64:
+      SetPhysical(e, leaf, Type::INT64, IntLogical(64, false), ConvertedType::UINT_64);
+      break;
+    case TypeId::kFloat16:
+      SetPhysical(e, leaf, Type::FIXED_LEN_BYTE_ARRAY, SimpleLogical(K::FLOAT16));
+      e->type_length = leaf->type_length = 2;
+      break;
+    case TypeId::kFloat32:
+      SetPhysical(e, leaf, Type::FLOAT);
+      break;
+    case TypeId::kFloat64:
+      SetPhysical(e, leaf, Type::DOUBLE);
+      break;
+    case TypeId::kString:
+    case TypeId::kBinary:
+    case TypeId::kFixedSizeBinary:
+      RAP_RETURN_NOT_OK(FillBinaryLeaf(t, where, e, leaf));
+      break;
+    case TypeId::kDecimal128:
+      RAP_RETURN_NOT_OK(FillDecimalLeaf(t, where, e, leaf));
+      break;
+    case TypeId::kDate32:
+      SetPhysical(e, leaf, Type::INT32, SimpleLogical(K::DATE), ConvertedType::DATE);
+      break;
+    case TypeId::kTime32:
+    case TypeId::kTime64:
+    case TypeId::kTimestamp:
+      RAP_RETURN_NOT_OK(FillTemporalLeaf(t, where, e, leaf));
+      break;
     default:
       return Status::Internal(where + ": not a leaf type");
   }
