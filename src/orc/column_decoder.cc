@@ -18,7 +18,9 @@ Result<std::optional<StreamCursor>> StripeContext::Stream(uint32_t column, Strea
     const std::string what =
         Where(column) + " " + StreamKindName(kind) + " stream at offset " + std::to_string(s.offset);
     Buffer raw;
-    if (fetched) {
+    if (fetched && s.length == 0) {
+      raw = Buffer();  // (empty streams are not fetched)
+    } else if (fetched) {
       auto it = std::find_if(fetched->begin(), fetched->end(),
                              [&](const auto& f) { return f.first.offset == s.offset && f.first.length == s.length; });
       if (it == fetched->end()) return Status::Internal(what + " was not fetched");

@@ -23,7 +23,9 @@ Result<std::shared_ptr<OrcFileReader>> OrcFileReader::Open(io::ObjectStorePtr st
                                                            FileReaderOptions options) {
   std::shared_ptr<OrcFileReader> r(new OrcFileReader(std::move(store), path, std::move(options)));
   RAP_RETURN_NOT_OK(r->LoadTail());
-  RAP_ASSIGN_OR_RETURN(r->schema_, r->tail_.types.ArrowSchema());
+  auto schema = r->tail_.types.ArrowSchema();
+  if (!schema.ok()) return Status(schema.status().code(), path + ": " + schema.status().message());
+  r->schema_ = *schema;
   int64_t row = 0;
   for (const orc::StripeInfo& s : r->tail_.stripes) {
     r->first_row_.push_back(row);
