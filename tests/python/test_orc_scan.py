@@ -177,3 +177,17 @@ def test_malformed(tmp_path: pathlib.Path) -> None:
     garbage.write_bytes(b"ORC" + b"\xff" * 200 + b"\x10")
     with pytest.raises(rap.Error, match="g.orc"):
         rap_table(garbage)
+
+
+@pytest.mark.parametrize("compression", ["zlib", "zstd"])
+def test_convert_orc_to_parquet(tmp_path: pathlib.Path, compression: str) -> None:
+    import subprocess
+
+    cli = pathlib.Path(rap._rap.__file__).resolve().parents[2] / "tools" / "rap"
+    if not cli.exists():
+        pytest.skip("no CLI beside the extension (scripts/test.sh: build/release/tools/rap)")
+    src = tmp_path / "in.orc"
+    po.write_table(typed_table(), str(src), compression=compression, stripe_size=64 * 1024)
+    out = tmp_path / "out.parquet"
+    subprocess.run([str(cli), "convert", str(src), str(out), "--batch-rows", "1000"], check=True, capture_output=True)
+    assert_same(pq.read_table(str(out)), po.read_table(str(src)))
