@@ -165,7 +165,7 @@ Status RunScan(const ScanArgs& args) {
 
 CommandRegistrar reg("scan", [](CLI::App& app) {
   auto args = std::make_shared<ScanArgs>();
-  CLI::App* cmd = app.add_subcommand("scan", "Scan a table (Delta, folder/prefix of Parquet files, or one file)");
+  CLI::App* cmd = app.add_subcommand("scan", "Scan a table (Delta, folder/prefix of Parquet and ORC files, or one file)");
   cmd->add_option("url", args->url, "Table URL: path, file://, http(s)://, s3://")->required();
   cmd->add_option("--columns,-c", args->columns, "Comma-separated output columns (default: all)");
   cmd->add_option("--where,-w", args->where, "Filter, e.g. \"id = 5 AND name IN ('a','b') AND ts >= '2024-01-01'\"");
