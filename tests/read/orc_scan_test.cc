@@ -166,6 +166,31 @@ TEST(OrcScanTest, SameRowsForEveryPrefetchAndWarmupSetting) {
   }
 }
 
+TEST(OrcScanTest, LimitStopsTheWarmup) {
+  rap::testing::TempDir dir;
+  const std::vector<std::string> names = {"a.orc", "b.orc", "c.orc"};
+  for (const std::string& n : names) std::filesystem::copy_file(Examples() + "/TestOrcFile.testSeek.orc", dir.Join(n));
+  ScanOptions plain;
+  plain.prefetch.producers = 1;
+  plain.warmup.level = WarmupLevel::kNone;
+  plain.limit = 10;
+  auto want = Scan(dir.path(), names, plain);
+  ASSERT_TRUE(want.ok()) << want.status().ToString();
+  EXPECT_EQ(want->stats.rows_output, 10);
+  for (WarmupLevel level : {WarmupLevel::kRaw, WarmupLevel::kDecoded}) {
+    ScanOptions o;
+    o.prefetch.min_file_bytes = 0;
+    o.warmup.level = level;
+    o.limit = 10;
+    auto r = Scan(dir.path(), names, o);
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    EXPECT_EQ(r->fingerprint, want->fingerprint);
+    EXPECT_EQ(r->stats.rows_output, 10);
+    EXPECT_LE(r->stats.warmup_bytes_unused, r->stats.warmup_bytes);
+    EXPECT_LE(r->stats.warmup_files, 1);  // one file ahead under a limit, never the third
+  }
+}
+
 TEST(OrcScanTest, EnablingRuleAndAdaptiveDisableCountOrcFiles) {
   const std::vector<std::string> many = {"demo-11-zlib.orc"};
   // Under the threshold: the plain path (small file).
