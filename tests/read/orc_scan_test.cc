@@ -1,3 +1,4 @@
+// rap-test-labels: concurrent
 // ORC files in the scan path (issue 31, seed 001 on ORC): a scan of an ORC file returns exactly the
 // rows of the whole-file ORC reader (itself checked against the examples' expected rows in
 // tests/orc), for every prefetch and warmup setting, over tables of ORC files and tables mixing ORC
