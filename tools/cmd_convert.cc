@@ -81,12 +81,13 @@ bool EndsWith(const std::string& s, const std::string& suffix) {
 Result<std::string> DetectFormat(const ConvertArgs& a) {
   if (!a.format.empty()) {
     const std::string f = Lower(a.format);
-    if (f == "csv" || f == "json" || f == "parquet") return f;
-    return Status::InvalidArgument("--format '" + a.format + "': expected csv, json or parquet");
+    if (f == "csv" || f == "json" || f == "parquet" || f == "orc") return f;
+    return Status::InvalidArgument("--format '" + a.format + "': expected csv, json, parquet or orc");
   }
   const std::string in = Lower(a.input);
   if (EndsWith(in, ".csv") || EndsWith(in, ".tsv") || EndsWith(in, ".txt")) return std::string("csv");
   if (EndsWith(in, ".json") || EndsWith(in, ".jsonl") || EndsWith(in, ".ndjson")) return std::string("json");
+  if (EndsWith(in, ".orc")) return std::string("orc");
   if (EndsWith(in, ".parquet") || EndsWith(in, ".pq") || in.find("://") != std::string::npos)
     return std::string("parquet");
   // Sniff the magic of local files.
@@ -96,6 +97,7 @@ Result<std::string> DetectFormat(const ConvertArgs& a) {
     std::fclose(f);
     if (n == 4 && std::string_view(magic, 4) == "PAR1") return std::string("parquet");
     if (n >= 1 && magic[0] == '{') return std::string("json");
+    if (n >= 3 && std::string_view(magic, 3) == "ORC") return std::string("orc");
   }
   return std::string("csv");
 }
@@ -175,6 +177,9 @@ Status RunConvert(const ConvertArgs& a) {
   if (format == "parquet") {
     if (!a.schema.empty()) return Status::InvalidArgument("--schema applies to CSV and JSON input only");
     RAP_ASSIGN_OR_RETURN(source, ParquetSource::Open(a.input, a.batch_rows));
+  } else if (format == "orc") {
+    if (!a.schema.empty()) return Status::InvalidArgument("--schema applies to CSV and JSON input only");
+    RAP_ASSIGN_OR_RETURN(source, OpenOrc(a.input, a.batch_rows));
   } else {
     TextInputOptions t;
     if (!a.schema.empty()) {
@@ -258,9 +263,9 @@ Status RunConvert(const ConvertArgs& a) {
 CommandRegistrar reg("convert", [](CLI::App& app) {
   auto args = std::make_shared<ConvertArgs>();
   auto* cmd = app.add_subcommand("convert", "Write CSV, JSON lines or Parquet as Parquet with a chosen layout");
-  cmd->add_option("input", args->input, "Input file (CSV, JSON lines, or Parquet path/URL)")->required();
+  cmd->add_option("input", args->input, "Input file (CSV, JSON lines, Parquet or ORC path/URL)")->required();
   cmd->add_option("output", args->output, "Output Parquet path or URL (written atomically)")->required();
-  cmd->add_option("--format", args->format, "Input format: csv, json or parquet (default: by extension)");
+  cmd->add_option("--format", args->format, "Input format: csv, json, parquet or orc (default: by extension)");
   cmd->add_option("--schema", args->schema, "Column types, e.g. \"id:int64 not null, name:string, ts:timestamp[us]\"");
   cmd->add_option("--infer-rows", args->infer_rows, "Records sampled to infer the schema")->capture_default_str();
   cmd->add_option("--batch-rows", args->batch_rows, "Rows per input batch")->capture_default_str();

@@ -43,6 +43,7 @@ struct ScanArgs {
   uint64_t natural_read_size = uint64_t{1} << 20;
   bool no_split = false;
   int fetch_ahead = read::PrefetchOptions{}.fetch_ahead;
+  uint64_t min_file_bytes = read::PrefetchOptions{}.min_file_bytes;
   uint64_t pre_buffer_limit = uint64_t{256} << 20;
   std::string memory_limit = "2GiB";
   std::vector<std::string> merge_key;
@@ -131,6 +132,7 @@ Status RunScan(const ScanArgs& args) {
   so.prefetch.ranges.natural_read_size = args.natural_read_size;
   so.prefetch.ranges.split_row_groups = !args.no_split;
   so.prefetch.fetch_ahead = args.fetch_ahead;
+  so.prefetch.min_file_bytes = args.min_file_bytes;
   RAP_ASSIGN_OR_RETURN(so.warmup.level, ParseWarmup(args.warmup));
   so.warmup.pre_buffer_limit = args.pre_buffer_limit;
   RAP_ASSIGN_OR_RETURN(so.memory_limit, ParseByteSize(args.memory_limit));
@@ -163,7 +165,7 @@ Status RunScan(const ScanArgs& args) {
 
 CommandRegistrar reg("scan", [](CLI::App& app) {
   auto args = std::make_shared<ScanArgs>();
-  CLI::App* cmd = app.add_subcommand("scan", "Scan a table (Delta, folder/prefix of Parquet files, or one file)");
+  CLI::App* cmd = app.add_subcommand("scan", "Scan a table (Delta, folder/prefix of Parquet and ORC files, or one file)");
   cmd->add_option("url", args->url, "Table URL: path, file://, http(s)://, s3://")->required();
   cmd->add_option("--columns,-c", args->columns, "Comma-separated output columns (default: all)");
   cmd->add_option("--where,-w", args->where, "Filter, e.g. \"id = 5 AND name IN ('a','b') AND ts >= '2024-01-01'\"");
@@ -192,6 +194,10 @@ CommandRegistrar reg("scan", [](CLI::App& app) {
       ->capture_default_str()
       ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 40));
   cmd->add_flag("--no-split", args->no_split, "One read range per row group (do not cut row groups)");
+  cmd->add_option("--prefetch-min-bytes", args->min_file_bytes,
+                  "Files (Parquet or ORC) whose selected compressed bytes are below this are read without prefetch "
+                  "threads (seed 001's enabling rule)")
+      ->capture_default_str();
   cmd->add_option("--fetch-ahead", args->fetch_ahead,
                   "Ranges each producer keeps fetched ahead while it decodes (first reads; 0: off)")
       ->capture_default_str()

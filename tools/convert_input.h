@@ -45,6 +45,8 @@ struct TextInputOptions {
 
 Result<std::unique_ptr<BatchSource>> OpenCsv(const std::string& path, const TextInputOptions& options);
 Result<std::unique_ptr<BatchSource>> OpenJsonLines(const std::string& path, const TextInputOptions& options);
+// An ORC file (path or URL), stripe by stripe in batches of at most batch_rows (tools/convert_orc.cc).
+Result<std::unique_ptr<BatchSource>> OpenOrc(const std::string& url, int64_t batch_rows);
 
 using rap::columnar::ColumnBuilder;
 using rap::columnar::MakeColumnBuilder;

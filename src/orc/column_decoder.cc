@@ -1,6 +1,7 @@
 // Stripe column decoding: presence, integers, floating point, booleans and the nested types.
 #include "orc/column_decoder.h"
 
+#include <algorithm>
 #include <cstring>
 #include <limits>
 
@@ -16,8 +17,19 @@ Result<std::optional<StreamCursor>> StripeContext::Stream(uint32_t column, Strea
     if (s.column != column || s.kind != kind) continue;
     const std::string what =
         Where(column) + " " + StreamKindName(kind) + " stream at offset " + std::to_string(s.offset);
-    RAP_ASSIGN_OR_RETURN(Buffer bytes, DecompressStream(tail->compression, tail->compression_block_size,
-                                                        file.Slice(s.offset, s.length), what, s.offset));
+    Buffer raw;
+    if (fetched && s.length == 0) {
+      raw = Buffer();  // (empty streams are not fetched)
+    } else if (fetched) {
+      auto it = std::find_if(fetched->begin(), fetched->end(),
+                             [&](const auto& f) { return f.first.offset == s.offset && f.first.length == s.length; });
+      if (it == fetched->end()) return Status::Internal(what + " was not fetched");
+      raw = it->second;
+    } else {
+      raw = file.Slice(s.offset, s.length);
+    }
+    RAP_ASSIGN_OR_RETURN(Buffer bytes, DecompressStream(tail->compression, tail->compression_block_size, raw, what,
+                                                        s.offset));
     return std::optional<StreamCursor>(StreamCursor{what, std::move(bytes), 0});
   }
   return std::optional<StreamCursor>();

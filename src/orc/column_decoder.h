@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "rap/columnar/array.h"
@@ -20,10 +21,12 @@ namespace rap::orc {
 
 struct StripeContext {
   const FileTail* tail = nullptr;
-  Buffer file;
+  Buffer file;  // the whole file; or, when `fetched` is set, unused
   const StripeFooterInfo* footer = nullptr;
   size_t stripe = 0;
   uint64_t max_values = 0;  // per column (OrcReader::set_max_stripe_values)
+  // The streams' bytes fetched by range (OrcReader::DecodeStripe): a stream not in it is an error.
+  const std::vector<std::pair<StreamInfo, Buffer>>* fetched = nullptr;
 
   // "f.orc: stripe 2 column 3 (string)"
   std::string Where(uint32_t column) const;

@@ -107,13 +107,16 @@ Result<ArrayPtr> DecodeTimestampColumn(const StripeContext& ctx, uint32_t column
       v[i] = 0;
       continue;
     }
-    const uint64_t raw = static_cast<uint64_t>(nanos[k]);
-    uint64_t ns = raw >> 3;
-    const uint32_t zeros = raw & 7;
+    // Read as a signed value, as Apache ORC C++ does: its writer, given a negative fraction (pyarrow
+    // splits a time before 1970 into seconds and nanoseconds truncating toward zero), writes the
+    // negative nanoseconds shifted; its reader shifts them back arithmetically.
+    const int64_t raw = nanos[k];
+    int64_t ns = raw >> 3;
+    const uint32_t zeros = static_cast<uint32_t>(raw & 7);
     if (zeros != 0) {
-      for (uint32_t z = 0; z <= zeros; ++z) ns *= 10;
+      for (uint32_t z = 0; z <= zeros && ns > -1000000000 && ns < 1000000000; ++z) ns *= 10;
     }
-    if (ns > 999999999) {
+    if (ns > 999999999 || ns < -999999999) {
       return Status::Corrupt(ctx.Where(column) + ": value " + std::to_string(k) + " has " + std::to_string(ns) +
                              " nanoseconds (more than a second)");
     }
@@ -124,9 +127,9 @@ Result<ArrayPtr> DecodeTimestampColumn(const StripeContext& ctx, uint32_t column
     }
     // Writers truncate toward zero when they split a negative time into seconds and nanoseconds:
     // a time before 1970 with a fraction of at least a millisecond is one second too late.
-    if (s < 0 && ns > 999999) s -= 1;
+    if (s < 0 && ns > 999999) s -= 1;  // (not for a negative fraction: it is exact already)
     if (zone) s += zone->OffsetAt(s);  // the writer's wall clock
-    v[i] = s * 1000000000 + static_cast<int64_t>(ns);
+    v[i] = s * 1000000000 + ns;
     ++k;
   }
   out->buffers.push_back(b.Slice(0, p.size() * 8));

@@ -1,5 +1,7 @@
 #include "rap/orc/stripe.h"
 
+#include <algorithm>
+
 #include "orc/proto_util.h"
 #include "orc_metadata.pb.h"
 
@@ -51,17 +53,61 @@ std::string EncodingKindName(EncodingKind kind) {
   return "unknown(" + std::to_string(static_cast<uint32_t>(kind)) + ")";
 }
 
+std::pair<uint64_t, uint64_t> StripeFooterRange(const FileTail& tail, size_t index) {
+  const StripeInfo& si = tail.stripes[index];
+  return {si.offset + si.index_length + si.data_length, si.footer_length};  // checked by ParseTail
+}
+
+std::vector<uint32_t> SubtreeColumns(const TypeTree& types, uint32_t column) {
+  std::vector<uint32_t> out;
+  std::vector<uint32_t> todo{column};
+  while (!todo.empty()) {
+    const uint32_t c = todo.back();
+    todo.pop_back();
+    if (c >= types.nodes.size()) continue;
+    out.push_back(c);
+    for (uint32_t sub : types.nodes[c].subtypes) todo.push_back(sub);
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+std::vector<StreamInfo> DataStreams(const StripeFooterInfo& footer, const std::vector<uint32_t>& columns) {
+  std::vector<StreamInfo> out;
+  for (const StreamInfo& s : footer.streams) {
+    if (s.kind == StreamKind::kRowIndex || s.kind == StreamKind::kBloomFilter ||
+        s.kind == StreamKind::kBloomFilterUtf8 || s.length == 0) {
+      continue;
+    }
+    if (std::binary_search(columns.begin(), columns.end(), s.column)) out.push_back(s);
+  }
+  return out;
+}
+
 Result<StripeFooterInfo> ParseStripeFooter(const FileTail& tail, std::span<const uint8_t> file, size_t index) {
   if (index >= tail.stripes.size()) {
     return Status::InvalidArgument(tail.name + ": stripe " + std::to_string(index) + " does not exist (" +
                                    std::to_string(tail.stripes.size()) + " stripes)");
   }
-  const StripeInfo& si = tail.stripes[index];
   if (file.size() != tail.file_size) return Status::Internal(tail.name + ": file bytes differ from the parsed tail");
-  const uint64_t footer_off = si.offset + si.index_length + si.data_length;  // checked by ParseTail
+  const auto [footer_off, footer_len] = StripeFooterRange(tail, index);
+  return ParseStripeFooterBytes(tail, index, Buffer(nullptr, file.data() + footer_off, footer_len));
+}
+
+Result<StripeFooterInfo> ParseStripeFooterBytes(const FileTail& tail, size_t index, const Buffer& raw) {
+  if (index >= tail.stripes.size()) {
+    return Status::InvalidArgument(tail.name + ": stripe " + std::to_string(index) + " does not exist (" +
+                                   std::to_string(tail.stripes.size()) + " stripes)");
+  }
+  const StripeInfo& si = tail.stripes[index];
+  const uint64_t footer_off = StripeFooterRange(tail, index).first;
   const std::string where =
       tail.name + ": stripe " + std::to_string(index) + " footer at offset " + std::to_string(footer_off);
-  Buffer raw(nullptr, file.data() + footer_off, si.footer_length);
+  if (raw.size() != si.footer_length) {
+    return Status::IOError(where + ": " + std::to_string(raw.size()) + " bytes read, the footer has " +
+                           std::to_string(si.footer_length));
+  }
   RAP_ASSIGN_OR_RETURN(Buffer bytes,
                        DecompressStream(tail.compression, tail.compression_block_size, raw, where, footer_off));
   proto::StripeFooter f;

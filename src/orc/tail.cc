@@ -153,10 +153,9 @@ Status ReadFooter(FileTail* tail, const proto::Footer& f, const std::string& whe
   return Status::OK();
 }
 
-Status ParseMetadata(FileTail* tail, std::span<const uint8_t> file, uint64_t footer_off) {
-  const uint64_t meta_off = footer_off - tail->metadata_length;
+Status ParseMetadata(FileTail* tail, std::span<const uint8_t> bytes, uint64_t meta_off) {
   const std::string meta_where = tail->name + ": metadata at offset " + std::to_string(meta_off);
-  Buffer meta_raw(nullptr, file.data() + meta_off, tail->metadata_length);
+  Buffer meta_raw(nullptr, bytes.data(), bytes.size());
   RAP_ASSIGN_OR_RETURN(Buffer meta_bytes, DecompressStream(tail->compression, tail->compression_block_size, meta_raw,
                                                            meta_where, meta_off));
   proto::Metadata meta;
@@ -171,26 +170,67 @@ Status ParseMetadata(FileTail* tail, std::span<const uint8_t> file, uint64_t foo
 
 }  // namespace
 
+Result<uint64_t> TailLength(std::string_view name, uint64_t file_size, std::span<const uint8_t> suffix) {
+  const std::string n(name);
+  if (file_size < 4) {
+    return Status::Corrupt(n + ": the file is " + std::to_string(file_size) +
+                           " bytes, too small for an ORC file (header and postscript)");
+  }
+  if (suffix.empty() || suffix.size() > file_size) {
+    return Status::Internal(n + ": " + std::to_string(suffix.size()) + " tail bytes of a " + std::to_string(file_size) +
+                            "-byte file");
+  }
+  const uint64_t ps_len = suffix.back();
+  if (ps_len == 0 || ps_len > file_size - 4) {
+    return Status::Corrupt(n + ": postscript length " + std::to_string(ps_len) + " (last byte, at offset " +
+                           std::to_string(file_size - 1) + ") does not fit the " + std::to_string(file_size) +
+                           "-byte file");
+  }
+  if (ps_len + 1 > suffix.size()) return ps_len + 1;  // the postscript first
+  proto::PostScript ps;
+  const uint64_t ps_off = file_size - 1 - ps_len;
+  if (!ps.ParseFromArray(suffix.data() + suffix.size() - 1 - ps_len, static_cast<int>(ps_len))) {
+    return Status::Corrupt(n + ": postscript at offset " + std::to_string(ps_off) + " (" + std::to_string(ps_len) +
+                           " bytes) is not a valid protobuf message");
+  }
+  const uint64_t avail = ps_off - 3;
+  if (ps.footer_length() > avail || ps.metadata_length() > avail - ps.footer_length()) {
+    return Status::Corrupt(n + ": postscript at offset " + std::to_string(ps_off) + ": footer length " +
+                           std::to_string(ps.footer_length()) + " and metadata length " +
+                           std::to_string(ps.metadata_length()) + " exceed the " + std::to_string(avail) +
+                           " bytes before the postscript");
+  }
+  return ps_len + 1 + ps.footer_length() + ps.metadata_length();
+}
+
 Result<FileTail> ParseTail(std::string_view name, std::span<const uint8_t> file) {
-  FileTail tail;
-  tail.name = std::string(name);
-  tail.file_size = file.size();
   const std::string n(name);
   if (file.size() < 4) {
     return Status::Corrupt(n + ": the file is " + std::to_string(file.size()) +
                            " bytes, too small for an ORC file (header and postscript)");
   }
   if (!HasOrcMagic(file)) return Status::Corrupt(n + ": the file does not start with the ORC magic \"ORC\"");
-  tail.postscript_length = file.back();
-  const uint64_t ps_len = tail.postscript_length;
-  if (ps_len == 0 || ps_len > file.size() - 4) {
-    return Status::Corrupt(n + ": postscript length " + std::to_string(ps_len) + " (last byte, at offset " +
-                           std::to_string(file.size() - 1) + ") does not fit the " + std::to_string(file.size()) +
-                           "-byte file");
+  return ParseTailFromSuffix(name, file.size(), file);
+}
+
+Result<FileTail> ParseTailFromSuffix(std::string_view name, uint64_t file_size, std::span<const uint8_t> suffix) {
+  RAP_ASSIGN_OR_RETURN(uint64_t need, TailLength(name, file_size, suffix));
+  const std::string n(name);
+  if (need > suffix.size()) {
+    return Status::Internal(n + ": the tail needs the last " + std::to_string(need) + " bytes, " +
+                            std::to_string(suffix.size()) + " given");
   }
-  const uint64_t ps_off = file.size() - 1 - ps_len;
+  FileTail tail;
+  tail.name = n;
+  tail.file_size = file_size;
+  // `at` addresses the suffix by file offsets (only offsets inside the suffix are used below).
+  const uint64_t base = file_size - suffix.size();
+  auto at = [&](uint64_t off) { return suffix.data() + (off - base); };
+  tail.postscript_length = suffix.back();
+  const uint64_t ps_len = tail.postscript_length;
+  const uint64_t ps_off = file_size - 1 - ps_len;
   proto::PostScript ps;
-  if (!ps.ParseFromArray(file.data() + ps_off, static_cast<int>(ps_len))) {
+  if (!ps.ParseFromArray(at(ps_off), static_cast<int>(ps_len))) {
     return Status::Corrupt(n + ": postscript at offset " + std::to_string(ps_off) + " (" + std::to_string(ps_len) +
                            " bytes) is not a valid protobuf message");
   }
@@ -224,13 +264,16 @@ Result<FileTail> ParseTail(std::string_view name, std::span<const uint8_t> file)
   }
   const uint64_t footer_off = ps_off - tail.footer_length;
   const std::string footer_where = n + ": footer at offset " + std::to_string(footer_off);
-  Buffer footer_raw(nullptr, file.data() + footer_off, tail.footer_length);
+  Buffer footer_raw(nullptr, at(footer_off), tail.footer_length);
   RAP_ASSIGN_OR_RETURN(Buffer footer_bytes, DecompressStream(tail.compression, tail.compression_block_size, footer_raw,
                                                              footer_where, footer_off));
   proto::Footer footer;
   RAP_RETURN_NOT_OK(ParseProto(&footer, footer_bytes, footer_where));
   RAP_RETURN_NOT_OK(ReadFooter(&tail, footer, footer_where));
-  if (tail.metadata_length > 0) tail.metadata_status = ParseMetadata(&tail, file, footer_off);
+  if (tail.metadata_length > 0) {
+    const uint64_t meta_off = footer_off - tail.metadata_length;
+    tail.metadata_status = ParseMetadata(&tail, {at(meta_off), tail.metadata_length}, meta_off);
+  }
   return tail;
 }
 

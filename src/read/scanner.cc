@@ -80,7 +80,10 @@ Status Scanner::Impl::Init() {
   if (!table_schema) {
     // Directory tables: the first file's columns, then the partition columns.
     auto s = std::make_shared<Schema>();
-    if (!source.files.empty()) {
+    if (!source.files.empty() && IsOrcPath(source.files[0].path)) {
+      RAP_ASSIGN_OR_RETURN(auto reader, OrcFileReader::Open(source.store, source.files[0].path, options.reader));
+      s->fields = reader->arrow_schema()->fields;
+    } else if (!source.files.empty()) {
       RAP_ASSIGN_OR_RETURN(auto reader, FileReader::Open(source.store, source.files[0].path, options.reader));
       s->fields = reader->arrow_schema()->fields;
     }
@@ -226,6 +229,10 @@ Result<std::shared_ptr<Scanner::Impl::OpenedFile>> Scanner::Impl::PrepareFile(
     opened->cache = std::make_shared<ReadAheadCache>(options.warmup.pre_buffer_limit, memory.get());
     ro.read_ahead = opened->cache;
   }
+  if (IsOrcPath(file.path)) {
+    RAP_RETURN_NOT_OK(PrepareOrcFile(*opened, ro));  // scanner_orc.cc
+    return opened;
+  }
   RAP_ASSIGN_OR_RETURN(opened->reader, FileReader::Open(source.store, file.path, ro));
   const FileReader& reader = *opened->reader;
   if (!source.field_ids.empty()) {
@@ -280,14 +287,25 @@ void Scanner::Impl::StartReading(OpenedFile& file, bool ahead) const {
   const size_t index = file.index;
   const std::vector<int> filter_leaf = file.filter_leaf;
   std::shared_ptr<const FileColumns> columns = file.columns;
-  RangeTask task = [this, reader, index, filter_leaf, columns](const ReadRange& r, RangeOutput* out) {
-    Status st = ScanRange(index, *reader, r, filter_leaf, *columns, RoomHint(), out);
-    if (r.share) r.share->RangeDone(r.begin, r.end);  // its shared pages may go
-    return st;
-  };
+  RangeTask task;
+  if (auto orc = file.orc) {
+    task = [this, orc, index, fields = file.orc_fields, columns](const ReadRange& r, RangeOutput* out) {
+      return ScanOrcRange(index, *orc, r, fields, *columns, RoomHint(), out);
+    };
+  } else {
+    task = [this, reader, index, filter_leaf, columns](const ReadRange& r, RangeOutput* out) {
+      Status st = ScanRange(index, *reader, r, filter_leaf, *columns, RoomHint(), out);
+      if (r.share) r.share->RangeDone(r.begin, r.end);  // its shared pages may go
+      return st;
+    };
+  }
   // The PrefetchReader is the file's last member: it (and its fetchers) go before the file.
   FetchAheadTask fetch;
-  if (file.cache) fetch = [this, f = &file](const std::vector<const ReadRange*>& r) { return PlanFetchAhead(*f, r); };
+  if (file.cache) {
+    fetch = [this, f = &file](const std::vector<const ReadRange*>& r) {
+      return f->orc ? PlanOrcFetchAhead(*f, r) : PlanFetchAhead(*f, r);
+    };
+  }
   file.prefetch = PrefetchReader::Make(file.ranges, std::move(task), options.batch_size, options.prefetch,
                                        file.cancel.get(), ahead, memory.get(), std::move(fetch));
 }
@@ -349,7 +367,7 @@ void Scanner::Impl::FinishFile(OpenedFile& file) {
     stats.warmup_bytes_unused += file.cache->bytes_unused();
     stats.prefetch_fetch_ahead_bytes += file.cache->bytes_reserved() - std::min(file.cache->bytes_reserved(), file.counts.warmup_bytes);
   }
-  ReaderStats rs = file.reader->stats();
+  ReaderStats rs = file.orc ? file.orc->stats() : file.reader->stats();
   stats.requests += rs.requests;
   stats.read_calls += rs.read_calls;
   stats.bytes += rs.bytes;

@@ -14,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include "rap/read/orc_file_reader.h"
 #include "rap/read/prefetch_reader.h"
 #include "rap/read/read_ahead_cache.h"
 #include "rap/read/read_range.h"
@@ -88,7 +89,9 @@ struct Scanner::Impl {
     bool pruned = false;         // nothing to read
     std::shared_ptr<io::CancellationToken> cancel;  // the reader's io.cancel: a limit cancels its reads
     std::shared_ptr<ReadAheadCache> cache;          // warmed bytes (null: not warmed)
-    std::shared_ptr<FileReader> reader;
+    std::shared_ptr<FileReader> reader;     // a Parquet file
+    std::shared_ptr<OrcFileReader> orc;     // or an ORC file (scanner_orc.cc): ranges are its stripes
+    std::vector<int> orc_fields;            // the ORC fields the scan reads (indexes into its schema)
     std::vector<int> filter_leaf;  // leaf column of each filter column (-1: partition column or absent)
     std::shared_ptr<const FileColumns> columns;  // where the output and filter columns are in the file
     std::vector<int> leaves;       // leaf columns the scan reads (filter and output data columns)
@@ -180,6 +183,19 @@ struct Scanner::Impl {
   // the scan, so ranges run in parallel. `room`: at most this many rows are wanted (< 0: no limit).
   Status ScanRange(size_t file_index, FileReader& reader, const ReadRange& range, const std::vector<int>& filter_leaf,
                    const FileColumns& columns, int64_t room, RangeOutput* out) const;
+  // ORC files (scanner_orc.cc). PrepareOrcFile opens the file, binds the columns and plans one range
+  // per stripe (its selected streams' compressed bytes); the rest mirror their Parquet counterparts.
+  Status PrepareOrcFile(OpenedFile& opened, const FileReaderOptions& ro) const;
+  // False when the stripe's statistics (or the partition values) rule the filter out.
+  bool OrcStripeMayMatch(size_t file_index, const OrcFileReader& reader, size_t stripe,
+                         const FileColumns& columns) const;
+  // The bytes range `r`'s read requests (none for a pruned stripe).
+  std::vector<ByteRange> OrcRangeBytes(const OpenedFile& file, const ReadRange& r) const;
+  Status ScanOrcRange(size_t file_index, OrcFileReader& reader, const ReadRange& range, const std::vector<int>& fields,
+                      const FileColumns& columns, int64_t room, RangeOutput* out) const;
+  std::function<void()> PlanOrcFetchAhead(OpenedFile& file, const std::vector<const ReadRange*>& ranges) const;
+  Status WarmOrcFile(Warming* w, const std::shared_ptr<OpenedFile>& file) const;
+
   // Appends a batch to the scan, honouring the limit.
   void MergeBatch(ScanBatch&& b);
   // Adds a range's counters.

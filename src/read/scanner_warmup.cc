@@ -127,6 +127,7 @@ Status Scanner::Impl::WarmFile(Warming* w) const {
   RAP_ASSIGN_OR_RETURN(std::shared_ptr<OpenedFile> file, PrepareFile(w->index, w->cancel));
   w->file = file;
   if (file->pruned) return Status::OK();
+  if (file->orc) return WarmOrcFile(w, file);  // scanner_orc.cc
   file->counts.warmup_files = 1;
   // The first round trip of each of the first ranges over its candidate rows: the filter columns
   // when there is a filter (read 1), else the output columns. With a filter, the first range's read

@@ -65,7 +65,7 @@ Result<TableSnapshot> ListDirectoryTable(TableProbe& probe) {
     std::vector<std::string> segments = SplitPath(rel);
     if (segments.empty()) continue;
     if (std::any_of(segments.begin(), segments.end(), IsHiddenName)) continue;
-    if (!EndsWith(segments.back(), ".parquet")) continue;
+    if (!EndsWith(segments.back(), ".parquet") && !EndsWith(segments.back(), ".orc")) continue;  // ORC: issue 31
     RAP_ASSIGN_OR_RETURN(auto parts, ParseHivePartitions(rel));
     std::vector<std::string> these;
     for (const auto& kv : parts) these.push_back(kv.first);

@@ -13,7 +13,7 @@ TableProbe::TableProbe(std::string url, io::ObjectStorePtr store, std::string ro
 Result<const std::vector<io::ObjectInfo>*> TableProbe::Listing() {
   if (!listed_) {
     listed_ = true;
-    if (EndsWith(root_, ".parquet")) {
+    if (EndsWith(root_, ".parquet") || EndsWith(root_, ".orc")) {
       // A single object: a one-file table (Head fails with NotFound when it is a folder name).
       auto head = store_->Head(root_);
       if (head.ok()) {

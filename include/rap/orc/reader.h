@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "rap/columnar/array.h"
@@ -45,6 +46,14 @@ class OrcReader {
   Result<RecordBatch> ReadStripe(size_t stripe, const std::vector<int>& fields = {}) const;
   // Every stripe, in order.
   Result<std::vector<RecordBatch>> ReadAll(const std::vector<int>& fields = {}) const;
+
+  // Decodes stripe `stripe` of a file read by ranges: `fields` as in ReadStripe (empty = all),
+  // `fetched` the bytes of every stream of DataStreams(footer, the fields' SubtreeColumns).
+  static Result<RecordBatch> DecodeStripe(const FileTail& tail, size_t stripe, const StripeFooterInfo& footer,
+                                          const std::vector<std::pair<StreamInfo, Buffer>>& fetched,
+                                          const std::vector<int>& fields, uint64_t max_values = kMaxStripeValues);
+  // The type id of top-level field `field` (the root for a non-struct root).
+  static uint32_t FieldColumn(const FileTail& tail, int field);
 
   // Lowers (or raises) kMaxStripeValues for this reader (the fuzz targets bound their memory).
   void set_max_stripe_values(uint64_t n) { max_stripe_values_ = n; }

@@ -5,9 +5,11 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "rap/orc/tail.h"
+#include "rap/util/buffer.h"
 #include "rap/util/result.h"
 
 namespace rap::orc {
@@ -54,5 +56,15 @@ struct StripeFooterInfo {
 // the stripe's index and data areas, refer to type ids of the file, and that there is one
 // encoding per type id.
 Result<StripeFooterInfo> ParseStripeFooter(const FileTail& tail, std::span<const uint8_t> file, size_t index);
+// The same from the footer's own bytes (StripeFooterRange of the file), for readers that fetch ranges.
+Result<StripeFooterInfo> ParseStripeFooterBytes(const FileTail& tail, size_t index, const Buffer& raw);
+// Where stripe `index`'s footer is: {offset, length} in the file.
+std::pair<uint64_t, uint64_t> StripeFooterRange(const FileTail& tail, size_t index);
+
+// The type ids of the subtree of `column` (itself and every descendant), ascending.
+std::vector<uint32_t> SubtreeColumns(const TypeTree& types, uint32_t column);
+// The streams of `footer` that decoding the type ids `columns` (sorted) reads: every stream of
+// those columns but the index streams (row index, bloom filters), in file order.
+std::vector<StreamInfo> DataStreams(const StripeFooterInfo& footer, const std::vector<uint32_t>& columns);
 
 }  // namespace rap::orc

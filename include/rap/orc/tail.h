@@ -73,6 +73,14 @@ struct FileTail {
 // and byte offset; an encrypted file gives NotSupported. Files of unknown versions are read.
 Result<FileTail> ParseTail(std::string_view name, std::span<const uint8_t> file);
 
+// Reading a file through a store: from its last bytes `suffix` (at least the last byte), how many
+// of its last bytes the tail needs (postscript + 1 + footer + metadata); the postscript's length + 1
+// when `suffix` does not hold the postscript yet. Corrupt when the lengths do not fit the file.
+Result<uint64_t> TailLength(std::string_view name, uint64_t file_size, std::span<const uint8_t> suffix);
+// ParseTail from the file's last TailLength bytes or more (the "ORC" magic at offset 0 is not
+// checked: the postscript's own magic is, when the writer wrote it).
+Result<FileTail> ParseTailFromSuffix(std::string_view name, uint64_t file_size, std::span<const uint8_t> suffix);
+
 // True when `file` starts with the "ORC" magic.
 bool HasOrcMagic(std::span<const uint8_t> file);
 

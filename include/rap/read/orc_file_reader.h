@@ -1,0 +1,82 @@
+// OrcFileReader: one ORC file through the ObjectStore interface, for the scan path (seed 001 on
+// ORC). Opening reads the tail with one tail read (FileReaderOptions::tail_read_size; a second
+// read when the footer and metadata are larger) and then every stripe footer in one planned read
+// (the stripes' stream directories, so that a stripe's selected streams are exact byte ranges from
+// then on). ReadStripe fetches exactly the streams of the selected top-level fields (data streams:
+// present, data, length, dictionary, secondary; never the row index or bloom filters) in one
+// planned read through the range planner (io::ReadPlanned, FileReaderOptions::plan) — ranges
+// inside FileReaderOptions::read_ahead come from it — and decodes them with the ORC module
+// (rap/orc/reader.h) into one stripe-aligned batch. The decoding itself is src/orc's.
+// The footer is not put in the MetadataCache (it holds Parquet metadata): each open reads the tail.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "rap/columnar/array.h"
+#include "rap/io/object_store.h"
+#include "rap/orc/stripe.h"
+#include "rap/orc/tail.h"
+#include "rap/plan/byte_range.h"
+#include "rap/read/file_reader.h"
+
+namespace rap::read {
+
+class ReadAheadCache;
+
+// True when `path` names an ORC file (".orc", any case): scans and tools dispatch on it.
+bool IsOrcPath(const std::string& path);
+
+class OrcFileReader {
+ public:
+  // Uses options' tail_read_size, io, plan and read_ahead (the Parquet-only knobs are ignored).
+  static Result<std::shared_ptr<OrcFileReader>> Open(io::ObjectStorePtr store, const std::string& path,
+                                                     FileReaderOptions options = {});
+
+  const std::string& path() const { return path_; }
+  const io::ObjectInfo& info() const { return info_; }
+  const orc::FileTail& tail() const { return tail_; }
+  // Top-level fields (NotSupported at Open for a file whose fields rap cannot map, e.g. unions).
+  const SchemaPtr& arrow_schema() const { return schema_; }
+  int FieldIndex(const std::string& name) const { return schema_->FieldIndex(name); }
+
+  size_t num_stripes() const { return tail_.stripes.size(); }
+  int64_t num_rows() const { return static_cast<int64_t>(tail_.num_rows); }
+  int64_t stripe_num_rows(size_t s) const { return static_cast<int64_t>(tail_.stripes[s].num_rows); }
+  int64_t stripe_first_row(size_t s) const { return first_row_[s]; }
+  const orc::StripeFooterInfo& stripe_footer(size_t s) const { return footers_[s]; }
+
+  // The exact byte ranges stripe `s`'s read of the top-level `fields` requests, in file order
+  // (never crossing the stripe).
+  std::vector<ByteRange> StripeRanges(size_t s, const std::vector<int>& fields) const;
+  // Stripe `s`'s `fields` (indexes into arrow_schema(), in that order), one planned read.
+  Result<RecordBatch> ReadStripe(size_t s, const std::vector<int>& fields);
+  // Fetches `ranges` into `cache` (already reserved there): the warmup's and fetch-ahead's read.
+  Status FetchInto(const std::vector<ByteRange>& ranges, ReadAheadCache& cache, const char* purpose = "warmup");
+
+  ReaderStats stats() const;
+
+ private:
+  OrcFileReader(io::ObjectStorePtr store, std::string path, FileReaderOptions options)
+      : store_(std::move(store)), path_(std::move(path)), options_(std::move(options)) {}
+  Status LoadTail();
+  Status LoadStripeFooters();
+  Result<std::vector<Buffer>> FetchPlanned(const std::vector<ByteRange>& ranges, const char* purpose,
+                                           bool metadata = false);
+
+  io::ObjectStorePtr store_;
+  std::string path_;
+  FileReaderOptions options_;
+  io::ObjectInfo info_;
+  orc::FileTail tail_;
+  SchemaPtr schema_;
+  std::vector<int64_t> first_row_;
+  std::vector<orc::StripeFooterInfo> footers_;
+  mutable std::mutex stats_mu_;
+  ReaderStats stats_;
+};
+
+}  // namespace rap::read
