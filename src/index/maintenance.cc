@@ -95,7 +95,23 @@ Result<FragmentEntry> MergeBucket(const Opened& o, const std::vector<const Fragm
 
 }  // namespace
 
+namespace {
+Result<CompactResult> CompactOnce(const std::string& index_url, const CompactOptions& options);
+}  // namespace
+
 Result<CompactResult> CompactIndex(const std::string& index_url, const CompactOptions& options) {
+  // Of concurrent writers one takes the next version; a compaction that lost (Changed) starts
+  // again from the new latest version, a bounded number of times.
+  constexpr int kAttempts = 5;
+  for (int attempt = 1;; ++attempt) {
+    Result<CompactResult> r = CompactOnce(index_url, options);
+    if (r.ok() || r.status().code() != StatusCode::kChanged || attempt == kAttempts) return r;
+  }
+}
+
+namespace {
+
+Result<CompactResult> CompactOnce(const std::string& index_url, const CompactOptions& options) {
   RAP_ASSIGN_OR_RETURN(Opened o, OpenLatest(index_url));
   const Manifest& m = o.manifest;
   CompactResult out;
@@ -152,12 +168,19 @@ Result<CompactResult> CompactIndex(const std::string& index_url, const CompactOp
   next.version = m.version + 1;
   next.next_run = run + 1;
   next.created_ms = NowMs();
-  RAP_RETURN_NOT_OK(PublishManifest(*o.store, o.dir, next));
+  if (Status st = PublishManifest(*o.store, o.dir, next); !st.ok()) {
+    if (st.code() == StatusCode::kChanged) {  // lost the race: the merged fragments are nobody's
+      for (size_t j = 0; j < todo.size(); ++j) (void)o.store->Delete(io::JoinPath(o.dir, (**merged[j]).path));
+    }
+    return st;
+  }
   out.manifest = std::move(next);
   out.changed = true;
   out.fragments_after = static_cast<int64_t>(out.manifest.fragments.size());
   return out;
 }
+
+}  // namespace
 
 Result<int64_t> ParseDuration(const std::string& text) {
   if (text.empty()) return Status::InvalidArgument("empty duration");
