@@ -12,6 +12,7 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <iostream>
 #include <regex>
 
@@ -166,6 +167,88 @@ TEST_F(S3ConditionalWrites, ConcurrentWritersTakeEachVersionOnce) {
   CliRun lookup = RunCli(fmt::format("lookup {} --keys-file '{}' -f csv", table, dir_.Join("keys.txt")), false);
   ASSERT_EQ(lookup.exit_code, 0);
   EXPECT_EQ(crash::SortedRows(lookup.out), rows);
+}
+
+// The crash matrix over S3: every crash point of `rewrite` to a new s3:// table, `rewrite
+// --in-place` and `index update` (after a Delta commit the index missed). After each crash the table
+// scans to its rows (or a new table is absent), lookups of every key through the index answer them,
+// vacuum --retain 0s keeps them answering, and the command succeeds when run again.
+TEST_F(S3ConditionalWrites, CrashMatrix) {
+  const std::string t = dir_.Join("t");
+  fs::create_directories(t);
+  for (int f = 0; f < 3; ++f) {
+    std::string csv = "id,name\n";
+    for (int i = 0; i < 30; ++i) csv += fmt::format("{},n{}-{}\n", f * 20 + i, f, i);
+    rap::testing::WriteStringToFile(dir_.Join("in.csv"), csv);
+    ASSERT_EQ(RunCli(fmt::format("convert --quiet '{}' '{}/f{}.parquet'", dir_.Join("in.csv"), t, f)).exit_code, 0);
+  }
+  const std::vector<std::string> rows = crash::ScanRows(t);
+  std::string list;
+  for (int k = -1; k < 75; ++k) list += std::to_string(k) + "\n";
+  rap::testing::WriteStringToFile(dir_.Join("keys.txt"), list);
+  int precommit = 0;
+  auto check = [&](const std::string& table, bool may_be_absent) {
+    if (may_be_absent && Curl("-I " + url_ + "/" + table.substr(5) + "/_delta_log/00000000000000000000.json") != "200") {
+      // Known limitation (docs/reliability.md): before its first Delta commit a new table's prefix
+      // holds some data files and reads as a folder table of them. Not checked.
+      ++precommit;
+      return;
+    }
+    CliRun scan = RunCli(fmt::format("scan {} -f csv", table), false);
+    if (scan.exit_code != 0) {
+      EXPECT_TRUE(may_be_absent) << table << " does not scan";
+      return;
+    }
+    EXPECT_EQ(crash::SortedRows(scan.out), rows) << table;
+    for (int pass = 0; pass < 2; ++pass) {
+      CliRun lookup = RunCli(fmt::format("lookup {} --keys-file '{}' -f csv", table, dir_.Join("keys.txt")));
+      if (lookup.exit_code != 0 && lookup.out.find("neither an index nor a table with an index") != std::string::npos && may_be_absent) return;
+      EXPECT_EQ(lookup.exit_code, 0) << lookup.out;
+      if (lookup.exit_code == 0) {
+        EXPECT_EQ(crash::SortedRows(lookup.out), rows) << table << " pass " << pass;
+      }
+      EXPECT_EQ(RunCli(fmt::format("index vacuum {} --retain 0s", table)).exit_code, 0);
+    }
+  };
+  int total = 0;
+  auto matrix = [&](const std::string& name, const std::function<std::string(int)>& prepare, bool new_table) {
+    const std::string table = prepare(0);
+    const std::string cmd = fmt::format(fmt::runtime(name), table);
+    const int k = crash::CountCrashPoints("", cmd, dir_.Join("crash.log"));
+    check(table, false);
+    for (int n = 1; n <= k; ++n) {
+      SCOPED_TRACE(fmt::format("{}: crash point {} of {}", cmd, n, k));
+      const std::string w = prepare(n);
+      const std::string c = fmt::format(fmt::runtime(name), w);
+      EXPECT_EQ(crash::RunEnv(fmt::format("RAP_CRASH_AFTER_OPS={}", n), c).exit_code, 128 + SIGKILL);
+      check(w, new_table);
+      if (!new_table) {
+        CliRun again = RunCli(c);
+        EXPECT_EQ(again.exit_code, 0) << again.out;
+        check(w, false);
+      }
+    }
+    std::cout << name << ": " << k << " crash points\n";
+    total += k;
+  };
+  // A new table per crash point (s3://bkt/new-N).
+  matrix("rewrite '" + t + "' {} --key id --buckets 2 --quiet",
+         [&](int n) { return fmt::format("s3://bkt/new-{}", n); }, true);
+  // In place: a fresh copy of a Delta table on S3 per crash point (rewritten from the folder).
+  auto delta = [&](const std::string& prefix) {
+    return [&, prefix](int n) {
+      const std::string table = fmt::format("s3://bkt/{}-{}", prefix, n);
+      CliRun r = RunCli(fmt::format("rewrite '{}' {} --key id --buckets 2 --quiet", t, table));
+      EXPECT_EQ(r.exit_code, 0) << r.out;
+      if (prefix == "behind") {  // a Delta commit the index missed: an in-place rewrite killed before its index
+        crash::RunEnv("RAP_CRASH_AFTER_OPS=6", fmt::format("rewrite {} --in-place --key id --buckets 2 --quiet", table));
+      }
+      return table;
+    };
+  };
+  matrix("rewrite {} --in-place --key id --buckets 2 --quiet", delta("inplace"), false);
+  matrix("index update {} --quiet", delta("behind"), false);
+  std::cout << total << " crash points over S3 (" << precommit << " of them before a new table's first commit)\n";
 }
 
 }  // namespace
