@@ -151,7 +151,30 @@ Result<BuildResult> BuildIndex(const std::string& table_url, const BuildOptions&
   return out;
 }
 
+namespace {
+Result<UpdateResult> UpdateOnce(const std::string& index_url, const UpdateOptions& options);
+}  // namespace
+
 Result<UpdateResult> UpdateIndex(const std::string& index_url, const UpdateOptions& options) {
+  // A writer that loses the race for the next manifest version (Changed: nothing of it was
+  // published, its fragments are discarded) starts again from the new latest version, a bounded
+  // number of times.
+  constexpr int kAttempts = 5;
+  for (int attempt = 1;; ++attempt) {
+    Result<UpdateResult> r = UpdateOnce(index_url, options);
+    if (r.ok() || r.status().code() != StatusCode::kChanged || attempt == kAttempts) {
+      if (!r.ok() && r.status().code() == StatusCode::kChanged) {
+        return r.status().WithContext("index update: lost the race for the next version " + std::to_string(attempt) +
+                                      " times");
+      }
+      return r;
+    }
+  }
+}
+
+namespace {
+
+Result<UpdateResult> UpdateOnce(const std::string& index_url, const UpdateOptions& options) {
   RAP_ASSIGN_OR_RETURN(io::ResolvedUrl r, io::OpenUrl(index_url));
   RAP_ASSIGN_OR_RETURN(int64_t latest, FindLatestVersion(*r.store, r.path));
   RAP_ASSIGN_OR_RETURN(Manifest base, ReadManifest(*r.store, r.path, latest));
@@ -247,5 +270,7 @@ Result<UpdateResult> UpdateIndex(const std::string& index_url, const UpdateOptio
   out.changed = true;
   return out;
 }
+
+}  // namespace
 
 }  // namespace rap::index

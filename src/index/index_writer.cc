@@ -101,7 +101,11 @@ Status IndexWriter::AddEntry(IndexEntry e) {
 Result<Manifest> IndexWriter::Commit(const std::string& table_root, const std::string& table_kind,
                                      int64_t table_version) {
   RAP_RETURN_NOT_OK(Stage());
-  return Publish(table_root, table_kind, table_version);
+  Result<Manifest> published = Publish(table_root, table_kind, table_version);
+  // Another writer took the version: nothing of this run is published, so its fragments go (its
+  // schema files are named by their content and may be the winner's too).
+  if (!published.ok() && published.status().code() == StatusCode::kChanged) DiscardStaged(false);
+  return published;
 }
 
 Status IndexWriter::Stage() {

@@ -95,7 +95,23 @@ Result<FragmentEntry> MergeBucket(const Opened& o, const std::vector<const Fragm
 
 }  // namespace
 
+namespace {
+Result<CompactResult> CompactOnce(const std::string& index_url, const CompactOptions& options);
+}  // namespace
+
 Result<CompactResult> CompactIndex(const std::string& index_url, const CompactOptions& options) {
+  // Of concurrent writers one takes the next version; a compaction that lost (Changed) starts
+  // again from the new latest version, a bounded number of times.
+  constexpr int kAttempts = 5;
+  for (int attempt = 1;; ++attempt) {
+    Result<CompactResult> r = CompactOnce(index_url, options);
+    if (r.ok() || r.status().code() != StatusCode::kChanged || attempt == kAttempts) return r;
+  }
+}
+
+namespace {
+
+Result<CompactResult> CompactOnce(const std::string& index_url, const CompactOptions& options) {
   RAP_ASSIGN_OR_RETURN(Opened o, OpenLatest(index_url));
   const Manifest& m = o.manifest;
   CompactResult out;
@@ -152,12 +168,19 @@ Result<CompactResult> CompactIndex(const std::string& index_url, const CompactOp
   next.version = m.version + 1;
   next.next_run = run + 1;
   next.created_ms = NowMs();
-  RAP_RETURN_NOT_OK(PublishManifest(*o.store, o.dir, next));
+  if (Status st = PublishManifest(*o.store, o.dir, next); !st.ok()) {
+    if (st.code() == StatusCode::kChanged) {  // lost the race: the merged fragments are nobody's
+      for (size_t j = 0; j < todo.size(); ++j) (void)o.store->Delete(io::JoinPath(o.dir, (**merged[j]).path));
+    }
+    return st;
+  }
   out.manifest = std::move(next);
   out.changed = true;
   out.fragments_after = static_cast<int64_t>(out.manifest.fragments.size());
   return out;
 }
+
+}  // namespace
 
 Result<int64_t> ParseDuration(const std::string& text) {
   if (text.empty()) return Status::InvalidArgument("empty duration");
@@ -179,13 +202,28 @@ Result<int64_t> ParseDuration(const std::string& text) {
 }
 
 Result<VacuumResult> VacuumIndex(const std::string& index_url, const VacuumOptions& options) {
+  // The retention rule (docs/reliability.md, "Retention"):
+  // - a manifest version is kept while it is the latest or was superseded (the next version was
+  //   created) less than `retain` ago, and so is every file a kept manifest references;
+  // - a file no kept manifest references (a fragment or schema file, or a temporary of an
+  //   interrupted write) is deleted only when it is older than `retain` and was written before the
+  //   latest manifest was created: a writer stages its files after reading the version it builds
+  //   on, so files older than the latest manifest belong to no writer that can still publish them.
+  //   Slack for the clocks: 50 ms for local files (the kernel stamps files with a coarse clock),
+  //   2 s for remote stores (whole-second modification times, another machine's clock). Before
+  //   the first manifest exists nothing is deleted (a first build may be in progress).
   RAP_ASSIGN_OR_RETURN(io::ResolvedUrl r, io::OpenUrl(index_url));
-  RAP_ASSIGN_OR_RETURN(int64_t latest, FindLatestVersion(*r.store, r.path));
+  auto found = FindLatestVersion(*r.store, r.path);
+  if (!found.ok() && found.status().code() != StatusCode::kNotFound) return found.status();
+  const int64_t latest = found.ok() ? *found : 0;
   RAP_ASSIGN_OR_RETURN(auto listing, r.store->List(r.path));
   const int64_t cutoff_ms = NowMs() - options.retain_seconds * 1000;
   std::set<std::string> referenced;
   VacuumResult out;
+  if (latest == 0) return out;
   std::vector<std::string> delete_manifests;
+  int64_t superseded_ms = -1;  // when the version above the one at hand was created (-1: it is the latest)
+  int64_t latest_created_ms = 0;
   for (int64_t v = latest; v >= 1; --v) {
     const std::string mp = ManifestPath(r.path, v);
     auto man = ReadManifest(*r.store, r.path, v);
@@ -193,7 +231,9 @@ Result<VacuumResult> VacuumIndex(const std::string& index_url, const VacuumOptio
       if (man.status().code() == StatusCode::kNotFound) continue;  // vacuumed earlier
       return man.status();
     }
-    const bool keep = v == latest || man->created_ms >= cutoff_ms;
+    if (v == latest) latest_created_ms = man->created_ms;
+    const bool keep = superseded_ms < 0 || superseded_ms >= cutoff_ms;
+    superseded_ms = man->created_ms;
     if (!keep) {
       delete_manifests.push_back(mp);
       continue;
@@ -210,13 +250,23 @@ Result<VacuumResult> VacuumIndex(const std::string& index_url, const VacuumOptio
     if (!st.ok() && st.code() != StatusCode::kNotFound) return st;
     return Status::OK();
   };
+  const int64_t slack_ms = r.store->is_remote() ? 2000 : 50;
   const std::string frag_prefix = io::JoinPath(r.path, "fragments/");
   const std::string schema_prefix = io::JoinPath(r.path, "schemas/");
+  const std::string manifest_prefix = io::JoinPath(r.path, "_manifest/");
   for (const io::ObjectInfo& info : listing) {
     const bool data = info.path.rfind(frag_prefix, 0) == 0 || info.path.rfind(schema_prefix, 0) == 0;
-    if (!data || referenced.count(info.path)) continue;
-    if (info.mtime_ms >= cutoff_ms) continue;  // possibly a build in progress
+    const bool manifest_temp =
+        info.path.rfind(manifest_prefix, 0) == 0 && info.path.find(".tmp-", manifest_prefix.size()) != std::string::npos;
+    if ((!data && !manifest_temp) || referenced.count(info.path)) continue;
+    if (info.mtime_ms >= cutoff_ms || info.mtime_ms + slack_ms >= latest_created_ms) continue;  // maybe a writer's
     RAP_RETURN_NOT_OK(remove(info.path, info.size));
+  }
+  if (!delete_manifests.empty() && !options.dry_run) {
+    // The version hint names the latest before older manifests go (a writer killed between its
+    // manifest and its hint leaves the hint naming a version this vacuum deletes).
+    RAP_RETURN_NOT_OK(r.store->Put(LastVersionHintPath(r.path),
+                                   Buffer::FromString("{\"version\":" + std::to_string(latest) + "}")));
   }
   for (const std::string& mp : delete_manifests) {
     uint64_t size = 0;

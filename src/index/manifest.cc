@@ -1,6 +1,7 @@
 // Manifest JSON (de)serialisation, versioned publishing and newest-version discovery.
 #include "rap/index/manifest.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 
@@ -334,6 +335,7 @@ Result<int64_t> FindLatestVersion(io::ObjectStore& store, const std::string& ind
     }
   }
   // Probe forward: a hint written by a slower publisher may lag behind.
+  bool listed = false;
   while (true) {
     auto h = store.Head(ManifestPath(index_dir, v + 1));
     if (h.ok()) {
@@ -341,7 +343,18 @@ Result<int64_t> FindLatestVersion(io::ObjectStore& store, const std::string& ind
       continue;
     }
     if (h.status().code() != StatusCode::kNotFound) return h.status();
-    break;
+    if (v > 0 || listed) break;
+    // Version 1 is gone and the hint names no existing version: a vacuumed index whose hint was
+    // lost (a writer killed between its manifest and the hint). The listing finds the newest.
+    listed = true;
+    auto listing = store.List(io::JoinPath(index_dir, "_manifest/"));
+    if (!listing.ok()) return listing.status();
+    for (const io::ObjectInfo& info : *listing) {
+      const std::string name = info.path.substr(info.path.rfind('/') + 1);
+      if (name.size() != 25 || name.compare(20, 5, ".json") != 0) continue;
+      if (name.find_first_not_of("0123456789") != 20) continue;
+      v = std::max(v, static_cast<int64_t>(std::stoll(name.substr(0, 20))));
+    }
   }
   if (v == 0) return Status::NotFound("no index at " + index_dir + " (no " + ManifestPath(index_dir, 1) + ")");
   return v;

@@ -1,6 +1,7 @@
 // RewriteTable: a table's live rows -> bucketed, key-sorted Parquet files in a lookup layout, and
 // their RAP index from the writer's own locations.
 #include "rap/index/rewrite.h"
+#include "rap/io/crash_point.h"
 
 #include <fmt/format.h>
 
@@ -441,6 +442,7 @@ Result<RewriteResult> RewriteTable(const std::string& table_url, const std::stri
     std::filesystem::remove(out.final_path, ec);  // an empty folder, if any
     std::filesystem::rename(out.url, out.final_path, ec);
     if (ec) st = Status::IOError(out.url + ": cannot rename the staging folder to " + out.final_path + ": " + ec.message());
+    if (!ec) io::CrashPoint("rename", out.final_path);
     res.index_url = DefaultIndexUrl(out.final_path);
   }
   if (!st.ok()) {

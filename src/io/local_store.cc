@@ -1,5 +1,6 @@
 #include "io/local_store.h"
 
+#include "rap/io/crash_point.h"
 #include "rap/io/store_metrics.h"
 
 #include <fcntl.h>
@@ -247,12 +248,14 @@ Result<std::string> WriteTempSibling(const std::string& path, const Buffer& data
 Status LocalStore::Put(const std::string& path, const Buffer& data) {
   // Temp file in the same directory, then rename(2): readers see the old file or the whole new one.
   RAP_ASSIGN_OR_RETURN(std::string tmp, WriteTempSibling(path, data));
+  CrashPoint("temp", tmp);
   Forget(path);
   if (::rename(tmp.c_str(), path.c_str()) != 0) {
     int err = errno;
     ::unlink(tmp.c_str());
     return ErrnoStatus(path, "rename", err);
   }
+  CrashPoint("put", path);
   return Status::OK();
 }
 
@@ -260,6 +263,7 @@ Status LocalStore::PutIfAbsent(const std::string& path, const Buffer& data) {
   // link(2) creates the name only when it does not exist yet (atomically, also against other
   // processes); the complete temporary file becomes visible under it at once.
   RAP_ASSIGN_OR_RETURN(std::string tmp, WriteTempSibling(path, data));
+  CrashPoint("temp", tmp);
   const int rc = ::link(tmp.c_str(), path.c_str());
   const int err = errno;
   ::unlink(tmp.c_str());
@@ -267,6 +271,7 @@ Status LocalStore::PutIfAbsent(const std::string& path, const Buffer& data) {
     if (err == EEXIST) return Status::Changed(path + ": already exists (another writer created it first)");
     return ErrnoStatus(path, "link", err);
   }
+  CrashPoint("create", path);
   return Status::OK();
 }
 
@@ -286,6 +291,7 @@ Status LocalStore::Delete(const std::string& path) {
     if (err == ENOENT) return Status::NotFound(path + ": no such object to delete");
     return ErrnoStatus(path, "unlink", err);
   }
+  CrashPoint("delete", path);
   return Status::OK();
 }
 

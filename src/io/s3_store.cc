@@ -8,6 +8,7 @@
 #include <set>
 
 #include "io/http_store.h"
+#include "rap/io/crash_point.h"
 #include "io/http_util.h"
 #include "rap/io/sigv4.h"
 
@@ -166,6 +167,7 @@ class S3Store final : public HttpBasedStore {
     RAP_ASSIGN_OR_RETURN(auto resps, client_.Run({req}, ReadOptions{}, nullptr));
     const HttpResponse& r = resps[0];
     if (r.status != 200 && r.status != 201 && r.status != 204) return MapError(req, r);
+    CrashPoint("put", req.object);
     return Status::OK();
   }
 
@@ -190,6 +192,7 @@ class S3Store final : public HttpBasedStore {
                              std::to_string(r.status) + ")");
     }
     if (r.status != 200 && r.status != 201 && r.status != 204) return MapError(req, r);
+    CrashPoint("create", req.object);
     return Status::OK();
   }
 
@@ -199,6 +202,7 @@ class S3Store final : public HttpBasedStore {
     RAP_ASSIGN_OR_RETURN(auto resps, client_.Run({req}, ReadOptions{}, nullptr));
     const HttpResponse& r = resps[0];
     if (r.status != 200 && r.status != 204) return MapError(req, r);
+    CrashPoint("delete", req.object);
     return Status::OK();
   }
 

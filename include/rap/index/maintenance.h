@@ -34,7 +34,7 @@ struct CompactResult {
 Result<CompactResult> CompactIndex(const std::string& index_url, const CompactOptions& options = {});
 
 struct VacuumOptions {
-  int64_t retain_seconds = 7 * 24 * 3600;  // manifests newer than this (and the newest) are kept
+  int64_t retain_seconds = 7 * 24 * 3600;  // versions superseded less than this ago (and the newest) are kept
   bool dry_run = false;
 };
 
@@ -44,9 +44,10 @@ struct VacuumResult {
   int64_t manifests_kept = 0;
 };
 
-// Deletes fragments and schema files that no kept manifest references (and that are older than the
-// retention, so files of a build in progress survive), and manifests older than the retention
-// except the newest. Needs a store that lists and deletes (local files, S3).
+// Deletes the manifests superseded longer than the retention ago (never the newest), and the
+// fragments, schema files and temporaries no kept manifest references that are older than both the
+// retention and the newest manifest (so the files of a writer in progress survive; see the
+// retention rule in maintenance.cc and docs/reliability.md). Needs a store that lists and deletes.
 Result<VacuumResult> VacuumIndex(const std::string& index_url, const VacuumOptions& options = {});
 
 // "0s", "90s", "30m", "168h", "7d" -> seconds.
