@@ -68,9 +68,9 @@ if [ "$MODE" = "fast" ]; then exit 0; fi
 # or allocation over the limits (scripts/fuzz.sh, docs/reliability.md).
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
-CC=clang CXX=clang++ BUILD_ONLY_SELECTED=1 EXTRA_TARGETS="rap rap_fuzz_all" run_suite build/casan -DCMAKE_BUILD_TYPE=Debug "-DCMAKE_CXX_FLAGS_DEBUG=-g1 -O1" -DRAP_FUZZ=ON -DRAP_BUILD_BENCH=OFF -- -LE network
+CC=clang CXX=clang++ BUILD_ONLY_SELECTED=1 EXTRA_TARGETS="rap rap_fuzz_all" run_suite build/casan -DCMAKE_BUILD_TYPE=Debug "-DCMAKE_CXX_FLAGS_DEBUG=-g1 -O1" -DRAP_FUZZ=ON -DRAP_BUILD_BENCH=OFF -- -LE "network|slow"
 echo "=== fuzz smoke build/casan"
 BUILD_DIR=build/casan JOBS="$JOBS" NICE=0 scripts/fuzz.sh all "${FUZZ_SECONDS:-12}"
 
 export TSAN_OPTIONS="halt_on_error=1"
-BUILD_ONLY_SELECTED=1 run_suite build/tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRAP_SANITIZE=thread -DRAP_BUILD_BENCH=OFF -- -L concurrent -LE network
+BUILD_ONLY_SELECTED=1 EXTRA_TARGETS="rap" run_suite build/tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRAP_SANITIZE=thread -DRAP_BUILD_BENCH=OFF -- -L concurrent -LE "network|slow"

@@ -1,3 +1,4 @@
+// rap-test-labels: slow
 // The crash-consistency matrix on local files (docs/reliability.md, "Crash consistency"): every
 // write path of the CLI — `rap index build`, `index update` (a folder table and a Delta table),
 // `index compact`, `index vacuum`, `rap rewrite` to a new table and `--in-place`, `rap convert` —
