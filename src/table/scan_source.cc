@@ -29,7 +29,7 @@ Result<read::ScanSource> ToScanSource(const TableSnapshot& snapshot) {
       if (!arr.ok()) return arr.status().WithContext(f.relative_path);
       sf.partition_values.push_back(*arr);
     }
-    if (f.deletion_vector) {
+    if (f.deletion_vector || f.format_deletes) {
       auto rows = DeletedRows(snapshot, f);  // through the table's format (rap/table/table_format.h)
       if (!rows.ok()) return rows.status().WithContext(f.relative_path);
       sf.deleted_rows = std::move(*rows);
