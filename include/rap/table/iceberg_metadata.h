@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "rap/columnar/array.h"
@@ -69,5 +70,11 @@ Result<TableMetadata> ParseTableMetadata(std::string_view json, const std::strin
 // when given, else the current one. Null when the table has no snapshot (and none was asked for).
 Result<const Snapshot*> SelectSnapshot(const TableMetadata& metadata, std::optional<int64_t> snapshot_id,
                                        std::optional<int64_t> as_of_ms, const std::string& what);
+
+// `--as-of`: milliseconds since the epoch, or a UTC time "YYYY-MM-DD[ |T]HH:MM:SS[.fff][Z]" or a date.
+Result<int64_t> ParseAsOf(std::string_view text);
+
+// `--location-map OLD=NEW`: the pair; InvalidArgument without '=' or with an empty OLD.
+Result<std::pair<std::string, std::string>> ParseLocationMapping(std::string_view text);
 
 }  // namespace rap::table::iceberg

@@ -2,6 +2,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstdio>
+
+#include "rap/util/civil_date.h"
+
 namespace rap::table::iceberg {
 
 namespace {
@@ -69,11 +73,14 @@ Result<DataTypePtr> ConvertPrimitive(const std::string& s, const std::string& wh
     t->extension = "uuid";
     return DataTypePtr(t);
   }
-  int a = 0, b = 0;
+  int a = 0, b = 0, end = 0;
   char tail = 0;
-  if (std::sscanf(s.c_str(), "fixed[%d]%c", &a, &tail) == 2 && tail == ']' && a > 0) return MakeFixedSizeBinary(a);
-  if (std::sscanf(s.c_str(), "decimal(%d,%d)%c", &a, &b, &tail) == 3 && tail == ')' && a >= 1 && a <= 38 && b >= 0 &&
-      b <= a) {
+  if (std::sscanf(s.c_str(), "fixed[%d %c%n", &a, &tail, &end) == 2 && tail == ']' && a > 0 &&
+      static_cast<size_t>(end) == s.size()) {
+    return MakeFixedSizeBinary(a);
+  }
+  if (std::sscanf(s.c_str(), "decimal(%d ,%d %c%n", &a, &b, &tail, &end) == 3 && tail == ')' &&
+      static_cast<size_t>(end) == s.size() && a >= 1 && a <= 38 && b >= 0 && b <= a) {
     return MakeDecimal(a, b);
   }
   if (s == "variant" || s == "geometry" || s == "geography" || s == "unknown" || s.rfind("geometry", 0) == 0 ||
@@ -290,6 +297,53 @@ Result<const Snapshot*> SelectSnapshot(const TableMetadata& m, std::optional<int
   }
   return Status::Corrupt(what + ": current-snapshot-id " + std::to_string(*m.current_snapshot_id) +
                          " names no snapshot");
+}
+
+Result<int64_t> ParseAsOf(std::string_view text) {
+  const std::string s(text);
+  const std::string bad = "--as-of '" + s + "': expected milliseconds since the epoch or a UTC time YYYY-MM-DD HH:MM:SS";
+  if (s.empty()) return Status::InvalidArgument(bad);
+  if (s.find('-') == std::string::npos || s.front() == '-') {
+    char* end = nullptr;
+    const long long v = std::strtoll(s.c_str(), &end, 10);
+    if (end == s.c_str() || *end) return Status::InvalidArgument(bad);
+    return static_cast<int64_t>(v);
+  }
+  int y = 0, mo = 0, d = 0, h = 0, mi = 0, sec = 0, ms = 0, n = 0;
+  const int got = std::sscanf(s.c_str(), "%d-%d-%d%n", &y, &mo, &d, &n);
+  if (got != 3 || mo < 1 || mo > 12 || d < 1 || d > static_cast<int>(DaysInMonth(y, static_cast<unsigned>(mo)))) {
+    return Status::InvalidArgument(bad);
+  }
+  std::string rest = s.substr(static_cast<size_t>(n));
+  if (!rest.empty() && rest.back() == 'Z') rest.pop_back();
+  if (!rest.empty()) {
+    int m = 0;
+    char sep = 0;
+    if (std::sscanf(rest.c_str(), "%c%d:%d:%d%n", &sep, &h, &mi, &sec, &m) != 4 || (sep != ' ' && sep != 'T') ||
+        h > 23 || mi > 59 || sec > 60 || h < 0 || mi < 0 || sec < 0) {
+      return Status::InvalidArgument(bad);
+    }
+    std::string frac = rest.substr(static_cast<size_t>(m));
+    if (!frac.empty()) {
+      if (frac[0] != '.' || frac.size() < 2 || frac.size() > 10) return Status::InvalidArgument(bad);
+      frac = frac.substr(1);
+      for (char c : frac) {
+        if (c < '0' || c > '9') return Status::InvalidArgument(bad);
+      }
+      frac.resize(3, '0');
+      ms = std::atoi(frac.c_str());
+    }
+  }
+  const int64_t days = DaysFromCivil(y, static_cast<unsigned>(mo), static_cast<unsigned>(d));
+  return ((days * 24 + h) * 60 + mi) * 60000 + int64_t{sec} * 1000 + ms;
+}
+
+Result<std::pair<std::string, std::string>> ParseLocationMapping(std::string_view text) {
+  const size_t eq = text.find('=');
+  if (eq == std::string_view::npos || eq == 0) {
+    return Status::InvalidArgument("--location-map '" + std::string(text) + "': expected OLD=NEW (OLD not empty)");
+  }
+  return std::make_pair(std::string(text.substr(0, eq)), std::string(text.substr(eq + 1)));
 }
 
 }  // namespace rap::table::iceberg
