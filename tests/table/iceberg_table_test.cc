@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <sstream>
+#include <tuple>
 
 #include "rap/columnar/array_format.h"
 #include "rap/read/scanner.h"
@@ -205,6 +206,34 @@ TEST(IcebergTable, MetadataDiscoveryAndLocationMap) {
   ASSERT_TRUE(ms.ok()) << ms.status().ToString();
   EXPECT_EQ(*ms, 1770903464282);
   EXPECT_FALSE(iceberg::ParseAsOf("2026-13-01").ok());
+}
+
+// --where prunes data files by the manifests' column bounds before opening them, as Delta's stats do.
+TEST(IcebergTable, ColumnBoundsPruneFiles) {
+  for (const auto& [where, rows, pruned] : {std::tuple{std::string("id = 5"), 1, 19},
+                                            std::tuple{std::string("user = 'Lisa'"), 6, 14},
+                                            std::tuple{std::string("event_time >= '2020-01-01 09:30:00Z'"), 6, 14}}) {
+    SCOPED_TRACE(where);
+    auto snap = OpenTable(Ice("impala_v1_hour_identity_partitioned"));
+    ASSERT_TRUE(snap.ok()) << snap.status().ToString();
+    auto src = ToScanSource(*snap);
+    ASSERT_TRUE(src.ok()) << src.status().ToString();
+    read::ScanOptions so;
+    auto filter = read::ParseExpr(where);
+    ASSERT_TRUE(filter.ok()) << filter.status().ToString();
+    so.filter = *filter;
+    auto scanner = read::Scanner::Make(std::move(*src), so);
+    ASSERT_TRUE(scanner.ok()) << scanner.status().ToString();
+    int64_t n = 0;
+    while (true) {
+      auto batch = (*scanner)->Next();
+      ASSERT_TRUE(batch.ok()) << batch.status().ToString();
+      if (!*batch) break;
+      n += (*batch)->batch.num_rows;
+    }
+    EXPECT_EQ(n, rows);
+    EXPECT_EQ((*scanner)->stats().files_pruned_by_stats, pruned);
+  }
 }
 
 TEST(IcebergTable, MalformedMetadataGivesClearErrors) {

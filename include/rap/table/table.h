@@ -13,6 +13,7 @@
 
 #include "rap/columnar/array.h"
 #include "rap/io/object_store.h"
+#include "rap/read/expr.h"
 #include "rap/read/field_id_tree.h"
 #include "rap/table/deletion_vector.h"
 #include "rap/util/result.h"
@@ -39,6 +40,9 @@ struct DataFile {
   // The table format has deletes for this file other than a Delta deletion vector (Iceberg position
   // and equality delete files, deletion vectors): DeletedRows (table_format.h) gives them.
   bool format_deletes = false;
+  // Bounds of the file's columns from the table format's own metadata (Iceberg manifest metrics), one
+  // per TableSnapshot::schema field; used instead of stats_json when not empty.
+  std::vector<std::optional<read::ColumnStats>> column_stats;
 };
 
 // What a table format keeps from Open for DeletedRows (Iceberg: the delete files of each data file).

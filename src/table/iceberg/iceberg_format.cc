@@ -7,6 +7,7 @@
 #include <cstdlib>
 
 #include "table/formats.h"
+#include "table/iceberg/iceberg_stats.h"
 #include "table/iceberg/iceberg_table.h"
 #include "table/path_util.h"
 
@@ -166,6 +167,7 @@ class IcebergTableFormat : public TableFormat {
       df.relative_path = rel.empty() ? df.path : rel;
       df.size = static_cast<uint64_t>(f.file_size);
       df.num_records = f.record_count;
+      df.column_stats = IcebergFileStats(f, state->schema);
       std::vector<DeleteRef>& refs = state->deletes[df.path];
       for (const ContentFile& d : deletes) {
         if (!Applies(d, f, meta)) continue;
