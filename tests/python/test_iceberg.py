@@ -90,3 +90,20 @@ def test_partitioned_delete_and_overwrite(tmp_path: pathlib.Path) -> None:
     t.overwrite(rows.slice(0, 5))
     same_rows(t)
     assert pa.table(rap.scan(location(t), where="kind = 'view'")).num_rows == 2
+
+
+def test_shared_tables_time_travel_and_location_map(shared: pathlib.Path) -> None:
+    root = shared / "iceberg-tables"
+    pos = str(root / "impala_v2_pos_deletes_parquet")
+    assert sorted(pa.table(rap.scan(pos)).to_pylist(), key=lambda r: (r["i"], r["s"])) == [
+        {"i": 1, "s": "a"}, {"i": 2, "s": "b"}, {"i": 3, "s": "c"}, {"i": 4, "s": "d"}, {"i": 5, "s": "X"},
+        {"i": 6, "s": "f"}]
+    assert pa.table(rap.scan(pos, snapshot_id=7490459762454857930)).num_rows == 10
+    dv = str(root / "impala_v3_deletion_vectors")
+    assert pa.table(rap.scan(dv)).column("i").to_pylist() == [1, 3, 5]
+    assert sorted(pa.table(rap.scan(dv, as_of=1770903464282)).column("i").to_pylist()) == [1, 2, 3, 4, 5]
+    assert sorted(pa.table(rap.scan(dv, as_of="2026-02-12 13:37:44.282")).column("i").to_pylist()) == [1, 2, 3, 4, 5]
+    mapped = rap.scan(dv, location_map={"hdfs://localhost:20500/test-warehouse/iceberg_v3_deletion_vectors": dv})
+    assert pa.table(mapped).column("i").to_pylist() == [1, 3, 5]
+    with pytest.raises(rap.InvalidArgument):
+        rap.scan(dv, as_of="not a time")
