@@ -78,10 +78,10 @@ struct TableSnapshot {
 struct OpenTableOptions {
   std::optional<int64_t> version;  // Delta time travel; an error for directory tables
   // Iceberg time travel: the snapshot with this id, or the one current at this time (ms since the epoch).
-  std::optional<int64_t> snapshot_id;
-  std::optional<int64_t> as_of_ms;
+  std::optional<int64_t> snapshot_id = std::nullopt;
+  std::optional<int64_t> as_of_ms = std::nullopt;
   // Iceberg: location prefixes OLD=NEW applied to every path the metadata names (docs/iceberg.md).
-  std::vector<std::pair<std::string, std::string>> location_map;
+  std::vector<std::pair<std::string, std::string>> location_map = {};
 };
 
 // Opens `url` as a table: a Delta table when `<url>/_delta_log/` holds commits; NotSupported naming
