@@ -39,7 +39,10 @@ def same_rows(table) -> None:
     got = pa.table(rap.scan(location(table)))
     assert got.column_names == expected.column_names
     keys = [(name, "ascending") for name in expected.column_names]
-    got = got.cast(expected.schema) if got.schema != expected.schema else got
+    # Types equal, but for pyiceberg's large_string where rap gives string.
+    for e, g in zip(expected.schema, got.schema):
+        assert g.type == (pa.string() if e.type == pa.large_string() else e.type), (e, g)
+    got = got.cast(expected.schema)
     assert got.sort_by(keys).to_pylist() == expected.sort_by(keys).to_pylist()
 
 
