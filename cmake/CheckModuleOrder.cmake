@@ -1,8 +1,8 @@
 # The module order, checked (ctest test `module_order`, registered in tests/CMakeLists.txt; run as
 # `cmake -DSOURCE_DIR=<repo> -P cmake/CheckModuleOrder.cmake`). Modules depend only on modules to
 # their left:
-#   util -> columnar -> codec -> plan -> io -> format | orc -> read -> table -> index -> server
-# (format and orc, the file formats, are siblings: neither may include the other).
+#   util -> columnar -> codec -> plan -> io -> format | orc | avro -> read -> table -> index -> server
+# (format, orc and avro, the file formats, are siblings: none may include another).
 # Every header and source under src/<m>/ and include/rap/<m>/ (subfolders included) may include
 # headers of <m> and of modules left of it only, public ("rap/<x>/...") or private ("<x>/..."); and
 # src/<m>/CMakeLists.txt may name only those modules in its DEPS. Fails listing every violation.
@@ -13,9 +13,9 @@ if(NOT SOURCE_DIR)
   message(FATAL_ERROR "usage: cmake -DSOURCE_DIR=<repo> -P CheckModuleOrder.cmake")
 endif()
 
-set(order util columnar codec plan io format orc read table index server)
+set(order util columnar codec plan io format orc avro read table index server)
 # The rank of each module (siblings share one).
-set(ranks 0 1 2 3 4 5 5 6 7 8 9)
+set(ranks 0 1 2 3 4 5 5 5 6 7 8 9)
 
 set(violations "")
 set(checked 0)
@@ -71,6 +71,6 @@ if(violations)
   list(LENGTH violations count)
   string(REPLACE ";" "\n  " text "${violations}")
   message(FATAL_ERROR "module order: ${count} include(s) or dependency(ies) run up the order "
-                      "util -> columnar -> codec -> plan -> io -> format | orc -> read -> table -> index -> server:\n  ${text}")
+                      "util -> columnar -> codec -> plan -> io -> format | orc | avro -> read -> table -> index -> server:\n  ${text}")
 endif()
-message(STATUS "module order: ${checked} files follow util -> columnar -> codec -> plan -> io -> format | orc -> read -> table -> index -> server")
+message(STATUS "module order: ${checked} files follow util -> columnar -> codec -> plan -> io -> format | orc | avro -> read -> table -> index -> server")

@@ -29,6 +29,8 @@ pkg_check_modules(PUGIXML IMPORTED_TARGET pugixml)
 # LZO compression through Debian's liblzo2-dev.
 find_package(Protobuf REQUIRED)
 pkg_check_modules(LZO2 REQUIRED IMPORTED_TARGET lzo2)
+# Avro (src/avro: Iceberg manifests, Paimon): Debian's Avro C library, libavro-dev.
+pkg_check_modules(AVRO REQUIRED IMPORTED_TARGET avro-c)
 if(RAP_BUILD_TESTS)
   find_package(GTest REQUIRED)
 endif()

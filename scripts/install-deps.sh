@@ -15,6 +15,8 @@ PKGS=(
   # the ORC reader (src/orc): protobuf for its metadata, liblzo2 for its LZO compression, the tz
   # database for the writer time zones of its timestamps
   libprotobuf-dev protobuf-compiler liblzo2-dev tzdata
+  # Avro object container files (src/avro: Iceberg manifest lists and manifests): Avro C
+  libavro-dev
   # the rap binary's allocator (tools/CMakeLists.txt, RAP_MALLOC)
   libjemalloc-dev
   libgtest-dev libgmock-dev libbenchmark-dev

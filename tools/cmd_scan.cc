@@ -15,6 +15,7 @@
 #include "plan_flags.h"
 #include "rap/read/fingerprint.h"
 #include "rap/read/merge_reader.h"
+#include "rap/table/iceberg_metadata.h"
 #include "rap/read/scanner.h"
 #include "rap/table/scan_source.h"
 #include "rap/table/table.h"
@@ -31,6 +32,9 @@ struct ScanArgs {
   std::string where;
   int64_t limit = -1;
   int64_t version = -1;
+  int64_t snapshot = -1;
+  std::string as_of;
+  std::vector<std::string> location_map;
   OutputFlags output;
   int64_t batch_size = 64 * 1024;
   bool stats = false;
@@ -119,6 +123,15 @@ Status RunScan(const ScanArgs& args) {
   const double t0 = NowSeconds();
   table::OpenTableOptions to;
   if (args.version >= 0) to.version = args.version;
+  if (args.snapshot >= 0) to.snapshot_id = args.snapshot;
+  if (!args.as_of.empty()) {
+    RAP_ASSIGN_OR_RETURN(int64_t as_of_ms, table::iceberg::ParseAsOf(args.as_of));
+    to.as_of_ms = as_of_ms;
+  }
+  for (const std::string& m : args.location_map) {
+    RAP_ASSIGN_OR_RETURN(auto pair, table::iceberg::ParseLocationMapping(m));
+    to.location_map.push_back(std::move(pair));
+  }
   RAP_ASSIGN_OR_RETURN(table::TableSnapshot snap, table::OpenTable(args.url, to));
   const double t_open = NowSeconds();
   read::ScanOptions so;
@@ -165,12 +178,17 @@ Status RunScan(const ScanArgs& args) {
 
 CommandRegistrar reg("scan", [](CLI::App& app) {
   auto args = std::make_shared<ScanArgs>();
-  CLI::App* cmd = app.add_subcommand("scan", "Scan a table (Delta, folder/prefix of Parquet and ORC files, or one file)");
+  CLI::App* cmd = app.add_subcommand("scan", "Scan a table (Delta, Iceberg, folder/prefix of Parquet and ORC files, or one file)");
   cmd->add_option("url", args->url, "Table URL: path, file://, http(s)://, s3://")->required();
   cmd->add_option("--columns,-c", args->columns, "Comma-separated output columns (default: all)");
   cmd->add_option("--where,-w", args->where, "Filter, e.g. \"id = 5 AND name IN ('a','b') AND ts >= '2024-01-01'\"");
   cmd->add_option("--limit,-n", args->limit, "Stop after N rows");
   cmd->add_option("--version", args->version, "Delta table version (time travel)");
+  cmd->add_option("--snapshot", args->snapshot, "Iceberg snapshot id (time travel)");
+  cmd->add_option("--as-of", args->as_of,
+                  "Iceberg: the snapshot current at this time (ms since the epoch or UTC 'YYYY-MM-DD HH:MM:SS')");
+  cmd->add_option("--location-map", args->location_map,
+                  "Iceberg: OLD=NEW, read paths the metadata names under OLD from NEW (repeatable; docs/iceberg.md)");
   args->output.AddTo(cmd, /*allow_none=*/true);
   cmd->add_option("--batch-size", args->batch_size, "Rows per batch")->capture_default_str();
   cmd->add_flag("--stats", args->stats, "Print pruning, request and byte counts and times to stderr");

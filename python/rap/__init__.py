@@ -179,8 +179,11 @@ def scan(
     batch_size: Optional[int] = None,
     plan: Optional[str] = None,
     storage_options: StorageOptions = None,
+    snapshot_id: Optional[int] = None,
+    as_of: Optional[Union[int, str]] = None,
+    location_map: Optional[Mapping[str, str]] = None,
 ) -> RecordBatchReader:
-    """Scans a table (a Delta table, a folder/prefix of Parquet files, or one file), like ``rap scan``.
+    """Scans a table (a Delta table, an Iceberg table, a folder/prefix of Parquet files, or one file), like ``rap scan``.
 
     url: a path, file://, http(s):// or s3:// URL. columns: output columns (a list, or "a,b");
     "s.x" selects field x of struct s. where: a filter such as
@@ -189,13 +192,18 @@ def scan(
     "none", "raw" or "decoded" (prepare the next file while one is read). memory_limit: the scan's
     memory budget ("512MiB", bytes, 0 = none). batch_size: rows per batch (default 65536). plan: the
     range planning policy ("auto", "exact", "fixed:1MiB", "store"). storage_options: see
-    :data:`STORAGE_OPTIONS`.
+    :data:`STORAGE_OPTIONS`. Iceberg (docs/iceberg.md): snapshot_id and as_of (ms since the epoch or a
+    UTC time "YYYY-MM-DD HH:MM:SS") choose the snapshot; location_map {OLD: NEW} reads paths the
+    metadata names under OLD from NEW.
 
     Bad arguments raise :class:`InvalidArgument` before any I/O.
     """
+    if as_of is not None and not isinstance(as_of, (int, str)) or isinstance(as_of, bool):
+        raise InvalidArgument(f"as_of: expected ms since the epoch (int) or a UTC time (str), got {type(as_of).__name__}")
     return RecordBatchReader(
         _rap.scan(url, _columns(columns), where, limit, version, prefetch, warmup, memory_limit, batch_size, plan,
-                  storage_options)
+                  storage_options, snapshot_id, None if as_of is None else str(as_of),
+                  None if location_map is None else dict(location_map))
     )
 
 

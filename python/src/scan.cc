@@ -1,4 +1,5 @@
 // rap._rap.scan: a table scan (read::Scanner over table::OpenTable), the same options as `rap scan`.
+#include <nanobind/stl/map.h>
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/unique_ptr.h>
@@ -8,6 +9,7 @@
 #include "rap/io/planned_read.h"
 #include "rap/plan/planner.h"
 #include "rap/read/scanner.h"
+#include "rap/table/iceberg_metadata.h"
 #include "rap/table/scan_source.h"
 #include "rap/table/table.h"
 #include "rap/util/units.h"
@@ -97,7 +99,9 @@ std::unique_ptr<Reader> Scan(const std::string& url, std::optional<std::vector<s
                              std::optional<std::string> where, std::optional<int64_t> limit,
                              std::optional<int64_t> version, int prefetch, const std::string& warmup,
                              nb::handle memory_limit, std::optional<int64_t> batch_size,
-                             std::optional<std::string> plan, nb::handle storage_options) {
+                             std::optional<std::string> plan, nb::handle storage_options,
+                             std::optional<int64_t> snapshot_id, std::optional<std::string> as_of,
+                             std::optional<std::map<std::string, std::string>> location_map) {
   // Every argument is checked before any I/O.
   read::ScanOptions so;
   if (columns) so.columns = *columns;
@@ -140,6 +144,18 @@ std::unique_ptr<Reader> Scan(const std::string& url, std::optional<std::vector<s
     if (*version < 0) Raise(Status::InvalidArgument("version: " + std::to_string(*version) + " is negative"));
     to.version = *version;
   }
+  to.snapshot_id = snapshot_id;
+  if (as_of) {
+    auto ms = table::iceberg::ParseAsOf(*as_of);
+    if (!ms.ok()) Raise(Status::InvalidArgument("as_of: " + ms.status().message()));
+    to.as_of_ms = *ms;
+  }
+  if (location_map) {
+    for (const auto& [from, to_prefix] : *location_map) {
+      if (from.empty()) Raise(Status::InvalidArgument("location_map: an empty OLD prefix"));
+      to.location_map.emplace_back(from, to_prefix);
+    }
+  }
   const EnvOverlay overlay = ParseStorageOptions(storage_options);
   auto stats = std::make_shared<StatsHolder>();
   Result<std::unique_ptr<read::Scanner>> scanner = WithStorageOptions(overlay, [&]() -> Result<std::unique_ptr<read::Scanner>> {
@@ -159,7 +175,8 @@ void BindScan(nb::module_& m) {
   m.def("scan", &Scan, nb::arg("url"), nb::arg("columns") = nb::none(), nb::arg("where") = nb::none(),
         nb::arg("limit") = nb::none(), nb::arg("version") = nb::none(), nb::arg("prefetch") = 3,
         nb::arg("warmup") = "raw", nb::arg("memory_limit") = "2GiB", nb::arg("batch_size") = nb::none(),
-        nb::arg("plan") = nb::none(), nb::arg("storage_options") = nb::none());
+        nb::arg("plan") = nb::none(), nb::arg("storage_options") = nb::none(), nb::arg("snapshot_id") = nb::none(),
+        nb::arg("as_of") = nb::none(), nb::arg("location_map") = nb::none());
 }
 
 }  // namespace rap::py

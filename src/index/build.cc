@@ -103,6 +103,13 @@ Status CheckKeyTypes(std::vector<KeyColumn>* key, const internal::IndexedFile& f
   return Status::OK();
 }
 
+// The index tracks Delta deletion vectors only: an Iceberg table's delete files would be missed.
+Status CheckNotIceberg(const table::TableSnapshot& snap, const std::string& table_url) {
+  if (table::FormatName(snap) != "iceberg") return Status::OK();
+  return Status::NotSupported(table_url + ": rap index does not index Iceberg tables yet (it would miss their delete "
+                                          "files); rap scan reads them (docs/iceberg.md)");
+}
+
 }  // namespace
 
 Result<BuildResult> BuildIndex(const std::string& table_url, const BuildOptions& options) {
@@ -112,6 +119,7 @@ Result<BuildResult> BuildIndex(const std::string& table_url, const BuildOptions&
   }
   RAP_ASSIGN_OR_RETURN(table::TableSnapshot snap, table::OpenTable(table_url));
   RAP_RETURN_NOT_OK(CheckNoColumnMapping(snap));
+  RAP_RETURN_NOT_OK(CheckNotIceberg(snap, table_url));
   BuildResult out;
   out.index_url = options.index_url.empty() ? DefaultIndexUrl(table_url, options.name) : options.index_url;
   internal::FileIndexSpec spec{options.key_columns, options.cover, options.hoist};
@@ -181,6 +189,7 @@ Result<UpdateResult> UpdateOnce(const std::string& index_url, const UpdateOption
   const std::string table_url = ResolveUrl(index_url, base.table_root);
   RAP_ASSIGN_OR_RETURN(table::TableSnapshot snap, table::OpenTable(table_url));
   RAP_RETURN_NOT_OK(CheckNoColumnMapping(snap));
+  RAP_RETURN_NOT_OK(CheckNotIceberg(snap, table_url));
   UpdateResult out;
   // Live files of the index by path.
   std::map<std::string, int32_t> live;

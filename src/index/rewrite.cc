@@ -101,7 +101,7 @@ Status ReadLiveRows(const table::TableSnapshot& snap, const RewriteOptions& opti
                                      "); rap rewrite needs one schema");
     }
     std::vector<uint64_t> deleted;
-    if (f.deletion_vector) {
+    if (f.deletion_vector || f.format_deletes) {
       RAP_ASSIGN_OR_RETURN(deleted, table::DeletedRows(snap, f));
     }
     RAP_ASSIGN_OR_RETURN(auto batches, reader->NewBatchReader(std::nullopt, proj));
@@ -391,6 +391,10 @@ Result<RewriteResult> RewriteTable(const std::string& table_url, const std::stri
     return Status::InvalidArgument("--buckets must be in 1..1048576, got " + std::to_string(options.buckets));
   }
   RAP_ASSIGN_OR_RETURN(table::TableSnapshot snap, table::OpenTable(table_url));
+  if (options.in_place && table::FormatName(snap) == "iceberg") {
+    return Status::NotSupported(table_url + ": --in-place on an Iceberg table (an Iceberg replace commit) is not "
+                                            "built yet; write the rewrite to another folder");
+  }
   if (!snap.partition_columns.empty() && options.in_place) {
     return Status::NotSupported(table_url +
                                 ": --in-place on a partitioned table: rap rewrite's files are bucketed by the key, not "

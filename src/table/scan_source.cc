@@ -29,12 +29,16 @@ Result<read::ScanSource> ToScanSource(const TableSnapshot& snapshot) {
       if (!arr.ok()) return arr.status().WithContext(f.relative_path);
       sf.partition_values.push_back(*arr);
     }
-    if (f.deletion_vector) {
+    if (f.deletion_vector || f.format_deletes) {
       auto rows = DeletedRows(snapshot, f);  // through the table's format (rap/table/table_format.h)
       if (!rows.ok()) return rows.status().WithContext(f.relative_path);
       sf.deleted_rows = std::move(*rows);
     }
-    if (snapshot.schema) sf.column_stats = DeltaFileStats(f.stats_json, *snapshot.schema, snapshot.physical_names);
+    if (!f.column_stats.empty()) {
+      sf.column_stats = f.column_stats;
+    } else if (snapshot.schema) {
+      sf.column_stats = DeltaFileStats(f.stats_json, *snapshot.schema, snapshot.physical_names);
+    }
     src.files.push_back(std::move(sf));
   }
   return src;

@@ -1,4 +1,4 @@
-// BuildIndex and RewriteTable refuse a table of a format rap does not read yet (Iceberg, Paimon,
+// BuildIndex and RewriteTable refuse a table of a format rap does not read yet (Paimon,
 // Hudi: rap/table/table_format.h) with the NotSupported of OpenTable naming the format, and write
 // nothing (no index under the table, no output folder).
 #include <gtest/gtest.h>

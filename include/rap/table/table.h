@@ -8,10 +8,12 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "rap/columnar/array.h"
 #include "rap/io/object_store.h"
+#include "rap/read/expr.h"
 #include "rap/read/field_id_tree.h"
 #include "rap/table/deletion_vector.h"
 #include "rap/util/result.h"
@@ -35,6 +37,17 @@ struct DataFile {
   std::string stats_json;              // Delta add.stats (raw JSON), empty when absent
   // Delta deletion vector: rows of the file that are deleted (loaded by ToScanSource).
   std::optional<DeletionVectorDescriptor> deletion_vector;
+  // The table format has deletes for this file other than a Delta deletion vector (Iceberg position
+  // and equality delete files, deletion vectors): DeletedRows (table_format.h) gives them.
+  bool format_deletes = false;
+  // Bounds of the file's columns from the table format's own metadata (Iceberg manifest metrics), one
+  // per TableSnapshot::schema field; used instead of stats_json when not empty.
+  std::vector<std::optional<read::ColumnStats>> column_stats;
+};
+
+// What a table format keeps from Open for DeletedRows (Iceberg: the delete files of each data file).
+struct TableFormatState {
+  virtual ~TableFormatState() = default;
 };
 
 struct TableSnapshot {
@@ -59,10 +72,16 @@ struct TableSnapshot {
   // files are read by, read::ScanSource::field_ids). Empty otherwise.
   std::vector<read::FieldIdTree> field_ids;
   std::vector<DataFile> files;  // deterministic order: sorted by relative_path
+  std::shared_ptr<const TableFormatState> format_state;  // null for Delta and folders
 };
 
 struct OpenTableOptions {
   std::optional<int64_t> version;  // Delta time travel; an error for directory tables
+  // Iceberg time travel: the snapshot with this id, or the one current at this time (ms since the epoch).
+  std::optional<int64_t> snapshot_id = std::nullopt;
+  std::optional<int64_t> as_of_ms = std::nullopt;
+  // Iceberg: location prefixes OLD=NEW applied to every path the metadata names (docs/iceberg.md).
+  std::vector<std::pair<std::string, std::string>> location_map = {};
 };
 
 // Opens `url` as a table: a Delta table when `<url>/_delta_log/` holds commits; NotSupported naming

@@ -1,20 +1,236 @@
-// Apache Iceberg tables: recognised by their table metadata (`metadata/<...>.metadata.json`), not read
-// yet (UnreadTableFormat). The Iceberg reader goes into this folder.
+// Apache Iceberg tables through the table-format seam (rap/table/table_format.h): detected by their
+// table metadata (`metadata/<...>.metadata.json`, or a URL naming such a file), opened at a snapshot
+// (current, `snapshot_id`, `as_of_ms`) by reading the metadata JSON (iceberg_metadata.cc), the
+// snapshot's manifest list and manifests (Avro, iceberg_manifest.cc); deletes from position and
+// equality delete files and deletion vectors (iceberg_deletes.cc). docs/iceberg.md.
+#include <algorithm>
+#include <cstdlib>
+
 #include "table/formats.h"
+#include "table/iceberg/iceberg_stats.h"
+#include "table/iceberg/iceberg_table.h"
 #include "table/path_util.h"
 
 namespace rap::table {
 
+namespace iceberg {
+
 namespace {
 
-bool MarksIceberg(const std::vector<std::string>& s) {
-  return s.size() == 2 && s[0] == "metadata" && s[1].size() > 14 && EndsWith(s[1], ".metadata.json");
+constexpr uint64_t kMaxMetadataBytes = uint64_t{256} << 20;
+
+std::string StripDotSlash(std::string s) {
+  while (s.rfind("./", 0) == 0) s = s.substr(2);
+  return TrimTrailingSlash(s);
 }
+
+bool IsMetadataFile(const std::string& name) { return name.size() > 14 && EndsWith(name, ".metadata.json"); }
+
+// The version a metadata file name carries: "v12.metadata.json" -> 12, "00012-<uuid>.metadata.json" -> 12.
+int64_t MetadataVersion(const std::string& name) {
+  const char* p = name.c_str();
+  if (*p == 'v') ++p;
+  char* end = nullptr;
+  const long long v = std::strtoll(p, &end, 10);
+  return end == p ? -1 : v;
+}
+
+// The metadata file of the table at `root`: the version hint, else the newest by listing.
+Result<std::string> FindMetadataFile(TableProbe& probe) {
+  const std::string dir = probe.root() + "/metadata";
+  for (const char* hint_name : {"version-hint.text", "version-hint.txt"}) {
+    auto hint = ReadObject(probe.store(), dir + "/" + hint_name, 1024);
+    if (!hint.ok()) continue;
+    std::string h = *hint;
+    while (!h.empty() && (h.back() == '\n' || h.back() == '\r' || h.back() == ' ')) h.pop_back();
+    if (h.empty()) continue;
+    const std::string candidate = IsMetadataFile(h) ? dir + "/" + h : dir + "/v" + h + ".metadata.json";
+    if (probe.store()->Head(candidate).ok()) return candidate;
+  }
+  std::string best;
+  int64_t best_version = -1;
+  for (const std::string& rel : probe.RelativePaths()) {
+    const std::vector<std::string> s = SplitPath(rel);
+    if (s.size() != 2 || s[0] != "metadata" || !IsMetadataFile(s[1])) continue;
+    const int64_t v = MetadataVersion(s[1]);
+    if (v > best_version || (v == best_version && s[1] > best)) {
+      best_version = v;
+      best = s[1];
+    }
+  }
+  if (best.empty()) return Status::NotFound(probe.url() + ": no metadata/*.metadata.json");
+  return dir + "/" + best;
+}
+
+Result<std::vector<ContentFile>> ReadManifestEntries(const io::ObjectStorePtr& store, const LocationMap& locations,
+                                                     const ManifestFile& m) {
+  RAP_ASSIGN_OR_RETURN(std::string path, locations.Resolve(m.path));
+  RAP_ASSIGN_OR_RETURN(std::string bytes, ReadObject(store, path, kMaxMetadataBytes));
+  return ParseManifest(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()), m, path);
+}
+
+Result<std::vector<ManifestFile>> ReadManifests(const io::ObjectStorePtr& store, const LocationMap& locations,
+                                                const Snapshot& snap) {
+  if (snap.manifest_list.empty()) {  // v1 snapshot listing its manifests
+    std::vector<ManifestFile> out;
+    for (const std::string& p : snap.manifests) out.push_back(ManifestFile{p, 0, 0, 0, snap.snapshot_id});
+    return out;
+  }
+  RAP_ASSIGN_OR_RETURN(std::string path, locations.Resolve(snap.manifest_list));
+  RAP_ASSIGN_OR_RETURN(std::string bytes, ReadObject(store, path, kMaxMetadataBytes));
+  return ParseManifestList(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()),
+                           path);
+}
+
+// Whether delete file `d` applies to data file `f` (the Iceberg spec's "Scan Planning" rules).
+bool Applies(const ContentFile& d, const ContentFile& f, const TableMetadata& m) {
+  if (d.content == 1) {  // position deletes and deletion vectors: same or later data sequence number
+    if (d.data_sequence_number < f.data_sequence_number) return false;
+    if (d.referenced_data_file && *d.referenced_data_file != f.file_path) return false;
+  } else {  // equality deletes: strictly later
+    if (d.data_sequence_number <= f.data_sequence_number) return false;
+  }
+  const PartitionSpec* spec = m.Spec(d.spec_id);
+  if (d.content == 2 && spec && spec->Unpartitioned()) return true;  // global equality deletes
+  return d.spec_id == f.spec_id && d.partition_key == f.partition_key;
+}
+
+class IcebergTableFormat : public TableFormat {
+ public:
+  std::string_view name() const override { return "iceberg"; }
+
+  Result<bool> Detect(TableProbe& probe) const override {
+    if (IsMetadataFile(probe.root())) return probe.store()->Head(probe.root()).ok();
+    for (const std::string& rel : probe.RelativePaths()) {
+      const std::vector<std::string> s = SplitPath(rel);
+      if (s.size() == 2 && s[0] == "metadata" && IsMetadataFile(s[1])) return true;
+    }
+    return false;
+  }
+
+  Result<TableSnapshot> Open(TableProbe& probe, const OpenTableOptions& options) const override {
+    if (options.version) {
+      return Status::InvalidArgument(probe.url() + ": an Iceberg table is read at a snapshot (--snapshot ID or "
+                                                   "--as-of TIME), not a Delta version");
+    }
+    std::string metadata_path;
+    std::string root = probe.root();
+    if (IsMetadataFile(root)) {
+      metadata_path = root;
+      const size_t slash = root.rfind('/');
+      root = slash == std::string::npos ? "" : root.substr(0, slash);
+      if (EndsWith(root, "/metadata")) root = root.substr(0, root.size() - 9);
+    } else {
+      RAP_ASSIGN_OR_RETURN(metadata_path, FindMetadataFile(probe));
+    }
+    RAP_ASSIGN_OR_RETURN(std::string text, ReadObject(probe.store(), metadata_path, kMaxMetadataBytes));
+    RAP_ASSIGN_OR_RETURN(TableMetadata meta, ParseTableMetadata(text, metadata_path));
+    LocationMap locations(options.location_map, meta.location, root);
+    RAP_ASSIGN_OR_RETURN(const Snapshot* snap,
+                         SelectSnapshot(meta, options.snapshot_id, options.as_of_ms, metadata_path));
+    auto state = std::make_shared<IcebergState>();
+    int32_t schema_id = meta.current_schema_id;
+    if (snap && snap->schema_id && (options.snapshot_id || options.as_of_ms) && meta.Schema(*snap->schema_id)) {
+      schema_id = *snap->schema_id;  // time travel reads the snapshot's own schema
+    }
+    state->schema = *meta.Schema(schema_id);
+    TableSnapshot out;
+    out.kind = TableKind::kDirectory;
+    out.format = this;
+    out.store = probe.store();
+    out.root = root;
+    out.version = snap ? snap->snapshot_id : -1;
+    out.schema = state->schema.schema;
+    out.field_ids = state->schema.field_ids;
+    if (!snap) {
+      out.format_state = state;
+      return out;
+    }
+    RAP_ASSIGN_OR_RETURN(std::vector<ManifestFile> manifests, ReadManifests(probe.store(), locations, *snap));
+    std::vector<ContentFile> data, deletes;
+    for (const ManifestFile& m : manifests) {
+      RAP_ASSIGN_OR_RETURN(std::vector<ContentFile> entries, ReadManifestEntries(probe.store(), locations, m));
+      for (ContentFile& e : entries) {
+        if (e.status == 2) continue;  // DELETED entries are not live
+        if (meta.format_version == 1) e.data_sequence_number = 0;
+        (e.content == 0 ? data : deletes).push_back(std::move(e));
+      }
+    }
+    for (const ContentFile& f : data) {
+      if (f.file_format != "PARQUET") {
+        return Status::NotSupported(f.file_path + ": Iceberg data files in " + f.file_format +
+                                    " are not read by rap yet (Parquet only)");
+      }
+      DataFile df;
+      RAP_ASSIGN_OR_RETURN(df.path, locations.Resolve(f.file_path));
+      const std::string rel = RelativeTo(root, df.path);
+      df.relative_path = rel.empty() ? df.path : rel;
+      df.size = static_cast<uint64_t>(f.file_size);
+      df.num_records = f.record_count;
+      df.column_stats = IcebergFileStats(f, state->schema);
+      std::vector<DeleteRef>& refs = state->deletes[df.path];
+      for (const ContentFile& d : deletes) {
+        if (!Applies(d, f, meta)) continue;
+        RAP_ASSIGN_OR_RETURN(std::string dpath, locations.Resolve(d.file_path));
+        refs.push_back(DeleteRef{d, dpath});
+      }
+      df.format_deletes = !refs.empty();
+      state->original_paths[df.path] = f.file_path;
+      out.files.push_back(std::move(df));
+    }
+    std::sort(out.files.begin(), out.files.end(),
+              [](const DataFile& a, const DataFile& b) { return a.relative_path < b.relative_path; });
+    out.format_state = state;
+    return out;
+  }
+
+  Result<std::vector<uint64_t>> DeletedRows(const TableSnapshot& snapshot, const DataFile& file) const override {
+    auto state = std::dynamic_pointer_cast<const IcebergState>(snapshot.format_state);
+    if (!state) return Status::Internal(file.path + ": an Iceberg snapshot without its state");
+    return IcebergDeletedRows(snapshot, *state, file);
+  }
+};
 
 }  // namespace
 
+LocationMap::LocationMap(std::vector<std::pair<std::string, std::string>> user, std::string location,
+                         std::string root) {
+  for (auto& [from, to] : user) prefixes_.push_back({TrimTrailingSlash(from), TrimTrailingSlash(to)});
+  const std::string loc = StripDotSlash(location);
+  if (!loc.empty()) prefixes_.push_back({loc, root});
+}
+
+Result<std::string> LocationMap::Resolve(const std::string& path) const {
+  const std::string p = StripDotSlash(path);
+  for (const auto& [from, to] : prefixes_) {
+    if (p.size() > from.size() && p.compare(0, from.size(), from) == 0 && p[from.size()] == '/') {
+      return to.empty() ? p.substr(from.size() + 1) : to + p.substr(from.size());
+    }
+  }
+  if (p.find("://") != std::string::npos) {
+    return Status::NotFound(path + ": outside the table's location; map it with --location-map OLD=NEW");
+  }
+  return p;
+}
+
+Result<std::string> ReadObject(const io::ObjectStorePtr& store, const std::string& path, uint64_t limit) {
+  RAP_ASSIGN_OR_RETURN(io::ObjectInfo info, store->Head(path));
+  if (info.size > limit) {
+    return Status::ResourceExhausted(path + ": " + std::to_string(info.size) + " bytes is larger than the " +
+                                     std::to_string(limit) + " byte limit for Iceberg metadata files");
+  }
+  if (info.size == 0) return std::string();
+  ByteRange r{0, info.size};
+  RAP_ASSIGN_OR_RETURN(std::vector<Buffer> bufs,
+                       store->ReadRanges(path, std::span<const ByteRange>(&r, 1), io::ReadOptions{}, nullptr));
+  if (bufs.size() != 1 || bufs[0].size() != info.size) return Status::IOError(path + ": short read");
+  return std::string(bufs[0].view());
+}
+
+}  // namespace iceberg
+
 const TableFormat& IcebergFormat() {
-  static const UnreadTableFormat format("iceberg", "Iceberg", &MarksIceberg);
+  static const iceberg::IcebergTableFormat format;
   return format;
 }
 
