@@ -43,6 +43,7 @@ struct Args {
   int files = 8;
   int64_t rows_per_file = 125'000;
   int64_t page_rows = 1024;
+  int64_t rows_per_key = 1;  // keys uniform over [0, files*rows_per_file / rows_per_key)
   std::string profiles = "local,5ms,30ms";
   std::string local_layouts = "plain,covered,hoisted,interleaved";
   std::string remote_layouts = "plain,covered";
@@ -58,6 +59,7 @@ struct Args {
   double soak_s = 0;
   int io_threads = 0, max_in_flight = 32;
   bool no_inline_lookups = false;
+  std::string columns = "v,name";
   std::string csv = "serve.csv", rss_csv = "serve_rss.csv", temp, rap;
 };
 
@@ -92,7 +94,7 @@ double Quantile(std::vector<double> v, double q) {
   return v[std::min(v.size() - 1, static_cast<size_t>(q * static_cast<double>(v.size())))];
 }
 
-const std::vector<std::string> kColumns = {"v", "name"};  // output: k, v, name
+std::vector<std::string> kColumns = {"v", "name"};  // output: k, v, name (--columns)
 
 // The library baseline: the same keys, sequentially, through Index::Lookup in this process.
 struct LibraryResult {
@@ -314,7 +316,8 @@ Row MeasureOverhead(const Served& s, const std::vector<std::string>& keys, int p
   std::vector<double> total, lookup, over;
   size_t pos = 0;
   for (int i = 0; i < n; ++i) {
-    std::string target = "/v1/tables/t/lookup?columns=" + kColumns[0] + "," + kColumns[1];
+    std::string target = "/v1/tables/t/lookup?columns=";
+    for (size_t ci = 0; ci < kColumns.size(); ++ci) target += (ci ? "," : "") + kColumns[ci];
     for (int k = 0; k < per; ++k, pos = (pos + 1) % keys.size()) target += "&key=" + keys[pos];
     const auto t0 = Clock::now();
     auto r = Check(c->Request("GET", target), "GET lookup");
@@ -380,6 +383,9 @@ int main(int argc, char** argv) {
   CLI::App app{"bench_serve: rap serve under wrk load vs the lookup library (docs/benchmarks/serve.md)"};
   app.add_option("--files", a.files, "Data files in the table")->capture_default_str();
   app.add_option("--rows-per-file", a.rows_per_file, "Rows per file (keys uniform over files*rows)")->capture_default_str();
+  app.add_option("--page-rows", a.page_rows, "Rows per data page")->capture_default_str();
+  app.add_option("--rows-per-key", a.rows_per_key, "Mean rows per key (the key space is files*rows/this)")->capture_default_str();
+  app.add_option("--columns", a.columns, "Output columns besides the key (covered/hoisted: these columns)")->capture_default_str();
   app.add_option("--profiles", a.profiles, "local and/or rap-netsim latencies (e.g. 30ms), comma-separated")->capture_default_str();
   app.add_option("--local-layouts", a.local_layouts, "Index layouts measured on local files (interleaved: the table rewritten, rap rewrite)")->capture_default_str();
   app.add_option("--remote-layouts", a.remote_layouts, "Index layouts measured over rap-netsim")->capture_default_str();
@@ -405,6 +411,7 @@ int main(int argc, char** argv) {
   app.add_option("--temp-dir", a.temp, "Where the table is written (default: a temporary directory)");
   app.add_option("--rap", a.rap, "The rap binary (default: tools/rap next to this benchmark's directory)");
   CLI11_PARSE(app, argc, argv);
+  kColumns = SplitList(a.columns);
   if (a.rap.empty()) a.rap = (SelfDir().parent_path() / "tools" / "rap").string();
   if (!std::getenv("RAP_NETSIM_BINARY")) {
     setenv("RAP_NETSIM_BINARY", (SelfDir().parent_path() / "tools" / "rap-netsim").c_str(), 1);
@@ -417,7 +424,7 @@ int main(int argc, char** argv) {
   testing::IndexTableOptions to;
   to.files = a.files;
   to.rows = a.rows_per_file;
-  to.key_space = a.files * a.rows_per_file;
+  to.key_space = std::max<int64_t>(1, a.files * a.rows_per_file / std::max<int64_t>(1, a.rows_per_key));
   to.row_group_rows = std::min<int64_t>(a.rows_per_file, 64 * a.page_rows);
   to.page_rows = a.page_rows;
   testing::WriteIndexTable(table_dir, to);
@@ -481,8 +488,8 @@ int main(int argc, char** argv) {
     std::ofstream k(root + "/keys.txt");
     for (const auto& s : keys) k << s << "\n";
   }
-  std::printf("table: %d files x %lld rows, keys uniform over [0, %lld), output columns k, v, name; %u cores\n\n",
-              a.files, static_cast<long long>(a.rows_per_file), static_cast<long long>(to.key_space),
+  std::printf("table: %d files x %lld rows, keys uniform over [0, %lld), output columns k, %s; %u cores\n\n",
+              a.files, static_cast<long long>(a.rows_per_file), static_cast<long long>(to.key_space), a.columns.c_str(),
               std::thread::hardware_concurrency());
   std::map<int, std::string> lua;
   for (const auto& kc : SplitList(a.keys + ",1")) {

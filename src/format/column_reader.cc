@@ -128,7 +128,9 @@ class ChunkReader final : public ColumnChunkReader {
         sel_(std::move(selection)),
         options_(std::move(options)) {
     values_.width = PhysicalWidth(column.physical_type, column.type_length);
-    dict_.width = values_.width;  // an empty dictionary (none loaded yet) still has the column's width
+    auto empty = std::make_shared<PhysicalValues>();
+    empty->width = values_.width;  // an empty dictionary (none loaded yet) still has the column's width
+    dict_ = std::move(empty);
     null_type_ = column.arrow_type && column.arrow_type->id == TypeId::kNull;
     nested_ = column.max_repetition_level > 0;
   }
@@ -185,13 +187,17 @@ class ChunkReader final : public ColumnChunkReader {
     }
     out_.num_levels = num_levels_;
     if (options_.dictionary_codes) {
-      // The last window may take the dictionary; earlier ones copy it (later windows still gather).
+      // The last window may take the dictionary when nothing else holds it (it was created mutable
+      // here); earlier windows, and a dictionary shared with a PageShare or cache, copy it.
       PhysicalValues dict;
-      if (end_row == std::numeric_limits<int64_t>::max()) {
-        dict = std::move(dict_);
+      if (end_row == std::numeric_limits<int64_t>::max() && dict_.use_count() == 1) {
+        dict = std::move(const_cast<PhysicalValues&>(*dict_));
+        auto empty = std::make_shared<PhysicalValues>();
+        empty->width = values_.width;
+        dict_ = std::move(empty);
         has_dict_ = false;
       } else {
-        dict = dict_;
+        dict = *dict_;
       }
       RAP_ASSIGN_OR_RETURN(out_.dictionary, internal::PhysicalToArrow(std::move(dict), column_, column_.arrow_type));
     } else if (null_type_) {
@@ -230,6 +236,12 @@ class ChunkReader final : public ColumnChunkReader {
   }
 
   Status ReadSeparateDictionary() {
+    if (input_.decoded_dictionary) {
+      dict_ = input_.decoded_dictionary;
+      has_dict_ = true;
+      if (stats_) stats_->dictionary_pages_cached++;
+      return Status::OK();
+    }
     if (input_.dictionary.bytes.empty()) return Status::OK();
     size_t pos = 0;
     RawPage raw;
@@ -241,23 +253,32 @@ class ChunkReader final : public ColumnChunkReader {
     return LoadDictionary(raw, input_.dictionary.bytes);
   }
 
-  // `bytes`: the buffer the page lies in (kept by a PageShare).
+  // `bytes`: the buffer the page lies in (kept by a PageShare). A dictionary cached in
+  // options_.dictionary_cache is taken from there; one decoded here is put there.
   Status LoadDictionary(const RawPage& raw, const Buffer& bytes) {
-    if (options_.page_share) {
-      bool shared = false;
-      auto decode = [&]() -> Result<std::shared_ptr<const PhysicalValues>> {
-        auto d = std::make_shared<PhysicalValues>();
-        d->width = values_.width;
-        RAP_RETURN_NOT_OK(internal::DecodeDictionaryPage(raw, column_, codec_, options_, d.get()));
-        return std::shared_ptr<const PhysicalValues>(std::move(d));
-      };
-      RAP_ASSIGN_OR_RETURN(auto d, options_.page_share->impl().Obtain<PhysicalValues>(raw.offset, bytes, decode, &shared));
-      dict_ = *d;
-      if (stats_) ++(shared ? stats_->dictionary_pages_shared : stats_->dictionary_pages);
-    } else {
-      RAP_RETURN_NOT_OK(internal::DecodeDictionaryPage(raw, column_, codec_, options_, &dict_));
-      if (stats_) stats_->dictionary_pages++;
+    DictionaryCache* cache = options_.dictionary_cache;
+    if (cache) {
+      if (auto d = cache->Get(options_.dictionary_file, raw.offset)) {
+        dict_ = std::move(d);
+        has_dict_ = true;
+        if (stats_) stats_->dictionary_pages_cached++;
+        return Status::OK();
+      }
     }
+    auto decode = [&]() -> Result<std::shared_ptr<const PhysicalValues>> {
+      auto d = std::make_shared<PhysicalValues>();
+      d->width = values_.width;
+      RAP_RETURN_NOT_OK(internal::DecodeDictionaryPage(raw, column_, codec_, options_, d.get()));
+      return std::shared_ptr<const PhysicalValues>(std::move(d));
+    };
+    bool shared = false;
+    if (options_.page_share) {
+      RAP_ASSIGN_OR_RETURN(dict_, options_.page_share->impl().Obtain<PhysicalValues>(raw.offset, bytes, decode, &shared));
+    } else {
+      RAP_ASSIGN_OR_RETURN(dict_, decode());
+    }
+    if (stats_) ++(shared ? stats_->dictionary_pages_shared : stats_->dictionary_pages);
+    if (cache && !shared) cache->Put(options_.dictionary_file, raw.offset, dict_);
     has_dict_ = true;
     return Status::OK();
   }
@@ -458,12 +479,12 @@ class ChunkReader final : public ColumnChunkReader {
       const size_t old = codes.size();
       codes.resize(old + static_cast<size_t>(n_values));
       st = decoder->DecodeIndices(codes.data() + old, n_values);
-      if (st.ok()) st = internal::CheckDictionaryIndices(codes.data() + old, n_values, dict_.count);
+      if (st.ok()) st = internal::CheckDictionaryIndices(codes.data() + old, n_values, dict_->count);
       if (stats_ && st.ok()) stats_->values_decoded += n_values;
     } else if (dict_encoded_) {
       indices_.resize(static_cast<size_t>(n_values));
       st = decoder->DecodeIndices(indices_.data(), n_values);
-      if (st.ok()) st = values_.AppendGather(dict_, indices_.data(), n_values);
+      if (st.ok()) st = values_.AppendGather(*dict_, indices_.data(), n_values);
       if (stats_ && st.ok()) stats_->values_decoded += n_values;
     } else {
       st = values_.Append(decoder, n_values);
@@ -484,7 +505,7 @@ class ChunkReader final : public ColumnChunkReader {
   bool started_ = false;
   bool has_dict_ = false;
   bool dict_encoded_ = false;
-  PhysicalValues dict_;
+  std::shared_ptr<const PhysicalValues> dict_;  // shared with a PageShare or DictionaryCache
   PhysicalValues values_;
   UninitVector<int32_t> indices_;
   size_t sel_idx_ = 0;

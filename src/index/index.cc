@@ -255,6 +255,9 @@ Result<std::shared_ptr<Index>> Index::Open(const std::string& url, IndexOpenOpti
   auto impl = std::make_unique<Impl>();
   impl->options = options;
   impl->cache = std::make_unique<PageCache>(options.page_cache_bytes);
+  if (options.dictionary_cache_bytes > 0) {
+    impl->dictionaries = std::make_shared<parquet::DictionaryCache>(options.dictionary_cache_bytes);
+  }
   impl->pool = std::make_unique<ThreadPool>(static_cast<size_t>(std::max(1, options.threads)));
   // A table URL: its default index.
   std::string index_url = url;
@@ -293,6 +296,10 @@ Result<Key> Index::ParseKey(const std::vector<std::string>& parts) const {
 }
 
 PageCacheStats Index::page_cache_stats() const { return impl_->cache->stats(); }
+
+parquet::DictionaryCacheStats Index::dictionary_cache_stats() const {
+  return impl_->dictionaries ? impl_->dictionaries->stats() : parquet::DictionaryCacheStats{};
+}
 
 Result<bool> Index::Refresh() {
   RAP_ASSIGN_OR_RETURN(int64_t latest, FindLatestVersion(*impl_->store, impl_->dir));

@@ -5,6 +5,8 @@
 #include <map>
 #include <tuple>
 
+#include <fmt/format.h>
+
 #include "rap/columnar/take.h"
 #include "index/frame_locations.h"
 #include "index/lookup_plan.h"
@@ -117,6 +119,7 @@ Status OpenFullFile(const DataRequest& rq, FullFile& fs, RoundCounter& rc) {
     ro.io.expected_etag = etag;
   }
   ro.plan = rq.impl->options.plan;
+  ro.dictionary_cache = rq.impl->dictionaries;
   auto reader = read::FileReader::Open(fs.cs, path, ro);
   if (!reader.ok()) return MissingOr(reader.status(), fe);
   fs.reader = *reader;
@@ -257,6 +260,9 @@ struct CoveredFile {
   std::vector<parquet::FieldNode> nodes;  // per data column
   std::vector<int32_t> cover_of;          // data column -> index in the manifest's cover
   std::map<PageKey, Buffer> bufs, frame_bufs;
+  // Dictionary pages found decoded in the cache (not fetched), by location.
+  std::map<PageKey, parquet::DictionaryCache::Value> dicts;
+  std::shared_ptr<parquet::DictionaryCache> dictionaries;  // the Index's, or one for this read
   parquet::ColumnReadOptions cro;
 };
 
@@ -308,6 +314,13 @@ Status ChooseCoveredPages(CoveredFile* f) {
       }
       if (l.kind == static_cast<int32_t>(LocationKind::kZstdFrame)) {
         f->frame_bufs[{l.offset, l.size}] = Buffer();
+      } else if (l.kind == static_cast<int32_t>(LocationKind::kDictionaryPage)) {
+        if (f->dicts.count({l.offset, l.size}) || f->bufs.count({l.offset, l.size})) continue;
+        if (auto d = f->dictionaries->Get(f->cro.dictionary_file, static_cast<uint64_t>(l.offset))) {
+          f->dicts[{l.offset, l.size}] = std::move(d);
+        } else {
+          f->bufs[{l.offset, l.size}] = Buffer();
+        }
       } else {
         f->bufs[{l.offset, l.size}] = Buffer();
       }
@@ -389,7 +402,12 @@ Result<PageDecodes> DecodeCoveredPages(const DataRequest& rq, const CoveredFile&
     parquet::ColumnChunkInput in;
     in.num_rows = l.num_rows;
     if (d.dict && d.dict->first_row <= l.first_row && l.first_row < d.dict->first_row + d.dict->num_rows) {
-      in.dictionary = {f.bufs.at({d.dict->offset, d.dict->size}), static_cast<uint64_t>(d.dict->offset), 0};
+      auto cached = f.dicts.find({d.dict->offset, d.dict->size});
+      if (cached != f.dicts.end()) {
+        in.decoded_dictionary = cached->second;
+      } else {
+        in.dictionary = {f.bufs.at({d.dict->offset, d.dict->size}), static_cast<uint64_t>(d.dict->offset), 0};
+      }
     }
     in.spans.push_back({f.bufs.at({l.offset, l.size}), static_cast<uint64_t>(l.offset), 0});
     RAP_ASSIGN_OR_RETURN(parquet::LeafColumnData data,
@@ -453,6 +471,11 @@ Status ReadCoveredFile(const DataRequest& rq, const std::vector<int32_t>& cover_
   f.cover_of = cover_of;
   f.path = io::JoinPath(rq.snap->data_root, fe.path);
   f.cro.file_name = f.path;
+  // Dictionaries: the Index's cache, else one for this read, so that the pages of one chunk share
+  // a single decode of its dictionary.
+  f.dictionaries = rq.impl->dictionaries ? rq.impl->dictionaries : std::make_shared<parquet::DictionaryCache>(64ll << 20);
+  f.cro.dictionary_cache = f.dictionaries.get();
+  f.cro.dictionary_file = fmt::format("{}|{}|{}", f.path, fe.size, rq.snap->DataEtag(fe));
   RAP_RETURN_NOT_OK(ProjectCovered(rq, &f));
   RAP_RETURN_NOT_OK(ChooseCoveredPages(&f));
   RAP_RETURN_NOT_OK(FetchCovered(rq, cs, rc, &f));

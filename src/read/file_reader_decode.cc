@@ -49,6 +49,11 @@ class FileReader::RowGroupDecoder {
     copts_.max_page_bytes = reader_->options_.max_page_bytes;
     copts_.memory = reader_->options_.memory.get();
     copts_.file_name = reader_->path_;
+    if (reader_->options_.dictionary_cache) {
+      copts_.dictionary_cache = reader_->options_.dictionary_cache.get();
+      const io::ObjectInfo& info = reader_->info();
+      copts_.dictionary_file = fmt::format("{}|{}|{}", reader_->path_, info.size, info.etag);
+    }
     readers_.resize(static_cast<size_t>(reader_->schema().num_columns()));
     if (plan.empty()) {
       // Nothing selected: empty arrays of the right types.

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "rap/columnar/array.h"
+#include "rap/format/dictionary_cache.h"
 #include "rap/format/metadata.h"
 #include "rap/format/schema.h"
 #include "rap/util/buffer.h"
@@ -38,6 +39,9 @@ struct ColumnChunkInput {
   PageSpan dictionary;
   std::vector<PageSpan> spans;  // in file order
   int64_t num_rows = 0;         // rows in the row group
+  // The chunk's dictionary already decoded (from a DictionaryCache), when its page was not read:
+  // then `dictionary` is empty and a dictionary page met in a span is not decoded again.
+  DictionaryCache::Value decoded_dictionary;
 };
 
 class PageShare;
@@ -57,6 +61,10 @@ struct ColumnReadOptions {
   MemoryBudget* memory = nullptr;
   // Pages decoded once for several readers of the same column chunk (see PageShare); may be null.
   std::shared_ptr<PageShare> page_share;
+  // Decoded dictionaries kept across reads, or null: a dictionary page is looked up by
+  // (dictionary_file, page offset) before it is decoded, and put there after.
+  DictionaryCache* dictionary_cache = nullptr;
+  std::string dictionary_file;  // the file's identity (path, size, ETag) in dictionary_cache
 };
 
 // Decoded pages shared by several readers of one row group: the read ranges of a split row group
@@ -96,6 +104,7 @@ struct ColumnChunkStats {
   int64_t dictionary_pages = 0;
   int64_t data_pages_shared = 0;        // data pages taken decoded from ColumnReadOptions::page_share
   int64_t dictionary_pages_shared = 0;  // dictionary pages taken decoded from it
+  int64_t dictionary_pages_cached = 0;  // dictionaries taken from ColumnReadOptions::dictionary_cache
   int64_t values_decoded = 0;
   int64_t values_skipped = 0;       // values stepped over with ValueDecoder::Skip
   std::vector<int64_t> page_first_rows;  // first row of every data page decoded, in order

@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "rap/columnar/array.h"
+#include "rap/format/dictionary_cache.h"
 #include "rap/index/key.h"
 #include "rap/index/manifest.h"
 #include "rap/index/page_cache.h"
@@ -38,6 +39,9 @@ namespace rap::index {
 
 struct IndexOpenOptions {
   int64_t page_cache_bytes = 64ll << 20;  // LRU cache of decoded index pages (0 = off)
+  // LRU cache of the data files' decoded dictionary pages (0 = off): a lookup neither reads (covered)
+  // nor decodes a dictionary page another lookup of this Index already decoded.
+  int64_t dictionary_cache_bytes = 64ll << 20;
   int threads = 16;                       // parallel index-page and data-file reads
   bool preload = true;                    // read every fragment's footer and key page index at Open
   // Range planning of index-page and data reads. Up to 32 requests per wave (the planner's default
@@ -110,6 +114,8 @@ class Index {
   Result<bool> Refresh();
   // The index page cache's counters since Open (shared by every lookup of this Index).
   PageCacheStats page_cache_stats() const;
+  // The data files' dictionary cache's counters since Open (IndexOpenOptions::dictionary_cache_bytes).
+  parquet::DictionaryCacheStats dictionary_cache_stats() const;
 
   class Snapshot;  // one manifest version with its fragments (index.cc)
   class Impl;

@@ -48,6 +48,9 @@ struct FileReaderOptions {
   // The scan's memory budget (ScanOptions::memory_limit): decompressed pages and level arrays are
   // charged to it (parquet::ColumnReadOptions::memory). Null: none.
   std::shared_ptr<MemoryBudget> memory;
+  // Decoded dictionary pages kept across reads (e.g. an index's lookups of the same files), keyed by
+  // this file's path, size and ETag; null: every read decodes its dictionaries.
+  std::shared_ptr<parquet::DictionaryCache> dictionary_cache;
 };
 
 // What was read, so tests can check exactly which pages and bytes a read touched.
