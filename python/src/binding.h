@@ -4,14 +4,19 @@
 
 #include <nanobind/nanobind.h>
 
+#include <chrono>
+#include <condition_variable>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "rap/columnar/array.h"
+#include "rap/io/object_store.h"
 #include "rap/columnar/record_batch_reader.h"
 #include "rap/util/result.h"
 
@@ -59,6 +64,46 @@ auto WithStorageOptions(const EnvOverlay& overlay, Fn&& fn) -> decltype(fn()) {
   return fn();
 }
 
+// Ctrl-C during long calls: runs `fn` on a thread of its own while the calling thread (GIL
+// released) waits for it, taking the GIL every 20 ms to run pending signal handlers
+// (PyErr_CheckSignals; signals are handled on the main thread only). When a handler raises
+// (KeyboardInterrupt), `cancel` — the work's cancellation hook, which its reads and loops poll — is
+// cancelled, the thread is joined (the work stops at its next check) and the exception is raised.
+// The thread never outlives the call.
+template <typename R>
+R RunInterruptible(const std::function<R()>& fn, io::CancellationToken* cancel) {
+  std::mutex mu;
+  std::condition_variable cv;
+  bool finished = false;
+  std::optional<R> out;
+  std::thread worker([&] {
+    R r = fn();
+    std::lock_guard<std::mutex> lock(mu);
+    out.emplace(std::move(r));
+    finished = true;
+    cv.notify_all();
+  });
+  bool interrupted = false;
+  for (;;) {
+    {
+      nb::gil_scoped_release release;
+      std::unique_lock<std::mutex> lock(mu);
+      if (cv.wait_for(lock, std::chrono::milliseconds(20), [&] { return finished; })) break;
+    }
+    if (PyErr_CheckSignals() != 0) {
+      interrupted = true;
+      if (cancel) cancel->Cancel();
+      break;
+    }
+  }
+  {
+    nb::gil_scoped_release release;  // (the work may take the GIL for a progress callback)
+    worker.join();
+  }
+  if (interrupted) throw nb::python_error();
+  return std::move(*out);
+}
+
 // Counters of a reader's source as (name, value) pairs: integers, floats, or lists of floats.
 struct StatsValue {
   std::string name;
@@ -88,7 +133,10 @@ struct StatsHolder {
 // one object are serialised; Next runs with the GIL released.
 class Reader {
  public:
-  Reader(std::unique_ptr<columnar::RecordBatchReader> source, SchemaPtr schema, std::shared_ptr<StatsHolder> stats);
+  // `cancel` (optional): the source's cancellation hook (a scan's ScanOptions::cancel), cancelled
+  // when a signal handler raises during Next.
+  Reader(std::unique_ptr<columnar::RecordBatchReader> source, SchemaPtr schema, std::shared_ptr<StatsHolder> stats,
+         std::shared_ptr<io::CancellationToken> cancel = nullptr);
   ~Reader();
 
   const SchemaPtr& schema() const { return schema_; }
@@ -108,6 +156,7 @@ class Reader {
   std::unique_ptr<columnar::RecordBatchReader> source_;
   SchemaPtr schema_;
   std::shared_ptr<StatsHolder> stats_;
+  std::shared_ptr<io::CancellationToken> cancel_;
   bool closed_ = false;
   bool consumed_ = false;
 };

@@ -141,6 +141,8 @@ std::unique_ptr<Reader> Scan(const std::string& url, std::optional<std::vector<s
     to.version = *version;
   }
   const EnvOverlay overlay = ParseStorageOptions(storage_options);
+  auto cancel = std::make_shared<io::CancellationToken>();  // Ctrl-C (Reader::Next)
+  so.cancel = cancel;
   auto stats = std::make_shared<StatsHolder>();
   Result<std::unique_ptr<read::Scanner>> scanner = WithStorageOptions(overlay, [&]() -> Result<std::unique_ptr<read::Scanner>> {
     RAP_ASSIGN_OR_RETURN(table::TableSnapshot snap, table::OpenTable(url, to));
@@ -150,7 +152,7 @@ std::unique_ptr<Reader> Scan(const std::string& url, std::optional<std::vector<s
   if (!scanner.ok()) Raise(scanner.status());
   SchemaPtr schema = (*scanner)->schema();
   stats->Set(ScanStatsList((*scanner)->stats()));
-  return std::make_unique<Reader>(std::make_unique<ScanReader>(std::move(*scanner), stats), schema, stats);
+  return std::make_unique<Reader>(std::make_unique<ScanReader>(std::move(*scanner), stats), schema, stats, cancel);
 }
 
 }  // namespace
