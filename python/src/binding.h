@@ -17,6 +17,7 @@
 
 #include "rap/columnar/array.h"
 #include "rap/io/object_store.h"
+#include "rap/io/store_options.h"
 #include "rap/columnar/record_batch_reader.h"
 #include "rap/util/result.h"
 
@@ -40,6 +41,9 @@ T Unwrap(Result<T> result) {
 // (rap/io/s3_config.h, http_options.h). Unknown keys are InvalidArgument (raised before any I/O).
 using EnvOverlay = std::vector<std::pair<std::string, std::optional<std::string>>>;
 EnvOverlay ParseStorageOptions(const nb::handle& options);
+// The same dict as the per-call io::StoreOptions that io::OpenUrl takes (rap.scan passes it down;
+// None: the environment's). Unknown keys and bad values are InvalidArgument, raised before any I/O.
+std::shared_ptr<const io::StoreOptions> ParseStoreOptions(const nb::handle& options);
 
 // Runs `fn` (with the GIL released) while the overlay is the process environment: every open of a
 // store by the binding runs under one lock, so that concurrent opens never see each other's

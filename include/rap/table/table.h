@@ -16,6 +16,10 @@
 #include "rap/table/deletion_vector.h"
 #include "rap/util/result.h"
 
+namespace rap::io {
+struct StoreOptions;  // rap/io/store_options.h
+}  // namespace rap::io
+
 namespace rap::table {
 
 enum class TableKind { kDirectory, kDelta };
@@ -63,6 +67,8 @@ struct TableSnapshot {
 
 struct OpenTableOptions {
   std::optional<int64_t> version;  // Delta time travel; an error for directory tables
+  // The store's settings for this call (rap/io/store_options.h); null: the environment's.
+  std::shared_ptr<const io::StoreOptions> store;
 };
 
 // Opens `url` as a table: a Delta table when `<url>/_delta_log/` holds commits; NotSupported naming
