@@ -4,14 +4,20 @@
 
 #include <nanobind/nanobind.h>
 
+#include <chrono>
+#include <condition_variable>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "rap/columnar/array.h"
+#include "rap/io/object_store.h"
+#include "rap/io/store_options.h"
 #include "rap/columnar/record_batch_reader.h"
 #include "rap/util/result.h"
 
@@ -35,6 +41,9 @@ T Unwrap(Result<T> result) {
 // (rap/io/s3_config.h, http_options.h). Unknown keys are InvalidArgument (raised before any I/O).
 using EnvOverlay = std::vector<std::pair<std::string, std::optional<std::string>>>;
 EnvOverlay ParseStorageOptions(const nb::handle& options);
+// The same dict as the per-call io::StoreOptions that io::OpenUrl takes (rap.scan passes it down;
+// None: the environment's). Unknown keys and bad values are InvalidArgument, raised before any I/O.
+std::shared_ptr<const io::StoreOptions> ParseStoreOptions(const nb::handle& options);
 
 // Runs `fn` (with the GIL released) while the overlay is the process environment: every open of a
 // store by the binding runs under one lock, so that concurrent opens never see each other's
@@ -57,6 +66,46 @@ auto WithStorageOptions(const EnvOverlay& overlay, Fn&& fn) -> decltype(fn()) {
     ~Restore() { RestoreOverlay(*s); }
   } restore{&saved};
   return fn();
+}
+
+// Ctrl-C during long calls: runs `fn` on a thread of its own while the calling thread (GIL
+// released) waits for it, taking the GIL every 20 ms to run pending signal handlers
+// (PyErr_CheckSignals; signals are handled on the main thread only). When a handler raises
+// (KeyboardInterrupt), `cancel` — the work's cancellation hook, which its reads and loops poll — is
+// cancelled, the thread is joined (the work stops at its next check) and the exception is raised.
+// The thread never outlives the call.
+template <typename R>
+R RunInterruptible(const std::function<R()>& fn, io::CancellationToken* cancel) {
+  std::mutex mu;
+  std::condition_variable cv;
+  bool finished = false;
+  std::optional<R> out;
+  std::thread worker([&] {
+    R r = fn();
+    std::lock_guard<std::mutex> lock(mu);
+    out.emplace(std::move(r));
+    finished = true;
+    cv.notify_all();
+  });
+  bool interrupted = false;
+  for (;;) {
+    {
+      nb::gil_scoped_release release;
+      std::unique_lock<std::mutex> lock(mu);
+      if (cv.wait_for(lock, std::chrono::milliseconds(20), [&] { return finished; })) break;
+    }
+    if (PyErr_CheckSignals() != 0) {
+      interrupted = true;
+      if (cancel) cancel->Cancel();
+      break;
+    }
+  }
+  {
+    nb::gil_scoped_release release;  // (the work may take the GIL for a progress callback)
+    worker.join();
+  }
+  if (interrupted) throw nb::python_error();
+  return std::move(*out);
 }
 
 // Counters of a reader's source as (name, value) pairs: integers, floats, or lists of floats.
@@ -88,7 +137,10 @@ struct StatsHolder {
 // one object are serialised; Next runs with the GIL released.
 class Reader {
  public:
-  Reader(std::unique_ptr<columnar::RecordBatchReader> source, SchemaPtr schema, std::shared_ptr<StatsHolder> stats);
+  // `cancel` (optional): the source's cancellation hook (a scan's ScanOptions::cancel), cancelled
+  // when a signal handler raises during Next.
+  Reader(std::unique_ptr<columnar::RecordBatchReader> source, SchemaPtr schema, std::shared_ptr<StatsHolder> stats,
+         std::shared_ptr<io::CancellationToken> cancel = nullptr);
   ~Reader();
 
   const SchemaPtr& schema() const { return schema_; }
@@ -108,6 +160,7 @@ class Reader {
   std::unique_ptr<columnar::RecordBatchReader> source_;
   SchemaPtr schema_;
   std::shared_ptr<StatsHolder> stats_;
+  std::shared_ptr<io::CancellationToken> cancel_;
   bool closed_ = false;
   bool consumed_ = false;
 };

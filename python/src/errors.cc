@@ -94,6 +94,46 @@ EnvOverlay ParseStorageOptions(const nb::handle& options) {
   return out;
 }
 
+std::shared_ptr<const io::StoreOptions> ParseStoreOptions(const nb::handle& options) {
+  if (options.is_none()) return nullptr;
+  static const std::map<std::string, std::optional<std::string> io::StoreOptions::*> fields = {
+      {"endpoint", &io::StoreOptions::endpoint},
+      {"endpoint_url", &io::StoreOptions::endpoint},
+      {"region", &io::StoreOptions::region},
+      {"access_key_id", &io::StoreOptions::access_key_id},
+      {"secret_access_key", &io::StoreOptions::secret_access_key},
+      {"session_token", &io::StoreOptions::session_token},
+      {"profile", &io::StoreOptions::profile},
+      {"shared_credentials_file", &io::StoreOptions::shared_credentials_file},
+      {"config_file", &io::StoreOptions::config_file},
+      {"anonymous", &io::StoreOptions::anonymous},
+      {"ca_bundle", &io::StoreOptions::ca_bundle},
+      {"ca_dir", &io::StoreOptions::ca_dir},
+      {"insecure", &io::StoreOptions::insecure},
+      {"connect_timeout", &io::StoreOptions::connect_timeout},
+      {"timeout", &io::StoreOptions::timeout},
+      {"low_speed_time", &io::StoreOptions::low_speed_time},
+      {"max_attempts", &io::StoreOptions::max_attempts},
+      {"max_concurrency", &io::StoreOptions::max_concurrency},
+      {"hedge", &io::StoreOptions::hedge},
+  };
+  auto out = std::make_shared<io::StoreOptions>();
+  // The dict's checks and value forms are ParseStorageOptions' (one rule for both).
+  const EnvOverlay checked = ParseStorageOptions(options);
+  (void)checked;
+  for (auto [k, v] : nb::borrow<nb::dict>(options)) {
+    const std::string key = nb::cast<std::string>(k);
+    std::string value;  // None: "" (the setting unset for this call)
+    if (nb::isinstance<nb::bool_>(v)) {
+      value = nb::cast<bool>(v) ? "1" : "0";
+    } else if (!v.is_none()) {
+      value = nb::cast<std::string>(nb::str(v));
+    }
+    (*out).*(fields.at(key)) = value;
+  }
+  return out;
+}
+
 std::mutex& EnvMutex() {
   static std::mutex mu;
   return mu;

@@ -51,9 +51,16 @@ struct Progress {
   }
 };
 
+// The work under the storage options; with `cancel` (its cancellation hook) on a thread of its own,
+// so that Ctrl-C stops it promptly (RunInterruptible).
 template <typename Fn>
-auto Run(const EnvOverlay& overlay, Progress* progress, Fn&& fn) {
-  auto r = WithStorageOptions(overlay, std::forward<Fn>(fn));
+auto Run(const EnvOverlay& overlay, Progress* progress, Fn&& fn, io::CancellationToken* cancel = nullptr) {
+  using R = decltype(fn());
+  auto r = WithStorageOptions(overlay, [&]() -> R {
+    if (!cancel) return fn();
+    nb::gil_scoped_acquire gil;
+    return RunInterruptible<R>(std::function<R()>(fn), cancel);
+  });
   if (progress) progress->RaiseIfFailed();
   if (!r.ok()) Raise(r.status());
   return std::move(*r);
@@ -87,8 +94,10 @@ nb::dict BuildIndex(const std::string& table, const std::vector<std::string>& ke
   o.fragment.page_rows = page_rows;
   Progress p(progress);
   o.progress = p.Callback();
+  auto cancel = std::make_shared<io::CancellationToken>();
+  o.cancel = cancel;
   const EnvOverlay overlay = ParseStorageOptions(storage_options);
-  index::BuildResult r = Run(overlay, &p, [&] { return index::BuildIndex(table, o); });
+  index::BuildResult r = Run(overlay, &p, [&] { return index::BuildIndex(table, o); }, cancel.get());
   uint64_t bytes = 0;
   for (const auto& f : r.manifest.fragments) bytes += f.size;
   nb::dict d;
@@ -109,12 +118,17 @@ nb::dict UpdateIndex(const std::string& url, int threads, nb::object progress, n
   o.threads = threads;
   Progress p(progress);
   o.progress = p.Callback();
+  auto cancel = std::make_shared<io::CancellationToken>();
+  o.cancel = cancel;
   const EnvOverlay overlay = ParseStorageOptions(storage_options);
   std::string index_url;
-  index::UpdateResult r = Run(overlay, &p, [&] {
-    index_url = IndexUrlOf(url);
-    return index::UpdateIndex(index_url, o);
-  });
+  index::UpdateResult r = Run(
+      overlay, &p,
+      [&] {
+        index_url = IndexUrlOf(url);
+        return index::UpdateIndex(index_url, o);
+      },
+      cancel.get());
   nb::dict d;
   d["index_url"] = index_url;
   d["changed"] = r.changed;
@@ -219,8 +233,11 @@ nb::dict Rewrite(const std::string& table, const std::vector<std::string>& key, 
   o.threads = threads;
   Progress p(progress);
   o.progress = p.Callback();
+  auto cancel = std::make_shared<io::CancellationToken>();
+  o.cancel = cancel;
   const EnvOverlay overlay = ParseStorageOptions(storage_options);
-  index::RewriteResult r = Run(overlay, &p, [&] { return index::RewriteTable(table, output.value_or(""), o); });
+  index::RewriteResult r =
+      Run(overlay, &p, [&] { return index::RewriteTable(table, output.value_or(""), o); }, cancel.get());
   nb::dict d;
   d["output_url"] = r.output_url;
   d["index_url"] = r.index_url;

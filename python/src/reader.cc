@@ -99,8 +99,9 @@ nb::object BatchCapsules(const RecordBatch& batch) {
   return nb::make_tuple(sc, ac);
 }
 
-Reader::Reader(std::unique_ptr<columnar::RecordBatchReader> source, SchemaPtr schema, std::shared_ptr<StatsHolder> stats)
-    : source_(std::move(source)), schema_(std::move(schema)), stats_(std::move(stats)) {}
+Reader::Reader(std::unique_ptr<columnar::RecordBatchReader> source, SchemaPtr schema, std::shared_ptr<StatsHolder> stats,
+               std::shared_ptr<io::CancellationToken> cancel)
+    : source_(std::move(source)), schema_(std::move(schema)), stats_(std::move(stats)), cancel_(std::move(cancel)) {}
 
 Reader::~Reader() {
   // A reader dropped without close(): its source's threads are joined here. The GIL is held when
@@ -118,15 +119,27 @@ Reader::~Reader() {
 }
 
 std::optional<RecordBatch> Reader::Next() {
-  Result<std::optional<RecordBatch>> r = std::optional<RecordBatch>();
+  using R = Result<std::optional<RecordBatch>>;
+  R r = std::optional<RecordBatch>();
   {
     nb::gil_scoped_release release;
-    std::lock_guard<std::mutex> lock(mu_);
+    std::unique_lock<std::mutex> lock(mu_);
     if (closed_) return std::nullopt;
     if (consumed_ || !source_) {
       r = Status::InvalidArgument("the reader was handed to an Arrow consumer (__arrow_c_stream__); it yields no more batches");
-    } else {
+    } else if (!cancel_) {
       r = source_->Next();
+    } else {
+      // A scan: Ctrl-C while it waits for the batch cancels its reads (RunInterruptible).
+      columnar::RecordBatchReader* source = source_.get();
+      nb::gil_scoped_acquire gil;
+      try {
+        r = RunInterruptible<R>([source] { return source->Next(); }, cancel_.get());
+      } catch (nb::python_error& err) {
+        lock.unlock();
+        Close();
+        throw;
+      }
     }
   }
   // Ctrl-C: a pending signal (the handler ran while Next was busy) stops the scan here.
@@ -145,13 +158,18 @@ std::optional<RecordBatch> Reader::Next() {
 
 nb::object Reader::ExportStream() {
   std::unique_ptr<columnar::RecordBatchReader> source;
+  bool was_closed = false;
   {
+    nb::gil_scoped_release release;  // (Next may hold mu_ while it takes the GIL)
     std::lock_guard<std::mutex> lock(mu_);
-    if (closed_) Raise(Status::InvalidArgument("the reader is closed"));
-    if (consumed_ || !source_) Raise(Status::InvalidArgument("the reader was already handed to an Arrow consumer"));
-    consumed_ = true;
-    source = std::move(source_);
+    was_closed = closed_;
+    if (!closed_ && !consumed_ && source_) {
+      consumed_ = true;
+      source = std::move(source_);
+    }
   }
+  if (was_closed) Raise(Status::InvalidArgument("the reader is closed"));
+  if (!source) Raise(Status::InvalidArgument("the reader was already handed to an Arrow consumer"));
   auto* s = AllocReleased<ArrowArrayStream>();
   Status st = columnar::ExportRecordBatchReader(std::move(source), s);
   if (!st.ok()) {

@@ -156,17 +156,20 @@ std::unique_ptr<Reader> Scan(const std::string& url, std::optional<std::vector<s
       to.location_map.emplace_back(from, to_prefix);
     }
   }
-  const EnvOverlay overlay = ParseStorageOptions(storage_options);
+  to.store = ParseStoreOptions(storage_options);  // per call, down to io::OpenUrl (no environment)
+  auto cancel = std::make_shared<io::CancellationToken>();  // Ctrl-C (Reader::Next)
+  so.cancel = cancel;
   auto stats = std::make_shared<StatsHolder>();
-  Result<std::unique_ptr<read::Scanner>> scanner = WithStorageOptions(overlay, [&]() -> Result<std::unique_ptr<read::Scanner>> {
+  Result<std::unique_ptr<read::Scanner>> scanner = [&]() -> Result<std::unique_ptr<read::Scanner>> {
+    nb::gil_scoped_release release;
     RAP_ASSIGN_OR_RETURN(table::TableSnapshot snap, table::OpenTable(url, to));
     RAP_ASSIGN_OR_RETURN(read::ScanSource src, table::ToScanSource(snap));
     return read::Scanner::Make(std::move(src), std::move(so));
-  });
+  }();
   if (!scanner.ok()) Raise(scanner.status());
   SchemaPtr schema = (*scanner)->schema();
   stats->Set(ScanStatsList((*scanner)->stats()));
-  return std::make_unique<Reader>(std::make_unique<ScanReader>(std::move(*scanner), stats), schema, stats);
+  return std::make_unique<Reader>(std::make_unique<ScanReader>(std::move(*scanner), stats), schema, stats, cancel);
 }
 
 }  // namespace

@@ -132,9 +132,12 @@ nb::dict WriteParquet(nb::handle data, const std::string& url, std::optional<int
   parquet::WriterOptions o = Options(row_group_rows, row_group_bytes, page_rows, page_bytes, compression, encoding,
                                      dictionary, statistics, page_break_on, frame_per_key, align, interleave,
                                      data_page_version, page_index, crc, kv);
-  const EnvOverlay overlay = ParseStorageOptions(storage_options);
+  const std::shared_ptr<const io::StoreOptions> store = ParseStoreOptions(storage_options);  // per call
   std::unique_ptr<columnar::RecordBatchReader> reader = ImportStream(data);
-  io::ResolvedUrl resolved = Unwrap(WithStorageOptions(overlay, [&] { return io::OpenUrl(url); }));
+  io::ResolvedUrl resolved = Unwrap([&] {
+    nb::gil_scoped_release release;
+    return store ? io::OpenUrl(url, *store) : io::OpenUrl(url);
+  }());
   parquet::WriteSummary summary;
   Status st;
   {

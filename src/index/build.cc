@@ -39,7 +39,7 @@ Status CheckNoColumnMapping(const table::TableSnapshot& snap) {
 Status IndexFiles(const table::TableSnapshot& snap, const std::vector<std::pair<const table::DataFile*, int32_t>>& files,
                   const internal::FileIndexSpec& spec, int threads,
                   const std::function<void(int64_t, int64_t)>& progress,
-                  const std::function<Status(internal::IndexedFile&&)>& sink) {
+                  const std::function<Status(internal::IndexedFile&&)>& sink, const io::CancellationToken* cancel) {
   std::vector<std::optional<Result<internal::IndexedFile>>> results(files.size());
   std::mutex mu;
   std::condition_variable cv;
@@ -48,7 +48,8 @@ Status IndexFiles(const table::TableSnapshot& snap, const std::vector<std::pair<
     ThreadPool pool(static_cast<size_t>(std::max(1, threads)));
     for (size_t i = 0; i < files.size(); ++i) {
       pool.Submit([&, i] {
-        Result<internal::IndexedFile> r = failed.load() ? Result<internal::IndexedFile>(Status::Cancelled("stopped"))
+        if (cancel && cancel->cancelled()) failed.store(true);
+        Result<internal::IndexedFile> r = failed.load() ? Result<internal::IndexedFile>(Status::Cancelled("index build: cancelled"))
                                                         : internal::IndexDataFile(snap.store, *files[i].first,
                                                                                   files[i].second, spec);
         if (!r.ok()) failed.store(true);
@@ -149,7 +150,7 @@ Result<BuildResult> BuildIndex(const std::string& table_url, const BuildOptions&
     for (IndexEntry& e : f.entries) RAP_RETURN_NOT_OK(writer->AddEntry(std::move(e)));
     return Status::OK();
   };
-  RAP_RETURN_NOT_OK(IndexFiles(snap, files, spec, options.threads, options.progress, sink));
+  RAP_RETURN_NOT_OK(IndexFiles(snap, files, spec, options.threads, options.progress, sink, options.cancel.get()));
   out.entries = writer->entries();
   out.files = static_cast<int64_t>(files.size());
   RAP_ASSIGN_OR_RETURN(out.manifest,
@@ -274,7 +275,7 @@ Result<UpdateResult> UpdateOnce(const std::string& index_url, const UpdateOption
     for (IndexEntry& e : f.entries) RAP_RETURN_NOT_OK(writer->AddEntry(std::move(e)));
     return Status::OK();
   };
-  RAP_RETURN_NOT_OK(IndexFiles(snap, added, spec, options.threads, options.progress, sink));
+  RAP_RETURN_NOT_OK(IndexFiles(snap, added, spec, options.threads, options.progress, sink, options.cancel.get()));
   RAP_ASSIGN_OR_RETURN(out.manifest, writer->Commit(base.table_root, base.table_kind, snap.version));
   out.changed = true;
   return out;

@@ -85,6 +85,7 @@ Status ReadLiveRows(const table::TableSnapshot& snap, const RewriteOptions& opti
   for (size_t i = 0; i < snap.files.size(); ++i) {
     const table::DataFile& f = snap.files[i];
     read::FileReaderOptions ro;
+    ro.io.cancel = options.cancel.get();
     // Input batches small against the memory budget (about budget / 1 KiB rows, 256..65536), so a
     // spill happens close to the budget.
     ro.batch_size = std::clamp<int64_t>(options.memory >> 10, 256, 64 * 1024);
@@ -107,6 +108,7 @@ Status ReadLiveRows(const table::TableSnapshot& snap, const RewriteOptions& opti
     RAP_ASSIGN_OR_RETURN(auto batches, reader->NewBatchReader(std::nullopt, proj));
     int64_t file_row = 0;
     while (true) {
+      if (options.cancel && options.cancel->cancelled()) return Status::Cancelled("rewrite: cancelled at " + f.path);
       RAP_ASSIGN_OR_RETURN(std::optional<RecordBatch> b, batches->Next());
       if (!b) break;
       const int64_t n = b->num_rows;

@@ -9,6 +9,7 @@
 #include <cstdlib>
 
 #include "io/http_util.h"
+#include "rap/io/store_options.h"
 
 namespace rap::io {
 
@@ -27,17 +28,18 @@ HedgeOptions DefaultHedgeOptions() {
   return g_hedge;
 }
 
-HttpOptions HttpOptionsFromEnv() {
+HttpOptions HttpOptionsFromEnv() { return HttpOptionsFor(StoreOptions{}); }
+
+HttpOptions HttpOptionsFor(const StoreOptions& options) {
   HttpOptions o;
   o.hedge = DefaultHedgeOptions();
-  if (const char* v = std::getenv("RAP_HTTP_HEDGE"); v && (std::string(v) == "0" || std::string(v) == "1")) {
-    o.hedge.enabled = std::string(v) == "1";
-  }
-  auto num = [](const char* name, double* out) {
-    const char* v = std::getenv(name);
-    if (v && *v) {
+  const std::string hedge = options.Get("RAP_HTTP_HEDGE");
+  if (hedge == "0" || hedge == "1") o.hedge.enabled = hedge == "1";
+  auto num = [&options](const char* name, double* out) {
+    const std::string v = options.Get(name);
+    if (!v.empty()) {
       char* end = nullptr;
-      double d = std::strtod(v, &end);
+      double d = std::strtod(v.c_str(), &end);
       if (end && *end == '\0' && d > 0) *out = d;
     }
   };
@@ -51,14 +53,14 @@ HttpOptions HttpOptionsFromEnv() {
   num("RAP_HTTP_LOW_SPEED_TIME_S", &low_time);
   o.max_attempts = static_cast<int>(attempts);
   o.low_speed_time_s = static_cast<long>(low_time);
-  if (const char* v = std::getenv("RAP_HTTP_INSECURE"); v && std::string(v) == "1") o.verify_tls = false;
+  if (options.Get("RAP_HTTP_INSECURE") == "1") o.verify_tls = false;
   for (const char* name : {"RAP_CA_BUNDLE", "CURL_CA_BUNDLE", "SSL_CERT_FILE"}) {
-    if (const char* v = std::getenv(name); v && *v) {
+    if (std::string v = options.Get(name); !v.empty()) {
       o.ca_file = v;
       break;
     }
   }
-  if (const char* v = std::getenv("SSL_CERT_DIR"); v && *v) o.ca_dir = v;
+  if (std::string v = options.Get("SSL_CERT_DIR"); !v.empty()) o.ca_dir = v;
   return o;
 }
 

@@ -10,6 +10,7 @@
 #include "rap/io/object_store.h"
 #include "rap/io/s3_config.h"
 #include "rap/io/s3_store.h"
+#include "rap/io/store_options.h"
 
 namespace rap::io {
 
@@ -88,7 +89,11 @@ size_t ReleaseUnusedStores() {
   return n;
 }
 
-Result<ResolvedUrl> OpenUrl(const std::string& url) {
+Result<ResolvedUrl> OpenUrl(const std::string& url) { return OpenUrl(url, StoreOptions{}); }
+
+Result<ResolvedUrl> OpenUrl(const std::string& url, const StoreOptions& options) {
+  // Stores made with per-call settings are shared only with calls of the same settings.
+  const std::string options_key = options.CacheKey();
   if (url.empty()) return Status::InvalidArgument("empty URL");
   if (StartsWith(url, "file://")) {
     std::string rest = url.substr(7);
@@ -106,8 +111,9 @@ Result<ResolvedUrl> OpenUrl(const std::string& url) {
     std::string path = slash == std::string::npos ? "/" : url.substr(slash);
     if (base.size() == authority) return Status::InvalidArgument(url + ": URL without a host");
     Status made;
-    ObjectStorePtr store = GlobalRegistry().GetOrCreate(base, [&]() -> ObjectStorePtr {
-      auto s = MakeHttpStore(base, HttpOptionsFromEnv());
+    const std::string key = options_key.empty() ? base : base + "|" + options_key;
+    ObjectStorePtr store = GlobalRegistry().GetOrCreate(key, [&]() -> ObjectStorePtr {
+      auto s = MakeHttpStore(base, HttpOptionsFor(options));
       if (!s.ok()) {
         made = s.status();
         return nullptr;
@@ -123,10 +129,12 @@ Result<ResolvedUrl> OpenUrl(const std::string& url) {
     std::string bucket = rest.substr(0, slash);
     std::string key = slash == std::string::npos ? "" : rest.substr(slash + 1);
     if (bucket.empty()) return Status::InvalidArgument(url + ": expected s3://bucket/key");
-    RAP_ASSIGN_OR_RETURN(S3Config config, LoadS3Config());
+    RAP_ASSIGN_OR_RETURN(S3Config config, LoadS3Config(options));
     Status made;
-    ObjectStorePtr store = GlobalRegistry().GetOrCreate("s3|" + bucket + "|" + config.CacheKey(), [&]() -> ObjectStorePtr {
-      auto s = MakeS3Store(bucket, config, HttpOptionsFromEnv());
+    std::string store_key = "s3|" + bucket + "|" + config.CacheKey();
+    if (!options_key.empty()) store_key += "|" + options_key;
+    ObjectStorePtr store = GlobalRegistry().GetOrCreate(store_key, [&]() -> ObjectStorePtr {
+      auto s = MakeS3Store(bucket, config, HttpOptionsFor(options));
       if (!s.ok()) {
         made = s.status();
         return nullptr;

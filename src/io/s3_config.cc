@@ -6,15 +6,12 @@
 #include <sstream>
 
 #include "rap/io/sigv4.h"
+#include "rap/io/store_options.h"
 
 namespace rap::io {
 
 namespace {
 
-std::string Env(const char* name) {
-  const char* v = std::getenv(name);
-  return v ? std::string(v) : std::string();
-}
 
 std::string Trim(const std::string& s) {
   size_t b = s.find_first_not_of(" \t\r");
@@ -48,7 +45,8 @@ std::map<std::string, Section> ParseIni(const std::string& path) {
 }
 
 std::string HomeFile(const char* rel) {
-  std::string home = Env("HOME");
+  const char* h = std::getenv("HOME");
+  std::string home = h ? h : "";
   return home.empty() ? std::string() : home + "/" + rel;
 }
 
@@ -64,7 +62,10 @@ std::string S3Config::CacheKey() const {
          sigv4::Sha256Hex(secret_access_key + "\n" + session_token);
 }
 
-Result<S3Config> LoadS3Config() {
+Result<S3Config> LoadS3Config() { return LoadS3Config(StoreOptions{}); }
+
+Result<S3Config> LoadS3Config(const StoreOptions& options) {
+  auto Env = [&options](const char* name) { return options.Get(name); };
   S3Config c;
   std::string profile = Env("AWS_PROFILE");
   bool explicit_profile = !profile.empty();

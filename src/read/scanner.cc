@@ -222,7 +222,7 @@ Result<std::shared_ptr<Scanner::Impl::OpenedFile>> Scanner::Impl::PrepareFile(
   }
   FileReaderOptions ro = options.reader;
   ro.use_page_index = options.use_page_index;
-  opened->cancel = cancel ? std::move(cancel) : std::make_shared<io::CancellationToken>();
+  opened->cancel = cancel ? std::move(cancel) : std::make_shared<io::CancellationToken>(options.cancel.get());
   ro.io.cancel = opened->cancel.get();
   ro.memory = memory;
   if (options.warmup.level != WarmupLevel::kNone || (options.prefetch.fetch_ahead > 0 && options.prefetch.producers > 1)) {
@@ -430,27 +430,33 @@ void Scanner::Impl::MergeBatch(ScanBatch&& b) {
   if (options.limit >= 0 && emitted >= options.limit) done = true;
 }
 
-Scanner::Scanner(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
-Scanner::~Scanner() = default;
+// (Scanner's constructors and destructor: scanner_fanout.cc, where Scanner::FanOut is complete.)
 
 Result<std::unique_ptr<Scanner>> Scanner::Make(ScanSource source, ScanOptions options) {
-  auto impl = std::make_unique<Impl>();
-  impl->source = std::move(source);
-  impl->options = std::move(options);
-  if (!impl->source.store) return Status::InvalidArgument("scan: no object store");
-  if (impl->options.estimator_scope == ScanOptions::EstimatorScope::kScan && !impl->options.reader.plan.estimator) {
-    impl->options.reader.plan.estimator = std::make_shared<plan::TransportEstimator>();
-    if (!impl->options.reader.plan.also_report_to) {
-      impl->options.reader.plan.also_report_to = plan::EstimatorRegistry::Global().Get(impl->source.store->endpoint());
+  if (!source.store) return Status::InvalidArgument("scan: no object store");
+  if (options.estimator_scope == ScanOptions::EstimatorScope::kScan && !options.reader.plan.estimator) {
+    options.reader.plan.estimator = std::make_shared<plan::TransportEstimator>();
+    if (!options.reader.plan.also_report_to) {
+      options.reader.plan.also_report_to = plan::EstimatorRegistry::Global().Get(source.store->endpoint());
     }
   }
-  io::PlanOptions& po = impl->options.reader.plan;
-  if (impl->options.throughput_evidence == plan::ThroughputEvidence::kPooled && !po.throughput_pool) {
+  io::PlanOptions& po = options.reader.plan;
+  if (options.throughput_evidence == plan::ThroughputEvidence::kPooled && !po.throughput_pool) {
     // The pool's sinks are the estimators ReadPlanned reports to.
-    auto planning = po.estimator ? po.estimator : plan::EstimatorRegistry::Global().Get(impl->source.store->endpoint());
+    auto planning = po.estimator ? po.estimator : plan::EstimatorRegistry::Global().Get(source.store->endpoint());
     po.throughput_pool = std::make_shared<plan::ThroughputPool>(
         std::vector<std::shared_ptr<plan::TransportEstimator>>{planning, po.also_report_to}, planning->config());
   }
+  if (options.file_parallelism < 0) return Status::InvalidArgument("scan: file parallelism must not be negative");
+  if (options.file_parallelism == 0) options.file_parallelism = source.store->is_remote() ? 4 : 1;
+  if (options.file_parallelism > 1 && source.files.size() > 1 && options.limit != 0) {
+    // Every file's scan shares the estimator and the throughput pool set above.
+    return MakeFanOut(std::move(source), std::move(options));
+  }
+  if (!options.reader.io.cancel) options.reader.io.cancel = options.cancel.get();  // (the schema's footer read)
+  auto impl = std::make_unique<Impl>();
+  impl->source = std::move(source);
+  impl->options = std::move(options);
   if (impl->options.prefetch.producers < 1) return Status::InvalidArgument("scan: prefetch producers must be at least 1");
   if (impl->options.prefetch.queue_batches < 1) return Status::InvalidArgument("scan: the prefetch queue must hold a batch");
   if (impl->options.memory_limit > 0) impl->memory = std::make_shared<MemoryBudget>(impl->options.memory_limit);
@@ -459,10 +465,11 @@ Result<std::unique_ptr<Scanner>> Scanner::Make(ScanSource source, ScanOptions op
   return std::unique_ptr<Scanner>(new Scanner(std::move(impl)));
 }
 
-const SchemaPtr& Scanner::schema() const { return impl_->out_schema; }
-const ScanStats& Scanner::stats() const { return impl_->stats; }
+const SchemaPtr& Scanner::schema() const { return fanout_ ? FanOutSchema() : impl_->out_schema; }
+const ScanStats& Scanner::stats() const { return fanout_ ? FanOutStats() : impl_->stats; }
 
 Result<std::optional<ScanBatch>> Scanner::Next() {
+  if (fanout_) return FanOutNext();
   Impl& s = *impl_;
   if (!s.failure.ok()) return s.failure;
   while (s.pending.empty() && !s.done) {

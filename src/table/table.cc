@@ -1,5 +1,6 @@
 #include "rap/table/table.h"
 
+#include "rap/io/store_options.h"
 #include "rap/table/file_listing.h"
 #include "rap/table/table_format.h"
 #include "table/path_util.h"
@@ -7,7 +8,7 @@
 namespace rap::table {
 
 Result<TableSnapshot> OpenTable(const std::string& url, const OpenTableOptions& options) {
-  RAP_ASSIGN_OR_RETURN(io::ResolvedUrl resolved, io::OpenUrl(url));
+  RAP_ASSIGN_OR_RETURN(io::ResolvedUrl resolved, options.store ? io::OpenUrl(url, *options.store) : io::OpenUrl(url));
   TableProbe probe(url, resolved.store, TrimTrailingSlash(resolved.path));
   RAP_ASSIGN_OR_RETURN(const TableFormat* format, DetectTableFormat(probe));
   if (format) return format->Open(probe, options);

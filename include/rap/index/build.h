@@ -3,6 +3,10 @@
 // hoisted columns and, for covered columns, the page indexes) of every file, in parallel.
 #pragma once
 
+#include <memory>
+
+#include "rap/io/object_store.h"
+
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -28,6 +32,9 @@ struct BuildOptions {
   FragmentWriteOptions fragment;
   // Called after each data file is indexed (from the calling thread).
   std::function<void(int64_t files_done, int64_t files_total)> progress;
+  // Optional stop (e.g. Ctrl-C in the Python binding): once cancelled, no further file is indexed
+  // and the build fails with Cancelled, leaving no new version; its reads are cancelled too.
+  std::shared_ptr<const io::CancellationToken> cancel;
 };
 
 struct BuildResult {
@@ -46,6 +53,7 @@ struct UpdateOptions {
   int threads = 2;
   FragmentWriteOptions fragment;
   std::function<void(int64_t files_done, int64_t files_total)> progress;
+  std::shared_ptr<const io::CancellationToken> cancel;  // as BuildOptions::cancel
 };
 
 struct UpdateResult {

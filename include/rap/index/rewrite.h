@@ -5,6 +5,10 @@
 // writer's own page and frame locations (no file is read back).
 #pragma once
 
+#include <memory>
+
+#include "rap/io/object_store.h"
+
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -63,6 +67,9 @@ struct RewriteOptions {
   // Called after each input file is read (files_done, files_total) and after each output file is
   // written (with files_total = -1 and files_done = output files written).
   std::function<void(int64_t files_done, int64_t files_total)> progress;
+  // Optional stop (e.g. Ctrl-C in the Python binding): checked before every input batch; once
+  // cancelled the rewrite fails with Cancelled before its commit.
+  std::shared_ptr<const io::CancellationToken> cancel;
   // Called just before the Delta commit is written (tests use it to commit a concurrent version).
   std::function<void()> before_commit;
 };

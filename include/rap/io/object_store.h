@@ -51,13 +51,20 @@ struct ReadStats {
 // Computes payload_bytes, payload_wall_s and wall_s from `requests`.
 void FinalizeReadStats(ReadStats* stats);
 
+// A stop flag that reads poll. A token made with a parent is also cancelled while its parent is (a
+// scan's stop cancels every file's reads); the parent must outlive it.
 class CancellationToken {
  public:
+  CancellationToken() = default;
+  explicit CancellationToken(const CancellationToken* parent) : parent_(parent) {}
   void Cancel() { cancelled_.store(true, std::memory_order_relaxed); }
-  bool cancelled() const { return cancelled_.load(std::memory_order_relaxed); }
+  bool cancelled() const {
+    return cancelled_.load(std::memory_order_relaxed) || (parent_ != nullptr && parent_->cancelled());
+  }
 
  private:
   std::atomic<bool> cancelled_{false};
+  const CancellationToken* parent_ = nullptr;
 };
 
 struct ReadOptions {

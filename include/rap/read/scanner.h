@@ -6,7 +6,8 @@
 // dictionary-encoded column is evaluated once per dictionary entry. Partition columns
 // are constant columns made from the file's partition values. Each file is cut into read ranges
 // that a PrefetchReader reads in parallel and returns in order, while the next file is warmed
-// (ScanOptions::prefetch, ::warmup; seed 001). The table layer (rap/table) builds the ScanSource from a listing or Delta log.
+// (ScanOptions::prefetch, ::warmup; seed 001); with ScanOptions::file_parallelism several files are read
+// at once. The table layer (rap/table) builds the ScanSource from a listing or Delta log.
 #pragma once
 
 #include <cstdint>
@@ -102,6 +103,16 @@ struct ScanOptions {
   // plan needs to be a sample on its own. kPerPlan: seed 000's rule, each plan on its own. Ignored
   // when reader.plan.throughput_pool is set.
   plan::ThroughputEvidence throughput_evidence = plan::ThroughputEvidence::kPooled;
+  // Files read at once (src/read/scanner_fanout.cc): up to this many files are opened, filtered and
+  // read concurrently, each by a scan of its own on a thread the scanner owns, and their batches come
+  // out in file order as before (the same batches, row ids and limit). Each file's scan gets
+  // memory_limit and the prefetch queue bounds divided by the count. 1: file at a time (the current
+  // file's producers and the next file's warmup only); 0 (default): 4 on a remote store, 1 on a
+  // local one.
+  int file_parallelism = 0;
+  // The scan's stop (optional): cancelling it cancels every in-flight read of the scan, which then
+  // fails with Cancelled. Another thread may cancel it at any time (e.g. on Ctrl-C).
+  std::shared_ptr<const io::CancellationToken> cancel;
 };
 
 class Scanner {
@@ -116,8 +127,15 @@ class Scanner {
 
  private:
   struct Impl;
+  struct FanOut;  // several files at once (ScanOptions::file_parallelism; src/read/scanner_fanout.cc)
   explicit Scanner(std::unique_ptr<Impl> impl);
+  explicit Scanner(std::unique_ptr<FanOut> fanout);
+  static Result<std::unique_ptr<Scanner>> MakeFanOut(ScanSource source, ScanOptions options);
+  const SchemaPtr& FanOutSchema() const;
+  const ScanStats& FanOutStats() const;
+  Result<std::optional<ScanBatch>> FanOutNext();
   std::unique_ptr<Impl> impl_;
+  std::unique_ptr<FanOut> fanout_;
 };
 
 // A file's column as the table's `type` (src/read/conform_array.cc): struct fields matched by the

@@ -18,6 +18,10 @@
 #include "rap/table/deletion_vector.h"
 #include "rap/util/result.h"
 
+namespace rap::io {
+struct StoreOptions;  // rap/io/store_options.h
+}  // namespace rap::io
+
 namespace rap::table {
 
 enum class TableKind { kDirectory, kDelta };
@@ -82,12 +86,14 @@ struct OpenTableOptions {
   std::optional<int64_t> as_of_ms = std::nullopt;
   // Iceberg: location prefixes OLD=NEW applied to every path the metadata names (docs/iceberg.md).
   std::vector<std::pair<std::string, std::string>> location_map = {};
+  // The store's settings for this call (rap/io/store_options.h); null: the environment's.
+  std::shared_ptr<const io::StoreOptions> store;
 };
 
-// Opens `url` as a table: a Delta table when `<url>/_delta_log/` holds commits; NotSupported naming
-// the format for a table of a format rap does not read yet (Iceberg `metadata/*.metadata.json`,
-// Paimon `snapshot/LATEST` or `snapshot/snapshot-<n>`, Hudi `.hoodie/`); else a directory
-// (or prefix) of Parquet files. A URL that names one Parquet object is a one-file table. A URL with
+// Opens `url` as a table: a Delta table when `<url>/_delta_log/` holds commits; an Iceberg table
+// when it has `metadata/*.metadata.json` (or names one); NotSupported naming the format for a table
+// of a format rap does not read yet (Paimon `snapshot/LATEST` or `snapshot/snapshot-<n>`, Hudi
+// `.hoodie/`); else a directory (or prefix) of Parquet and ORC files. A URL that names one Parquet object is a one-file table. A URL with
 // neither a Delta log nor a single Parquet file under it is NotFound naming the URL (a typo is not an
 // empty table); a Delta table whose log has no live files is a valid empty table. A Delta log on a
 // store that cannot list (plain HTTP) is found by probing (`_last_checkpoint`, then commits).
