@@ -87,7 +87,7 @@ struct OpenTableOptions {
   // Iceberg: location prefixes OLD=NEW applied to every path the metadata names (docs/iceberg.md).
   std::vector<std::pair<std::string, std::string>> location_map = {};
   // The store's settings for this call (rap/io/store_options.h); null: the environment's.
-  std::shared_ptr<const io::StoreOptions> store;
+  std::shared_ptr<const io::StoreOptions> store = nullptr;
 };
 
 // Opens `url` as a table: a Delta table when `<url>/_delta_log/` holds commits; an Iceberg table
