@@ -132,7 +132,9 @@ Status ParseDate(std::string_view s, int32_t* days) {
 Status ParseTimeOfDay(std::string_view s, int64_t* nanos_of_day) {
   s = Trim(s);
   size_t pos = 0;
-  if (!TimePart(s, &pos, nanos_of_day) || pos != s.size()) return Invalid(s, "a time (HH:MM[:SS[.fraction]])");
+  if (!TimePart(s, &pos, nanos_of_day)) return Invalid(s, "a time (HH:MM[:SS[.fraction]][Z])");
+  if (pos < s.size() && (s[pos] == 'Z' || s[pos] == 'z')) ++pos;  // a time adjusted to UTC, as rendered
+  if (pos != s.size()) return Invalid(s, "a time (HH:MM[:SS[.fraction]][Z])");
   return Status::OK();
 }
 

@@ -52,6 +52,8 @@ TEST(Literal, OneGrammar) {
   int64_t nanos = 0;
   EXPECT_TRUE(ParseTimeOfDay("23:59:60", &nanos).ok());  // a leap second as written
   EXPECT_FALSE(ParseTimeOfDay("12:00:00abc", &nanos).ok());
+  EXPECT_TRUE(ParseTimeOfDay("14:45:38.758051837Z", &nanos).ok());  // adjusted to UTC, as rap renders it
+  EXPECT_EQ(nanos, ((14 * 60 + 45) * 60 + 38) * 1000000000LL + 758051837);
   EXPECT_EQ(ParseDate("+10000-01-01").has_value(), true);
   EXPECT_FALSE(ParseDate("999-01-01").has_value());
   __int128 v = 0;

@@ -9,7 +9,8 @@
 //                the names in any case; a magnitude beyond double's range is ±Infinity / ±0
 //   decimal   := [+-] digit* [. digit*] [(e|E) [+-] digit+]  (at least one digit; exact at the scale)
 //   date      := [+-] YYYY[YY] - MM - DD                       (proleptic Gregorian, 4–6 year digits)
-//   time      := HH:MM[:SS[.fraction]]                        (SS ≤ 60; fraction digits past 9 ignored)
+//   time      := HH:MM[:SS[.fraction]][Z|z]                  (SS ≤ 60; fraction digits past 9 ignored;
+//                                                              Z marks a time adjusted to UTC)
 //   timestamp := date [(T|t| ) time] [Z | z | (+|-)HH[[:]MM]]  (no zone = UTC)
 //   boolean   := true | false | t | f | yes | no | 1 | 0      (any case)
 #pragma once
