@@ -8,6 +8,7 @@
 
 #include "avro/binary.h"
 #include "avro/datum.h"
+#include "avro/schema_check.h"
 #include "rap/codec/codec.h"
 
 namespace rap::avro {
@@ -146,6 +147,7 @@ Result<ContainerFile> ReadContainerFile(std::span<const uint8_t> bytes, const st
   const uint8_t* sync = r.here();
   RAP_RETURN_NOT_OK(r.Skip(kSyncSize, "header sync marker"));
 
+  RAP_RETURN_NOT_OK(CheckSchemaJson(file.schema_json, limits.max_depth, what));
   SchemaHandle h;
   if (avro_schema_from_json_length(file.schema_json.data(), file.schema_json.size(), &h.schema) != 0 || !h.schema) {
     return Status::Corrupt(what + ": avro.schema does not parse (Avro C: " + avro_strerror() + ")");

@@ -87,5 +87,54 @@ TEST(AvroContainer, MalformedFilesAreCorrupt) {
   }
 }
 
+// The header of a container file with `schema` and no blocks (zigzag varints, as the spec encodes longs).
+std::string HeaderOnly(const std::string& schema) {
+  auto zigzag = [](int64_t v) {
+    uint64_t z = (static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63);
+    std::string out;
+    while (z >= 0x80) {
+      out += static_cast<char>((z & 0x7f) | 0x80);
+      z >>= 7;
+    }
+    out += static_cast<char>(z);
+    return out;
+  };
+  const std::string key = "avro.schema";
+  std::string f = std::string("Obj\x01", 4) + zigzag(1) + zigzag(static_cast<int64_t>(key.size())) + key +
+                  zigzag(static_cast<int64_t>(schema.size())) + schema + zigzag(0);
+  return f + std::string(16, '\x5a');
+}
+
+TEST(AvroContainer, SchemaChecksBeforeAvroC) {
+  // A well-formed schema with no blocks: no records.
+  auto ok = Read(HeaderOnly(R"({"type":"record","name":"a","fields":[{"name":"x","type":"int"}]})"));
+  ASSERT_TRUE(ok.ok()) << ok.status().ToString();
+  EXPECT_TRUE(ok->records.empty());
+  // A named type defined twice (Avro C leaks its partial schema on it: the fuzz finding) is Corrupt
+  // before Avro C sees it, naming the type, as is the same name in one inherited namespace.
+  for (const std::string schema :
+       {R"({"type":"record","name":"a","fields":[{"name":"x","type":{"type":"enum","name":"a","symbols":["A"]}}]})",
+        R"({"type":"record","name":"n.r","fields":[{"name":"x","type":{"type":"fixed","name":"f","size":2}},)"
+        R"({"name":"y","type":{"type":"fixed","name":"n.f","size":2}}]})"}) {
+    auto r = Read(HeaderOnly(schema));
+    ASSERT_FALSE(r.ok()) << schema;
+    EXPECT_EQ(r.status().code(), StatusCode::kCorrupt);
+    EXPECT_NE(r.status().message().find("twice"), std::string::npos) << r.status().ToString();
+  }
+  // The same simple name in two namespaces is two types (the specification's full names).
+  auto two = Read(HeaderOnly(R"({"type":"record","name":"a","namespace":"p","fields":[{"name":"x","type":)"
+                             R"({"type":"record","name":"a","namespace":"q","fields":[]}}]})"));
+  EXPECT_TRUE(two.ok()) << two.status().ToString();
+  // Nesting past the limit, and a schema that is not JSON.
+  std::string deep = "\"int\"";
+  for (int i = 0; i < 100; ++i) deep = R"({"type":"array","items":)" + deep + "}";
+  auto d = Read(HeaderOnly(deep));
+  ASSERT_FALSE(d.ok());
+  EXPECT_NE(d.status().message().find("deeper"), std::string::npos) << d.status().ToString();
+  auto j = Read(HeaderOnly("{not json"));
+  ASSERT_FALSE(j.ok());
+  EXPECT_EQ(j.status().code(), StatusCode::kCorrupt);
+}
+
 }  // namespace
 }  // namespace rap::avro
