@@ -76,6 +76,9 @@ class HttpClient {
   // each other and with read.expected_etag, else kChanged.
   Result<std::vector<HttpResponse>> Run(std::vector<HttpRequest> requests, const ReadOptions& read,
                                         ReadStats* stats);
+  // Run for range requests: the bodies, in request order (ObjectStore::ReadRanges of the HTTP stores).
+  Result<std::vector<Buffer>> RunRanges(std::vector<HttpRequest> requests, std::span<const ByteRange> ranges,
+                                        const ReadOptions& read, ReadStats* stats);
 
   // Default wording of an HTTP error for `req`.
   static Status DefaultError(const HttpRequest& req, const HttpResponse& resp);

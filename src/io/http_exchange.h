@@ -1,6 +1,6 @@
 // One attempt of one HttpClient request on the CurlEngine (HttpClient::Exchange), the batch its
 // completions are handed back through, and the verdict on a finished attempt. Private to
-// http_client.cc and request_scheduler.cc.
+// http_client.cc, http_verdict.cc and request_scheduler.cc.
 #pragma once
 
 #include <condition_variable>
@@ -50,5 +50,14 @@ struct Verdict {
   bool retry = false;   // worth another attempt
   double retry_after_s = -1;
 };
+
+inline constexpr size_t kMaxPlainBody = 256u << 20;  // listings and other plain GETs
+
+// The request in messages: "range 10-19", "the last 8 bytes" or its method.
+std::string RangeText(const HttpRequest& r);
+
+// The verdict on the finished attempt `ex` (http_verdict.cc); `map_error` turns an HTTP error status
+// into a Status.
+Verdict Evaluate(HttpClient::Exchange* ex, const std::string& endpoint, const HttpClient::ErrorFn& map_error);
 
 }  // namespace rap::io

@@ -89,17 +89,11 @@ Result<std::vector<Buffer>> HttpStore::ReadRanges(const std::string& path, std::
                                                   const ReadOptions& options, ReadStats* stats) {
   std::vector<HttpRequest> reqs(ranges.size());
   std::string url = Url(path);
-  for (size_t i = 0; i < ranges.size(); ++i) {
-    reqs[i].url = url;
-    reqs[i].object = url;
-    reqs[i].kind = HttpRequest::Kind::kRange;
-    reqs[i].range = ranges[i];
+  for (HttpRequest& r : reqs) {
+    r.url = url;
+    r.object = url;
   }
-  RAP_ASSIGN_OR_RETURN(auto resps, client_.Run(std::move(reqs), options, stats));
-  std::vector<Buffer> out;
-  out.reserve(resps.size());
-  for (auto& r : resps) out.push_back(std::move(r.body));
-  return out;
+  return client_.RunRanges(std::move(reqs), ranges, options, stats);
 }
 
 Result<std::pair<Buffer, ObjectInfo>> HttpStore::ReadTail(const std::string& path, uint64_t n,

@@ -21,6 +21,13 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// Changed when the caller expects another version of the object than the one opened.
+Status CheckEtag(const std::string& path, const ObjectInfo& info, const ReadOptions& options) {
+  if (options.expected_etag.empty() || options.expected_etag == info.etag) return Status::OK();
+  return Status::Changed(path + ": object changed while reading (etag " + info.etag + ", expected " +
+                         options.expected_etag + ")");
+}
+
 std::string ErrnoText(int err) { return std::strerror(err); }
 
 Status ErrnoStatus(const std::string& path, const char* what, int err) {
@@ -116,10 +123,7 @@ Result<std::vector<Buffer>> LocalStore::ReadRanges(const std::string& path, std:
   RAP_ASSIGN_OR_RETURN(auto opened, Acquire(path));
   const std::shared_ptr<const OpenFile>& fd = opened.first;
   ObjectInfo& info = opened.second;
-  if (!options.expected_etag.empty() && options.expected_etag != info.etag) {
-    return Status::Changed(path + ": object changed while reading (etag " + info.etag + ", expected " +
-                           options.expected_etag + ")");
-  }
+  RAP_RETURN_NOT_OK(CheckEtag(path, info, options));
   std::vector<Buffer> out;
   out.reserve(ranges.size());
   ReadStats local;
@@ -153,10 +157,7 @@ Result<std::pair<Buffer, ObjectInfo>> LocalStore::ReadTail(const std::string& pa
   RAP_ASSIGN_OR_RETURN(auto opened, Acquire(path));
   const std::shared_ptr<const OpenFile>& fd = opened.first;
   ObjectInfo& info = opened.second;
-  if (!options.expected_etag.empty() && options.expected_etag != info.etag) {
-    return Status::Changed(path + ": object changed while reading (etag " + info.etag + ", expected " +
-                           options.expected_etag + ")");
-  }
+  RAP_RETURN_NOT_OK(CheckEtag(path, info, options));
   if (options.cancel && options.cancel->cancelled()) return Status::Cancelled(path + ": read cancelled");
   uint64_t len = std::min(n, info.size);
   RequestTiming t;

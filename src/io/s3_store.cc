@@ -75,16 +75,7 @@ class S3Store final : public HttpBasedStore {
 
   Result<std::vector<Buffer>> ReadRanges(const std::string& key, std::span<const ByteRange> ranges,
                                          const ReadOptions& options, ReadStats* stats) override {
-    std::vector<HttpRequest> reqs(ranges.size(), Request("GET", key));
-    for (size_t i = 0; i < ranges.size(); ++i) {
-      reqs[i].kind = HttpRequest::Kind::kRange;
-      reqs[i].range = ranges[i];
-    }
-    RAP_ASSIGN_OR_RETURN(auto resps, client_.Run(std::move(reqs), options, stats));
-    std::vector<Buffer> out;
-    out.reserve(resps.size());
-    for (auto& r : resps) out.push_back(std::move(r.body));
-    return out;
+    return client_.RunRanges(std::vector<HttpRequest>(ranges.size(), Request("GET", key)), ranges, options, stats);
   }
 
   Result<std::pair<Buffer, ObjectInfo>> ReadTail(const std::string& key, uint64_t n, const ReadOptions& options,

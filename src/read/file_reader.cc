@@ -10,7 +10,8 @@
 #include "rap/format/footer.h"
 #include "rap/format/thrift.h"
 #include "rap/read/read_ahead_cache.h"
-#include "rap/read/row_group_share.h"
+include "rap/read/row_group_share.h"
+#include "read/planned_fetch.h"
 
 namespace rap::read {
 
@@ -41,28 +42,12 @@ Result<std::vector<Buffer>> FileReader::FetchRanges(const std::vector<ByteRange>
       stats_.data_ranges.insert(stats_.data_ranges.end(), ranges.begin(), ranges.end());
     }
     if (options_.read_ahead) {
-      std::vector<std::optional<Buffer>> cached = options_.read_ahead->Take(ranges);
-      std::vector<ByteRange> missing;
-      for (size_t i = 0; i < ranges.size(); ++i) {
-        if (!cached[i]) missing.push_back(ranges[i]);
-      }
-      const int64_t hits = static_cast<int64_t>(ranges.size() - missing.size());
-      if (hits > 0) {
-        std::vector<Buffer> fetched;
-        if (!missing.empty()) {
-          RAP_ASSIGN_OR_RETURN(fetched, FetchPlanned(missing, purpose));
-          if (fetched.size() != missing.size()) {
-            return Status::IOError(fmt::format("{}: the store returned {} buffers for {} ranges", path_, fetched.size(),
-                                               missing.size()));
-          }
-        }
-        std::vector<Buffer> out;
-        size_t m = 0;
-        for (size_t i = 0; i < ranges.size(); ++i) out.push_back(cached[i] ? std::move(*cached[i]) : std::move(fetched[m++]));
-        std::lock_guard<std::mutex> lock(stats_mu_);
-        stats_.read_ahead_hits += hits;
-        return out;
-      }
+      int64_t hits = 0;
+      auto fetch = [&](const std::vector<ByteRange>& r) { return FetchPlanned(r, purpose); };
+      RAP_ASSIGN_OR_RETURN(std::vector<Buffer> out, TakeOrFetch(options_.read_ahead.get(), ranges, path_, fetch, &hits));
+      std::lock_guard<std::mutex> lock(stats_mu_);
+      stats_.read_ahead_hits += hits;
+      return out;
     }
   }
   return FetchPlanned(ranges, purpose);
@@ -91,11 +76,7 @@ Status FileReader::FetchInto(const std::vector<ByteRange>& ranges, ReadAheadCach
 }
 
 Result<std::vector<Buffer>> FileReader::FetchPlanned(const std::vector<ByteRange>& ranges, const char* purpose) {
-  io::PlanOptions po = options_.plan;
-  if (!po.cancel) po.cancel = options_.io.cancel;
-  if (po.expected_etag.empty()) po.expected_etag = options_.io.expected_etag;
-  if (po.expected_etag.empty() && meta_) po.expected_etag = info().etag;  // fail on a file changed mid-read
-  po.purpose = purpose;
+  const io::PlanOptions po = FilePlanOptions(options_.plan, options_.io, meta_ ? info().etag : std::string(), purpose);
   plan::PlanRecord record;
   auto r = io::ReadPlanned(*store_, path_, ranges, po, &record);
   std::lock_guard<std::mutex> lock(stats_mu_);

@@ -8,7 +8,8 @@
 
 #include "rap/io/planned_read.h"
 #include "rap/orc/reader.h"
-#include "rap/read/read_ahead_cache.h"
+include "rap/read/read_ahead_cache.h"
+#include "read/planned_fetch.h"
 
 namespace rap::read {
 
@@ -139,32 +140,20 @@ Result<RecordBatch> OrcFileReader::ReadStripe(size_t s, const std::vector<int>& 
     std::lock_guard<std::mutex> lock(stats_mu_);
     stats_.data_ranges.insert(stats_.data_ranges.end(), ranges.begin(), ranges.end());
   }
-  std::vector<std::optional<Buffer>> cached(ranges.size());
-  if (options_.read_ahead && !ranges.empty()) cached = options_.read_ahead->Take(ranges);
-  std::vector<ByteRange> missing;
-  for (size_t i = 0; i < ranges.size(); ++i) {
-    if (!cached[i]) missing.push_back(ranges[i]);
-  }
-  std::vector<Buffer> fetched;
-  if (!missing.empty()) {
-    RAP_ASSIGN_OR_RETURN(fetched, FetchPlanned(missing, "data"));
-    if (fetched.size() != missing.size()) {
-      return Status::IOError(fmt::format("{}: the store returned {} buffers for {} ranges", path_, fetched.size(),
-                                         missing.size()));
-    }
-  }
+  int64_t hits = 0;
+  auto fetch = [&](const std::vector<ByteRange>& r) { return FetchPlanned(r, "data"); };
+  RAP_ASSIGN_OR_RETURN(std::vector<Buffer> fetched, TakeOrFetch(options_.read_ahead.get(), ranges, path_, fetch, &hits));
   std::vector<std::pair<orc::StreamInfo, Buffer>> bytes;
-  size_t m = 0;
   for (size_t i = 0; i < ranges.size(); ++i) {
-    Buffer b = cached[i] ? std::move(*cached[i]) : std::move(fetched[m++]);
+    Buffer b = std::move(fetched[i]);
     if (b.size() != ranges[i].length) {
       return Status::IOError(fmt::format("{}: short read of stripe {} stream range {}", path_, s, ranges[i].ToString()));
     }
     bytes.emplace_back(streams[i], std::move(b));
   }
-  if (ranges.size() > missing.size()) {
+  if (hits > 0) {
     std::lock_guard<std::mutex> lock(stats_mu_);
-    stats_.read_ahead_hits += static_cast<int64_t>(ranges.size() - missing.size());
+    stats_.read_ahead_hits += hits;
   }
   return orc::OrcReader::DecodeStripe(tail_, s, footers_[s], bytes, fields);
 }
@@ -183,11 +172,7 @@ Status OrcFileReader::FetchInto(const std::vector<ByteRange>& ranges, ReadAheadC
 
 Result<std::vector<Buffer>> OrcFileReader::FetchPlanned(const std::vector<ByteRange>& ranges, const char* purpose,
                                                         bool metadata) {
-  io::PlanOptions po = options_.plan;
-  if (!po.cancel) po.cancel = options_.io.cancel;
-  if (po.expected_etag.empty()) po.expected_etag = options_.io.expected_etag;
-  if (po.expected_etag.empty()) po.expected_etag = info_.etag;  // fail on a file changed mid-read
-  po.purpose = purpose;
+  const io::PlanOptions po = FilePlanOptions(options_.plan, options_.io, info_.etag, purpose);
   plan::PlanRecord record;
   auto r = io::ReadPlanned(*store_, path_, ranges, po, &record);
   std::lock_guard<std::mutex> lock(stats_mu_);

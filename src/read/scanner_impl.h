@@ -61,6 +61,19 @@ struct FilterStage {
   std::vector<size_t> cols;  // indices into filter_cols, in `schema` order
 };
 
+// The filter's result over one read range (scanner_row_group.cc): the rows it selects and the
+// filter columns' values read 1 produced, which read 2 reuses instead of reading them again.
+struct RangeSelection {
+  std::vector<int64_t> selected_rows;   // row numbers within the row group
+  std::vector<int64_t> keep_positions;  // their positions within the candidate rows (under a filter)
+  std::vector<ArrayPtr> filter_arrays;  // per filter column: the values of the candidate rows, or
+  // for a dictionary-coded one its codes per candidate row and its dictionary (cast to the table type)
+  std::vector<std::optional<FileReader::DictionaryCodes>> codes;
+  std::vector<ArrayPtr> coded_dict;
+
+  Result<ArrayPtr> Dictionary(size_t c, const DataTypePtr& type);
+};
+
 struct Scanner::Impl {
   ScanSource source;
   ScanOptions options;
@@ -183,6 +196,14 @@ struct Scanner::Impl {
   // the scan, so ranges run in parallel. `room`: at most this many rows are wanted (< 0: no limit).
   Status ScanRange(size_t file_index, FileReader& reader, const ReadRange& range, const std::vector<int>& filter_leaf,
                    const FileColumns& columns, int64_t room, RangeOutput* out) const;
+  // ScanRange's phases: read 1 and the filter over the candidate rows, the filter's stages, and
+  // read 2 with the output batches.
+  Status FilterRange(size_t file_index, FileReader& reader, const ReadRange& range, const std::vector<int>& filter_leaf,
+                     const FileColumns& columns, const RowSelection& candidates, RangeSelection& sel,
+                     ScanStats& stats) const;
+  Result<std::vector<uint8_t>> EvaluateStages(int64_t n, RangeSelection& sel, ScanStats& stats) const;
+  Status MaterializeRange(size_t file_index, FileReader& reader, const ReadRange& range, const FileColumns& columns,
+                          RangeSelection& sel, RangeOutput* out) const;
   // ORC files (scanner_orc.cc). PrepareOrcFile opens the file, binds the columns and plans one range
   // per stripe (its selected streams' compressed bytes); the rest mirror their Parquet counterparts.
   Status PrepareOrcFile(OpenedFile& opened, const FileReaderOptions& ro) const;

@@ -137,11 +137,17 @@ Result<RowSelection> Scanner::Impl::RangeCandidates(size_t file_index, FileReade
   return candidates;
 }
 
+Result<ArrayPtr> RangeSelection::Dictionary(size_t c, const DataTypePtr& type) {
+  if (!coded_dict[c]) {
+    RAP_ASSIGN_OR_RETURN(coded_dict[c], columnar::CastArray(codes[c]->dictionary, type));
+  }
+  return coded_dict[c];
+}
+
 Status Scanner::Impl::ScanRange(size_t file_index, FileReader& reader, const ReadRange& range,
                                 const std::vector<int>& filter_leaf, const FileColumns& columns, int64_t room,
                                 RangeOutput* result) const {
   ScanStats& stats = result->stats;
-  const read::ScanFile& file = source.files[file_index];
   const int rg = range.row_group;
   const int64_t rg_rows = reader.row_group_num_rows(rg);
   // Row-group counters are counted by the row group's first range only.
@@ -150,114 +156,130 @@ Status Scanner::Impl::ScanRange(size_t file_index, FileReader& reader, const Rea
   RAP_ASSIGN_OR_RETURN(RowSelection candidates, RangeCandidates(file_index, reader, range, filter_leaf, stats));
   if (candidates.empty()) return Status::OK();
 
-  // Read 1: the filter's data columns for the candidate rows (one planned read); evaluate. A conjunct
-  // of one dictionary-encoded column is evaluated once per dictionary entry and looked up per row by
-  // code; the other conjuncts over the decoded values.
-  std::vector<int64_t> selected_rows;  // row numbers within the row group
-  std::vector<ArrayPtr> filter_arrays(filter_cols.size());  // values of the candidate rows
-  // Or, for a dictionary-coded filter column: its codes per candidate row and its dictionary (table type).
-  std::vector<std::optional<FileReader::DictionaryCodes>> codes(filter_cols.size());
-  std::vector<ArrayPtr> coded_dict(filter_cols.size());
-  auto dictionary_of = [&](size_t c) -> Result<ArrayPtr> {
-    if (!coded_dict[c]) {
-      RAP_ASSIGN_OR_RETURN(coded_dict[c], columnar::CastArray(codes[c]->dictionary, filter_cols[c].type));
-    }
-    return coded_dict[c];
-  };
-  std::vector<int64_t> keep_positions;  // positions within the candidate rows
+  RangeSelection sel;
+  sel.filter_arrays.resize(filter_cols.size());
+  sel.codes.resize(filter_cols.size());
+  sel.coded_dict.resize(filter_cols.size());
   if (predicate) {
-    std::vector<std::string> phys;
-    for (size_t c = 0; c < filter_cols.size(); ++c) {
-      if (filter_leaf[c] >= 0) phys.push_back(columns.filter[c].name);
+    RAP_RETURN_NOT_OK(FilterRange(file_index, reader, range, filter_leaf, columns, candidates, sel, stats));
+  } else {
+    sel.selected_rows.reserve(static_cast<size_t>(candidates.Count()));
+    for (const RowRange& r : candidates) {
+      for (int64_t row = r.begin; row < r.end; ++row) sel.selected_rows.push_back(row);
     }
-    std::unique_ptr<FileReader::FetchedRowGroup> fetched;
-    if (!phys.empty()) {
-      RAP_ASSIGN_OR_RETURN(Projection proj, reader.Project(phys));
-      RAP_ASSIGN_OR_RETURN(fetched, reader.FetchRowGroup(rg, candidates, proj, range.share));
+  }
+  stats.rows_selected += static_cast<int64_t>(sel.selected_rows.size());
+  // Under a limit, rows past it are not materialised.
+  if (room >= 0 && static_cast<int64_t>(sel.selected_rows.size()) > room) {
+    sel.selected_rows.resize(static_cast<size_t>(room));
+    if (!sel.keep_positions.empty()) sel.keep_positions.resize(static_cast<size_t>(room));
+  }
+  if (sel.selected_rows.empty()) return Status::OK();
+  return MaterializeRange(file_index, reader, range, columns, sel, result);
+}
+
+// Read 1: the filter's data columns for the candidate rows (one planned read); evaluate. A conjunct
+// of one dictionary-encoded column is evaluated once per dictionary entry and looked up per row by
+// code; the other conjuncts over the decoded values.
+Status Scanner::Impl::FilterRange(size_t file_index, FileReader& reader, const ReadRange& range,
+                                  const std::vector<int>& filter_leaf, const FileColumns& columns,
+                                  const RowSelection& candidates, RangeSelection& sel, ScanStats& stats) const {
+  const read::ScanFile& file = source.files[file_index];
+  std::vector<std::string> phys;
+  for (size_t c = 0; c < filter_cols.size(); ++c) {
+    if (filter_leaf[c] >= 0) phys.push_back(columns.filter[c].name);
+  }
+  std::unique_ptr<FileReader::FetchedRowGroup> fetched;
+  if (!phys.empty()) {
+    RAP_ASSIGN_OR_RETURN(Projection proj, reader.Project(phys));
+    RAP_ASSIGN_OR_RETURN(fetched, reader.FetchRowGroup(range.row_group, candidates, proj, range.share));
+  }
+  const int64_t n = candidates.Count();
+  std::vector<std::string> value_phys;
+  for (size_t c = 0; c < filter_cols.size(); ++c) {
+    if (filter_leaf[c] < 0) continue;
+    if (dictionary_eligible[c]) {
+      RAP_ASSIGN_OR_RETURN(sel.codes[c], fetched->ReadDictionaryCodes(candidates, filter_leaf[c]));
     }
-    const int64_t n = candidates.Count();
-    std::vector<std::string> value_phys;
-    for (size_t c = 0; c < filter_cols.size(); ++c) {
-      if (filter_leaf[c] < 0) continue;
-      if (dictionary_eligible[c]) {
-        RAP_ASSIGN_OR_RETURN(codes[c], fetched->ReadDictionaryCodes(candidates, filter_leaf[c]));
+    if (!sel.codes[c]) value_phys.push_back(columns.filter[c].name);
+  }
+  RecordBatch fb;
+  if (!value_phys.empty()) {
+    RAP_ASSIGN_OR_RETURN(Projection proj, reader.Project(value_phys));
+    RAP_ASSIGN_OR_RETURN(fb, fetched->Read(candidates, proj));
+  }
+  for (size_t c = 0; c < filter_cols.size(); ++c) {
+    const ColumnSource& cs = filter_cols[c];
+    if (sel.codes[c]) continue;
+    ArrayPtr arr;
+    if (cs.partition >= 0) {
+      RAP_ASSIGN_OR_RETURN(arr, columnar::RepeatValue(*file.partition_values[static_cast<size_t>(cs.partition)], n));
+    } else if (filter_leaf[c] < 0) {
+      RAP_ASSIGN_OR_RETURN(arr, columnar::MakeNullArray(cs.type, n));
+    } else {
+      RAP_ASSIGN_OR_RETURN(arr, ColumnOfRead(fb, cs, columns.filter[c], n, file.path, "read 1"));
+    }
+    sel.filter_arrays[c] = arr;
+  }
+  RAP_ASSIGN_OR_RETURN(std::vector<uint8_t> keep, EvaluateStages(n, sel, stats));
+  int64_t pos = 0;
+  for (const RowRange& r : candidates) {
+    for (int64_t row = r.begin; row < r.end; ++row, ++pos) {
+      if (keep[static_cast<size_t>(pos)]) {
+        sel.selected_rows.push_back(row);
+        sel.keep_positions.push_back(pos);
       }
-      if (!codes[c]) value_phys.push_back(columns.filter[c].name);
     }
-    RecordBatch fb;
-    if (!value_phys.empty()) {
-      RAP_ASSIGN_OR_RETURN(Projection proj, reader.Project(value_phys));
-      RAP_ASSIGN_OR_RETURN(fb, fetched->Read(candidates, proj));
-    }
-    for (size_t c = 0; c < filter_cols.size(); ++c) {
-      const ColumnSource& cs = filter_cols[c];
-      if (codes[c]) continue;
-      ArrayPtr arr;
-      if (cs.partition >= 0) {
-        RAP_ASSIGN_OR_RETURN(arr, columnar::RepeatValue(*file.partition_values[static_cast<size_t>(cs.partition)], n));
-      } else if (filter_leaf[c] < 0) {
-        RAP_ASSIGN_OR_RETURN(arr, columnar::MakeNullArray(cs.type, n));
-      } else {
-        RAP_ASSIGN_OR_RETURN(arr, ColumnOfRead(fb, cs, columns.filter[c], n, file.path, "read 1"));
-      }
-      filter_arrays[c] = arr;
-    }
-    std::vector<uint8_t> keep(static_cast<size_t>(n), 1);
-    std::vector<bool> counted(filter_cols.size(), false);  // chunks evaluated on their dictionary
-    for (const FilterStage& st : stages) {
-      if (st.cols.size() == 1 && codes[st.cols[0]]) {
-        const size_t c = st.cols[0];
-        const FileReader::DictionaryCodes& dc = *codes[c];
-        // The conjunct's result per dictionary entry (entry k at index k + 1) and for NULL (index 0).
-        RAP_ASSIGN_OR_RETURN(ArrayPtr dict, dictionary_of(c));
-        RecordBatch eval;
-        eval.schema = st.schema;
-        eval.num_rows = dict->length;
-        eval.columns.push_back(dict);
-        RAP_ASSIGN_OR_RETURN(std::vector<uint8_t> per_entry, st.predicate.Select(eval));
-        RAP_ASSIGN_OR_RETURN(eval.columns[0], columnar::MakeNullArray(filter_cols[c].type, 1));
-        eval.num_rows = 1;
-        RAP_ASSIGN_OR_RETURN(std::vector<uint8_t> for_null, st.predicate.Select(eval));
-        std::vector<uint8_t> lut(per_entry.size() + 1);
-        lut[0] = for_null[0];
-        std::copy(per_entry.begin(), per_entry.end(), lut.begin() + 1);
-        const int32_t* code = dc.codes.data();
-        for (int64_t i = 0; i < n; ++i) keep[static_cast<size_t>(i)] &= lut[static_cast<size_t>(code[i] + 1)];
-        if (!counted[c]) {
-          counted[c] = true;
-          ++stats.filter_dictionary_chunks;
-        }
-        continue;
-      }
+  }
+  return Status::OK();
+}
+
+// The filter's stages over the `n` candidate rows of read 1: a keep flag per row.
+Result<std::vector<uint8_t>> Scanner::Impl::EvaluateStages(int64_t n, RangeSelection& sel, ScanStats& stats) const {
+  std::vector<uint8_t> keep(static_cast<size_t>(n), 1);
+  std::vector<bool> counted(filter_cols.size(), false);  // chunks evaluated on their dictionary
+  for (const FilterStage& st : stages) {
+    if (st.cols.size() == 1 && sel.codes[st.cols[0]]) {
+      const size_t c = st.cols[0];
+      const FileReader::DictionaryCodes& dc = *sel.codes[c];
+      // The conjunct's result per dictionary entry (entry k at index k + 1) and for NULL (index 0).
+      RAP_ASSIGN_OR_RETURN(ArrayPtr dict, sel.Dictionary(c, filter_cols[c].type));
       RecordBatch eval;
       eval.schema = st.schema;
-      eval.num_rows = n;
-      for (size_t c : st.cols) eval.columns.push_back(filter_arrays[c]);
-      RAP_ASSIGN_OR_RETURN(std::vector<uint8_t> k, st.predicate.Select(eval));
-      for (int64_t i = 0; i < n; ++i) keep[static_cast<size_t>(i)] &= k[static_cast<size_t>(i)];
-    }
-    int64_t pos = 0;
-    for (const RowRange& r : candidates) {
-      for (int64_t row = r.begin; row < r.end; ++row, ++pos) {
-        if (keep[static_cast<size_t>(pos)]) {
-          selected_rows.push_back(row);
-          keep_positions.push_back(pos);
-        }
+      eval.num_rows = dict->length;
+      eval.columns.push_back(dict);
+      RAP_ASSIGN_OR_RETURN(std::vector<uint8_t> per_entry, st.predicate.Select(eval));
+      RAP_ASSIGN_OR_RETURN(eval.columns[0], columnar::MakeNullArray(filter_cols[c].type, 1));
+      eval.num_rows = 1;
+      RAP_ASSIGN_OR_RETURN(std::vector<uint8_t> for_null, st.predicate.Select(eval));
+      std::vector<uint8_t> lut(per_entry.size() + 1);
+      lut[0] = for_null[0];
+      std::copy(per_entry.begin(), per_entry.end(), lut.begin() + 1);
+      const int32_t* code = dc.codes.data();
+      for (int64_t i = 0; i < n; ++i) keep[static_cast<size_t>(i)] &= lut[static_cast<size_t>(code[i] + 1)];
+      if (!counted[c]) {
+        counted[c] = true;
+        ++stats.filter_dictionary_chunks;
       }
+      continue;
     }
-  } else {
-    selected_rows.reserve(static_cast<size_t>(candidates.Count()));
-    for (const RowRange& r : candidates) {
-      for (int64_t row = r.begin; row < r.end; ++row) selected_rows.push_back(row);
-    }
+    RecordBatch eval;
+    eval.schema = st.schema;
+    eval.num_rows = n;
+    for (size_t c : st.cols) eval.columns.push_back(sel.filter_arrays[c]);
+    RAP_ASSIGN_OR_RETURN(std::vector<uint8_t> k, st.predicate.Select(eval));
+    for (int64_t i = 0; i < n; ++i) keep[static_cast<size_t>(i)] &= k[static_cast<size_t>(i)];
   }
-  stats.rows_selected += static_cast<int64_t>(selected_rows.size());
-  // Under a limit, rows past it are not materialised.
-  if (room >= 0 && static_cast<int64_t>(selected_rows.size()) > room) {
-    selected_rows.resize(static_cast<size_t>(room));
-    if (!keep_positions.empty()) keep_positions.resize(static_cast<size_t>(room));
-  }
-  if (selected_rows.empty()) return Status::OK();
+  return keep;
+}
+
+// Read 2: the other projected data columns, only the pages of the selected rows; then the output
+// columns (filter columns taken from read 1) cut into batches.
+Status Scanner::Impl::MaterializeRange(size_t file_index, FileReader& reader, const ReadRange& range,
+                                       const FileColumns& columns, RangeSelection& sel, RangeOutput* result) const {
+  const read::ScanFile& file = source.files[file_index];
+  const int rg = range.row_group;
+  const std::vector<int64_t>& selected_rows = sel.selected_rows;
   const int64_t n = static_cast<int64_t>(selected_rows.size());
   std::vector<RowRange> ranges;
   for (int64_t row : selected_rows) {
@@ -265,13 +287,11 @@ Status Scanner::Impl::ScanRange(size_t file_index, FileReader& reader, const Rea
     else ranges.push_back(RowRange{row, row + 1});
   }
   RowSelection selection = RowSelection::FromRanges(std::move(ranges));
-
-  // Read 2: the other projected data columns, only the pages of the selected rows.
   std::vector<std::string> phys;
   std::vector<bool> in_file(out_cols.size(), false);
   auto filter_index = [&](const ColumnSource& cs) -> int {
     for (size_t c = 0; c < filter_cols.size(); ++c) {
-      if (filter_cols[c].name == cs.name && (filter_arrays[c] || codes[c])) return static_cast<int>(c);
+      if (filter_cols[c].name == cs.name && (sel.filter_arrays[c] || sel.codes[c])) return static_cast<int>(c);
     }
     return -1;
   };
@@ -287,19 +307,20 @@ Status Scanner::Impl::ScanRange(size_t file_index, FileReader& reader, const Rea
     RAP_ASSIGN_OR_RETURN(Projection proj, reader.Project(phys));
     RAP_ASSIGN_OR_RETURN(db, reader.ReadRowGroup(rg, selection, proj, range.share));
   }
-  RecordBatch out;
-  out.schema = out_schema;
-  out.num_rows = n;
+  std::vector<ArrayPtr> out;
   for (size_t o = 0; o < out_cols.size(); ++o) {
     const ColumnSource& cs = out_cols[o];
     ArrayPtr arr;
     if (cs.partition >= 0) {
       RAP_ASSIGN_OR_RETURN(arr, columnar::RepeatValue(*file.partition_values[static_cast<size_t>(cs.partition)], n));
-    } else if (int fi = filter_index(cs); fi >= 0 && codes[static_cast<size_t>(fi)]) {
-      RAP_ASSIGN_OR_RETURN(ArrayPtr dict, dictionary_of(static_cast<size_t>(fi)));
-      RAP_ASSIGN_OR_RETURN(arr, TakeCodedRows(dict, codes[static_cast<size_t>(fi)]->codes, keep_positions));
-    } else if (fi >= 0) {
-      RAP_ASSIGN_OR_RETURN(arr, columnar::TakeArray(*filter_arrays[static_cast<size_t>(fi)], keep_positions));
+    } else if (const int fi = filter_index(cs); fi >= 0) {
+      const size_t f = static_cast<size_t>(fi);
+      if (sel.codes[f]) {
+        RAP_ASSIGN_OR_RETURN(ArrayPtr dict, sel.Dictionary(f, filter_cols[f].type));
+        RAP_ASSIGN_OR_RETURN(arr, TakeCodedRows(dict, sel.codes[f]->codes, sel.keep_positions));
+      } else {
+        RAP_ASSIGN_OR_RETURN(arr, columnar::TakeArray(*sel.filter_arrays[f], sel.keep_positions));
+      }
     } else if (!in_file[o]) {
       RAP_ASSIGN_OR_RETURN(arr, columnar::MakeNullArray(cs.type, n));
     } else {
@@ -308,7 +329,7 @@ Status Scanner::Impl::ScanRange(size_t file_index, FileReader& reader, const Rea
     if (!cs.path.empty()) {
       RAP_ASSIGN_OR_RETURN(arr, StructFieldAt(arr, cs.path));
     }
-    out.columns.push_back(std::move(arr));
+    out.push_back(std::move(arr));
   }
   const uint64_t base = (static_cast<uint64_t>(file_index) << kRowIdFileShift) + static_cast<uint64_t>(reader.row_group_first_row(rg));
   for (int64_t start = 0; start < n; start += options.batch_size) {
@@ -316,7 +337,7 @@ Status Scanner::Impl::ScanRange(size_t file_index, FileReader& reader, const Rea
     ScanBatch sb;
     sb.batch.schema = out_schema;
     sb.batch.num_rows = len;
-    for (const ArrayPtr& c : out.columns) sb.batch.columns.push_back(len == n ? c : SliceArray(c, start, len));
+    for (const ArrayPtr& c : out) sb.batch.columns.push_back(len == n ? c : SliceArray(c, start, len));
     sb.row_ids.reserve(static_cast<size_t>(len));
     for (int64_t k = start; k < start + len; ++k) sb.row_ids.push_back(base + static_cast<uint64_t>(selected_rows[static_cast<size_t>(k)]));
     result->batches.push_back(std::move(sb));

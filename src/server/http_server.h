@@ -1,12 +1,12 @@
 // HttpServer: the HTTP/1.1 transport of `rap serve` on Boost.Beast/Asio (the Beast headers stay in
-// http_server.cc). `io_threads` threads run the sockets, each its own event loop that owns the
-// connections it was dealt (round robin): accept, read a request under the header and body limits
-// and the read timeout, keep-alive with an idle timeout. A complete request goes to a
-// fixed pool of `workers` threads through a queue of at most `max_queued`; a full queue is answered
-// 429, a request still queued at its deadline 503, both with Retry-After. A worker runs the handler,
-// which answers through a Responder whose writes run on the connection's loop, each under the
-// write timeout. Shutdown stops accepting, answers new requests 503 (Connection: close), waits for
-// in-flight requests up to the grace period, then closes every connection and joins every thread.
+// http_server.cc, http_session.h and http_responder.cc). `io_threads` threads run the sockets, each its own
+// event loop that owns the connections it was dealt (round robin): accept, read a request under the header
+// and body limits and the read timeout, keep-alive with an idle timeout. A complete request goes to a fixed
+// pool of `workers` threads through a queue of at most `max_queued`; a full queue is answered 429, a
+// request still queued at its deadline 503, both with Retry-After. A worker runs the handler, which answers
+// through a Responder whose writes run on the connection's loop, each under the write timeout. Shutdown
+// stops accepting, answers new requests 503 (Connection: close), waits for in-flight requests up to the
+// grace period, then closes every connection and joins every thread.
 #pragma once
 
 #include <cstdint>

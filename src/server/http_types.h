@@ -1,6 +1,6 @@
 // The server's view of one HTTP exchange, free of Boost.Beast types so the endpoints (and their
 // compile times) do not depend on it: the parsed request, and a Responder that sends a whole
-// response or streams one with chunked transfer encoding. http_server.cc implements Responder.
+// response or streams one with chunked transfer encoding. http_responder.cc implements Responder.
 #pragma once
 
 #include <cstdint>

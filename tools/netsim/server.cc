@@ -26,8 +26,7 @@
 #include "netsim/http_util.h"
 #include "netsim/object_put.h"
 #include "netsim/s3_list.h"
-#include "netsim/stats.h"
-#include "netsim/throttle.h"
+#include "netsim/server_impl.h"
 
 namespace rap::netsim {
 
@@ -36,36 +35,6 @@ namespace beast = boost::beast;
 namespace http = beast::http;
 using tcp = asio::ip::tcp;
 using boost::system::error_code;
-
-constexpr std::string_view kControlPrefix = "/_netsim/";
-
-class Session;
-
-struct Server::Impl {
-  explicit Impl(ServerOptions o)
-      : options(std::move(o)), acceptor(io), signals(io), parent_timer(io),
-        throttle(io, options.profile.throughput_bps, options.chunk), faults(options.seed) {}
-
-  void Accept();
-  void WatchParent();
-  void StopOnIoThread();
-  void Log(const std::string& what) const {
-    if (!options.quiet) std::fprintf(stderr, "rap-netsim: %s\n", what.c_str());
-  }
-  std::string ConfigJson() const;
-
-  ServerOptions options;
-  asio::io_context io;  // declared before everything that uses it
-  tcp::acceptor acceptor;
-  asio::signal_set signals;
-  asio::steady_timer parent_timer;
-  Throttle throttle;
-  Stats stats;
-  FaultInjector faults;
-  bool stopping = false;
-  uint64_t next_session_id = 0;
-  std::unordered_map<uint64_t, std::weak_ptr<Session>> sessions;
-};
 
 // File metadata for one response.
 struct OpenFile {
@@ -483,57 +452,12 @@ class Session : public std::enable_shared_from_this<Session> {
     });
   }
 
-  // --- control endpoint -------------------------------------------------------------------------
+  // --- control endpoint (control.cc) ------------------------------------------------------------
 
   void HandleControl(const std::string& query) {
-    std::string_view cmd = std::string_view(path_).substr(std::min(path_.size(), kControlPrefix.size()));
-    auto bad = [this](const Status& st) {
-      WriteJson(http::status::bad_request, nlohmann::json{{"error", st.message()}}.dump());
-    };
-    if (cmd == "stats") return WriteJson(http::status::ok, srv_.stats.ToJson());
-    if (cmd == "health") return WriteJson(http::status::ok, R"({"ok":true})");
-    if (cmd == "reset") {
-      srv_.stats.Reset();
-      return WriteJson(http::status::ok, R"({"ok":true})");
-    }
-    if (cmd == "config") {
-      auto kv = ParseQuery(query);
-      if (!kv.ok()) return bad(kv.status());
-      TransportProfile next = srv_.options.profile;
-      for (const auto& [key, value] : *kv) {
-        if (key == "latency") {
-          auto v = ParseLatency(value);
-          if (!v.ok()) return bad(v.status());
-          next.latency_seconds = *v;
-        } else if (key == "throughput") {
-          auto v = ParseThroughput(value);
-          if (!v.ok()) return bad(v.status());
-          next.throughput_bps = *v;
-        } else {
-          return bad(Status::InvalidArgument(
-              fmt::format("config: unknown key '{}' (expected latency, throughput)", key)));
-        }
-      }
-      if (next.throughput_bps != srv_.options.profile.throughput_bps) srv_.throttle.SetRate(next.throughput_bps);
-      srv_.options.profile = next;
-      return WriteJson(http::status::ok, srv_.ConfigJson());
-    }
-    if (cmd == "fault") {
-      auto rule = ParseFaultRule(query);
-      if (!rule.ok()) return bad(rule.status());
-      srv_.faults.Add(std::move(*rule));
-      return WriteJson(http::status::ok, srv_.faults.ToJson());
-    }
-    if (cmd == "faults") return WriteJson(http::status::ok, srv_.faults.ToJson());
-    if (cmd == "faults/clear") {
-      srv_.faults.Clear();
-      return WriteJson(http::status::ok, srv_.faults.ToJson());
-    }
-    WriteJson(http::status::not_found,
-              nlohmann::json{{"error", fmt::format("unknown control path '{}' (expected stats, reset, config, fault, "
-                                                   "faults, faults/clear, health)",
-                                                   path_)}}
-                  .dump());
+    const std::string_view cmd = std::string_view(path_).substr(std::min(path_.size(), kControlPrefix.size()));
+    ControlAnswer answer = AnswerControl(srv_, cmd, path_, query);
+    WriteJson(static_cast<http::status>(answer.status), answer.json);
   }
 
   Server::Impl& srv_;
@@ -556,17 +480,6 @@ class Session : public std::enable_shared_from_this<Session> {
   bool truncated_ = false;
   double stall_seconds_ = 0;
 };
-
-std::string Server::Impl::ConfigJson() const {
-  return nlohmann::json{{"root", options.root.string()},
-                        {"port", acceptor.is_open() ? acceptor.local_endpoint().port() : 0},
-                        {"latency_seconds", options.profile.latency_seconds},
-                        {"throughput_bytes_per_second", options.profile.throughput_bps},
-                        {"throughput", FormatThroughput(options.profile.throughput_bps)},
-                        {"chunk_bytes", options.chunk},
-                        {"quantum_bytes", throttle.quantum()}}
-      .dump();
-}
 
 void Server::Impl::Accept() {
   acceptor.async_accept([this](error_code ec, tcp::socket socket) {

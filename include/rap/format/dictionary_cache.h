@@ -5,11 +5,10 @@
 #pragma once
 
 #include <cstdint>
-#include <list>
 #include <memory>
-#include <mutex>
 #include <string>
-#include <unordered_map>
+
+#include "rap/util/lru_cache.h"
 
 namespace rap::parquet {
 
@@ -17,43 +16,28 @@ namespace internal {
 struct PhysicalValues;  // page_reader.h: the decoded values
 }  // namespace internal
 
-struct DictionaryCacheStats {
-  int64_t hits = 0;
-  int64_t misses = 0;
-  int64_t evictions = 0;
-  int64_t entries = 0;
-  int64_t bytes = 0;
-};
+using DictionaryCacheStats = util::CacheStats;
 
 class DictionaryCache {
  public:
   using Value = std::shared_ptr<const internal::PhysicalValues>;
-  explicit DictionaryCache(int64_t budget_bytes) : budget_(budget_bytes) {}
+  explicit DictionaryCache(int64_t budget_bytes) : cache_(budget_bytes) {}
 
   // Null when absent (counts a miss).
-  Value Get(const std::string& file, uint64_t offset);
+  Value Get(const std::string& file, uint64_t offset) { return cache_.Get(Key(file, offset)); }
   // True when present, without touching the LRU order or the counters.
-  bool Contains(const std::string& file, uint64_t offset) const;
+  bool Contains(const std::string& file, uint64_t offset) const { return cache_.Contains(Key(file, offset)); }
   // Inserts (or replaces) and evicts the least recently used dictionaries beyond the budget; one
   // larger than the whole budget is not kept.
   void Put(const std::string& file, uint64_t offset, Value dictionary);
-  DictionaryCacheStats stats() const;
+  DictionaryCacheStats stats() const { return cache_.stats(); }
 
   // Bytes held by decoded values (the cache charge).
   static int64_t Bytes(const internal::PhysicalValues& values);
 
  private:
   static std::string Key(const std::string& file, uint64_t offset);
-  struct Item {
-    std::string key;
-    Value value;
-    int64_t bytes = 0;
-  };
-  const int64_t budget_;
-  mutable std::mutex mu_;
-  std::list<Item> lru_;  // front = most recent
-  std::unordered_map<std::string, std::list<Item>::iterator> map_;
-  DictionaryCacheStats stats_;
+  util::LruCache<std::string, Value> cache_;
 };
 
 }  // namespace rap::parquet

@@ -3,23 +3,17 @@
 #pragma once
 
 #include <cstdint>
-#include <list>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <unordered_map>
 
 #include "rap/columnar/array.h"
+#include "rap/util/lru_cache.h"
 
 namespace rap::index {
 
-struct PageCacheStats {
-  int64_t hits = 0;
-  int64_t misses = 0;
-  int64_t evictions = 0;
-  int64_t entries = 0;
-  int64_t bytes = 0;
-};
+using PageCacheStats = util::CacheStats;
 
 // A page of one fragment version: `fragment` is PageCache::Intern of the fragment's identity
 // (path, size and ETag), so a lookup hashes two integers instead of a path per page.
@@ -31,38 +25,32 @@ struct PageKey {
 
 class PageCache {
  public:
-  explicit PageCache(int64_t budget_bytes) : budget_(budget_bytes) {}
+  explicit PageCache(int64_t budget_bytes) : cache_(budget_bytes) {}
 
   // A stable number for a fragment identity: the same string always gets the same number. The
   // table grows by one entry per fragment version ever loaded (a few hundred bytes each).
   uint64_t Intern(const std::string& fragment_identity);
   // Null when absent (counts a miss).
-  std::shared_ptr<const RecordBatch> Get(PageKey key);
+  std::shared_ptr<const RecordBatch> Get(PageKey key) { return cache_.Get(key); }
   // Inserts (or replaces) and evicts least recently used pages beyond the budget. A page larger
   // than the budget is not kept.
-  void Put(PageKey key, std::shared_ptr<const RecordBatch> page, int64_t bytes);
-  PageCacheStats stats() const;
+  void Put(PageKey key, std::shared_ptr<const RecordBatch> page, int64_t bytes) {
+    cache_.Put(key, std::move(page), bytes);
+  }
+  PageCacheStats stats() const { return cache_.stats(); }
 
   // Bytes held by the batch's buffers (the cache charge).
   static int64_t BatchBytes(const RecordBatch& batch);
 
  private:
-  struct Item {
-    PageKey key;
-    std::shared_ptr<const RecordBatch> page;
-    int64_t bytes = 0;
-  };
-  const int64_t budget_;
-  mutable std::mutex mu_;
-  std::list<Item> lru_;  // front = most recent
   struct Hash {
     size_t operator()(const PageKey& k) const {
       return std::hash<uint64_t>()(k.fragment * 0x9E3779B97F4A7C15ull ^ static_cast<uint64_t>(k.page));
     }
   };
-  std::unordered_map<PageKey, std::list<Item>::iterator, Hash> map_;
+  util::LruCache<PageKey, std::shared_ptr<const RecordBatch>, Hash> cache_;
+  std::mutex intern_mu_;
   std::unordered_map<std::string, uint64_t> interned_;
-  PageCacheStats stats_;
 };
 
 }  // namespace rap::index
