@@ -167,7 +167,7 @@ def _join_batch(batch: Any, index: Index, key_col: str, columns: Optional[List[s
     arrays = list(left.columns)
     names = list(left.schema.names)
     n_left = len(names)
-    for field in out_schema[n_left:]:
+    for field in list(out_schema)[n_left:]:
         if found is not None and field.name in found.schema.names:
             col = found.column(field.name).combine_chunks()
             arrays.append(col.take(right_idx))
@@ -208,11 +208,15 @@ def lookup_join(
     index_url = _absolute(index_url)
     cols = _columns(columns)
     idx = Index.open(index_url, name, storage_options)
-    key_names = [k[0] for k in idx.info()["key"]]
+    key = idx.info()["key"]
+    key_names = [k[0] for k in key]
     if len(key_names) != 1:
         raise InvalidArgument(f"{index_url}: lookup_join takes an index with one key column, this one has {key_names}")
-    empty, _ = idx.lookup([], columns=cols)
-    table_schema = empty.schema
+    # The output schema: that of a lookup (of any one key of the key's type; its rows are not used).
+    probe = {"string": "", "binary": b""}.get(key[0][1], 0)
+    sample, _ = idx.lookup([probe], columns=cols)
+    table_schema = sample.schema
+    sample.close()
     drop = [n for n in key_names if cols is None or n not in cols]
     added = [f for f in table_schema if f.name not in drop]
     clash = [f.name for f in added if f.name in df.columns]
