@@ -58,6 +58,10 @@ def spark():
         .config("spark.ui.enabled", "false")
         .config("spark.ui.showConsoleProgress", "false")
         .config("spark.driver.memory", "1g")
+        # Small data: interpreted plans start faster than generated code, and 2-way parallelism suffices.
+        .config("spark.sql.codegen.wholeStage", "false")
+        .config("spark.sql.adaptive.enabled", "false")
+        .config("spark.sql.sources.parallelPartitionDiscovery.parallelism", "2")
         .getOrCreate()
     )
     session.sparkContext.setLogLevel("ERROR")
@@ -226,8 +230,7 @@ def delta_table(spark, tmp_path_factory) -> str:
     path = str(tmp_path_factory.mktemp("delta") / "events")
     spark.sql(f"CREATE TABLE delta.`{path}` ({DELTA_COLUMNS}) USING DELTA PARTITIONED BY (part) "
               "TBLPROPERTIES ('delta.enableDeletionVectors' = 'true')")
-    spark.sql(delta_rows_sql(path, 0, 400))
-    spark.sql(delta_rows_sql(path, 400, 700))
+    spark.sql(delta_rows_sql(path, 0, 700))
     spark.sql(f"DELETE FROM delta.`{path}` WHERE id % 10 = 3")
     log = "".join(p.read_text() for p in sorted(pathlib.Path(path, "_delta_log").glob("*.json")))
     assert '"deletionVector":{' in log  # the DELETE wrote deletion vectors (not rewritten files)
@@ -252,7 +255,7 @@ def test_rap_scan_equals_spark_on_a_delta_spark_table(spark, delta_table) -> Non
 
 def test_index_on_a_delta_spark_table_equals_spark_where(spark, delta_table) -> None:
     r = rap.spark.build_index(spark, delta_table, "id", buckets=3, cover=["d2", "ts"], parts=2)
-    assert r["files"] >= 4
+    assert r["files"] >= 3
     assert r["key_rows"] == 700  # rows hidden by deletion vectors are indexed and filtered at lookup
     keys = list(range(0, 720, 7)) + [3, 13, 703]
     reader, _ = rap.Index.open(delta_table).lookup(keys, columns=["d2", "ts", "s", "f"])
@@ -261,8 +264,14 @@ def test_index_on_a_delta_spark_table_equals_spark_where(spark, delta_table) -> 
     key_list = ",".join(map(str, keys))
     want = spark_arrow(spark.sql(f"SELECT id, d2, ts, s, f FROM delta.`{delta_table}` WHERE id IN ({key_list}) ORDER BY id"))
     assert got.column_names == want.column_names
-    for name in want.column_names:
+    for name in ("id", "d2", "s", "f"):
+        assert got[name].type == want[name].type, name
         assert got[name].to_pylist() == want[name].to_pylist(), name
+    # Spark writes TIMESTAMP as INT96 (its default): rap.scan returns it as the Delta schema's
+    # timestamp[us, UTC] (the test above), but a lookup decodes it through the index's schema file,
+    # which has only the Parquet type: timestamp[ns] without a time zone. Same instants.
+    assert got["ts"].type == pa.timestamp("ns")
+    assert got["ts"].cast(pa.timestamp("us")).to_pylist() == want["ts"].cast(pa.timestamp("us")).to_pylist()
 
 
 def aggregates(spark, df) -> list:
@@ -283,12 +292,15 @@ def test_spark_reads_what_rap_writes(spark, table, tmp_path) -> None:
         "frame": dict(frame_per_key=["k"], compression="zstd", data_page_version=2),
         "interleaved": dict(frame_per_key=["k"], interleave=True, compression="zstd", data_page_version=2),
     }
+    got = {}
     for name, opts in layouts.items():
         out = tmp_path / f"convert-{name}.parquet"
         rap.write_parquet(sorted_t, str(out), **opts)
-        assert aggregates(spark, spark.read.parquet(str(out))) == want, name
+        got[f"convert-{name}"] = aggregates(spark, spark.read.parquet(str(out)))
     # rap rewrite's layouts, as Delta tables read by delta-spark.
     for layout in ("sorted", "page", "frame", "interleaved"):
         out = tmp_path / f"rewrite-{layout}"
         rap.rewrite(str(root), str(out), key="k", layout=layout, buckets=2, progress=False)
-        assert aggregates(spark, spark.read.format("delta").load(str(out))) == want, layout
+        got[f"rewrite-{layout}"] = aggregates(spark, spark.read.format("delta").load(str(out)))
+    wrong = {name: agg for name, agg in got.items() if agg != want}
+    assert not wrong, (want, wrong)
