@@ -20,7 +20,6 @@ import pathlib
 import random
 import subprocess
 import sys
-from decimal import Decimal
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -55,6 +54,7 @@ def spark():
         .config("spark.default.parallelism", "2")
         .config("spark.databricks.delta.snapshotPartitions", "2")
         .config("spark.sql.session.timeZone", "UTC")
+        .config("spark.databricks.delta.properties.defaults.enableDeletionVectors", "true")
         .config("spark.ui.enabled", "false")
         .config("spark.ui.showConsoleProgress", "false")
         .config("spark.driver.memory", "1g")
@@ -205,32 +205,42 @@ def test_lookup_join_rejects_bad_arguments(spark, table) -> None:
         rap.spark.lookup_join(df, str(root), "k", ["v"], how="outer")
 
 
-DELTA_COLUMNS = """id BIGINT, part STRING, d1 DECIMAL(5,2), d2 DECIMAL(18,6), d3 DECIMAL(38,10), ts TIMESTAMP,
-  tsntz TIMESTAMP_NTZ, dt DATE, s STRUCT<a: INT, b: STRING>, arr ARRAY<INT>, m MAP<STRING, BIGINT>, f DOUBLE,
-  flag BOOLEAN, bin BINARY, i8 TINYINT, i16 SMALLINT, fl FLOAT"""
+# (name, Spark SQL type, value from `id`); NULL in every 13th row except for id, part, i8, i16.
+DELTA_COLUMNS = [
+    ("id", "BIGINT", "id"),
+    ("part", "STRING", "concat('p', id % 3)"),
+    ("d1", "DECIMAL(5,2)", "id / 7"),
+    ("d2", "DECIMAL(18,6)", "id * 1234.567891"),
+    ("d3", "DECIMAL(38,10)", "id * -98765432.1234567891"),
+    ("ts", "TIMESTAMP", "timestamp_micros(1700000000000000 + id * 3600000123)"),
+    ("tsntz", "TIMESTAMP_NTZ", "timestamp_micros(1600000000000000 + id * 77)"),
+    ("dt", "DATE", "date_add(DATE '2024-01-01', CAST(id AS INT))"),
+    ("s", "STRUCT<a: INT, b: STRING>", "named_struct('a', CAST(id AS INT), 'b', IF(id % 4 = 0, NULL, CAST(id AS STRING)))"),
+    ("arr", "ARRAY<INT>", "IF(id % 5 = 0, array(), array(CAST(id AS INT), NULL, CAST(id + 1 AS INT)))"),
+    ("m", "MAP<STRING, BIGINT>", "map('x', id, 'y', IF(id % 2 = 0, NULL, -id))"),
+    ("f", "DOUBLE", "id * 0.5"),
+    ("flag", "BOOLEAN", "id % 2 = 0"),
+    ("bin", "BINARY", "unhex(hex(id * 31))"),
+    ("i8", "TINYINT", "id % 100"),
+    ("i16", "SMALLINT", "id * 3"),
+    ("fl", "FLOAT", "id / 3"),
+]
 
 
-def delta_rows_sql(path: str, lo: int, hi: int) -> str:
-    def n(expr: str) -> str:  # NULL in every 13th row
-        return f"IF(id % 13 = 5, NULL, {expr})"
-
-    return f"""INSERT INTO delta.`{path}`
-      SELECT id, concat('p', id % 3), {n('CAST(id / 7 AS DECIMAL(5,2))')}, {n('CAST(id * 1234.567891 AS DECIMAL(18,6))')},
-        {n('CAST(id * -98765432.1234567891 AS DECIMAL(38,10))')}, {n('timestamp_micros(1700000000000000 + id * 3600000123)')},
-        {n('CAST(timestamp_micros(1600000000000000 + id * 77) AS TIMESTAMP_NTZ)')}, {n('date_add(DATE "2024-01-01", CAST(id AS INT))')},
-        {n("named_struct('a', CAST(id AS INT), 'b', IF(id % 4 = 0, NULL, CAST(id AS STRING)))")},
-        {n('IF(id % 5 = 0, array(), array(CAST(id AS INT), NULL, CAST(id + 1 AS INT)))')},
-        {n("map('x', id, 'y', IF(id % 2 = 0, NULL, -id))")}, {n('id * 0.5')}, {n('id % 2 = 0')},
-        {n('unhex(hex(id * 31))')}, CAST(id % 100 AS TINYINT), CAST(id * 3 AS SMALLINT), {n('CAST(id / 3 AS FLOAT)')}
-      FROM range({lo}, {hi}) DISTRIBUTE BY id % 2"""
+def delta_rows_sql(lo: int, hi: int) -> str:
+    cols = []
+    for name, typ, expr in DELTA_COLUMNS:
+        if name not in ("id", "part", "i8", "i16"):
+            expr = f"IF(id % 13 = 5, NULL, {expr})"
+        cols.append(f"CAST({expr} AS {typ}) AS {name}")
+    return f"SELECT {', '.join(cols)} FROM range({lo}, {hi}) DISTRIBUTE BY id % 2"
 
 
 @pytest.fixture(scope="module")
 def delta_table(spark, tmp_path_factory) -> str:
+    """Written by delta-spark in one commit (partitioned by `part`, deletion vectors on), then a DELETE."""
     path = str(tmp_path_factory.mktemp("delta") / "events")
-    spark.sql(f"CREATE TABLE delta.`{path}` ({DELTA_COLUMNS}) USING DELTA PARTITIONED BY (part) "
-              "TBLPROPERTIES ('delta.enableDeletionVectors' = 'true')")
-    spark.sql(delta_rows_sql(path, 0, 700))
+    spark.sql(delta_rows_sql(0, 700)).write.format("delta").partitionBy("part").save(path)
     spark.sql(f"DELETE FROM delta.`{path}` WHERE id % 10 = 3")
     log = "".join(p.read_text() for p in sorted(pathlib.Path(path, "_delta_log").glob("*.json")))
     assert '"deletionVector":{' in log  # the DELETE wrote deletion vectors (not rewritten files)
@@ -290,7 +300,6 @@ def test_spark_reads_what_rap_writes(spark, table, tmp_path) -> None:
         "plain": dict(),
         "page": dict(page_break_on=["k"], compression="zstd"),
         "frame": dict(frame_per_key=["k"], compression="zstd", data_page_version=2),
-        "interleaved": dict(frame_per_key=["k"], interleave=True, compression="zstd", data_page_version=2),
     }
     got = {}
     for name, opts in layouts.items():
@@ -298,9 +307,22 @@ def test_spark_reads_what_rap_writes(spark, table, tmp_path) -> None:
         rap.write_parquet(sorted_t, str(out), **opts)
         got[f"convert-{name}"] = aggregates(spark, spark.read.parquet(str(out)))
     # rap rewrite's layouts, as Delta tables read by delta-spark.
-    for layout in ("sorted", "page", "frame", "interleaved"):
+    for layout in ("sorted", "page", "frame"):
         out = tmp_path / f"rewrite-{layout}"
         rap.rewrite(str(root), str(out), key="k", layout=layout, buckets=2, progress=False)
         got[f"rewrite-{layout}"] = aggregates(spark, spark.read.format("delta").load(str(out)))
     wrong = {name: agg for name, agg in got.items() if agg != want}
     assert not wrong, (want, wrong)
+
+
+@pytest.mark.xfail(strict=True, reason="Spark 3.5 (parquet-java 1.13) reads no rows of a file of the interleaved "
+                   "layout: count(*) is 0 (docs/spark.md); pyarrow and rap read it")
+def test_spark_reads_an_interleaved_file(spark, table, tmp_path) -> None:
+    root, t = table
+    want = aggregates(spark, spark.read.parquet(*[str(p) for p in sorted(root.glob("part-*.parquet"))]))
+    sorted_t = t.take(pc.sort_indices(t, sort_keys=[("k", "ascending"), ("row", "ascending")]))
+    out = tmp_path / "interleaved.parquet"
+    rap.write_parquet(sorted_t, str(out), frame_per_key=["k"], interleave=True, compression="zstd",
+                      data_page_version=2)
+    assert pa.table(rap.scan(str(out))).num_rows == t.num_rows
+    assert aggregates(spark, spark.read.parquet(str(out))) == want
