@@ -326,3 +326,65 @@ def test_spark_reads_an_interleaved_file(spark, table, tmp_path) -> None:
                       data_page_version=2)
     assert pa.table(rap.scan(str(out))).num_rows == t.num_rows
     assert aggregates(spark, spark.read.parquet(str(out))) == want
+
+
+def spark_sql_index(spark, table_dir: pathlib.Path, key: str, buckets: int, name: str) -> None:
+    """The Spark SQL recipe of docs/index-format.md ("Building an index with SQL"): Spark computes and
+    writes the fragments (no rap on the executors); the driver writes the manifest from their
+    aggregates with plain Python."""
+    import json
+    import time
+
+    index_dir = table_dir / "_rap_index" / name
+    files = sorted(p.name for p in table_dir.glob("*.parquet"))  # rap's ordinals: sorted paths
+    spark.createDataFrame(list(enumerate(files)), "ordinal int, name string").createOrReplaceTempView("rap_files")
+    spark.sql(f"""
+      WITH rows AS (
+        SELECT t.{key} AS k, f.ordinal AS file, t._metadata.row_index AS r
+        FROM parquet.`{table_dir}` t JOIN rap_files f ON t._metadata.file_name = f.name
+        WHERE t.{key} IS NOT NULL),
+      runs AS (SELECT k, file, r, r - row_number() OVER (PARTITION BY k, file ORDER BY r) AS g FROM rows)
+      SELECT /*+ REPARTITION({buckets}, bucket) */
+             pmod(CAST(conv(substr(md5(CAST(k AS STRING)), 1, 15), 16, 10) AS BIGINT), {buckets}) AS bucket,
+             k AS key0, file, min(r) AS first_row, count(*) AS num_rows
+      FROM runs GROUP BY k, file, g
+      SORT BY bucket, key0, file, first_row
+    """).write.option("parquet.page.row.count.limit", "256").partitionBy("bucket").parquet(str(index_dir / "fragments"))
+    frags = spark.sql(f"""
+      SELECT _metadata.file_path AS path, bucket, count(*) AS entries, sum(num_rows) AS rows,
+             min(key0) AS min_key, max(key0) AS max_key
+      FROM parquet.`{index_dir / "fragments"}` GROUP BY 1, 2""").collect()
+    rows = dict(spark.sql(f"SELECT _metadata.file_name, count(*) FROM parquet.`{table_dir}` GROUP BY 1").collect())
+    manifest = {
+        "format": "rap-index", "format_version": 1, "version": 1, "name": name,
+        "created_ms": int(time.time() * 1000),
+        "table": {"root": "../..", "kind": "directory", "version": -1},
+        "key": [{"name": key, "type": "int64"}],
+        "bucket": {"function": "md5_60_mod", "count": buckets},
+        "cover": [], "hoist": [], "schemas": [], "next_run": 2,
+        "files": [{"ordinal": i, "path": f, "size": (table_dir / f).stat().st_size, "etag": "", "rows": rows[f],
+                   "removed": False} for i, f in enumerate(files)],
+        "fragments": [],
+    }
+    for fr in frags:
+        local = pathlib.Path(fr["path"].removeprefix("file:"))
+        manifest["fragments"].append({
+            "path": str(local.relative_to(index_dir)), "bucket": fr["bucket"], "run": 1, "entries": fr["entries"],
+            "rows": fr["rows"], "size": local.stat().st_size, "etag": "", "min_key": [fr["min_key"]],
+            "max_key": [fr["max_key"]], "files": [[0, len(files)]]})
+    (index_dir / "_manifest").mkdir()
+    (index_dir / "_manifest" / "00000000000000000001.json").write_text(json.dumps(manifest))
+    (index_dir / "_manifest" / "_last_version.json").write_text('{"version": 1}')
+
+
+def test_a_spark_sql_index_is_a_rap_index(spark, tmp_path) -> None:
+    root = tmp_path / "table"
+    t = write_keyed_table(root, files=3, rows_per_file=3000, seed=21)
+    spark_sql_index(spark, root, "k", 3, "sql")
+    single = str(tmp_path / "single")
+    rap.build_index(str(root), "k", index=single, buckets=3, progress=False)
+    sql_index = str(root / "_rap_index" / "sql")
+    assert rap.inspect_index(sql_index)["version"] == 1
+    rnd = random.Random(4)
+    keys = [rnd.randrange(-5, 3050) for _ in range(80)]
+    assert_same_lookups(sql_index, single, t, keys, ["row", "v", "name"])
