@@ -388,3 +388,33 @@ def test_a_spark_sql_index_is_a_rap_index(spark, tmp_path) -> None:
     rnd = random.Random(4)
     keys = [rnd.randrange(-5, 3050) for _ in range(80)]
     assert_same_lookups(sql_index, single, t, keys, ["row", "v", "name"])
+
+
+def test_plan_part_commit_without_spark(tmp_path) -> None:
+    """The binding's steps of a distributed build, called directly: a commit needs every file exactly
+    once, and a second commit of the same plan loses the race (Changed) and publishes nothing."""
+    root = tmp_path / "table"
+    t = write_keyed_table(root, files=3, rows_per_file=1000, seed=2)
+    plan = rap._rap.plan_build(str(root), ["k"])
+    assert plan["base_version"] == 0 and plan["run"] == 1 and plan["paths"] == [f"part-{i}.parquet" for i in range(3)]
+    a = rap._rap.build_part(str(root), plan, [0, 2], "a1", ["k"], 2)
+    b = rap._rap.build_part(str(root), plan, [1], "b1", ["k"], 2)
+    with pytest.raises(rap.InvalidArgument, match="no part indexed file part-1.parquet"):
+        rap._rap.commit_build(plan, [(a, [0, 2])])
+    with pytest.raises(rap.InvalidArgument, match="indexed twice"):
+        rap._rap.commit_build(plan, [(a, [0, 2]), (b, [1]), (b, [1])])
+    with pytest.raises(rap.InvalidArgument, match="token"):
+        rap._rap.build_part(str(root), plan, [1], "../x", ["k"], 2)
+    r = rap._rap.commit_build(plan, [(a, [0, 2]), (b, [1])])
+    assert r["version"] == 1 and r["key_rows"] == t.num_rows and r["fragments"] == 4
+    with pytest.raises(rap.Changed):
+        rap._rap.commit_build(plan, [(a, [0, 2]), (b, [1])])
+    assert rap.inspect_index(str(root / "_rap_index" / "default"))["version"] == 1
+    single = str(tmp_path / "single")
+    rap.build_index(str(root), "k", index=single, buckets=2, progress=False)
+    assert_same_lookups(str(root / "_rap_index" / "default"), single, t, list(range(0, 3000, 29)), ["row", "v"])
+    # A file replaced after planning: the part refuses it.
+    (root / "part-1.parquet").write_bytes((root / "part-0.parquet").read_bytes() + b"")
+    plan2 = dict(plan, sizes=[s + 1 for s in plan["sizes"]])
+    with pytest.raises(rap.Changed, match="no longer the file"):
+        rap._rap.build_part(str(root), plan2, [1], "c1", ["k"], 2)
