@@ -31,6 +31,8 @@ PKGS=(
   nodejs
   # the Python package (python/, RAP_PYTHON=ON): headers, and the project's venv (scripts/install-python-deps.sh)
   python3 python3-dev python3-venv
+  # Apache Spark in local mode for the Spark tests (tests/python/test_spark*.py; PySpark 3.5 on Java 17)
+  openjdk-17-jre-headless
 )
 # Node.js from a vendor repository bundles npm and conflicts with Debian's npm package.
 if ! command -v npm >/dev/null 2>&1; then PKGS+=(npm); fi
@@ -55,3 +57,6 @@ fi
 
 # The project's Python virtual environment (.venv) with the pinned test packages.
 bash "$(dirname "$0")/install-python-deps.sh"
+
+# The pinned Maven jars of the Spark tests (delta-spark), cached in build/jars.
+bash "$(dirname "$0")/fetch-jars.sh" build/jars >/dev/null

@@ -2,6 +2,7 @@
 // work of `rap index ...` and `rap rewrite`, with the CLI's options as arguments. The GIL is released
 // for the work; the progress callback (optional) is called with it held.
 #include <nanobind/stl/optional.h>
+#include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
@@ -254,9 +255,122 @@ nb::dict Rewrite(const std::string& table, const std::vector<std::string>& key, 
   return d;
 }
 
+// Distributed builds (rap.spark.build_index; index::PlanBuild / BuildPart / CommitBuild): the plan
+// crosses processes as a dict of plain values, a part as its manifest JSON.
+nb::dict PlanToDict(const index::BuildPlan& p) {
+  nb::dict d;
+  d["index_url"] = p.index_url;
+  d["table_root"] = p.table_root;
+  d["table_kind"] = p.table_kind;
+  d["table_version"] = p.table_version;
+  d["etag_source"] = p.etag_source;
+  d["base_version"] = p.base_version;
+  d["run"] = p.run;
+  d["paths"] = nb::cast(p.paths);
+  d["sizes"] = nb::cast(p.sizes);
+  return d;
+}
+
+index::BuildPlan PlanFromDict(const nb::dict& d) {
+  index::BuildPlan p;
+  try {
+    p.index_url = nb::cast<std::string>(d["index_url"]);
+    p.table_root = nb::cast<std::string>(d["table_root"]);
+    p.table_kind = nb::cast<std::string>(d["table_kind"]);
+    p.table_version = nb::cast<int64_t>(d["table_version"]);
+    p.etag_source = nb::cast<std::string>(d["etag_source"]);
+    p.base_version = nb::cast<int64_t>(d["base_version"]);
+    p.run = nb::cast<int64_t>(d["run"]);
+    p.paths = nb::cast<std::vector<std::string>>(d["paths"]);
+    p.sizes = nb::cast<std::vector<uint64_t>>(d["sizes"]);
+  } catch (const std::exception& e) {
+    Raise(Status::InvalidArgument(std::string("build plan: not a plan of plan_build (") + e.what() + ")"));
+  }
+  return p;
+}
+
+index::BuildOptions PartOptions(const std::vector<std::string>& key, std::optional<std::string> index_url,
+                                const std::string& name, int buckets, std::vector<std::string> cover,
+                                std::vector<std::string> hoist, int threads, int64_t page_rows) {
+  index::BuildOptions o;
+  if (key.empty() || key.size() > 2) Raise(Status::InvalidArgument("key: one or two key columns, got " + std::to_string(key.size())));
+  if (buckets < 1 || buckets > (1 << 20)) Raise(Status::InvalidArgument("buckets: " + std::to_string(buckets) + " is not in [1, 1048576]"));
+  if (page_rows < 8 || page_rows > (int64_t{1} << 20)) Raise(Status::InvalidArgument("page_rows: " + std::to_string(page_rows) + " is not in [8, 1048576]"));
+  CheckThreads(threads);
+  o.key_columns = key;
+  if (index_url) o.index_url = *index_url;
+  o.name = name;
+  o.buckets = buckets;
+  o.cover = std::move(cover);
+  o.hoist = std::move(hoist);
+  o.threads = threads;
+  o.fragment.page_rows = page_rows;
+  return o;
+}
+
+nb::dict PlanBuild(const std::string& table, const std::vector<std::string>& key, std::optional<std::string> index_url,
+                   const std::string& name, nb::handle storage_options) {
+  index::BuildOptions o = PartOptions(key, std::move(index_url), name, 1, {}, {}, 1, 256);
+  const EnvOverlay overlay = ParseStorageOptions(storage_options);
+  index::BuildPlan plan = Run(overlay, nullptr, [&] { return index::PlanBuild(table, o); });
+  return PlanToDict(plan);
+}
+
+std::string BuildPart(const std::string& table, const nb::dict& plan_dict, const std::vector<int32_t>& ordinals,
+                      const std::string& token, const std::vector<std::string>& key, int buckets,
+                      std::vector<std::string> cover, std::vector<std::string> hoist, int threads, int64_t page_rows,
+                      nb::handle storage_options) {
+  const index::BuildPlan plan = PlanFromDict(plan_dict);
+  index::BuildOptions o = PartOptions(key, plan.index_url, index::kDefaultIndexName, buckets, std::move(cover), std::move(hoist),
+                                      threads, page_rows);
+  auto cancel = std::make_shared<io::CancellationToken>();
+  o.cancel = cancel;
+  const EnvOverlay overlay = ParseStorageOptions(storage_options);
+  index::Manifest part = Run(overlay, nullptr, [&] { return index::BuildPart(table, plan, ordinals, token, o); },
+                             cancel.get());
+  return index::ManifestToJson(part);
+}
+
+nb::dict CommitBuild(const nb::dict& plan_dict, const std::vector<std::pair<std::string, std::vector<int32_t>>>& parts,
+                     nb::handle storage_options) {
+  const index::BuildPlan plan = PlanFromDict(plan_dict);
+  std::vector<index::BuildPartResult> results;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    index::BuildPartResult r;
+    r.part = Unwrap(index::ManifestFromJson(parts[i].first, "of build part " + std::to_string(i)));
+    r.ordinals = parts[i].second;
+    results.push_back(std::move(r));
+  }
+  const EnvOverlay overlay = ParseStorageOptions(storage_options);
+  index::Manifest m = Run(overlay, nullptr, [&] { return index::CommitBuild(plan, results); });
+  int64_t entries = 0, key_rows = 0;
+  uint64_t bytes = 0;
+  for (const auto& f : m.fragments) {
+    bytes += f.size;
+    entries += f.entries;
+    key_rows += f.rows;
+  }
+  nb::dict d;
+  d["index_url"] = plan.index_url;
+  d["version"] = m.version;
+  d["files"] = m.files.size();
+  d["key_rows"] = key_rows;
+  d["entries"] = entries;
+  d["fragments"] = m.fragments.size();
+  d["bytes"] = bytes;
+  return d;
+}
+
 }  // namespace
 
 void BindMaintenance(nb::module_& m) {
+  m.def("plan_build", &PlanBuild, nb::arg("table"), nb::arg("key"), nb::arg("index") = nb::none(),
+        nb::arg("name") = "default", nb::arg("storage_options") = nb::none());
+  m.def("build_part", &BuildPart, nb::arg("table"), nb::arg("plan"), nb::arg("ordinals"), nb::arg("token"),
+        nb::arg("key"), nb::arg("buckets") = 1, nb::arg("cover") = std::vector<std::string>(),
+        nb::arg("hoist") = std::vector<std::string>(), nb::arg("threads") = 2, nb::arg("page_rows") = 256,
+        nb::arg("storage_options") = nb::none());
+  m.def("commit_build", &CommitBuild, nb::arg("plan"), nb::arg("parts"), nb::arg("storage_options") = nb::none());
   m.def("build_index", &BuildIndex, nb::arg("table"), nb::arg("key"), nb::arg("index") = nb::none(),
         nb::arg("name") = "default", nb::arg("buckets") = 1, nb::arg("cover") = std::vector<std::string>(),
         nb::arg("hoist") = std::vector<std::string>(), nb::arg("threads") = 2, nb::arg("page_rows") = 256,

@@ -1,7 +1,10 @@
 // BuildIndex / UpdateIndex: table snapshot -> indexed files -> IndexWriter.
 #include "rap/index/build.h"
 
+#include <algorithm>
 #include <atomic>
+#include <cctype>
+#include <chrono>
 #include <filesystem>
 #include <map>
 #include <optional>
@@ -158,6 +161,164 @@ Result<BuildResult> BuildIndex(const std::string& table_url, const BuildOptions&
                                       std::string(table::FormatName(snap)), snap.version));
   out.seconds = NowSeconds() - t0;
   return out;
+}
+
+Result<BuildPlan> PlanBuild(const std::string& table_url, const BuildOptions& options) {
+  if (options.key_columns.empty() || options.key_columns.size() > 2) {
+    return Status::InvalidArgument("--key takes one or two columns, got " + std::to_string(options.key_columns.size()));
+  }
+  RAP_ASSIGN_OR_RETURN(table::TableSnapshot snap, table::OpenTable(table_url));
+  RAP_RETURN_NOT_OK(CheckNoColumnMapping(snap));
+  RAP_RETURN_NOT_OK(CheckNotIceberg(snap, table_url));
+  if (snap.files.empty()) return Status::InvalidArgument(table_url + ": the table has no data files to index");
+  BuildPlan plan;
+  plan.index_url = options.index_url.empty() ? DefaultIndexUrl(table_url, options.name) : options.index_url;
+  plan.table_root = TableRootFor(table_url, plan.index_url, options.name);
+  plan.table_kind = std::string(table::FormatName(snap));
+  plan.table_version = snap.version;
+  plan.etag_source = snap.store->endpoint();
+  for (const table::DataFile& f : snap.files) {
+    plan.paths.push_back(f.relative_path);
+    plan.sizes.push_back(f.size);
+  }
+  RAP_ASSIGN_OR_RETURN(io::ResolvedUrl r, io::OpenUrl(plan.index_url));
+  Result<int64_t> latest = FindLatestVersion(*r.store, r.path);
+  if (latest.ok()) {
+    RAP_ASSIGN_OR_RETURN(Manifest old, ReadManifest(*r.store, r.path, *latest));
+    plan.base_version = *latest;
+    plan.run = old.next_run;
+  } else if (latest.status().code() != StatusCode::kNotFound) {
+    return latest.status();
+  }
+  return plan;
+}
+
+Result<Manifest> BuildPart(const std::string& table_url, const BuildPlan& plan, const std::vector<int32_t>& ordinals,
+                           const std::string& token, const BuildOptions& options) {
+  if (token.empty() || token.size() > 48 ||
+      !std::all_of(token.begin(), token.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; })) {
+    return Status::InvalidArgument("build part: the token '" + token + "' is not 1 to 48 of [A-Za-z0-9_]");
+  }
+  if (ordinals.empty()) return Status::InvalidArgument("build part: no files");
+  if (plan.paths.size() != plan.sizes.size()) return Status::InvalidArgument("build part: the plan's paths and sizes differ in length");
+  table::OpenTableOptions to;
+  if (plan.table_version >= 0 && plan.table_kind == "delta") to.version = plan.table_version;
+  RAP_ASSIGN_OR_RETURN(table::TableSnapshot snap, table::OpenTable(table_url, to));
+  std::map<std::string, const table::DataFile*> by_path;
+  for (const table::DataFile& f : snap.files) by_path[f.relative_path] = &f;
+  std::vector<std::pair<const table::DataFile*, int32_t>> files;
+  for (size_t i = 0; i < ordinals.size(); ++i) {
+    const int32_t o = ordinals[i];
+    if (o < 0 || static_cast<size_t>(o) >= plan.paths.size() || (i > 0 && o <= ordinals[i - 1])) {
+      return Status::InvalidArgument("build part: file ordinal " + std::to_string(o) + " is out of order or not in the plan");
+    }
+    const std::string& path = plan.paths[static_cast<size_t>(o)];
+    auto it = by_path.find(path);
+    if (it == by_path.end() || it->second->size != plan.sizes[static_cast<size_t>(o)]) {
+      return Status::Changed(table_url + ": " + path + " is no longer the file of the planned table version");
+    }
+    files.push_back({it->second, o});
+  }
+  internal::FileIndexSpec spec{options.key_columns, options.cover, options.hoist};
+  std::unique_ptr<IndexWriter> writer;
+  std::vector<KeyColumn> key;
+  // Files outside the part keep their place in the file table (ordinals are the plan's).
+  auto fill_to = [&](size_t end) {
+    while (writer->manifest().files.size() < end) {
+      const size_t o = writer->manifest().files.size();
+      FileEntry fe;
+      fe.path = plan.paths[o];
+      fe.size = plan.sizes[o];
+      writer->AddFile(std::move(fe));
+    }
+  };
+  auto sink = [&](internal::IndexedFile&& f) -> Status {
+    RAP_RETURN_NOT_OK(CheckKeyTypes(&key, f));
+    if (!writer) {
+      IndexWriterOptions wo;
+      wo.key = key;
+      wo.buckets = options.buckets;
+      wo.cover = options.cover;
+      wo.hoist = f.hoisted;
+      wo.fragment = options.fragment;
+      wo.threads = options.threads;
+      wo.etag_source = plan.etag_source;
+      wo.run = plan.run;
+      wo.token = token;
+      RAP_ASSIGN_OR_RETURN(writer, IndexWriter::Make(plan.index_url, wo, std::nullopt));
+    }
+    fill_to(static_cast<size_t>(f.file.ordinal));
+    const int32_t ord = writer->AddFile(f.file, f.schema_file);
+    if (ord != f.file.ordinal) return Status::Internal("file ordinals out of order");
+    for (IndexEntry& e : f.entries) RAP_RETURN_NOT_OK(writer->AddEntry(std::move(e)));
+    return Status::OK();
+  };
+  RAP_RETURN_NOT_OK(IndexFiles(snap, files, spec, options.threads, options.progress, sink, options.cancel.get()));
+  fill_to(plan.paths.size());
+  RAP_RETURN_NOT_OK(writer->Stage());
+  Manifest part = writer->manifest();
+  part.version = plan.base_version;
+  part.table_root = plan.table_root;
+  part.table_kind = plan.table_kind;
+  part.table_version = plan.table_version;
+  part.etag_source = plan.etag_source;
+  return part;
+}
+
+Result<Manifest> CommitBuild(const BuildPlan& plan, const std::vector<BuildPartResult>& parts) {
+  if (parts.empty()) return Status::InvalidArgument("index build: no parts to commit");
+  const size_t n = plan.paths.size();
+  const Manifest& first = parts[0].part;
+  Manifest m;
+  m.version = plan.base_version + 1;
+  m.name = first.name;
+  m.table_root = plan.table_root;
+  m.table_kind = plan.table_kind;
+  m.table_version = plan.table_version;
+  m.etag_source = plan.etag_source;
+  m.key = first.key;
+  m.buckets = first.buckets;
+  m.cover = first.cover;
+  m.hoist = first.hoist;
+  m.next_run = plan.run + 1;
+  m.files.resize(n);
+  std::vector<bool> seen(n, false);
+  std::map<std::string, int32_t> schemas;
+  for (size_t p = 0; p < parts.size(); ++p) {
+    const Manifest& part = parts[p].part;
+    const std::string what = "index build: part " + std::to_string(p);
+    if (part.key != m.key) return Status::InvalidArgument(what + ": its key columns or types differ from part 0's");
+    if (part.buckets != m.buckets || part.cover != m.cover || part.hoist != m.hoist) {
+      return Status::InvalidArgument(what + ": its buckets, covered or hoisted columns differ from part 0's");
+    }
+    if (part.files.size() != n) return Status::InvalidArgument(what + ": its file table is not the plan's");
+    for (int32_t o : parts[p].ordinals) {
+      if (o < 0 || static_cast<size_t>(o) >= n || seen[static_cast<size_t>(o)]) {
+        return Status::InvalidArgument(what + ": file ordinal " + std::to_string(o) + " is not in the plan or indexed twice");
+      }
+      seen[static_cast<size_t>(o)] = true;
+      FileEntry f = part.files[static_cast<size_t>(o)];
+      if (f.path != plan.paths[static_cast<size_t>(o)]) return Status::InvalidArgument(what + ": file " + f.path + " is not the plan's");
+      if (f.schema >= 0) {
+        const std::string& rel = part.schemas.at(static_cast<size_t>(f.schema));
+        auto [it, added] = schemas.emplace(rel, static_cast<int32_t>(m.schemas.size()));
+        if (added) m.schemas.push_back(rel);
+        f.schema = it->second;
+      }
+      m.files[static_cast<size_t>(o)] = std::move(f);
+    }
+    for (const FragmentEntry& fr : part.fragments) m.fragments.push_back(fr);
+  }
+  for (size_t o = 0; o < n; ++o) {
+    if (!seen[o]) return Status::InvalidArgument("index build: no part indexed file " + plan.paths[o]);
+  }
+  std::stable_sort(m.fragments.begin(), m.fragments.end(),
+                   [](const FragmentEntry& a, const FragmentEntry& b) { return a.bucket < b.bucket; });
+  m.created_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                     std::chrono::system_clock::now().time_since_epoch()).count();
+  RAP_ASSIGN_OR_RETURN(io::ResolvedUrl r, io::OpenUrl(plan.index_url));
+  RAP_RETURN_NOT_OK(PublishManifest(*r.store, r.path, m));
+  return m;
 }
 
 namespace {

@@ -110,10 +110,14 @@ Result<Manifest> IndexWriter::Commit(const std::string& table_root, const std::s
 
 Status IndexWriter::Stage() {
   if (staged_) return Status::OK();
-  const int64_t run = manifest_.next_run;
-  std::random_device rd;
-  char token[16];
-  std::snprintf(token, sizeof(token), "%08x", static_cast<unsigned>(rd()));
+  const int64_t run = options_.run.value_or(manifest_.next_run);
+  std::string token = options_.token;
+  if (token.empty()) {
+    std::random_device rd;
+    char random[16];
+    std::snprintf(random, sizeof(random), "%08x", static_cast<unsigned>(rd()));
+    token = random;
+  }
   for (const auto& [rel, bytes] : schema_files_) {
     staged_schemas_.push_back(io::JoinPath(dir_, rel));
     RAP_RETURN_NOT_OK(store_->Put(staged_schemas_.back(), Buffer::Copy(bytes)));
@@ -121,8 +125,8 @@ Status IndexWriter::Stage() {
   std::vector<std::string> fragment_names(buckets_.size());
   for (size_t b = 0; b < buckets_.size(); ++b) {
     if (buckets_[b].empty()) continue;
-    char name[96];
-    std::snprintf(name, sizeof(name), "fragments/r%06lld-%s-b%05zu.parquet", static_cast<long long>(run), token, b);
+    char name[128];
+    std::snprintf(name, sizeof(name), "fragments/r%06lld-%s-b%05zu.parquet", static_cast<long long>(run), token.c_str(), b);
     fragment_names[b] = name;
     staged_fragments_.push_back(io::JoinPath(dir_, name));
   }

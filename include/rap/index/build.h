@@ -49,6 +49,47 @@ struct BuildResult {
 // Indexes every live file of the table as a new index version (replacing earlier versions' content).
 Result<BuildResult> BuildIndex(const std::string& table_url, const BuildOptions& options);
 
+// A build split over processes (rap.spark.build_index, docs/spark.md): the driver plans it
+// (PlanBuild: the table's live files at one version, the run number), each task indexes a part of
+// the files and writes that part's fragments (BuildPart), and the driver publishes one manifest of
+// all parts (CommitBuild). The result equals BuildIndex of the same table version, except that a
+// bucket has one fragment per part (rap index compact merges them).
+struct BuildPlan {
+  std::string index_url;
+  std::string table_root;       // as the manifest records it (relative to the index, or absolute)
+  std::string table_kind;       // table::FormatName: "delta", "directory"
+  int64_t table_version = -1;   // the version every part indexes (-1: a folder of files)
+  std::string etag_source;      // the table store's endpoint
+  int64_t base_version = 0;     // the newest index version when planned (0: none)
+  int64_t run = 1;              // the run number of every part's fragments
+  std::vector<std::string> paths;  // the live files by ordinal, relative to the table root
+  std::vector<uint64_t> sizes;     // their sizes (to balance the parts)
+};
+
+// Opens the table (newest version) and the index (its newest version, if any). Uses key_columns,
+// index_url and name of `options`.
+Result<BuildPlan> PlanBuild(const std::string& table_url, const BuildOptions& options);
+
+// Indexes the plan's files `ordinals` (ascending, not empty) of table version plan.table_version and
+// writes their fragments (one per bucket with entries) as `fragments/r<run>-<token>-b<bucket>.parquet`
+// plus their schema files; publishes nothing. `token` ([A-Za-z0-9_]{1,48}) must be unique per part
+// attempt, so that a retried or speculative attempt never overwrites another's fragment. The result
+// describes the part as a manifest: key, cover, hoist, schemas and fragments, and the plan's whole
+// file table, in which only the part's files carry what indexing them found (rows, ETag, schema).
+// Changed when a file of the part is no longer the plan's (another path or size at that ordinal).
+Result<Manifest> BuildPart(const std::string& table_url, const BuildPlan& plan, const std::vector<int32_t>& ordinals,
+                           const std::string& token, const BuildOptions& options);
+
+struct BuildPartResult {
+  Manifest part;                  // BuildPart's result
+  std::vector<int32_t> ordinals;  // the files it indexed
+};
+
+// Publishes version plan.base_version + 1 naming the fragments of `parts` (which must index every
+// plan file exactly once) — atomically and only if absent: kChanged when another writer published
+// that version first (then nothing is published; the parts' fragments are left for vacuum).
+Result<Manifest> CommitBuild(const BuildPlan& plan, const std::vector<BuildPartResult>& parts);
+
 struct UpdateOptions {
   int threads = 2;
   FragmentWriteOptions fragment;

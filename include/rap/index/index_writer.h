@@ -24,6 +24,10 @@ struct IndexWriterOptions {
   FragmentWriteOptions fragment;
   int threads = 2;                   // fragments written in parallel
   std::string etag_source;           // Manifest::etag_source of the files added (the table's store)
+  // Distributed builds (BuildPart, build.h): the run number and the name token of the fragments
+  // Stage writes. Defaults: the index's next run and a random token.
+  std::optional<int64_t> run;
+  std::string token;
 };
 
 class IndexWriter {

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Fetches the pinned Maven jars the Spark tests need (tests/python/test_spark*.py, docs/spark.md)
+# from Maven Central into a cache folder (default: build/jars), once per machine: a jar already
+# present with the pinned SHA-256 is kept. Spark then loads them by path (spark.jars), so no Ivy
+# resolution and no other repository is involved. pyspark itself comes from PyPI
+# (requirements-test.txt); delta-spark 3.3.3 is built for Spark 3.5 and Scala 2.12, and its other
+# dependencies (antlr4-runtime 4.9.3, Spark, Scala) ship inside pyspark's jars/.
+#
+# Usage: scripts/fetch-jars.sh [DEST]    prints the jar paths (one a line) when done
+set -euo pipefail
+
+DEST="${1:-build/jars}"
+CENTRAL="https://repo1.maven.org/maven2"
+# group/artifact/version  sha256
+JARS=(
+  "io/delta/delta-spark_2.12/3.3.3 4912bf902a1c453aba3bd838ff212dedd357155212f9bb37a6b47d97f2827ebc"
+  "io/delta/delta-storage/3.3.3 45ad193053fd30cebe6d9ab1889873cde39b223a0f210e00ebee8b6642476901"
+)
+
+mkdir -p "$DEST"
+for entry in "${JARS[@]}"; do
+  coord="${entry% *}"
+  sha="${entry#* }"
+  version="${coord##*/}"
+  artifact="$(basename "$(dirname "$coord")")"
+  jar="$DEST/$artifact-$version.jar"
+  if [ -f "$jar" ] && echo "$sha  $jar" | sha256sum -c --quiet - >/dev/null 2>&1; then
+    echo "$jar"
+    continue
+  fi
+  tmp="$jar.part.$$"
+  curl -sfSL --retry 3 -o "$tmp" "$CENTRAL/$coord/$artifact-$version.jar"
+  if ! echo "$sha  $tmp" | sha256sum -c --quiet - >/dev/null 2>&1; then
+    rm -f "$tmp"
+    echo "fetch-jars: $artifact-$version.jar from Maven Central does not have the pinned SHA-256 $sha" >&2
+    exit 1
+  fi
+  mv "$tmp" "$jar"
+  echo "$jar"
+done
