@@ -172,3 +172,53 @@ def test_index_build_and_update_follow_pyiceberg_commits(tmp_path: pathlib.Path)
         assert r["table_version"] == t.current_snapshot().snapshot_id
         idx.refresh()
         assert_index_equals_scan(t, idx, keys)
+
+
+def test_partition_pruning_by_transforms(tmp_path: pathlib.Path) -> None:
+    """A table partitioned by bucket[4](id), truncate[2](name) and month(ts): a filtered rap.scan lists
+    only the files whose partition values can match (bucket by the spec's murmur3 hash) and returns
+    exactly pyiceberg's filtered rows (docs/iceberg.md, "Pruning")."""
+    from pyiceberg.transforms import BucketTransform, MonthTransform, TruncateTransform
+
+    c = catalog(tmp_path)
+    schema = Schema(
+        NestedField(1, "id", LongType(), required=False),
+        NestedField(2, "name", StringType(), required=False),
+        NestedField(3, "ts", TimestamptzType(), required=False),
+    )
+    spec = PartitionSpec(PartitionField(1, 1000, BucketTransform(4), "id_bucket"),
+                         PartitionField(2, 1001, TruncateTransform(2), "name_trunc"),
+                         PartitionField(3, 1002, MonthTransform(), "ts_month"))
+    t = c.create_table("db.pruned", schema=schema, partition_spec=spec)
+    utc = datetime.timezone.utc
+    words = ["apple", "apricot", "banana", "blueberry", "cherry", None]
+    for part in range(3):
+        ids = range(part * 40, part * 40 + 40)
+        t.append(pa.table({
+            "id": pa.array(ids, pa.int64()),
+            "name": [words[i % len(words)] for i in ids],
+            "ts": pa.array([datetime.datetime(2023 + i % 2, 1 + i % 12, 1 + i % 28, tzinfo=utc) for i in ids],
+                           pa.timestamp("us", tz="UTC")),
+        }))
+    root = location(t)
+    full = rap.scan(root)
+    full.read_all()
+    total = full.stats["files"]
+    assert total > 12
+    expected = t.scan().to_arrow()
+    for where, pyfilter in [
+        ("id = 5", lambda r: r["id"] == 5),
+        ("id IN (1, 77, 118)", lambda r: r["id"] in (1, 77, 118)),
+        ("name = 'banana'", lambda r: r["name"] == "banana"),
+        ("name < 'b'", lambda r: r["name"] is not None and r["name"] < "b"),
+        ("ts >= '2024-11-01 00:00:00Z'", lambda r: r["ts"] >= datetime.datetime(2024, 11, 1, tzinfo=utc)),
+        ("ts < '2023-02-01 00:00:00Z' AND id > 30", lambda r: r["ts"] < datetime.datetime(2023, 2, 1, tzinfo=utc)
+         and r["id"] > 30),
+        ("name IS NULL", lambda r: r["name"] is None),
+    ]:
+        reader = rap.scan(root, where=where)
+        got = pa.table(reader)
+        want = [r for r in expected.to_pylist() if pyfilter(r)]
+        key = lambda r: r["id"]  # noqa: E731
+        assert sorted(got.to_pylist(), key=key) == sorted(want, key=key), where
+        assert reader.stats["files"] < total, where
