@@ -132,6 +132,10 @@ Status RunScan(const ScanArgs& args) {
     RAP_ASSIGN_OR_RETURN(auto pair, table::iceberg::ParseLocationMapping(m));
     to.location_map.push_back(std::move(pair));
   }
+  if (!args.where.empty() && args.merge_key.empty()) {
+    // Partition pruning while listing (Iceberg); a filter that does not parse is reported below.
+    if (auto e = read::ParseExpr(args.where); e.ok()) to.filter = *e;
+  }
   RAP_ASSIGN_OR_RETURN(table::TableSnapshot snap, table::OpenTable(args.url, to));
   const double t_open = NowSeconds();
   read::ScanOptions so;

@@ -104,6 +104,7 @@ nb::dict BuildIndex(const std::string& table, const std::vector<std::string>& ke
   nb::dict d;
   d["index_url"] = r.index_url;
   d["version"] = r.manifest.version;
+  d["table_version"] = r.manifest.table_version;  // Delta version, Iceberg snapshot id, -1 for a folder
   d["files"] = r.files;
   d["key_rows"] = r.key_rows;
   d["entries"] = r.entries;

@@ -157,6 +157,7 @@ std::unique_ptr<Reader> Scan(const std::string& url, std::optional<std::vector<s
     }
   }
   to.store = ParseStoreOptions(storage_options);  // per call, down to io::OpenUrl (no environment)
+  to.filter = so.filter;                          // partition pruning while listing (Iceberg)
   auto cancel = std::make_shared<io::CancellationToken>();  // Ctrl-C (Reader::Next)
   so.cancel = cancel;
   auto stats = std::make_shared<StatsHolder>();

@@ -107,11 +107,32 @@ Status CheckKeyTypes(std::vector<KeyColumn>* key, const internal::IndexedFile& f
   return Status::OK();
 }
 
-// The index tracks Delta deletion vectors only: an Iceberg table's delete files would be missed.
-Status CheckNotIceberg(const table::TableSnapshot& snap, const std::string& table_url) {
-  if (table::FormatName(snap) != "iceberg") return Status::OK();
-  return Status::NotSupported(table_url + ": rap index does not index Iceberg tables yet (it would miss their delete "
-                                          "files); rap scan reads them (docs/iceberg.md)");
+// A table format that keeps deletes in files of its own (Iceberg position and equality delete files
+// and deletion vectors: DataFile::format_deletes) has each data file's deleted rows at the snapshot
+// recorded as an inline deletion vector (docs/index-format.md, "Manifests"), which lookups hide as
+// they hide a Delta one, and which an update compares like one (a changed set is a new vector).
+Status RecordFormatDeletes(table::TableSnapshot* snap, int threads) {
+  std::vector<table::DataFile*> with;
+  for (table::DataFile& f : snap->files) {
+    if (f.format_deletes) with.push_back(&f);
+  }
+  if (with.empty()) return Status::OK();
+  std::vector<Status> errors(with.size());
+  {
+    ThreadPool pool(static_cast<size_t>(std::max(1, threads)));
+    for (size_t i = 0; i < with.size(); ++i) {
+      pool.Submit([&, i] {
+        auto rows = table::DeletedRows(*snap, *with[i]);
+        if (!rows.ok()) {
+          errors[i] = rows.status();
+          return;
+        }
+        if (!rows->empty()) with[i]->deletion_vector = table::InlineDeletionVector(*rows);
+      });
+    }
+  }
+  for (const Status& st : errors) RAP_RETURN_NOT_OK(st);
+  return Status::OK();
 }
 
 }  // namespace
@@ -123,7 +144,7 @@ Result<BuildResult> BuildIndex(const std::string& table_url, const BuildOptions&
   }
   RAP_ASSIGN_OR_RETURN(table::TableSnapshot snap, table::OpenTable(table_url));
   RAP_RETURN_NOT_OK(CheckNoColumnMapping(snap));
-  RAP_RETURN_NOT_OK(CheckNotIceberg(snap, table_url));
+  RAP_RETURN_NOT_OK(RecordFormatDeletes(&snap, options.threads));
   BuildResult out;
   out.index_url = options.index_url.empty() ? DefaultIndexUrl(table_url, options.name) : options.index_url;
   internal::FileIndexSpec spec{options.key_columns, options.cover, options.hoist};
@@ -351,7 +372,7 @@ Result<UpdateResult> UpdateOnce(const std::string& index_url, const UpdateOption
   const std::string table_url = ResolveUrl(index_url, base.table_root);
   RAP_ASSIGN_OR_RETURN(table::TableSnapshot snap, table::OpenTable(table_url));
   RAP_RETURN_NOT_OK(CheckNoColumnMapping(snap));
-  RAP_RETURN_NOT_OK(CheckNotIceberg(snap, table_url));
+  RAP_RETURN_NOT_OK(RecordFormatDeletes(&snap, options.threads));
   UpdateResult out;
   // Live files of the index by path.
   std::map<std::string, int32_t> live;

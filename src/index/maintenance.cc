@@ -286,7 +286,9 @@ Result<std::string> InspectIndex(const std::string& index_url, int64_t version, 
   s += fmt::format("index      {}\n", index_url);
   s += fmt::format("version    {} (created {} ms since the epoch)\n", m.version, m.created_ms);
   s += fmt::format("table      {} ({}{})\n", ResolveUrl(index_url, m.table_root), m.table_kind,
-                   m.table_version >= 0 ? fmt::format(" version {}", m.table_version) : "");
+                   m.table_version >= 0 ? fmt::format(" {} {}", m.table_kind == "iceberg" ? "snapshot" : "version",
+                                                      m.table_version)
+                                        : "");
   std::string key;
   for (const KeyColumn& k : m.key) key += (key.empty() ? "" : ", ") + k.name + " " + KeyTypeName(k.type);
   s += fmt::format("key        {}\n", key);

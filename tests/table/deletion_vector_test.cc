@@ -1,5 +1,6 @@
 // Deletion vector decoding: z85, UUID paths, RoaringBitmapArray containers (array, bitset, run),
-// and malformed input.
+// and malformed input; the encoding of inline vectors (z85, array and bitset containers) the index
+// writes for Iceberg deletes.
 #include <gtest/gtest.h>
 
 #include "rap/table/deletion_vector.h"
@@ -78,6 +79,43 @@ TEST(DeletionVector, RoaringContainers) {
   // Wrong magic.
   x.b[0] ^= 1;
   EXPECT_EQ(ParseRoaringBitmapArray(x.b, "test", 1 << 20).status().code(), StatusCode::kCorrupt);
+}
+
+TEST(DeletionVector, Z85Encode) {
+  EXPECT_EQ(EncodeZ85(std::string("\x86\x4F\xD2\x6F\xB5\x59\xF7\x5B", 8)), "HelloWorld");
+  // Padded to whole groups of 4 bytes.
+  auto d = DecodeZ85(EncodeZ85("abcde"));
+  ASSERT_TRUE(d.ok());
+  EXPECT_EQ(*d, std::string("abcde\0\0\0", 8));
+}
+
+TEST(DeletionVector, SerializedBytesFollowTheFormat) {
+  // Rows 3 and 65537: one bitmap (high key 0), no-run cookie, two array containers (keys 0 and 1).
+  Bytes x;
+  x.U32(1681511377).U64(1).U32(0);
+  x.U32(12346).U32(2).U16(0).U16(0).U16(1).U16(0).U32(24).U32(26).U16(3).U16(1);
+  const std::string got = SerializeRoaringBitmapArray({3, 65537});
+  EXPECT_EQ(std::vector<uint8_t>(got.begin(), got.end()), x.b);
+}
+
+TEST(DeletionVector, InlineVectorsRoundTrip) {
+  std::vector<std::vector<uint64_t>> cases = {{}, {0}, {5, 6, 7, 65535, 65536}};
+  std::vector<uint64_t> dense;  // a bitset container (more than 4096 values in one) beside an array one
+  for (uint64_t r = 100; r < 10000; r += 2) dense.push_back(r);
+  for (uint64_t r = 70000; r < 70010; ++r) dense.push_back(r);
+  dense.push_back((uint64_t{3} << 32) + 9);  // another high key
+  cases.push_back(dense);
+  std::vector<uint64_t> full;  // a whole container
+  for (uint64_t r = 65536; r < 2 * 65536; ++r) full.push_back(r);
+  cases.push_back(full);
+  for (const auto& rows : cases) {
+    const DeletionVectorDescriptor dv = InlineDeletionVector(rows);
+    EXPECT_EQ(dv.storage_type, "i");
+    EXPECT_EQ(dv.cardinality, static_cast<int64_t>(rows.size()));
+    auto back = LoadDeletionVector(nullptr, "/t", dv);
+    ASSERT_TRUE(back.ok()) << back.status().ToString();
+    EXPECT_EQ(*back, rows);
+  }
 }
 
 }  // namespace

@@ -2,8 +2,8 @@
 // z85 encoding of UUIDs and inline vectors, the DV file layout (version byte; at `offset`: u32 BE
 // size, the serialized bitmap, u32 BE CRC-32) and the "portable" 64-bit RoaringBitmapArray
 // (magic 1681511377, u64 count, per bitmap a u32 high key and a 32-bit portable Roaring bitmap).
-// Hand-written: Debian 12 has no CRoaring package, and only deserialisation to sorted row numbers is
-// needed.
+// Hand-written: Debian 12 has no CRoaring package, and only deserialisation to sorted row numbers and
+// the plainest serialisation (array and bitset containers, no run containers) are needed.
 #pragma once
 
 #include <cstdint>
@@ -38,6 +38,20 @@ Result<std::string> DeletionVectorPath(const std::string& table_root, const Dele
 // Deserialises a RoaringBitmapArray into sorted, distinct row numbers. At most `max_values` values.
 Result<std::vector<uint64_t>> ParseRoaringBitmapArray(std::span<const uint8_t> bytes, const std::string& what,
                                                       uint64_t max_values);
+
+// Z85-encodes `bytes`, zero-padded to a multiple of 4 bytes (the decoder's length then comes from the
+// descriptor's sizeInBytes).
+std::string EncodeZ85(std::string_view bytes);
+
+// Serialises sorted, distinct row numbers as a RoaringBitmapArray (portable 32-bit bitmaps with array
+// containers, or bitset containers above 4096 values; no run containers): ParseRoaringBitmapArray's
+// inverse.
+std::string SerializeRoaringBitmapArray(const std::vector<uint64_t>& rows);
+
+// An inline ("i") descriptor holding `rows` (sorted, distinct): how the index records the deletes a
+// table format keeps in other files (Iceberg delete files and deletion vectors) so that lookups hide
+// them as they hide a Delta deletion vector.
+DeletionVectorDescriptor InlineDeletionVector(const std::vector<uint64_t>& rows);
 
 // Loads the deleted row numbers (sorted) of one data file: reads the DV file range (u/p) or decodes
 // the inline bitmap (i), checks size, CRC and cardinality.

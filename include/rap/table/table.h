@@ -88,6 +88,9 @@ struct OpenTableOptions {
   std::vector<std::pair<std::string, std::string>> location_map = {};
   // The store's settings for this call (rap/io/store_options.h); null: the environment's.
   std::shared_ptr<const io::StoreOptions> store = nullptr;
+  // The scan's filter, when the table format can use it before listing files (Iceberg: manifests and
+  // data files whose partition values cannot match are left out). The scan still applies it.
+  read::ExprPtr filter = nullptr;
 };
 
 // Opens `url` as a table: a Delta table when `<url>/_delta_log/` holds commits; an Iceberg table

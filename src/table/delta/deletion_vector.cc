@@ -164,6 +164,90 @@ Result<std::string> DecodeZ85(std::string_view text) {
   return out;
 }
 
+std::string EncodeZ85(std::string_view bytes) {
+  std::string out;
+  out.reserve((bytes.size() + 3) / 4 * 5);
+  for (size_t i = 0; i < bytes.size(); i += 4) {
+    uint64_t v = 0;
+    for (size_t k = 0; k < 4; ++k) v = (v << 8) | (i + k < bytes.size() ? static_cast<unsigned char>(bytes[i + k]) : 0);
+    char group[5];
+    for (int k = 4; k >= 0; --k) {
+      group[k] = kZ85Alphabet[v % 85];
+      v /= 85;
+    }
+    out.append(group, 5);
+  }
+  return out;
+}
+
+namespace {
+
+void PutLE(std::string* out, uint64_t v, int bytes) {
+  for (int i = 0; i < bytes; ++i) out->push_back(static_cast<char>((v >> (8 * i)) & 0xff));
+}
+
+// One portable 32-bit Roaring bitmap of the low 32 bits of rows[begin, end) (one high key).
+void SerializeRoaring32(const std::vector<uint64_t>& rows, size_t begin, size_t end, std::string* out) {
+  // Containers: [first, last) ranges of rows sharing bits 16..31.
+  std::vector<std::pair<size_t, size_t>> containers;
+  for (size_t i = begin; i < end;) {
+    size_t j = i + 1;
+    while (j < end && ((rows[j] >> 16) & 0xffff) == ((rows[i] >> 16) & 0xffff)) ++j;
+    containers.push_back({i, j});
+    i = j;
+  }
+  PutLE(out, kSerialCookieNoRun, 4);
+  PutLE(out, containers.size(), 4);
+  for (const auto& [i, j] : containers) {
+    PutLE(out, (rows[i] >> 16) & 0xffff, 2);
+    PutLE(out, j - i - 1, 2);
+  }
+  uint64_t offset = 8 + 8 * containers.size();
+  for (const auto& [i, j] : containers) {
+    PutLE(out, offset, 4);
+    offset += j - i > 4096 ? 8192 : 2 * (j - i);
+  }
+  for (const auto& [i, j] : containers) {
+    if (j - i > 4096) {
+      std::vector<uint64_t> words(1024, 0);
+      for (size_t k = i; k < j; ++k) words[(rows[k] & 0xffff) / 64] |= uint64_t{1} << (rows[k] % 64);
+      for (uint64_t w : words) PutLE(out, w, 8);
+    } else {
+      for (size_t k = i; k < j; ++k) PutLE(out, rows[k] & 0xffff, 2);
+    }
+  }
+}
+
+}  // namespace
+
+std::string SerializeRoaringBitmapArray(const std::vector<uint64_t>& rows) {
+  std::string out;
+  PutLE(&out, kRoaringArrayMagic, 4);
+  std::vector<std::pair<size_t, size_t>> bitmaps;  // rows sharing the high 32 bits
+  for (size_t i = 0; i < rows.size();) {
+    size_t j = i + 1;
+    while (j < rows.size() && (rows[j] >> 32) == (rows[i] >> 32)) ++j;
+    bitmaps.push_back({i, j});
+    i = j;
+  }
+  PutLE(&out, bitmaps.size(), 8);
+  for (const auto& [i, j] : bitmaps) {
+    PutLE(&out, rows[i] >> 32, 4);
+    SerializeRoaring32(rows, i, j, &out);
+  }
+  return out;
+}
+
+DeletionVectorDescriptor InlineDeletionVector(const std::vector<uint64_t>& rows) {
+  const std::string bitmap = SerializeRoaringBitmapArray(rows);
+  DeletionVectorDescriptor dv;
+  dv.storage_type = "i";
+  dv.path_or_inline = EncodeZ85(bitmap);
+  dv.size_in_bytes = static_cast<int64_t>(bitmap.size());
+  dv.cardinality = static_cast<int64_t>(rows.size());
+  return dv;
+}
+
 Result<std::string> DeletionVectorPath(const std::string& table_root, const DeletionVectorDescriptor& dv) {
   if (dv.storage_type != "u") return Status::InvalidArgument("deletion vector storage type '" + dv.storage_type + "' has no UUID path");
   if (dv.path_or_inline.size() < 20) {

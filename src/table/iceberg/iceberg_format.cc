@@ -7,6 +7,7 @@
 #include <cstdlib>
 
 #include "table/formats.h"
+#include "table/iceberg/iceberg_partition.h"
 #include "table/iceberg/iceberg_stats.h"
 #include "table/iceberg/iceberg_table.h"
 #include "table/path_util.h"
@@ -73,7 +74,7 @@ Result<std::vector<ManifestFile>> ReadManifests(const io::ObjectStorePtr& store,
                                                 const Snapshot& snap) {
   if (snap.manifest_list.empty()) {  // v1 snapshot listing its manifests
     std::vector<ManifestFile> out;
-    for (const std::string& p : snap.manifests) out.push_back(ManifestFile{p, 0, 0, 0, snap.snapshot_id});
+    for (const std::string& p : snap.manifests) out.push_back(ManifestFile{p, 0, 0, 0, snap.snapshot_id, {}});
     return out;
   }
   RAP_ASSIGN_OR_RETURN(std::string path, locations.Resolve(snap.manifest_list));
@@ -148,10 +149,14 @@ class IcebergTableFormat : public TableFormat {
     }
     RAP_ASSIGN_OR_RETURN(std::vector<ManifestFile> manifests, ReadManifests(probe.store(), locations, *snap));
     std::vector<ContentFile> data, deletes;
+    // The scan's filter against partition summaries and tuples (data manifests and files only).
+    const PartitionPruner pruner(meta, state->schema, options.filter);
     for (const ManifestFile& m : manifests) {
+      if (pruner.SkipManifest(m)) continue;
       RAP_ASSIGN_OR_RETURN(std::vector<ContentFile> entries, ReadManifestEntries(probe.store(), locations, m));
       for (ContentFile& e : entries) {
         if (e.status == 2) continue;  // DELETED entries are not live
+        if (pruner.SkipFile(e)) continue;
         if (meta.format_version == 1) e.data_sequence_number = 0;
         (e.content == 0 ? data : deletes).push_back(std::move(e));
       }

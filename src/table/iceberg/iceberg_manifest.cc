@@ -78,6 +78,15 @@ Result<std::vector<ManifestFile>> ParseManifestList(std::span<const uint8_t> byt
     if (m.content != 0 && m.content != 1) return Status::Corrupt(where + ": content " + std::to_string(m.content));
     m.sequence_number = r.GetInt("sequence_number", &x) ? x : 0;
     m.added_snapshot_id = r.GetInt("added_snapshot_id", &x) ? x : 0;
+    if (const Value* parts = r.Find("partitions"); parts && parts->kind == Kind::kArray) {
+      for (const Value& p : parts->items) {
+        FieldSummary s;
+        if (const Value* n = p.Find("contains_null"); n && n->kind == Kind::kBoolean) s.contains_null = n->boolean;
+        if (const Value* lo = p.Find("lower_bound"); lo && lo->kind == Kind::kBytes) s.lower = lo->bytes;
+        if (const Value* hi = p.Find("upper_bound"); hi && hi->kind == Kind::kBytes) s.upper = hi->bytes;
+        m.partitions.push_back(std::move(s));
+      }
+    }
     out.push_back(std::move(m));
   }
   return out;
@@ -114,6 +123,7 @@ Result<std::vector<ContentFile>> ParseManifest(std::span<const uint8_t> bytes, c
     RAP_ASSIGN_OR_RETURN(f.file_size, Int(*df, "file_size_in_bytes", where));
     if (f.record_count < 0 || f.file_size < 0) return Status::Corrupt(where + ": negative record count or size");
     f.partition_key = PartitionKey(df->Find("partition"));
+    if (const Value* p = df->Find("partition"); p && p->kind == Kind::kRecord) f.partition = p->items;
     auto bytes_of = [](const Value& v) { return v.bytes; };
     RAP_RETURN_NOT_OK(ForEachIntMap(df->Find("lower_bounds"), where + ": lower_bounds",
                                     [&](int32_t k, const Value& v) { f.lower_bounds[k] = bytes_of(v); }));

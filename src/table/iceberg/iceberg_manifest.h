@@ -14,12 +14,20 @@
 
 namespace rap::table::iceberg {
 
+// The manifest list's summary of one partition field over a manifest's files (field_summary): bounds
+// in the single-value binary serialization of the field's result type.
+struct FieldSummary {
+  bool contains_null = true;
+  std::optional<std::string> lower, upper;
+};
+
 struct ManifestFile {
   std::string path;
   int32_t spec_id = 0;
   int content = 0;  // 0 data, 1 deletes
   int64_t sequence_number = 0;
   int64_t added_snapshot_id = 0;
+  std::vector<FieldSummary> partitions;  // one per field of the manifest's spec; empty when not written
 };
 
 struct ContentFile {
@@ -30,6 +38,7 @@ struct ContentFile {
   std::string file_path;
   std::string file_format;  // "PARQUET", "PUFFIN", ...
   std::string partition_key;  // the partition tuple, serialised for equality tests
+  std::vector<avro::Value> partition;  // the partition tuple's values, one per field of the spec
   int64_t record_count = 0;
   int64_t file_size = 0;
   std::map<int32_t, std::string> lower_bounds, upper_bounds;
