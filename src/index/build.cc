@@ -104,8 +104,13 @@ Status CheckKeyTypes(std::vector<KeyColumn>* key, const internal::IndexedFile& f
   return Status::OK();
 }
 
-// The index tracks Delta deletion vectors only: an Iceberg table's delete files would be missed.
+// The index tracks Delta deletion vectors only: an Iceberg table's delete files and a Paimon table's
+// merge-on-read would be missed.
 Status CheckNotIceberg(const table::TableSnapshot& snap, const std::string& table_url) {
+  if (table::FormatName(snap) == "paimon") {
+    return Status::NotSupported(table_url + ": rap index does not index Paimon tables yet (it would miss the merge of "
+                                            "their sorted runs); rap scan reads them (docs/paimon.md)");
+  }
   if (table::FormatName(snap) != "iceberg") return Status::OK();
   return Status::NotSupported(table_url + ": rap index does not index Iceberg tables yet (it would miss their delete "
                                           "files); rap scan reads them (docs/iceberg.md)");

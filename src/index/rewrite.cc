@@ -397,6 +397,10 @@ Result<RewriteResult> RewriteTable(const std::string& table_url, const std::stri
     return Status::NotSupported(table_url + ": --in-place on an Iceberg table (an Iceberg replace commit) is not "
                                             "built yet; write the rewrite to another folder");
   }
+  if (options.in_place && table::FormatName(snap) == "paimon") {
+    return Status::NotSupported(table_url + ": --in-place on a Paimon table (a Paimon commit) is not built yet; write "
+                                            "the rewrite to another folder");
+  }
   if (!snap.partition_columns.empty() && options.in_place) {
     return Status::NotSupported(table_url +
                                 ": --in-place on a partitioned table: rap rewrite's files are bucketed by the key, not "
