@@ -55,3 +55,4 @@ fi
 
 # The project's Python virtual environment (.venv) with the pinned test packages.
 bash "$(dirname "$0")/install-python-deps.sh"
+bash "$(dirname "$0")/install-paimon-venv.sh"  # pypaimon in its own venv (requirements-paimon.txt)

@@ -266,9 +266,11 @@ class PaimonTableFormat : public TableFormat {
     }
     out.schema = arrow_schema;
     std::map<std::pair<std::string, int32_t>, size_t> bucket_index;
-    bool all_parquet = true;
     for (ManifestEntry& e : adds) {
       if (deleted.count(EntryKey{e.partition, e.bucket, e.file.level, e.file.file_name})) continue;
+      // A first-row table's batch scan skips level-0 files (Paimon's batchScanSkipLevel0): its lookup
+      // compaction moves a key's first row out of level 0, and what is still there is not visible yet.
+      if (state->primary_key && state->merge_engine == "first-row" && e.file.level == 0) continue;
       const std::string where = probe.root() + ": data file " + e.file.file_name;
       if (e.bucket == -2) {
         return Status::NotSupported(where + " is in a postpone bucket (bucket = -2), which rap does not read");
@@ -292,7 +294,6 @@ class PaimonTableFormat : public TableFormat {
       df.path = probe.root().empty() ? rel : probe.root() + "/" + rel;
       df.size = static_cast<uint64_t>(e.file.file_size);
       df.num_records = e.file.row_count;
-      all_parquet = all_parquet && EndsWith(rel, ".parquet");
       const auto key = std::make_pair(e.partition, e.bucket);
       auto [it, added] = bucket_index.emplace(key, state->buckets.size());
       if (added) {
@@ -304,17 +305,12 @@ class PaimonTableFormat : public TableFormat {
       state->bucket_of[df.path] = it->second;
       out.files.push_back(std::move(df));
     }
-    for (Bucket& b : state->buckets) b.needs_merge = state->primary_key && NeedsMerge(b);
+    for (Bucket& b : state->buckets) b.needs_merge = state->primary_key && NeedsMerge(b, state->merge_engine);
     for (DataFile& df : out.files) {
       df.format_deletes = state->buckets[state->bucket_of[df.path]].needs_merge;
     }
-    if (all_parquet && !out.files.empty()) {
-      for (const SchemaField& f : schema.fields) {
-        read::FieldIdTree ids = f.ids;
-        ids.id = f.id;
-        out.field_ids.push_back(std::move(ids));
-      }
-    }
+    // Columns are found by name: Java Paimon writes Parquet field ids, pypaimon does not (so a column
+    // renamed after a file was written is not found in it: docs/paimon.md).
     std::sort(out.files.begin(), out.files.end(),
               [](const DataFile& a, const DataFile& b) { return a.relative_path < b.relative_path; });
     out.format_state = state;
@@ -366,8 +362,9 @@ class PaimonTableFormat : public TableFormat {
     return Status::OK();
   }
 
-  // A bucket is merged when its files are more than one sorted run, or may hold -U/-D rows.
-  static bool NeedsMerge(const Bucket& b) {
+  // A bucket is merged when its files are more than one sorted run, or may hold -U/-D rows (a
+  // first-row bucket, of level >= 1 files only, holds each key once: merged only for -U/-D rows).
+  static bool NeedsMerge(const Bucket& b, const std::string& engine) {
     int level0 = 0;
     std::set<int32_t> levels;
     for (const BucketFile& f : b.files) {
@@ -375,7 +372,7 @@ class PaimonTableFormat : public TableFormat {
       else levels.insert(f.meta.level);
       if (!f.meta.delete_row_count || *f.meta.delete_row_count > 0) return true;
     }
-    return level0 + static_cast<int>(levels.size()) > 1;
+    return engine != "first-row" && level0 + static_cast<int>(levels.size()) > 1;
   }
 };
 
