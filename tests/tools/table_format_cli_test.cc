@@ -2,6 +2,7 @@
 // (Hudi: rap/table/table_format.h) exit non-zero with the NotSupported message naming
 // the format, print no rows and write nothing, instead of treating the table as a folder of its
 // Parquet files (which gave 14 rows for a 6-row Iceberg table and 19 for an 11-row Paimon table).
+// The shared Iceberg and Paimon tables are read (Paimon: merged on read, with the merge's counters).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -53,6 +54,13 @@ TEST(TableFormatCli, TheSharedPaimonTableIsMergedOnRead) {
   rap::testing::CliRun two = rap::testing::RunCli("scan '" + url + "' --snapshot 2 --format csv --columns f0", false);
   EXPECT_EQ(two.exit_code, 0) << two.out;
   EXPECT_EQ(std::count(two.out.begin(), two.out.end(), '\n'), 9) << two.out;  // header + 8 rows
+  // --stats: the merge of bucket f1=10/bucket-1, its four sorted runs each warmed before merging.
+  rap::testing::CliRun stats = rap::testing::RunCli("scan '" + url + "' --format none --stats");
+  EXPECT_EQ(stats.exit_code, 0) << stats.out;
+  for (const char* line : {"paimon_buckets 3\n", "paimon_buckets_merged 1\n", "paimon_runs 4\n",
+                           "paimon_runs_warmed 4\n", "paimon_merge_rows_in 12\n", "paimon_rows_deleted 5\n"}) {
+    EXPECT_NE(stats.out.find(line), std::string::npos) << line << stats.out;
+  }
   // The index does not follow the merge yet: refused, nothing written.
   rap::testing::TempDir dir;
   const std::string copy = dir.Join("paimon");

@@ -103,7 +103,7 @@ Result<Snapshot> ReadSnapshot(TableProbe& probe, int64_t id) {
 Result<Snapshot> SnapshotAsOf(TableProbe& probe, int64_t latest, int64_t as_of_ms) {
   std::vector<int64_t> ids = ListedIds(probe, "snapshot", "snapshot-");
   if (ids.empty()) {
-    for (int64_t i = latest; i >= 1 && latest - i < kMaxSnapshotProbes; --i) ids.insert(ids.begin(), i);
+    for (int64_t i = std::max<int64_t>(1, latest - kMaxSnapshotProbes + 1); i <= latest; ++i) ids.push_back(i);
   }
   for (auto it = ids.rbegin(); it != ids.rend(); ++it) {
     auto s = ReadSnapshot(probe, *it);
