@@ -1,3 +1,4 @@
+// rap-test-labels: concurrent
 // Paimon tables (src/table/paimon/) read through the table seam and the Scanner, every value
 // compared with the rows Paimon's own readers give (../shared/paimon-tables/_expected/*.csv, the
 // rows paimon-cpp's integration tests assert for tables Java Paimon wrote): a primary-key table
@@ -93,6 +94,15 @@ TEST(PaimonTable, TimeTravelBySnapshotId) {
     auto snap = OpenTable(Pai(table), o);
     ASSERT_TRUE(snap.ok());
     EXPECT_EQ(snap->version, id);
+    if (table == "pk_mor_parquet") {
+      // Two buckets of two level-0 runs each (f1=10 bucket-0 and bucket-1), merged at once.
+      ASSERT_TRUE(ToScanSource(*snap).ok());
+      auto info = PaimonInfo(*snap);
+      ASSERT_TRUE(info.ok());
+      EXPECT_EQ(info->merge.buckets_merged, 2);
+      EXPECT_EQ(info->merge.runs, 4);
+      EXPECT_EQ(info->merge.runs_warmed, 4);
+    }
   }
   OpenTableOptions o;
   o.snapshot_id = 6;
@@ -196,6 +206,27 @@ TEST(PaimonTable, RefusedMergeEnginesAndOptions) {
     EXPECT_TRUE(snap.status().Is(StatusCode::kNotSupported)) << snap.status().ToString();
     EXPECT_NE(snap.status().message().find(named), std::string::npos) << snap.status().ToString();
   }
+}
+
+TEST(PaimonTable, FirstRowEngineReadsLevelsAboveZero) {
+  // The same files read with the first-row engine: Paimon's batch scan skips level-0 files, which
+  // leaves the level-5 files of f1=10 bucket-0 and f1=20 bucket-0 (no merge: one run, no deletes).
+  testing::TempDir dir;
+  const std::string t = CopyTable(dir, "pk_mor_parquet");
+  std::string schema = testing::ReadFileToString(t + "/schema/schema-0");
+  schema.replace(schema.find("\"bucket\" :"), 0, "\"merge-engine\" : \"first-row\",");
+  testing::WriteStringToFile(t + "/schema/schema-0", schema);
+  auto rows = ScanCsv(t);
+  ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+  EXPECT_EQ(*rows, (std::vector<std::string>{
+                       "f0,f1,f2,f3",
+                       "\"Two roads diverged in a wood, and I took the one less traveled by, And that has made all the "
+                       "difference.\",10,1,11.0",
+                       "Alice,10,1,19.1", "Lucy,20,1,14.1", "Paul,20,1,18.1"}));
+  auto snap = OpenTable(t);
+  ASSERT_TRUE(snap.ok());
+  EXPECT_EQ(PaimonInfo(*snap)->merge_engine, "first-row");
+  EXPECT_EQ(snap->files.size(), 2u);
 }
 
 TEST(PaimonTable, LatestHintThatLagsAndIsMissing) {

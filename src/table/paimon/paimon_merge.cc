@@ -6,6 +6,8 @@
 // one: `deduplicate` the highest sequence number, dropped when it is a -U or -D row; `first-row`
 // the lowest sequence number among the +I/+U rows. Every other row is a deleted row of its file.
 #include <algorithm>
+#include <atomic>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -17,6 +19,7 @@ namespace rap::table::paimon {
 namespace {
 
 constexpr int kRowIdShift = 40;  // read::ScanBatch::row_ids: file ordinal * 2^40 + row
+constexpr size_t kMergeThreads = 4;  // buckets merged at once (each merge warms up to 8 runs at once)
 
 Result<int64_t> IntAt(const ArrayData& a, int64_t i, const char* column) {
   if (a.IsNull(i)) return Status::Corrupt(fmt::format("{} is null in row {} of a merged batch", column, i));
@@ -71,7 +74,7 @@ std::vector<std::vector<const BucketFile*>> SortedRuns(const Bucket& b, const st
   return runs;
 }
 
-Status MergeBucket(const TableSnapshot& snapshot, const PaimonState& state, Bucket& b) {
+Status MergeBucket(const TableSnapshot& snapshot, const PaimonState& state, Bucket& b, std::mutex& counters_mu) {
   const std::string where = fmt::format("{}: bucket {}", snapshot.root, b.bucket);
   for (const BucketFile& f : b.files) {
     if (f.path.size() < 8 || f.path.compare(f.path.size() - 8, 8, ".parquet") != 0) {
@@ -174,6 +177,7 @@ Status MergeBucket(const TableSnapshot& snapshot, const PaimonState& state, Buck
     b.deleted[f.path] = std::move(deleted);
   }
   const read::MergeStats& ms = merge->stats();
+  std::lock_guard<std::mutex> lock(counters_mu);
   state.counters.buckets_merged += 1;
   state.counters.runs += ms.runs;
   state.counters.runs_warmed += ms.runs_warmed;
@@ -193,8 +197,26 @@ Result<std::vector<uint64_t>> BucketDeletedRows(const TableSnapshot& snapshot, c
   Bucket& b = state.buckets[it->second];
   if (!b.needs_merge) return std::vector<uint64_t>{};
   if (!b.merged) {
-    b.merged = true;
-    b.merge_status = MergeBucket(snapshot, state, b);
+    // Every bucket that needs a merge is merged now, several at once (a scan asks for the deleted
+    // rows of every file before it reads any): the buckets' round trips overlap, as the runs' warmups
+    // within one merge do.
+    std::vector<Bucket*> todo;
+    for (Bucket& other : state.buckets) {
+      if (other.needs_merge && !other.merged) todo.push_back(&other);
+    }
+    std::mutex counters_mu;
+    std::atomic<size_t> next{0};
+    auto work = [&] {
+      for (size_t k = next++; k < todo.size(); k = next++) {
+        todo[k]->merge_status = MergeBucket(snapshot, state, *todo[k], counters_mu);
+        todo[k]->merged = true;
+      }
+    };
+    std::vector<std::thread> threads;
+    const size_t n = std::min(todo.size(), kMergeThreads);
+    for (size_t t = 1; t < n; ++t) threads.emplace_back(work);
+    work();
+    for (std::thread& t : threads) t.join();
   }
   RAP_RETURN_NOT_OK(b.merge_status);
   auto d = b.deleted.find(path);

@@ -27,7 +27,8 @@ struct Bucket {
   int32_t bucket = 0;
   std::vector<BucketFile> files;
   bool needs_merge = false;  // a primary-key bucket of more than one sorted run, or with -U/-D rows
-  // Filled by the first DeletedRows of one of its files (under PaimonState::mu).
+  // Filled by the first DeletedRows of a file of any bucket that needs a merge: every such bucket is
+  // merged then, several at once (under PaimonState::mu; the counters under a lock of the merges').
   bool merged = false;
   Status merge_status;
   std::map<std::string, std::vector<uint64_t>> deleted;  // file path -> deleted rows
