@@ -69,6 +69,10 @@ TEST(TableFormatCli, TheSharedPaimonTableIsMergedOnRead) {
   EXPECT_NE(built.exit_code, 0) << built.out;
   EXPECT_NE(built.out.find("does not index Paimon tables yet"), std::string::npos) << built.out;
   EXPECT_FALSE(fs::exists(copy + "/_rap_index"));
+  rap::testing::CliRun rewritten = rap::testing::RunCli("rewrite '" + copy + "' '" + dir.Join("out") + "' --key f0");
+  EXPECT_NE(rewritten.exit_code, 0) << rewritten.out;
+  EXPECT_NE(rewritten.out.find("does not rewrite Paimon tables yet"), std::string::npos) << rewritten.out;
+  EXPECT_FALSE(fs::exists(dir.Join("out")));
 }
 
 TEST(TableFormatCli, ScanIndexBuildAndRewriteRefuseEachFormat) {
