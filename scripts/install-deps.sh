@@ -57,6 +57,7 @@ fi
 
 # The project's Python virtual environment (.venv) with the pinned test packages.
 bash "$(dirname "$0")/install-python-deps.sh"
+bash "$(dirname "$0")/install-paimon-venv.sh"  # pypaimon in its own venv (requirements-paimon.txt)
 
 # The pinned Maven jars of the Spark tests (delta-spark), cached in build/jars.
 bash "$(dirname "$0")/fetch-jars.sh" build/jars >/dev/null

@@ -16,6 +16,7 @@
 #include "rap/read/fingerprint.h"
 #include "rap/read/merge_reader.h"
 #include "rap/table/iceberg_metadata.h"
+#include "rap/table/paimon.h"
 #include "rap/read/scanner.h"
 #include "rap/table/scan_source.h"
 #include "rap/table/table.h"
@@ -174,6 +175,15 @@ Status RunScan(const ScanArgs& args) {
                  snap.format ? fmt::format(" version {}", snap.version).c_str() : "",
                  snap.files.size());
     std::fprintf(stderr, "%s", s.ToString().c_str());
+    if (auto paimon = table::PaimonInfo(snap); paimon.ok()) {  // merge-on-read of a primary-key table
+      const table::PaimonMergeCounters& m = paimon->merge;
+      std::fprintf(stderr,
+                   "paimon_buckets %lld\npaimon_buckets_merged %lld\npaimon_runs %lld\npaimon_runs_warmed %lld\n"
+                   "paimon_merge_rows_in %lld\npaimon_rows_deleted %lld\n",
+                   static_cast<long long>(m.buckets), static_cast<long long>(m.buckets_merged),
+                   static_cast<long long>(m.runs), static_cast<long long>(m.runs_warmed),
+                   static_cast<long long>(m.rows_in), static_cast<long long>(m.rows_deleted));
+    }
     std::fprintf(stderr, "%s", args.plan.Summary().c_str());
     std::fprintf(stderr, "open_s %.6f\nscan_s %.6f\n", t_open - t0, t_end - t_open);
   }
@@ -182,15 +192,15 @@ Status RunScan(const ScanArgs& args) {
 
 CommandRegistrar reg("scan", [](CLI::App& app) {
   auto args = std::make_shared<ScanArgs>();
-  CLI::App* cmd = app.add_subcommand("scan", "Scan a table (Delta, Iceberg, folder/prefix of Parquet and ORC files, or one file)");
+  CLI::App* cmd = app.add_subcommand("scan", "Scan a table (Delta, Iceberg, Paimon, folder/prefix of Parquet and ORC files, or one file)");
   cmd->add_option("url", args->url, "Table URL: path, file://, http(s)://, s3://")->required();
   cmd->add_option("--columns,-c", args->columns, "Comma-separated output columns (default: all)");
   cmd->add_option("--where,-w", args->where, "Filter, e.g. \"id = 5 AND name IN ('a','b') AND ts >= '2024-01-01'\"");
   cmd->add_option("--limit,-n", args->limit, "Stop after N rows");
   cmd->add_option("--version", args->version, "Delta table version (time travel)");
-  cmd->add_option("--snapshot", args->snapshot, "Iceberg snapshot id (time travel)");
+  cmd->add_option("--snapshot", args->snapshot, "Iceberg or Paimon snapshot id (time travel)");
   cmd->add_option("--as-of", args->as_of,
-                  "Iceberg: the snapshot current at this time (ms since the epoch or UTC 'YYYY-MM-DD HH:MM:SS')");
+                  "Iceberg, Paimon: the snapshot current at this time (ms since the epoch or UTC 'YYYY-MM-DD HH:MM:SS')");
   cmd->add_option("--location-map", args->location_map,
                   "Iceberg: OLD=NEW, read paths the metadata names under OLD from NEW (repeatable; docs/iceberg.md)");
   args->output.AddTo(cmd, /*allow_none=*/true);

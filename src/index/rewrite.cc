@@ -397,6 +397,11 @@ Result<RewriteResult> RewriteTable(const std::string& table_url, const std::stri
     return Status::NotSupported(table_url + ": --in-place on an Iceberg table (an Iceberg replace commit) is not "
                                             "built yet; write the rewrite to another folder");
   }
+  if (table::FormatName(snap) == "paimon") {
+    return Status::NotSupported(table_url + ": rap rewrite does not rewrite Paimon tables yet (it reads data files "
+                                            "whole, with Paimon's system columns); rap scan --format parquet writes "
+                                            "the merged rows (docs/paimon.md)");
+  }
   if (!snap.partition_columns.empty() && options.in_place) {
     return Status::NotSupported(table_url +
                                 ": --in-place on a partitioned table: rap rewrite's files are bucketed by the key, not "

@@ -347,9 +347,9 @@ const MergeStats& MergeReader::stats() const { return impl_->stats; }
 Result<std::unique_ptr<MergeReader>> MergeReader::Make(io::ObjectStorePtr store, std::vector<MergeRun> runs,
                                                       MergeOptions options) {
   if (!store) return Status::InvalidArgument("merge: no object store");
-  if (options.key_columns.empty() || options.key_columns.size() > 2) {
-    return Status::InvalidArgument(
-        fmt::format("merge: {} key columns given, one or two expected", options.key_columns.size()));
+  if (options.key_columns.empty() || options.key_columns.size() > kMaxMergeKeyColumns) {
+    return Status::InvalidArgument(fmt::format("merge: {} key columns given, 1 to {} expected",
+                                               options.key_columns.size(), kMaxMergeKeyColumns));
   }
   if (options.batch_size <= 0) return Status::InvalidArgument("merge: batch size must be positive");
   auto impl = std::make_unique<Impl>();

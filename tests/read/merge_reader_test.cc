@@ -379,7 +379,7 @@ TEST_F(MergeReaderTest, MisSortedRunAndBadOptionsAreErrors) {
 
   o.key_columns = {};
   EXPECT_FALSE(MergeReader::Make(store_, {run}, o).ok());
-  o.key_columns = {"k", "ks", "k2"};
+  o.key_columns = std::vector<std::string>(kMaxMergeKeyColumns + 1, "k");
   EXPECT_FALSE(MergeReader::Make(store_, {run}, o).ok());
   o.key_columns = {"nope"};
   EXPECT_FALSE(MergeReader::Make(store_, {run}, o).ok());

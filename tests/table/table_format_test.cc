@@ -1,8 +1,9 @@
 // rap-test-labels: network
 // The table-format seam (rap/table/table_format.h): a table of a format rap does not read yet
-// (Paimon, Hudi) is refused with NotSupported naming the format and what marks it, on local
+// (Hudi) is refused with NotSupported naming the format and what marks it, on local
 // paths, file:// URLs and s3:// prefixes (rap-netsim), instead of being scanned as a folder of its
-// Parquet files; look-alike folders stay folders; Delta tables are found through the same seam.
+// Parquet files; look-alike folders stay folders; Delta tables are found through the same seam, and
+// Paimon tables (also under an S3 prefix) are read.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -38,12 +39,15 @@ void ExpectRefused(const std::string& url, const std::string& format, const std:
   EXPECT_TRUE(at.status().Is(StatusCode::kNotSupported)) << at.status().ToString();
 }
 
-TEST(TableFormat, SharedPaimonTableIsRefusedAndIcebergIsRead) {
+TEST(TableFormat, SharedPaimonAndIcebergTablesAreRead) {
   for (const std::string& prefix : {std::string(), std::string("file://")}) {
     auto iceberg = OpenTable(prefix + rap::testing::IcebergTableDir());
     ASSERT_TRUE(iceberg.ok()) << iceberg.status().ToString();
     EXPECT_EQ(FormatName(*iceberg), "iceberg");
-    ExpectRefused(prefix + rap::testing::PaimonTableDir(), "Paimon", "snapshot/");
+    auto paimon = OpenTable(prefix + rap::testing::PaimonTableDir());
+    ASSERT_TRUE(paimon.ok()) << paimon.status().ToString();
+    EXPECT_EQ(FormatName(*paimon), "paimon");
+    EXPECT_EQ(paimon->files.size(), 6u);  // the live files of snapshot 5, not the folder's 8
   }
 }
 
@@ -76,9 +80,12 @@ TEST(TableFormat, LookAlikeFoldersStayFolders) {
   ASSERT_TRUE(snap.ok()) << snap.status().ToString();
   EXPECT_EQ(snap->kind, TableKind::kDirectory);
   EXPECT_EQ(snap->files.size(), 1u);
-  // One marker more makes it a Paimon table.
+  // One marker more makes it a Paimon table (whose snapshot file is malformed here): never a folder.
   rap::testing::WriteStringToFile(t + "/snapshot/snapshot-12", "{}");
-  ExpectRefused(t, "Paimon", "snapshot/snapshot-12");
+  auto paimon = OpenTable(t);
+  ASSERT_FALSE(paimon.ok()) << "opened as a table of " << paimon->files.size() << " files";
+  EXPECT_TRUE(paimon.status().Is(StatusCode::kCorrupt)) << paimon.status().ToString();
+  EXPECT_NE(paimon.status().message().find("snapshot/snapshot-12"), std::string::npos) << paimon.status().ToString();
 }
 
 TEST(TableFormat, DeltaTablesGoThroughTheSeam) {
@@ -124,10 +131,25 @@ TEST(TableFormat, S3PrefixesAreRefused) {
   auto server = rap::testing::NetsimServer::Start(o);
   ASSERT_TRUE(server.ok()) << server.status().ToString();
   rap::testing::NetsimS3Env s3_env((*server)->url());
-  const std::vector<std::string> markers = {"snapshot/", ".hoodie/hoodie.properties"};
+  const std::vector<std::string> markers = {".hoodie/hoodie.properties"};
+  ASSERT_EQ(tables.size(), markers.size());
   for (size_t i = 0; i < tables.size(); ++i) {
     ExpectRefused("s3://bkt/" + tables[i].folder, tables[i].format, markers[i]);
     ExpectRefused("s3://bkt/" + tables[i].folder + "/", tables[i].format, markers[i]);
+  }
+  // A Paimon table under an S3 prefix is read: its live files, merged on read.
+  fs::copy(rap::testing::PaimonTableDir(), dir.Join("bkt/paimon"), fs::copy_options::recursive);
+  for (const std::string url : {"s3://bkt/paimon", "s3://bkt/paimon/"}) {
+    SCOPED_TRACE(url);
+    auto snap = OpenTable(url);
+    ASSERT_TRUE(snap.ok()) << snap.status().ToString();
+    EXPECT_EQ(FormatName(*snap), "paimon");
+    EXPECT_EQ(snap->files.size(), 6u);
+    auto src = ToScanSource(*snap);
+    ASSERT_TRUE(src.ok()) << src.status().ToString();
+    size_t deleted = 0;
+    for (const read::ScanFile& f : src->files) deleted += f.deleted_rows.size();
+    EXPECT_EQ(deleted, 5u);  // 16 rows in the live files, 11 in the table
   }
 }
 

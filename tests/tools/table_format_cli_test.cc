@@ -1,10 +1,12 @@
 // `rap scan` and `rap index build` / `rap lookup` on the shared Iceberg table (its deletes applied);
 // `rap scan`, `rap index build` and `rap rewrite` on a table of a format rap does not read yet
-// (Paimon, Hudi: rap/table/table_format.h) exit non-zero with the NotSupported message naming
+// (Hudi: rap/table/table_format.h) exit non-zero with the NotSupported message naming
 // the format, print no rows and write nothing, instead of treating the table as a folder of its
 // Parquet files (which gave 14 rows for a 6-row Iceberg table and 19 for an 11-row Paimon table).
+// The shared Iceberg and Paimon tables are read (Paimon: merged on read, with the merge's counters).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <string>
 
@@ -44,16 +46,39 @@ TEST(TableFormatCli, TheSharedIcebergTableIsReadWithItsDeletes) {
   EXPECT_NE(inspected.out.find("(iceberg snapshot 1497619269847778439)"), std::string::npos) << inspected.out;
 }
 
-TEST(TableFormatCli, ScanOfTheSharedPaimonTableIsRefused) {
+TEST(TableFormatCli, TheSharedPaimonTableIsMergedOnRead) {
   ASSERT_TRUE(rap::testing::RapBinaryExists()) << rap::testing::RapBinary();
-  for (const auto& [url, format] : {std::pair{rap::testing::PaimonTableDir(), std::string("Paimon")}}) {
-    SCOPED_TRACE(url);
-    rap::testing::CliRun r = rap::testing::RunCli("scan '" + url + "' --format csv");
-    ExpectRefused(r, url, format);
-    // No rows: only the error line.
-    rap::testing::CliRun out = rap::testing::RunCli("scan '" + url + "' --format csv", /*stderr_too=*/false);
-    EXPECT_EQ(out.out, "");
+  const std::string url = rap::testing::PaimonTableDir();
+  rap::testing::CliRun r = rap::testing::RunCli("scan '" + url + "' --format csv --columns f0,f3", false);
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  // 11 rows (its Parquet files hold 19), in file order: f1=10/bucket-0, f1=10/bucket-1, f1=20/bucket-0.
+  EXPECT_EQ(r.out,
+            "f0,f3\nAlice,19.1\n\"Two roads diverged in a wood, and I took the one less traveled by, And that has "
+            "made all the difference.\",11.0\nBob,12.1\nDavid,17.1\nEmily,13.1\nMarco2,31.1\nSkye2,31.0\nMarco,21.1\n"
+            "Skye,21.0\nLucy,14.1\nPaul,18.1\n");
+  // Time travel by snapshot id (--snapshot, as for Iceberg tables).
+  rap::testing::CliRun two = rap::testing::RunCli("scan '" + url + "' --snapshot 2 --format csv --columns f0", false);
+  EXPECT_EQ(two.exit_code, 0) << two.out;
+  EXPECT_EQ(std::count(two.out.begin(), two.out.end(), '\n'), 9) << two.out;  // header + 8 rows
+  // --stats: the merge of bucket f1=10/bucket-1, its four sorted runs each warmed before merging.
+  rap::testing::CliRun stats = rap::testing::RunCli("scan '" + url + "' --format none --stats");
+  EXPECT_EQ(stats.exit_code, 0) << stats.out;
+  for (const char* line : {"paimon_buckets 3\n", "paimon_buckets_merged 1\n", "paimon_runs 4\n",
+                           "paimon_runs_warmed 4\n", "paimon_merge_rows_in 12\n", "paimon_rows_deleted 5\n"}) {
+    EXPECT_NE(stats.out.find(line), std::string::npos) << line << stats.out;
   }
+  // The index does not follow the merge yet: refused, nothing written.
+  rap::testing::TempDir dir;
+  const std::string copy = dir.Join("paimon");
+  fs::copy(url, copy, fs::copy_options::recursive);
+  rap::testing::CliRun built = rap::testing::RunCli("index build '" + copy + "' --key f0");
+  EXPECT_NE(built.exit_code, 0) << built.out;
+  EXPECT_NE(built.out.find("does not index Paimon tables yet"), std::string::npos) << built.out;
+  EXPECT_FALSE(fs::exists(copy + "/_rap_index"));
+  rap::testing::CliRun rewritten = rap::testing::RunCli("rewrite '" + copy + "' '" + dir.Join("out") + "' --key f0");
+  EXPECT_NE(rewritten.exit_code, 0) << rewritten.out;
+  EXPECT_NE(rewritten.out.find("does not rewrite Paimon tables yet"), std::string::npos) << rewritten.out;
+  EXPECT_FALSE(fs::exists(dir.Join("out")));
 }
 
 TEST(TableFormatCli, ScanIndexBuildAndRewriteRefuseEachFormat) {

@@ -8,7 +8,7 @@
 // first batch read, for all runs at once on short-lived I/O threads, so the merge does not pay one
 // round trip per run in sequence.
 //
-// Keys: one or two columns compared lexicographically; NULL sorts before every value. Types: every
+// Keys: 1 to kMaxMergeKeyColumns columns compared lexicographically; NULL sorts before every value. Types: every
 // integer (signed or unsigned), date, time, timestamp, float, double (NaN after every number), bool,
 // string and binary (unsigned bytewise), fixed-size binary. A key that goes down within a run is an
 // InvalidArgument naming the file and row (verify_sorted), so a mis-sorted input never yields a
@@ -29,12 +29,14 @@
 
 namespace rap::read {
 
+inline constexpr size_t kMaxMergeKeyColumns = 16;
+
 struct MergeRun {
   std::vector<ScanFile> files;  // in run order (ScanFile::path and, when known, size are used)
 };
 
 struct MergeOptions {
-  std::vector<std::string> key_columns;  // one or two top-level columns, compared lexicographically
+  std::vector<std::string> key_columns;  // 1 to kMaxMergeKeyColumns top-level columns, compared lexicographically
   std::vector<std::string> columns;      // output columns in this order; empty = every column of the first file
   bool keep_last_per_key = false;        // of equal keys, only the last (latest run wins)
   bool verify_sorted = true;             // InvalidArgument when a run's key goes down

@@ -81,7 +81,8 @@ struct TableSnapshot {
 
 struct OpenTableOptions {
   std::optional<int64_t> version;  // Delta time travel; an error for directory tables
-  // Iceberg time travel: the snapshot with this id, or the one current at this time (ms since the epoch).
+  // Iceberg and Paimon time travel: the snapshot with this id, or the one current at this time (ms since
+  // the epoch).
   std::optional<int64_t> snapshot_id = std::nullopt;
   std::optional<int64_t> as_of_ms = std::nullopt;
   // Iceberg: location prefixes OLD=NEW applied to every path the metadata names (docs/iceberg.md).
@@ -94,9 +95,9 @@ struct OpenTableOptions {
 };
 
 // Opens `url` as a table: a Delta table when `<url>/_delta_log/` holds commits; an Iceberg table
-// when it has `metadata/*.metadata.json` (or names one); NotSupported naming the format for a table
-// of a format rap does not read yet (Paimon `snapshot/LATEST` or `snapshot/snapshot-<n>`, Hudi
-// `.hoodie/`); else a directory (or prefix) of Parquet and ORC files. A URL that names one Parquet object is a one-file table. A URL with
+// when it has `metadata/*.metadata.json` (or names one); a Paimon table when it has `snapshot/LATEST`
+// or `snapshot/snapshot-<n>` (docs/paimon.md); NotSupported naming the format for a table of a
+// format rap does not read yet (Hudi `.hoodie/`); else a directory (or prefix) of Parquet and ORC files. A URL that names one Parquet object is a one-file table. A URL with
 // neither a Delta log nor a single Parquet file under it is NotFound naming the URL (a typo is not an
 // empty table); a Delta table whose log has no live files is a valid empty table. A Delta log on a
 // store that cannot list (plain HTTP) is found by probing (`_last_checkpoint`, then commits).

@@ -1,9 +1,9 @@
 // TableFormat: the seam between a table format and everything that reads tables (the scan, the
 // index build, rewrite, the server). A format recognises its tables and gives a scan the table at a
 // version: the live files, the rows deleted in them, the schema and partitioning (TableSnapshot).
-// Each format lives in its own folder, src/table/<format>/ (delta/ today); OpenTable asks the
+// Each format lives in its own folder, src/table/<format>/ (delta/, iceberg/, paimon/); OpenTable asks the
 // formats in turn, and a folder none of them claims is a folder (prefix) of Parquet files
-// (file_listing.h). Tables of a format rap recognises but does not read yet (Iceberg, Paimon, Hudi)
+// (file_listing.h). Tables of a format rap recognises but does not read yet (Hudi)
 // are refused with NotSupported naming the format, never scanned as a plain folder of their files.
 // A new format is a new folder with a TableFormat and one line in TableFormats().
 #pragma once

@@ -1,28 +1,421 @@
-// Apache Paimon tables: recognised by their snapshot folder (`snapshot/LATEST` or
-// `snapshot/snapshot-<n>`), not read yet (UnreadTableFormat). The Paimon reader goes into this folder.
+// Apache Paimon tables through the table-format seam (rap/table/table_format.h, docs/paimon.md):
+// detected by their snapshot folder (`snapshot/LATEST` or `snapshot/snapshot-<n>`), opened at a
+// snapshot (the latest, or `--snapshot ID`, or the one current at `--as-of`) by reading the snapshot,
+// its schema, the base and delta manifest lists and their manifests (paimon_meta.cc): the live data
+// files are the ADD entries no DELETE entry removes. An append table is its files. A primary-key
+// table is merged on read per bucket (paimon_merge.cc): its files are grouped into sorted runs and
+// merged by the primary key and the sequence number, and every row that is not its key's surviving
+// version is a deleted row of its file (DeletedRows), so every reader of the seam (scan, cat, the
+// Python package, the server, the index) reads the merged table.
 #include <algorithm>
 #include <cctype>
+#include <map>
+#include <set>
 
+#include "rap/table/paimon.h"
 #include "table/formats.h"
+#include "table/paimon/paimon_table.h"
+#include "table/path_util.h"
 
 namespace rap::table {
 
+namespace paimon {
+
 namespace {
+
+constexpr uint64_t kMaxMetadataBytes = uint64_t{256} << 20;
+constexpr int kMaxSnapshotProbes = 100000;
+
+std::optional<int64_t> ParseId(const std::string& s, std::string_view prefix) {
+  if (s.size() <= prefix.size() || s.compare(0, prefix.size(), prefix) != 0) return std::nullopt;
+  int64_t v = 0;
+  for (size_t i = prefix.size(); i < s.size(); ++i) {
+    if (!std::isdigit(static_cast<unsigned char>(s[i])) || v > (int64_t{1} << 50)) return std::nullopt;
+    v = v * 10 + (s[i] - '0');
+  }
+  return v;
+}
 
 bool MarksPaimon(const std::vector<std::string>& s) {
   if (s.size() != 2 || s[0] != "snapshot") return false;
-  if (s[1] == "LATEST") return true;
-  const std::string prefix = "snapshot-";
-  return s[1].size() > prefix.size() && s[1].compare(0, prefix.size(), prefix) == 0 &&
-         std::all_of(s[1].begin() + static_cast<std::ptrdiff_t>(prefix.size()), s[1].end(),
-                     [](unsigned char c) { return std::isdigit(c) != 0; });
+  return s[1] == "LATEST" || ParseId(s[1], "snapshot-").has_value();
 }
+
+// The ids of `<folder>/<prefix><n>` objects in the listing.
+std::vector<int64_t> ListedIds(TableProbe& probe, const char* folder, std::string_view prefix) {
+  std::vector<int64_t> out;
+  for (const std::string& rel : probe.RelativePaths()) {
+    const std::vector<std::string> s = SplitPath(rel);
+    if (s.size() != 2 || s[0] != folder) continue;
+    if (auto id = ParseId(s[1], prefix)) out.push_back(*id);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::string Trimmed(std::string s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.pop_back();
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.erase(0, 1);
+  return s;
+}
+
+// The latest snapshot id: the LATEST hint, moved forward past any newer snapshot file (the hint may
+// lag a commit), else the highest listed; nullopt when the table has no snapshot.
+Result<std::optional<int64_t>> LatestSnapshotId(TableProbe& probe) {
+  const std::string dir = probe.root() + "/snapshot/";
+  auto hint = ReadObject(probe.store(), dir + "LATEST", 64);
+  if (hint.ok()) {
+    const std::string h = Trimmed(*hint);
+    if (auto id = ParseId(h, "")) {
+      int64_t n = *id;
+      if (probe.store()->Head(dir + "snapshot-" + std::to_string(n)).ok()) {
+        for (int i = 0; i < kMaxSnapshotProbes && probe.store()->Head(dir + "snapshot-" + std::to_string(n + 1)).ok();
+             ++i) {
+          ++n;
+        }
+        return std::optional<int64_t>(n);
+      }
+    }
+  }
+  const std::vector<int64_t> ids = ListedIds(probe, "snapshot", "snapshot-");
+  if (ids.empty()) return std::optional<int64_t>();
+  return std::optional<int64_t>(ids.back());
+}
+
+Result<Snapshot> ReadSnapshot(TableProbe& probe, int64_t id) {
+  const std::string path = probe.root() + "/snapshot/snapshot-" + std::to_string(id);
+  auto text = ReadObject(probe.store(), path, kMaxMetadataBytes);
+  if (!text.ok()) {
+    if (text.status().code() == StatusCode::kNotFound) {
+      return Status::NotFound(probe.url() + ": Paimon snapshot " + std::to_string(id) + " does not exist (no " + path +
+                              ")");
+    }
+    return text.status();
+  }
+  RAP_ASSIGN_OR_RETURN(Snapshot s, ParseSnapshot(*text, path));
+  if (s.id != id) {
+    return Status::Corrupt(path + ": holds snapshot id " + std::to_string(s.id) + ", not " + std::to_string(id));
+  }
+  return s;
+}
+
+// The snapshot current at `as_of_ms`: the newest whose commit time is not after it.
+Result<Snapshot> SnapshotAsOf(TableProbe& probe, int64_t latest, int64_t as_of_ms) {
+  std::vector<int64_t> ids = ListedIds(probe, "snapshot", "snapshot-");
+  if (ids.empty()) {
+    for (int64_t i = std::max<int64_t>(1, latest - kMaxSnapshotProbes + 1); i <= latest; ++i) ids.push_back(i);
+  }
+  for (auto it = ids.rbegin(); it != ids.rend(); ++it) {
+    auto s = ReadSnapshot(probe, *it);
+    if (!s.ok()) {
+      if (s.status().code() == StatusCode::kNotFound) break;  // expired
+      return s.status();
+    }
+    if (s->time_ms <= as_of_ms) return std::move(*s);
+  }
+  return Status::NotFound(probe.url() + ": no Paimon snapshot was committed at or before " + std::to_string(as_of_ms) +
+                          " ms since the epoch (of the snapshots still kept)");
+}
+
+Result<TableSchema> ReadSchema(TableProbe& probe, int64_t id) {
+  const std::string path = probe.root() + "/schema/schema-" + std::to_string(id);
+  RAP_ASSIGN_OR_RETURN(std::string text, ReadObject(probe.store(), path, kMaxMetadataBytes));
+  RAP_ASSIGN_OR_RETURN(TableSchema s, ParseSchema(text, path));
+  if (s.id != id) return Status::Corrupt(path + ": holds schema id " + std::to_string(s.id));
+  return s;
+}
+
+Result<std::vector<avro::Value>> ReadRecords(TableProbe& probe, const std::string& name) {
+  const std::string path = probe.root() + "/manifest/" + name;
+  RAP_ASSIGN_OR_RETURN(std::string bytes, ReadObject(probe.store(), path, kMaxMetadataBytes));
+  return ReadManifestRecords(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()),
+                             path);
+}
+
+// Hive-style escaping of a partition value in a path (Paimon's PartitionPathUtils.escapePathName).
+std::string EscapePathName(const std::string& v) {
+  static const std::string kSpecial = "\"#%'*/:=?\\\x7f{[]^";
+  std::string out;
+  for (unsigned char c : v) {
+    if (c < 0x20 || kSpecial.find(static_cast<char>(c)) != std::string::npos) {
+      static const char* hex = "0123456789ABCDEF";
+      out += '%';
+      out += hex[c >> 4];
+      out += hex[c & 15];
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out;
+}
+
+std::string DatumText(const Datum& d) {
+  if (std::holds_alternative<int64_t>(d)) return std::to_string(std::get<int64_t>(d));
+  if (std::holds_alternative<std::string>(d)) return std::get<std::string>(d);
+  return "";
+}
+
+// The folder of a partition ("f1=10/", "" unpartitioned) from its BinaryRow; NotSupported for
+// partition types whose directory names rap does not derive (the listing is asked instead).
+Result<std::string> PartitionDir(const TableSchema& schema, const std::string& partition, const std::string& what) {
+  if (schema.partition_keys.empty()) return std::string();
+  std::vector<std::string> types;
+  for (const std::string& k : schema.partition_keys) {
+    const std::string& t = schema.Field(k)->type_name;
+    if (t != "TINYINT" && t != "SMALLINT" && t != "INT" && t != "INTEGER" && t != "BIGINT" && t != "CHAR" &&
+        t != "VARCHAR" && t != "STRING") {
+      return Status::NotSupported(what + ": partition column " + k + " of type " + t);
+    }
+    types.push_back(t);
+  }
+  RAP_ASSIGN_OR_RETURN(std::vector<Datum> values, DecodeBinaryRow(partition, types, what));
+  const std::string null_name = schema.Option("partition.default-name", "__DEFAULT_PARTITION__");
+  std::string dir;
+  for (size_t i = 0; i < values.size(); ++i) {
+    const bool null = std::holds_alternative<std::monostate>(values[i]);
+    dir += EscapePathName(schema.partition_keys[i]) + "=" + (null ? null_name : EscapePathName(DatumText(values[i]))) +
+           "/";
+  }
+  return dir;
+}
+
+struct EntryKey {
+  std::string partition;
+  int32_t bucket;
+  int32_t level;
+  std::string file_name;
+  bool operator<(const EntryKey& o) const {
+    return std::tie(partition, bucket, level, file_name) < std::tie(o.partition, o.bucket, o.level, o.file_name);
+  }
+};
+
+class PaimonTableFormat : public TableFormat {
+ public:
+  std::string_view name() const override { return "paimon"; }
+
+  Result<bool> Detect(TableProbe& probe) const override {
+    for (const std::string& rel : probe.RelativePaths()) {
+      if (MarksPaimon(SplitPath(rel))) return true;
+    }
+    return false;
+  }
+
+  Result<TableSnapshot> Open(TableProbe& probe, const OpenTableOptions& options) const override {
+    if (options.version) {
+      return Status::InvalidArgument(probe.url() + ": a Paimon table is read at a snapshot (--snapshot ID or --as-of "
+                                                   "TIME), not a Delta version");
+    }
+    RAP_ASSIGN_OR_RETURN(std::optional<int64_t> latest, LatestSnapshotId(probe));
+    if (!latest) return Status::NotFound(probe.url() + ": a Paimon table without a snapshot (snapshot/ is empty)");
+    Snapshot snap;
+    if (options.snapshot_id) {
+      RAP_ASSIGN_OR_RETURN(snap, ReadSnapshot(probe, *options.snapshot_id));
+    } else if (options.as_of_ms) {
+      RAP_ASSIGN_OR_RETURN(snap, SnapshotAsOf(probe, *latest, *options.as_of_ms));
+    } else {
+      RAP_ASSIGN_OR_RETURN(snap, ReadSnapshot(probe, *latest));
+    }
+    // The latest snapshot reads with the table's latest schema; time travel with the snapshot's own.
+    int64_t schema_id = snap.schema_id;
+    if (!options.snapshot_id && !options.as_of_ms) {
+      const std::vector<int64_t> ids = ListedIds(probe, "schema", "schema-");
+      if (!ids.empty() && ids.back() > schema_id) schema_id = ids.back();
+    }
+    auto state = std::make_shared<PaimonState>();
+    RAP_ASSIGN_OR_RETURN(state->schema, ReadSchema(probe, schema_id));
+    const TableSchema& schema = state->schema;
+    state->snapshot = snap;
+    RAP_RETURN_NOT_OK(CheckOptions(probe.url(), schema, state.get()));
+
+    // The live files: every ADD entry of the base and delta manifests that no DELETE entry removes.
+    std::vector<ManifestEntry> adds;
+    std::set<EntryKey> deleted;
+    for (const std::string* list : {&snap.base_manifest_list, &snap.delta_manifest_list}) {
+      RAP_ASSIGN_OR_RETURN(std::vector<avro::Value> records, ReadRecords(probe, *list));
+      RAP_ASSIGN_OR_RETURN(std::vector<ManifestMeta> manifests,
+                           ParseManifestList(records, probe.root() + "/manifest/" + *list));
+      for (const ManifestMeta& m : manifests) {
+        RAP_ASSIGN_OR_RETURN(std::vector<avro::Value> entries, ReadRecords(probe, m.file_name));
+        RAP_ASSIGN_OR_RETURN(std::vector<ManifestEntry> parsed,
+                             ParseManifest(entries, probe.root() + "/manifest/" + m.file_name));
+        for (ManifestEntry& e : parsed) {
+          if (e.kind == 1) {
+            deleted.insert(EntryKey{e.partition, e.bucket, e.file.level, e.file.file_name});
+          } else {
+            adds.push_back(std::move(e));
+          }
+        }
+      }
+    }
+    // Where the listing has each data file: "bucket-<n>/<name>" -> relative paths.
+    std::map<std::string, std::vector<std::string>> listed;
+    for (const std::string& rel : probe.RelativePaths()) {
+      const std::vector<std::string> s = SplitPath(rel);
+      if (s.size() >= 2) listed[s[s.size() - 2] + "/" + s.back()].push_back(rel);
+    }
+    TableSnapshot out;
+    out.kind = TableKind::kDirectory;
+    out.format = this;
+    out.store = probe.store();
+    out.root = probe.root();
+    out.version = snap.id;
+    auto arrow_schema = std::make_shared<Schema>();
+    for (const SchemaField& f : schema.fields) {
+      arrow_schema->fields.push_back(Field{f.name, f.type, f.nullable});
+      out.physical_names.push_back(f.name);
+    }
+    out.schema = arrow_schema;
+    std::map<std::pair<std::string, int32_t>, size_t> bucket_index;
+    for (ManifestEntry& e : adds) {
+      if (deleted.count(EntryKey{e.partition, e.bucket, e.file.level, e.file.file_name})) continue;
+      // A first-row table's batch scan skips level-0 files (Paimon's batchScanSkipLevel0): its lookup
+      // compaction moves a key's first row out of level 0, and what is still there is not visible yet.
+      if (state->primary_key && state->merge_engine == "first-row" && e.file.level == 0) continue;
+      const std::string where = probe.root() + ": data file " + e.file.file_name;
+      if (e.bucket == -2) {
+        return Status::NotSupported(where + " is in a postpone bucket (bucket = -2), which rap does not read");
+      }
+      if (e.file.external_path) {
+        return Status::NotSupported(where + " has an external path (" + *e.file.external_path +
+                                    "), which rap does not read yet");
+      }
+      const std::string tail = "bucket-" + std::to_string(e.bucket) + "/" + e.file.file_name;
+      std::string rel;
+      auto dir = PartitionDir(schema, e.partition, where + ": partition");
+      if (dir.ok()) rel = *dir + tail;
+      auto hit = listed.find(tail);
+      if (hit != listed.end() && (rel.empty() || std::find(hit->second.begin(), hit->second.end(), rel) ==
+                                                     hit->second.end())) {
+        if (hit->second.size() == 1) rel = hit->second.front();
+      }
+      if (rel.empty()) return dir.status();
+      DataFile df;
+      df.relative_path = rel;
+      df.path = probe.root().empty() ? rel : probe.root() + "/" + rel;
+      df.size = static_cast<uint64_t>(e.file.file_size);
+      df.num_records = e.file.row_count;
+      const auto key = std::make_pair(e.partition, e.bucket);
+      auto [it, added] = bucket_index.emplace(key, state->buckets.size());
+      if (added) {
+        state->buckets.emplace_back();
+        state->buckets.back().partition = e.partition;
+        state->buckets.back().bucket = e.bucket;
+      }
+      state->buckets[it->second].files.push_back(BucketFile{df.path, e.file});
+      state->bucket_of[df.path] = it->second;
+      out.files.push_back(std::move(df));
+    }
+    for (Bucket& b : state->buckets) b.needs_merge = state->primary_key && NeedsMerge(b, state->merge_engine);
+    for (DataFile& df : out.files) {
+      df.format_deletes = state->buckets[state->bucket_of[df.path]].needs_merge;
+    }
+    // Columns are found by name: Java Paimon writes Parquet field ids, pypaimon does not (so a column
+    // renamed after a file was written is not found in it: docs/paimon.md).
+    std::sort(out.files.begin(), out.files.end(),
+              [](const DataFile& a, const DataFile& b) { return a.relative_path < b.relative_path; });
+    out.format_state = state;
+    return out;
+  }
+
+  Result<std::vector<uint64_t>> DeletedRows(const TableSnapshot& snapshot, const DataFile& file) const override {
+    auto state = std::dynamic_pointer_cast<const PaimonState>(snapshot.format_state);
+    if (!state) return Status::Internal(file.path + ": a Paimon snapshot without its state");
+    return BucketDeletedRows(snapshot, *state, file.path);
+  }
+
+ private:
+  // The options rap reads, and those it refuses (NotSupported naming them).
+  static Status CheckOptions(const std::string& url, const TableSchema& schema, PaimonState* state) {
+    state->primary_key = !schema.primary_keys.empty();
+    const std::string engine = schema.Option("merge-engine", "deduplicate");
+    state->merge_engine = engine;
+    if (state->primary_key && engine != "deduplicate" && engine != "first-row") {
+      return Status::NotSupported(url + ": a Paimon primary-key table with the '" + engine +
+                                  "' merge engine; rap reads the 'deduplicate' and 'first-row' merge engines");
+    }
+    if (state->primary_key && !schema.Option("sequence.field", "").empty()) {
+      return Status::NotSupported(url + ": a Paimon primary-key table with a sequence.field (" +
+                                  schema.Option("sequence.field", "") + "), which rap does not merge by");
+    }
+    if (schema.Option("deletion-vectors.enabled", "false") == "true") {
+      return Status::NotSupported(url + ": a Paimon table with deletion vectors (deletion-vectors.enabled), which rap "
+                                        "does not read yet");
+    }
+    if (state->primary_key) {
+      // The key columns in the data files: the primary key without the partition columns (unless that
+      // leaves none), each "_KEY_<name>" (or the value column itself in a thin-mode file).
+      std::vector<std::string> trimmed;
+      for (const std::string& k : schema.primary_keys) {
+        if (std::find(schema.partition_keys.begin(), schema.partition_keys.end(), k) == schema.partition_keys.end()) {
+          trimmed.push_back(k);
+        }
+      }
+      if (trimmed.empty()) trimmed = schema.primary_keys;
+      const bool thin = schema.Option("data-file.thin-mode", "false") == "true";
+      for (const std::string& k : trimmed) {
+        state->key_columns.push_back(thin ? k : "_KEY_" + k);
+        state->key_types.push_back(schema.Field(k)->type_name);
+      }
+    }
+    auto bucket = schema.Option("bucket", "-1");
+    state->bucket_option = static_cast<int32_t>(std::strtol(bucket.c_str(), nullptr, 10));
+    return Status::OK();
+  }
+
+  // A bucket is merged when its files are more than one sorted run, or may hold -U/-D rows (a
+  // first-row bucket, of level >= 1 files only, holds each key once: merged only for -U/-D rows).
+  static bool NeedsMerge(const Bucket& b, const std::string& engine) {
+    int level0 = 0;
+    std::set<int32_t> levels;
+    for (const BucketFile& f : b.files) {
+      if (f.meta.level == 0) ++level0;
+      else levels.insert(f.meta.level);
+      if (!f.meta.delete_row_count || *f.meta.delete_row_count > 0) return true;
+    }
+    return engine != "first-row" && level0 + static_cast<int>(levels.size()) > 1;
+  }
+};
 
 }  // namespace
 
+Result<std::string> ReadObject(const io::ObjectStorePtr& store, const std::string& path, uint64_t limit) {
+  RAP_ASSIGN_OR_RETURN(io::ObjectInfo info, store->Head(path));
+  if (info.size > limit) {
+    return Status::ResourceExhausted(path + ": " + std::to_string(info.size) + " bytes is larger than the " +
+                                     std::to_string(limit) + " byte limit for Paimon metadata files");
+  }
+  if (info.size == 0) return std::string();
+  ByteRange r{0, info.size};
+  RAP_ASSIGN_OR_RETURN(std::vector<Buffer> bufs,
+                       store->ReadRanges(path, std::span<const ByteRange>(&r, 1), io::ReadOptions{}, nullptr));
+  if (bufs.size() != 1 || bufs[0].size() != info.size) return Status::IOError(path + ": short read");
+  return std::string(bufs[0].view());
+}
+
+}  // namespace paimon
+
 const TableFormat& PaimonFormat() {
-  static const UnreadTableFormat format("paimon", "Paimon", &MarksPaimon);
+  static const paimon::PaimonTableFormat format;
   return format;
+}
+
+Result<PaimonTableInfo> PaimonInfo(const TableSnapshot& snapshot) {
+  auto state = std::dynamic_pointer_cast<const paimon::PaimonState>(snapshot.format_state);
+  if (snapshot.format != &PaimonFormat() || !state) {
+    return Status::InvalidArgument(snapshot.root + ": not a Paimon table");
+  }
+  PaimonTableInfo info;
+  info.snapshot_id = state->snapshot.id;
+  info.schema_id = state->schema.id;
+  info.commit_kind = state->snapshot.commit_kind;
+  info.primary_keys = state->schema.primary_keys;
+  info.partition_keys = state->schema.partition_keys;
+  info.merge_engine = state->primary_key ? state->merge_engine : "";
+  info.buckets = state->bucket_option;
+  std::lock_guard<std::mutex> lock(state->mu);
+  info.merge = state->counters;
+  info.merge.buckets = static_cast<int64_t>(state->buckets.size());
+  return info;
 }
 
 }  // namespace rap::table

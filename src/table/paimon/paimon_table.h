@@ -1,0 +1,59 @@
+// The Paimon reader's internals shared by paimon_format.cc (snapshot, schema, manifests, the live
+// files) and paimon_merge.cc (merge-on-read of a primary-key table's buckets). Private to
+// src/table/paimon.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "rap/io/object_store.h"
+#include "rap/table/paimon.h"
+#include "rap/table/table.h"
+#include "table/paimon/paimon_meta.h"
+
+namespace rap::table::paimon {
+
+struct BucketFile {
+  std::string path;  // in the store
+  DataFileMeta meta;
+};
+
+// One bucket of one partition: its live files and, once merged, the deleted rows of each.
+struct Bucket {
+  std::string partition;  // serialized BinaryRow
+  int32_t bucket = 0;
+  std::vector<BucketFile> files;
+  bool needs_merge = false;  // a primary-key bucket of more than one sorted run, or with -U/-D rows
+  // Filled by the first DeletedRows of a file of any bucket that needs a merge: every such bucket is
+  // merged then, several at once (under PaimonState::mu; the counters under a lock of the merges').
+  bool merged = false;
+  Status merge_status;
+  std::map<std::string, std::vector<uint64_t>> deleted;  // file path -> deleted rows
+};
+
+// TableSnapshot::format_state of a Paimon table.
+struct PaimonState : TableFormatState {
+  Snapshot snapshot;
+  TableSchema schema;
+  bool primary_key = false;
+  std::string merge_engine;               // "deduplicate" or "first-row"
+  std::vector<std::string> key_columns;   // in the data files ("_KEY_f0")
+  std::vector<std::string> key_types;     // their Paimon type roots
+  int32_t bucket_option = -1;
+  std::map<std::string, size_t> bucket_of;  // file path -> index in buckets
+  mutable std::mutex mu;
+  mutable std::vector<Bucket> buckets;
+  mutable PaimonMergeCounters counters;
+};
+
+// Reads a whole object (at most `limit` bytes).
+Result<std::string> ReadObject(const io::ObjectStorePtr& store, const std::string& path, uint64_t limit);
+
+// The rows of the file at `path` that the merge of its bucket drops (merging the bucket on first use).
+Result<std::vector<uint64_t>> BucketDeletedRows(const TableSnapshot& snapshot, const PaimonState& state,
+                                                const std::string& path);
+
+}  // namespace rap::table::paimon

@@ -1,0 +1,142 @@
+"""Writes Paimon tables with pypaimon and what pypaimon reads from them (tests/python/test_paimon.py).
+
+Run by the Python of the Paimon virtual environment (scripts/install-paimon-venv.sh: pypaimon pins a
+pyarrow older than the project's), not imported by pytest: ``python paimon_writer.py OUT``. Writes
+the tables under OUT/warehouse and, for each table and snapshot checked, pypaimon's own reading as a
+Parquet file under OUT/expected; OUT/cases.json lists them: [{"table", "path", "snapshot",
+"expected", "keys"}] (snapshot null: the latest; keys: the columns that order the rows).
+"""
+
+from __future__ import annotations
+
+import datetime
+import decimal
+import json
+import pathlib
+import sys
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+from pypaimon import CatalogFactory, Schema
+
+
+def commit(table, rows, schema):
+    wb = table.new_batch_write_builder()
+    w = wb.new_write()
+    c = wb.new_commit()
+    w.write_arrow(pa.Table.from_pylist(rows, schema=schema))
+    c.commit(w.prepare_commit())
+    w.close()
+    c.close()
+
+
+def read(table, snapshot=None):
+    if snapshot is not None:
+        table = table.copy({"scan.snapshot-id": str(snapshot)})
+    rb = table.new_read_builder()
+    return rb.new_read().to_arrow(rb.new_scan().plan().splits())
+
+
+def main(out: pathlib.Path) -> None:
+    warehouse = out / "warehouse"
+    expected = out / "expected"
+    expected.mkdir(parents=True, exist_ok=True)
+    catalog = CatalogFactory.create({"warehouse": str(warehouse)})
+    catalog.create_database("db", True)
+    cases = []
+
+    def record(name, table, keys, snapshots):
+        path = warehouse / "db.db" / name
+        for s in snapshots:
+            file = expected / f"{name}@{s if s is not None else 'latest'}.parquet"
+            pq.write_table(read(table, s), file)
+            cases.append({"table": name, "path": str(path), "snapshot": s, "expected": str(file), "keys": keys})
+
+    # A partitioned, bucketed primary-key table: five commits (five level-0 sorted runs per bucket),
+    # updates and deletes of the same keys across runs, a key deleted and inserted again.
+    s = pa.schema([("k", pa.int64()), ("p", pa.string()), ("v", pa.string()), ("d", pa.float64()), ("op", pa.string())])
+    catalog.create_table("db.pk_multi", Schema.from_pyarrow_schema(
+        s, partition_keys=["p"], primary_keys=["k", "p"],
+        options={"bucket": "2", "rowkind.field": "op", "file.format": "parquet"}), False)
+    t = catalog.get_table("db.pk_multi")
+
+    def part(i):
+        return "a" if i % 2 else "b"
+
+    commit(t, [{"k": i, "p": part(i), "v": f"v{i}", "d": i * 1.5, "op": "+I"} for i in range(40)], s)
+    commit(t, [{"k": i, "p": part(i), "v": f"u{i}", "d": i * 2.5, "op": "+U"} for i in range(0, 40, 3)], s)
+    commit(t, [{"k": i, "p": part(i), "v": None, "d": None, "op": "-D"} for i in range(0, 40, 4)], s)
+    commit(t, [{"k": i, "p": part(i), "v": f"w{i}", "d": -1.0 * i, "op": "+I"} for i in range(0, 48, 8)], s)
+    commit(t, [{"k": i, "p": part(i), "v": None, "d": None, "op": "-D"} for i in range(1, 40, 10)] +
+           [{"k": i, "p": part(i), "v": f"x{i}", "d": 0.25 * i, "op": "+U"} for i in range(5, 40, 10)], s)
+    record("pk_multi", t, ["k"], [None, 1, 2, 3, 4])
+
+    # first-row: the first version of a key stays, later ones are ignored.
+    s = pa.schema([("id", pa.int32()), ("name", pa.string()), ("n", pa.int64())])
+    catalog.create_table("db.pk_first_row", Schema.from_pyarrow_schema(
+        s, primary_keys=["id"], options={"bucket": "1", "merge-engine": "first-row", "file.format": "parquet"}), False)
+    t = catalog.get_table("db.pk_first_row")
+    commit(t, [{"id": i, "name": f"first{i}", "n": i} for i in range(0, 30, 2)], s)
+    commit(t, [{"id": i, "name": f"second{i}", "n": 100 + i} for i in range(0, 30)], s)
+    commit(t, [{"id": i, "name": f"third{i}", "n": 200 + i} for i in range(10, 40)], s)
+    record("pk_first_row", t, ["id"], [None, 2])
+
+    # A composite primary key of many types (three key columns), three buckets, updates across runs.
+    s = pa.schema([("s", pa.string()), ("i", pa.int32()), ("b", pa.int8()),
+                   ("flag", pa.bool_()), ("small", pa.int16()), ("big", pa.int64()), ("f", pa.float32()),
+                   ("dec", pa.decimal128(10, 2)), ("day", pa.date32()), ("ts", pa.timestamp("us")),
+                   ("bin", pa.binary())])
+    catalog.create_table("db.pk_types", Schema.from_pyarrow_schema(
+        s, primary_keys=["s", "i", "b"], options={"bucket": "3", "file.format": "parquet"}), False)
+    t = catalog.get_table("db.pk_types")
+
+    def typed(i, gen):
+        return {"s": f"key{i % 7}", "i": i, "b": i % 3, "flag": (i + gen) % 2 == 0, "small": i * gen,
+                "big": (1 << 40) + i * gen, "f": float(i) / 4 + gen, "dec": decimal.Decimal(f"{i}.{gen:02d}"),
+                "day": datetime.date(2024, 1, 1) + datetime.timedelta(days=i + gen),
+                "ts": datetime.datetime(2024, 5, 6, 7, 8, 9) + datetime.timedelta(microseconds=i * 1001 + gen),
+                "bin": bytes([i % 256, gen]) if i % 5 else None}
+
+    commit(t, [typed(i, 0) for i in range(60)], s)
+    commit(t, [typed(i, 1) for i in range(0, 60, 2)], s)
+    commit(t, [typed(i, 2) for i in range(0, 60, 5)], s)
+    record("pk_types", t, ["s", "i", "b"], [None])
+
+    # Append tables: partitioned without buckets, and bucketed by a key.
+    s = pa.schema([("id", pa.int64()), ("region", pa.string()), ("amount", pa.float64()), ("note", pa.string())])
+    catalog.create_table("db.append_parts", Schema.from_pyarrow_schema(
+        s, partition_keys=["region"], options={"file.format": "parquet"}), False)
+    t = catalog.get_table("db.append_parts")
+    for c in range(3):
+        commit(t, [{"id": i, "region": ["eu", "us", "ap"][i % 3], "amount": i * 0.5 + c,
+                    "note": None if i % 4 == 0 else f"c{c}"} for i in range(c * 10, c * 10 + 25)], s)
+    record("append_parts", t, ["id", "amount"], [None, 1])
+
+    catalog.create_table("db.append_bucketed", Schema.from_pyarrow_schema(
+        s, options={"bucket": "4", "bucket-key": "id", "file.format": "parquet"}), False)
+    t = catalog.get_table("db.append_bucketed")
+    commit(t, [{"id": i, "region": "x", "amount": float(i), "note": "one"} for i in range(50)], s)
+    commit(t, [{"id": i, "region": "y", "amount": float(-i), "note": "two"} for i in range(25, 75)], s)
+    record("append_bucketed", t, ["id", "amount"], [None, 1])
+
+    # ORC data files (append and primary key).
+    catalog.create_table("db.append_orc", Schema.from_pyarrow_schema(
+        s, options={"bucket": "2", "bucket-key": "id", "file.format": "orc"}), False)
+    t = catalog.get_table("db.append_orc")
+    commit(t, [{"id": i, "region": "o", "amount": i / 8, "note": None if i % 3 else "n"} for i in range(30)], s)
+    commit(t, [{"id": i, "region": "q", "amount": i / 16, "note": "m"} for i in range(10, 20)], s)
+    record("append_orc", t, ["id", "amount"], [None])
+
+    s = pa.schema([("id", pa.int64()), ("v", pa.string())])
+    catalog.create_table("db.pk_orc", Schema.from_pyarrow_schema(
+        s, primary_keys=["id"], options={"bucket": "1", "file.format": "orc"}), False)
+    t = catalog.get_table("db.pk_orc")
+    commit(t, [{"id": i, "v": f"a{i}"} for i in range(10)], s)
+    commit(t, [{"id": i, "v": f"b{i}"} for i in range(5)], s)
+    record("pk_orc", t, ["id"], [None])
+
+    (out / "cases.json").write_text(json.dumps(cases, indent=1))
+
+
+if __name__ == "__main__":
+    main(pathlib.Path(sys.argv[1]))

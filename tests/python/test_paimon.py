@@ -1,0 +1,96 @@
+"""Paimon tables written by pypaimon read by rap.scan, every value compared with pypaimon's own
+reading of the same snapshot (docs/paimon.md): a partitioned, bucketed primary-key table of five
+commits (five sorted runs per bucket, updates and deletes of the same keys across runs, a deleted
+key inserted again) at every snapshot; a first-row table; a composite key of three columns over
+many types; append tables partitioned without buckets and bucketed by a key; ORC data files.
+
+pypaimon pins a pyarrow older than the project's, so it lives in its own virtual environment
+(scripts/install-paimon-venv.sh, requirements-paimon.txt): tests/python/paimon_writer.py runs there,
+writes the tables and pypaimon's readings as Parquet files, and this test compares them with rap's.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import subprocess
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+import rap
+
+REPO = pathlib.Path(__file__).resolve().parents[2]
+
+
+def paimon_python() -> pathlib.Path:
+    env = os.environ.get("RAP_PAIMON_PYTHON")
+    if env:
+        return pathlib.Path(env)
+    for root in (REPO, pathlib.Path("/work/main")):
+        p = root / ".venv-paimon" / "bin" / "python"
+        if p.exists():
+            return p
+    return REPO / ".venv-paimon" / "bin" / "python"
+
+
+@pytest.fixture(scope="module")
+def written(tmp_path_factory) -> list:
+    python = paimon_python()
+    if not python.exists():
+        pytest.fail(f"{python}: no Paimon virtual environment; run scripts/install-paimon-venv.sh")
+    out = tmp_path_factory.mktemp("paimon")
+    subprocess.run([str(python), str(REPO / "tests" / "python" / "paimon_writer.py"), str(out)], check=True,
+                   timeout=300)
+    return json.loads((out / "cases.json").read_text())
+
+
+def rows(table: pa.Table, keys: list) -> list:
+    return table.sort_by([(k, "ascending") for k in keys]).to_pylist()
+
+
+def test_every_table_and_snapshot_reads_as_pypaimon_reads_it(written) -> None:
+    checked = set()
+    for case in written:
+        if case["table"] == "pk_orc":
+            continue
+        expected = pq.read_table(case["expected"])
+        got = pa.table(rap.scan(case["path"], snapshot_id=case["snapshot"]))
+        what = f"{case['table']} snapshot {case['snapshot']}"
+        assert got.column_names == expected.column_names, what
+        assert got.num_rows == expected.num_rows, what
+        for name in expected.column_names:
+            assert got.schema.field(name).type == expected.schema.field(name).type, (what, name)
+        assert rows(got, case["keys"]) == rows(expected, case["keys"]), what
+        checked.add(case["table"])
+    assert checked == {"pk_multi", "pk_first_row", "pk_types", "append_parts", "append_bucketed", "append_orc"}
+
+
+def test_primary_key_table_is_merged_not_listed(written) -> None:
+    case = next(c for c in written if c["table"] == "pk_multi" and c["snapshot"] is None)
+    path = pathlib.Path(case["path"])
+    in_files = sum(pq.ParquetFile(f).metadata.num_rows for f in path.glob("p=*/bucket-*/*.parquet"))
+    merged = pa.table(rap.scan(str(path)))
+    assert merged.num_rows == pq.read_table(case["expected"]).num_rows == 32
+    assert in_files > merged.num_rows  # superseded and deleted versions are in the files
+    # A deleted key inserted again is there with its new value; a key deleted last is not.
+    ks = dict(zip(merged.column("k").to_pylist(), merged.column("v").to_pylist()))
+    assert ks[8] == "w8" and ks[40] == "w40"
+    assert 4 not in ks and 1 not in ks and 11 not in ks
+    assert ks[5] == "x5" and ks[3] == "u3"
+
+
+def test_filters_and_projection_on_a_merged_table(written) -> None:
+    case = next(c for c in written if c["table"] == "pk_multi" and c["snapshot"] is None)
+    expected = pq.read_table(case["expected"])
+    want = sorted(r["k"] for r in expected.to_pylist() if r["p"] == "a" and r["k"] > 10)
+    got = pa.table(rap.scan(case["path"], columns=["k"], where="p = 'a' AND k > 10"))
+    assert sorted(got.column("k").to_pylist()) == want
+
+
+def test_orc_primary_key_bucket_is_refused_not_misread(written) -> None:
+    case = next(c for c in written if c["table"] == "pk_orc")
+    with pytest.raises(rap.NotSupported, match="Parquet files only"):
+        pa.table(rap.scan(case["path"]))

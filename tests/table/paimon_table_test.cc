@@ -1,0 +1,297 @@
+// rap-test-labels: concurrent
+// Paimon tables (src/table/paimon/) read through the table seam and the Scanner, every value
+// compared with the rows Paimon's own readers give (../shared/paimon-tables/_expected/*.csv, the
+// rows paimon-cpp's integration tests assert for tables Java Paimon wrote): a primary-key table
+// merged on read (4 level-0 sorted runs in one bucket, updates and deletes across them, Avro
+// manifests), an append table with ORC data files and ORC manifests; time travel by snapshot id
+// and by time; the warmup of the first file of every sorted run; what rap refuses; a malformed
+// snapshot, schema and manifest.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <sstream>
+
+#include "rap/columnar/array_format.h"
+#include "rap/read/scanner.h"
+#include "rap/table/paimon.h"
+#include "rap/table/scan_source.h"
+#include "rap/table/table.h"
+#include "rap/table/table_format.h"
+#include "table/paimon/paimon_meta.h"
+#include "testing/paths.h"
+
+namespace rap::table {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string Pai(const std::string& rel) { return testing::SharedDir() + "/paimon-tables/" + rel; }
+
+// The table's rows as CSV lines (header first, then the rows sorted), values as rap renders them.
+Result<std::vector<std::string>> ScanCsv(const std::string& url, const OpenTableOptions& o = {}) {
+  RAP_ASSIGN_OR_RETURN(TableSnapshot snap, OpenTable(url, o));
+  RAP_ASSIGN_OR_RETURN(read::ScanSource src, ToScanSource(snap));
+  RAP_ASSIGN_OR_RETURN(auto scanner, read::Scanner::Make(std::move(src), read::ScanOptions{}));
+  std::string header;
+  for (const Field& f : scanner->schema()->fields) header += (header.empty() ? "" : ",") + f.name;
+  std::vector<std::string> rows;
+  while (true) {
+    RAP_ASSIGN_OR_RETURN(auto batch, scanner->Next());
+    if (!batch) break;
+    for (int64_t i = 0; i < batch->batch.num_rows; ++i) {
+      std::string line;
+      for (size_t c = 0; c < batch->batch.columns.size(); ++c) {
+        const std::string v = batch->batch.columns[c]->IsNull(i) ? "" : columnar::FormatValue(*batch->batch.columns[c], i);
+        line += (c ? "," : "") + (v.find(',') != std::string::npos ? "\"" + v + "\"" : v);
+      }
+      rows.push_back(line);
+    }
+  }
+  std::sort(rows.begin(), rows.end());
+  rows.insert(rows.begin(), header);
+  return rows;
+}
+
+std::vector<std::string> Expected(const std::string& name) {
+  std::istringstream in(testing::ReadFileToString(Pai("_expected/" + name)));
+  std::vector<std::string> rows;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();  // the CSVs end lines with CRLF
+    if (!line.empty()) rows.push_back(line);
+  }
+  if (!rows.empty()) std::sort(rows.begin() + 1, rows.end());
+  return rows;
+}
+
+TEST(PaimonTable, PrimaryKeyTableIsMergedOnRead) {
+  // Its Parquet files hold 19 rows (superseded versions and deletes included); the table has 11.
+  auto rows = ScanCsv(Pai("pk_mor_parquet"));
+  ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+  EXPECT_EQ(*rows, Expected("pk_mor_parquet__snapshot5_latest.csv"));
+  EXPECT_EQ(rows->size(), 12u);
+}
+
+TEST(PaimonTable, AppendTableWithOrcManifests) {
+  auto rows = ScanCsv(Pai("append_orc"));
+  ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+  EXPECT_EQ(*rows, Expected("append_orc__snapshot5_latest.csv"));
+}
+
+TEST(PaimonTable, TimeTravelBySnapshotId) {
+  const std::vector<std::tuple<std::string, int64_t, std::string>> cases = {
+      {"pk_mor_parquet", 2, "pk_mor_parquet__snapshot2.csv"},
+      {"append_orc", 3, "append_orc__snapshot3.csv"},
+      {"append_orc", 1, "append_orc__snapshot1.csv"}};
+  for (const auto& [table, id, csv] : cases) {
+    SCOPED_TRACE(table + " snapshot " + std::to_string(id));
+    OpenTableOptions o;
+    o.snapshot_id = id;
+    auto rows = ScanCsv(Pai(table), o);
+    ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+    EXPECT_EQ(*rows, Expected(csv));
+    auto snap = OpenTable(Pai(table), o);
+    ASSERT_TRUE(snap.ok());
+    EXPECT_EQ(snap->version, id);
+    if (table == "pk_mor_parquet") {
+      // Two buckets of two level-0 runs each (f1=10 bucket-0 and bucket-1), merged at once.
+      ASSERT_TRUE(ToScanSource(*snap).ok());
+      auto info = PaimonInfo(*snap);
+      ASSERT_TRUE(info.ok());
+      EXPECT_EQ(info->merge.buckets_merged, 2);
+      EXPECT_EQ(info->merge.runs, 4);
+      EXPECT_EQ(info->merge.runs_warmed, 4);
+    }
+  }
+  OpenTableOptions o;
+  o.snapshot_id = 6;
+  auto missing = OpenTable(Pai("pk_mor_parquet"), o);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_TRUE(missing.status().Is(StatusCode::kNotFound)) << missing.status().ToString();
+  EXPECT_NE(missing.status().message().find("snapshot 6 does not exist"), std::string::npos);
+  o = OpenTableOptions{};
+  o.version = 2;  // a Delta version
+  auto delta = OpenTable(Pai("pk_mor_parquet"), o);
+  ASSERT_FALSE(delta.ok());
+  EXPECT_TRUE(delta.status().Is(StatusCode::kInvalidArgument)) << delta.status().ToString();
+}
+
+TEST(PaimonTable, TimeTravelByTime) {
+  // Snapshot 2 of pk_mor_parquet was committed at 1756266932xxx ms; as of its own time it is current.
+  auto s2 = paimon::ParseSnapshot(testing::ReadFileToString(Pai("pk_mor_parquet/snapshot/snapshot-2")), "s2");
+  ASSERT_TRUE(s2.ok()) << s2.status().ToString();
+  OpenTableOptions o;
+  o.as_of_ms = s2->time_ms;
+  auto snap = OpenTable(Pai("pk_mor_parquet"), o);
+  ASSERT_TRUE(snap.ok()) << snap.status().ToString();
+  EXPECT_EQ(snap->version, 2);
+  auto rows = ScanCsv(Pai("pk_mor_parquet"), o);
+  ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+  EXPECT_EQ(*rows, Expected("pk_mor_parquet__snapshot2.csv"));
+  o.as_of_ms = 1000;  // before the first commit
+  auto before = OpenTable(Pai("pk_mor_parquet"), o);
+  ASSERT_FALSE(before.ok());
+  EXPECT_TRUE(before.status().Is(StatusCode::kNotFound)) << before.status().ToString();
+}
+
+TEST(PaimonTable, FirstFileOfEverySortedRunIsWarmed) {
+  auto snap = OpenTable(Pai("pk_mor_parquet"));
+  ASSERT_TRUE(snap.ok()) << snap.status().ToString();
+  EXPECT_EQ(FormatName(*snap), "paimon");
+  EXPECT_EQ(snap->version, 5);
+  auto info = PaimonInfo(*snap);
+  ASSERT_TRUE(info.ok()) << info.status().ToString();
+  EXPECT_EQ(info->primary_keys, (std::vector<std::string>{"f0", "f1", "f2"}));
+  EXPECT_EQ(info->partition_keys, (std::vector<std::string>{"f1"}));
+  EXPECT_EQ(info->merge_engine, "deduplicate");
+  EXPECT_EQ(info->buckets, 2);
+  EXPECT_EQ(info->merge.buckets, 3);
+  EXPECT_EQ(info->merge.buckets_merged, 0);  // merged when a scan asks
+  // f1=10 bucket-1: four level-0 files, each its own sorted run; the other buckets one level-5 file each.
+  int merged_files = 0;
+  for (const DataFile& f : snap->files) merged_files += f.format_deletes;
+  EXPECT_EQ(merged_files, 4);
+  EXPECT_EQ(snap->files.size(), 6u);
+  auto src = ToScanSource(*snap);
+  ASSERT_TRUE(src.ok()) << src.status().ToString();
+  info = PaimonInfo(*snap);
+  ASSERT_TRUE(info.ok());
+  EXPECT_EQ(info->merge.buckets_merged, 1);
+  EXPECT_EQ(info->merge.runs, 4);
+  EXPECT_EQ(info->merge.runs_warmed, 4);  // the first (only) file of every run, before the merge
+  EXPECT_EQ(info->merge.rows_in, 12);     // 5 + 1 + 3 + 3 rows of the four runs
+  // 12 rows -> Bob, David, Emily, Marco, Marco2, Skye, Skye2: Alex (+I, +U, -D) and Tony (+I, -D) go.
+  EXPECT_EQ(info->merge.rows_deleted, 5);
+  size_t deleted = 0;
+  for (const read::ScanFile& f : src->files) deleted += f.deleted_rows.size();
+  EXPECT_EQ(deleted, 5u);
+}
+
+TEST(PaimonTable, AppendTableHasNoMerge) {
+  auto snap = OpenTable(Pai("append_orc"));
+  ASSERT_TRUE(snap.ok()) << snap.status().ToString();
+  auto info = PaimonInfo(*snap);
+  ASSERT_TRUE(info.ok());
+  EXPECT_TRUE(info->primary_keys.empty());
+  EXPECT_EQ(info->commit_kind, "COMPACT");
+  for (const DataFile& f : snap->files) EXPECT_FALSE(f.format_deletes) << f.path;
+  int64_t rows = 0;
+  for (const DataFile& f : snap->files) rows += f.num_records.value_or(0);
+  EXPECT_EQ(rows, 11);
+}
+
+// A copy of a shared table to break.
+std::string CopyTable(const testing::TempDir& dir, const std::string& table) {
+  const std::string t = dir.Join(table);
+  fs::copy(Pai(table), t, fs::copy_options::recursive);
+  return t;
+}
+
+TEST(PaimonTable, RefusedMergeEnginesAndOptions) {
+  testing::TempDir dir;
+  const std::string t = CopyTable(dir, "pk_mor_parquet");
+  const std::string schema = testing::ReadFileToString(t + "/schema/schema-0");
+  for (const auto& [option, named] : std::vector<std::pair<std::string, std::string>>{
+           {"\"merge-engine\" : \"partial-update\",", "partial-update"},
+           {"\"merge-engine\" : \"aggregation\",", "aggregation"},
+           {"\"deletion-vectors.enabled\" : \"true\",", "deletion vectors"},
+           {"\"sequence.field\" : \"f3\",", "sequence.field"}}) {
+    SCOPED_TRACE(option);
+    std::string s = schema;
+    s.replace(s.find("\"bucket\" :"), 0, option);
+    testing::WriteStringToFile(t + "/schema/schema-0", s);
+    auto snap = OpenTable(t);
+    ASSERT_FALSE(snap.ok());
+    EXPECT_TRUE(snap.status().Is(StatusCode::kNotSupported)) << snap.status().ToString();
+    EXPECT_NE(snap.status().message().find(named), std::string::npos) << snap.status().ToString();
+  }
+}
+
+TEST(PaimonTable, FirstRowEngineReadsLevelsAboveZero) {
+  // The same files read with the first-row engine: Paimon's batch scan skips level-0 files, which
+  // leaves the level-5 files of f1=10 bucket-0 and f1=20 bucket-0 (no merge: one run, no deletes).
+  testing::TempDir dir;
+  const std::string t = CopyTable(dir, "pk_mor_parquet");
+  std::string schema = testing::ReadFileToString(t + "/schema/schema-0");
+  schema.replace(schema.find("\"bucket\" :"), 0, "\"merge-engine\" : \"first-row\",");
+  testing::WriteStringToFile(t + "/schema/schema-0", schema);
+  auto rows = ScanCsv(t);
+  ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+  EXPECT_EQ(*rows, (std::vector<std::string>{
+                       "f0,f1,f2,f3",
+                       "\"Two roads diverged in a wood, and I took the one less traveled by, And that has made all the "
+                       "difference.\",10,1,11.0",
+                       "Alice,10,1,19.1", "Lucy,20,1,14.1", "Paul,20,1,18.1"}));
+  auto snap = OpenTable(t);
+  ASSERT_TRUE(snap.ok());
+  EXPECT_EQ(PaimonInfo(*snap)->merge_engine, "first-row");
+  EXPECT_EQ(snap->files.size(), 2u);
+}
+
+TEST(PaimonTable, LatestHintThatLagsAndIsMissing) {
+  testing::TempDir dir;
+  const std::string t = CopyTable(dir, "pk_mor_parquet");
+  testing::WriteStringToFile(t + "/snapshot/LATEST", "3");  // a hint behind the last commit
+  auto snap = OpenTable(t);
+  ASSERT_TRUE(snap.ok()) << snap.status().ToString();
+  EXPECT_EQ(snap->version, 5);
+  fs::remove(t + "/snapshot/LATEST");
+  snap = OpenTable(t);
+  ASSERT_TRUE(snap.ok()) << snap.status().ToString();
+  EXPECT_EQ(snap->version, 5);
+}
+
+TEST(PaimonTable, MalformedMetadataIsAnErrorNamingTheFile) {
+  testing::TempDir dir;
+  const std::string t = CopyTable(dir, "pk_mor_parquet");
+  testing::WriteStringToFile(t + "/snapshot/snapshot-5", "{\"id\": 5}");
+  auto snap = OpenTable(t);
+  ASSERT_FALSE(snap.ok());
+  EXPECT_TRUE(snap.status().Is(StatusCode::kCorrupt)) << snap.status().ToString();
+  EXPECT_NE(snap.status().message().find("snapshot-5"), std::string::npos) << snap.status().ToString();
+
+  const std::string u = CopyTable(dir, "append_orc");
+  // The manifests of the latest snapshot: a truncated ORC manifest list.
+  const std::string list = u + "/manifest/manifest-list-f2d59cb8-3ec6-4860-b34b-050b1a533416-3";
+  const std::string bytes = testing::ReadFileToString(list);
+  testing::WriteStringToFile(list, bytes.substr(0, bytes.size() / 2));
+  snap = OpenTable(u);
+  ASSERT_FALSE(snap.ok());
+  EXPECT_NE(snap.status().message().find("manifest-list-f2d59cb8-3ec6-4860-b34b-050b1a533416-3"), std::string::npos)
+      << snap.status().ToString();
+  testing::WriteStringToFile(list, "not a manifest");
+  snap = OpenTable(u);
+  ASSERT_FALSE(snap.ok());
+  EXPECT_TRUE(snap.status().Is(StatusCode::kCorrupt)) << snap.status().ToString();
+}
+
+TEST(PaimonTable, BinaryRowDecoding) {
+  // f1 = 10 as Paimon serializes a partition (arity 1, header and null bits, one 8-byte slot).
+  const std::string ten("\x00\x00\x00\x01" "\x00\x00\x00\x00\x00\x00\x00\x00" "\x0a\x00\x00\x00\x00\x00\x00\x00", 20);
+  auto row = paimon::DecodeBinaryRow(ten, {"INT"}, "p");
+  ASSERT_TRUE(row.ok()) << row.status().ToString();
+  ASSERT_EQ(row->size(), 1u);
+  EXPECT_EQ(std::get<int64_t>((*row)[0]), 10);
+  // A string inline (<= 7 bytes, 0x80 | length in the last byte) and one out of line, and a null.
+  std::string two("\x00\x00\x00\x03", 4);
+  two += std::string("\x00\x04\x00\x00\x00\x00\x00\x00", 8);  // bit 8 + 2 = field 2 null
+  two += std::string("Alex\x00\x00\x00\x84", 8);
+  const uint64_t off = 8 + 3 * 8, len = 9;
+  for (int b = 0; b < 8; ++b) two += static_cast<char>((((off << 32) | len) >> (8 * b)) & 0xff);
+  two += std::string(8, '\0');
+  two += "Alexander";
+  row = paimon::DecodeBinaryRow(two, {"STRING", "VARCHAR", "BIGINT"}, "p");
+  ASSERT_TRUE(row.ok()) << row.status().ToString();
+  EXPECT_EQ(std::get<std::string>((*row)[0]), "Alex");
+  EXPECT_EQ(std::get<std::string>((*row)[1]), "Alexander");
+  EXPECT_TRUE(std::holds_alternative<std::monostate>((*row)[2]));
+  // Out of bounds and wrong arity are Corrupt, an undecoded type NotSupported.
+  auto bad = paimon::DecodeBinaryRow(two.substr(0, two.size() - 3), {"STRING", "VARCHAR", "BIGINT"}, "p");
+  EXPECT_TRUE(bad.status().Is(StatusCode::kCorrupt)) << bad.status().ToString();
+  EXPECT_TRUE(paimon::DecodeBinaryRow(ten, {"INT", "INT"}, "p").status().Is(StatusCode::kCorrupt));
+  EXPECT_TRUE(paimon::DecodeBinaryRow(ten, {"DECIMAL"}, "p").status().Is(StatusCode::kNotSupported));
+}
+
+}  // namespace
+}  // namespace rap::table
