@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "rap/index/build.h"
 #include "rap/read/merge_reader.h"
 #include "rap/util/thread_pool.h"
 
@@ -290,7 +291,13 @@ Result<std::string> InspectIndex(const std::string& index_url, int64_t version, 
   std::string key;
   for (const KeyColumn& k : m.key) key += (key.empty() ? "" : ", ") + k.name + " " + KeyTypeName(k.type);
   s += fmt::format("key        {}\n", key);
+  s += fmt::format("kind       {}\n", IndexKindName(m.kind));
   s += fmt::format("buckets    {} ({})\n", m.buckets, m.bucket_function);
+  if (m.kind == IndexKind::kSorted) {
+    std::string bounds;
+    for (const Key& b : m.boundaries) bounds += (bounds.empty() ? "" : " | ") + FormatKey(m.key, b);
+    s += fmt::format("boundaries {}\n", bounds.empty() ? std::string("-") : bounds);
+  }
   auto join = [](const std::vector<std::string>& v) {
     std::string out;
     for (const std::string& x : v) out += (out.empty() ? "" : ", ") + x;
@@ -326,6 +333,45 @@ Result<std::string> InspectIndex(const std::string& index_url, int64_t version, 
                      f.entries ? FormatKey(m.key, f.max_key) : "", files);
   }
   return s;
+}
+
+Result<std::vector<IndexListing>> ListIndexes(const std::string& table_url) {
+  RAP_ASSIGN_OR_RETURN(io::ResolvedUrl r, io::OpenUrl(table_url));
+  const std::string root = io::JoinPath(r.path, "_rap_index/");
+  auto listing = r.store->List(root);
+  if (!listing.ok()) {
+    if (listing.status().code() == StatusCode::kNotFound) return std::vector<IndexListing>{};
+    return listing.status().WithContext(table_url + ": listing the indexes under _rap_index/");
+  }
+  // <root><name>/_manifest/<version>.json names an index.
+  std::set<std::string> names;
+  for (const io::ObjectInfo& info : *listing) {
+    if (info.path.rfind(root, 0) != 0) continue;
+    const std::string rest = info.path.substr(root.size());
+    const size_t slash = rest.find('/');
+    if (slash == std::string::npos || rest.compare(slash, 11, "/_manifest/") != 0) continue;
+    names.insert(rest.substr(0, slash));
+  }
+  std::vector<IndexListing> out;
+  for (const std::string& name : names) {
+    const std::string dir = io::JoinPath(r.path, "_rap_index/" + name);
+    auto latest = FindLatestVersion(*r.store, dir);
+    if (!latest.ok()) continue;  // a folder without a published manifest (a build in progress)
+    RAP_ASSIGN_OR_RETURN(Manifest m, ReadManifest(*r.store, dir, *latest));
+    IndexListing l;
+    l.name = name;
+    l.url = DefaultIndexUrl(table_url, name);
+    l.kind = m.kind;
+    l.key = m.key;
+    l.version = m.version;
+    l.table_version = m.table_version;
+    l.buckets = m.buckets;
+    for (const FragmentEntry& f : m.fragments) l.entries += f.entries;
+    l.cover = m.cover;
+    l.hoist = m.hoist;
+    out.push_back(std::move(l));
+  }
+  return out;
 }
 
 }  // namespace rap::index

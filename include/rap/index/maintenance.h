@@ -57,4 +57,21 @@ Result<int64_t> ParseDuration(const std::string& text);
 // key, buckets, files, fragments with sizes, entries, rows, bytes per entry and coverage.
 Result<std::string> InspectIndex(const std::string& index_url, int64_t version = -1, bool json = false);
 
+// One index of a table (ListIndexes).
+struct IndexListing {
+  std::string name;  // the folder under <table>/_rap_index/
+  std::string url;
+  IndexKind kind = IndexKind::kHash;
+  std::vector<KeyColumn> key;
+  int64_t version = 0;        // newest manifest version
+  int64_t table_version = -1;
+  int32_t buckets = 0;
+  int64_t entries = 0;
+  std::vector<std::string> cover, hoist;
+};
+
+// The indexes under <table>/_rap_index/ (`rap index list`), by name: each folder with a published
+// manifest. Needs a store that lists (local files, S3); an empty list when there is none.
+Result<std::vector<IndexListing>> ListIndexes(const std::string& table_url);
+
 }  // namespace rap::index
