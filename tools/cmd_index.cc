@@ -99,11 +99,15 @@ Status RunUpdate(const UpdateArgs& a) {
 struct CompactArgs {
   std::string url;
   int threads = 2;
+  bool rebalance = false;
+  int buckets = 0;
 };
 
 Status RunCompact(const CompactArgs& a) {
   index::CompactOptions o;
   o.threads = a.threads;
+  o.rebalance = a.rebalance;
+  o.partitions = a.buckets;
   const std::string url = IndexUrlOf(a.url);
   RAP_ASSIGN_OR_RETURN(index::CompactResult r, index::CompactIndex(url, o));
   if (!r.changed) {
@@ -225,6 +229,9 @@ CommandRegistrar reg("index", [](CLI::App& app) {
   CLI::App* compact = cmd->add_subcommand("compact", "Merge each bucket's fragments into one, dropping removed files");
   compact->add_option("url", c->url, "Table or index URL")->required();
   compact->add_option("--threads", c->threads, "Buckets merged in parallel")->capture_default_str()->check(CLI::Range(1, 256));
+  compact->add_flag("--rebalance", c->rebalance, "Sorted index: merge everything and choose even partition boundaries again");
+  compact->add_option("--buckets", c->buckets, "Sorted index: re-partition into N partitions (implies --rebalance)")
+      ->check(CLI::Range(1, 1 << 20));
   compact->callback([c] {
     Status st = RunCompact(*c);
     if (!st.ok()) Fail(st);

@@ -416,6 +416,52 @@ TEST_F(RangeLookupTest, RangesAndPrefixesEqualBruteForceThroughUpdateAndCompacti
   }
 }
 
+// Updates with skewed keys fill one partition; compaction with rebalance chooses even boundaries
+// again (here into 5 partitions), and ranges still equal brute force. A hash index refuses it.
+TEST_F(RangeLookupTest, CompactionRebalancesSkewedPartitions) {
+  ASSERT_TRUE(Build("by_k", {"k"}, IndexKind::kSorted, 4).ok());
+  ASSERT_TRUE(Build("hash_k", {"k"}, IndexKind::kHash, 2).ok());
+  rap::testing::IndexTableOptions more = opts_;
+  more.files = 1;
+  more.first_file = 3;
+  more.rows = 3000;
+  more.key_space = 30;  // every new key in the first partition
+  more.seed = 5;
+  auto added = rap::testing::WriteIndexTable(root_, more);
+  names_.insert(names_.end(), added.begin(), added.end());
+  const std::string url = DefaultIndexUrl(root_, "by_k");
+  auto up = UpdateIndex(url, {});
+  ASSERT_TRUE(up.ok()) << up.status().ToString();
+  auto entries_of = [](const Manifest& m) {
+    std::map<int32_t, int64_t> per;
+    int64_t total = 0;
+    for (const FragmentEntry& f : m.fragments) per[f.bucket] += f.entries, total += f.entries;
+    int64_t largest = 0;
+    for (auto& [b, n] : per) largest = std::max(largest, n);
+    return std::make_pair(largest, total);
+  };
+  const auto [skewed, total] = entries_of(up->manifest);
+  EXPECT_GT(skewed, total / 3) << "the update should have skewed a partition";
+  CompactOptions co;
+  co.rebalance = true;
+  co.partitions = 5;
+  auto c = CompactIndex(url, co);
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  ASSERT_TRUE(c->changed);
+  EXPECT_EQ(c->manifest.buckets, 5);
+  EXPECT_EQ(c->manifest.boundaries.size(), 4u);
+  EXPECT_EQ(c->manifest.fragments.size(), 5u);
+  const auto [largest, after_total] = entries_of(c->manifest);
+  EXPECT_EQ(after_total, total);
+  EXPECT_LT(largest, total / 4);
+  auto bf = Reference();
+  ASSERT_TRUE(bf.ok()) << bf.status().ToString();
+  CheckIndex(url, *bf, opts_.key_space, 9, 15);
+  auto refused = CompactIndex(DefaultIndexUrl(root_, "hash_k"), co);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), StatusCode::kInvalidArgument);
+}
+
 TEST_F(RangeLookupTest, SecondaryIndexesAreListedByName) {
   ASSERT_TRUE(Build("by_k", {"k"}, IndexKind::kSorted, 2).ok());
   ASSERT_TRUE(Build("by_sg", {"s", "g"}, IndexKind::kHash, 2).ok());

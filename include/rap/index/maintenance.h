@@ -18,6 +18,10 @@ struct CompactOptions {
   FragmentWriteOptions fragment;
   // Buckets with at most this many fragments and no entries of removed files are left alone.
   int min_fragments = 2;
+  // Sorted kind only: merge every partition and choose new boundaries from the entries (even
+  // partitions again after skewed updates), into `partitions` partitions (0: as many as now).
+  bool rebalance = false;
+  int32_t partitions = 0;
 };
 
 struct CompactResult {
