@@ -106,6 +106,14 @@ Result<KeyRange> ParseKeyRange(const std::vector<KeyColumn>& columns, std::strin
 
 Result<KeyRange> PrefixRange(const std::vector<KeyColumn>& columns, const std::vector<std::string>& parts) {
   RAP_ASSIGN_OR_RETURN(Key k, ParsePrefixKey(columns, parts, "prefix"));
+  return PrefixRangeOf(columns, std::move(k));
+}
+
+Result<KeyRange> PrefixRangeOf(const std::vector<KeyColumn>& columns, Key k) {
+  if (k.parts.empty() || k.parts.size() > columns.size()) {
+    return Status::InvalidArgument("prefix: give 1 to " + std::to_string(columns.size()) + " key part(s), got " +
+                                   std::to_string(k.parts.size()));
+  }
   KeyRange r;
   const size_t last = k.parts.size() - 1;
   if (IsIntegerKey(columns[last].type)) {

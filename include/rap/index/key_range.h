@@ -43,6 +43,8 @@ Result<KeyRange> ParseKeyRange(const std::vector<KeyColumn>& columns, std::strin
 // `--prefix`: `parts` bind the first parts.size() key columns; the last one, when it is a string or
 // binary column, matches every value that starts with it (byte prefix), the others are equal.
 Result<KeyRange> PrefixRange(const std::vector<KeyColumn>& columns, const std::vector<std::string>& parts);
+// The same from key values (`prefix` binds the first 1..all key columns).
+Result<KeyRange> PrefixRangeOf(const std::vector<KeyColumn>& columns, Key prefix);
 // The text form ParseKeyRange reads.
 std::string FormatKeyRange(const std::vector<KeyColumn>& columns, const KeyRange& range);
 
