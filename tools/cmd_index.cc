@@ -9,6 +9,7 @@
 
 #include "command.h"
 #include "output_format.h"
+#include "rap/columnar/array_format.h"
 #include "rap/index/build.h"
 #include "rap/index/maintenance.h"
 #include "rap/util/clock.h"
@@ -30,6 +31,7 @@ struct BuildArgs {
   std::string key;
   std::string index_url;
   std::string name = index::kDefaultIndexName;
+  std::string kind = "hash";
   int buckets = 1;
   std::string cover, hoist;
   int threads = 2;
@@ -42,6 +44,7 @@ Status RunBuild(const BuildArgs& a) {
   o.key_columns = SplitColumns(a.key);
   o.index_url = a.index_url;
   o.name = a.name;
+  RAP_ASSIGN_OR_RETURN(o.kind, index::ParseIndexKind(a.kind));
   o.buckets = a.buckets;
   o.cover = SplitColumns(a.cover);
   o.hoist = SplitColumns(a.hoist);
@@ -51,9 +54,10 @@ Status RunBuild(const BuildArgs& a) {
   RAP_ASSIGN_OR_RETURN(index::BuildResult r, index::BuildIndex(a.table, o));
   uint64_t bytes = 0;
   for (const auto& f : r.manifest.fragments) bytes += f.size;
-  std::printf("index %s version %lld: %lld files, %lld key rows, %lld entries in %zu fragment(s), %llu bytes "
+  std::printf("%s index %s version %lld: %lld files, %lld key rows, %lld entries in %zu fragment(s), %llu bytes "
               "(%.1f bytes/entry), %.3f s (%.0f key rows/s)\n",
-              r.index_url.c_str(), static_cast<long long>(r.manifest.version), static_cast<long long>(r.files),
+              index::IndexKindName(r.manifest.kind), r.index_url.c_str(), static_cast<long long>(r.manifest.version),
+              static_cast<long long>(r.files),
               static_cast<long long>(r.key_rows), static_cast<long long>(r.entries), r.manifest.fragments.size(),
               static_cast<unsigned long long>(bytes), r.entries ? static_cast<double>(bytes) / r.entries : 0.0,
               r.seconds, r.seconds > 0 ? r.key_rows / r.seconds : 0.0);
@@ -95,11 +99,15 @@ Status RunUpdate(const UpdateArgs& a) {
 struct CompactArgs {
   std::string url;
   int threads = 2;
+  bool rebalance = false;
+  int buckets = 0;
 };
 
 Status RunCompact(const CompactArgs& a) {
   index::CompactOptions o;
   o.threads = a.threads;
+  o.rebalance = a.rebalance;
+  o.partitions = a.buckets;
   const std::string url = IndexUrlOf(a.url);
   RAP_ASSIGN_OR_RETURN(index::CompactResult r, index::CompactIndex(url, o));
   if (!r.changed) {
@@ -145,6 +153,33 @@ Status RunInspect(const InspectArgs& a) {
   return Status::OK();
 }
 
+struct ListArgs {
+  std::string table;
+  bool json = false;
+};
+
+Status RunList(const ListArgs& a) {
+  RAP_ASSIGN_OR_RETURN(std::vector<index::IndexListing> list, index::ListIndexes(a.table));
+  for (const index::IndexListing& l : list) {
+    std::string key;
+    for (const index::KeyColumn& k : l.key) key += (key.empty() ? "" : ",") + k.name;
+    if (a.json) {
+      std::printf("{\"name\":%s,\"kind\":\"%s\",\"key\":%s,\"version\":%lld,\"table_version\":%lld,"
+                  "\"buckets\":%d,\"entries\":%lld,\"url\":%s}\n",
+                  columnar::JsonQuote(l.name).c_str(), index::IndexKindName(l.kind), columnar::JsonQuote(key).c_str(),
+                  static_cast<long long>(l.version), static_cast<long long>(l.table_version), l.buckets,
+                  static_cast<long long>(l.entries), columnar::JsonQuote(l.url).c_str());
+    } else {
+      std::printf("%-16s %-6s key %-20s version %lld (table version %lld), %d %s, %lld entries\n", l.name.c_str(),
+                  index::IndexKindName(l.kind), key.c_str(), static_cast<long long>(l.version),
+                  static_cast<long long>(l.table_version), l.buckets,
+                  l.kind == index::IndexKind::kSorted ? "partitions" : "buckets", static_cast<long long>(l.entries));
+    }
+  }
+  if (list.empty() && !a.json) std::printf("no index under %s/_rap_index/\n", a.table.c_str());
+  return Status::OK();
+}
+
 CommandRegistrar reg("index", [](CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("index", "Build and maintain the RAP index of a table (docs/index-format.md)");
   cmd->require_subcommand(1);
@@ -155,7 +190,10 @@ CommandRegistrar reg("index", [](CLI::App& app) {
   build->add_option("--key,-k", b->key, "Key column, or two comma-separated columns (compound key)")->required();
   build->add_option("--index", b->index_url, "Index URL (default: <table>/_rap_index/<name>)");
   build->add_option("--name", b->name, "Index name under <table>/_rap_index/")->capture_default_str();
-  build->add_option("--buckets", b->buckets, "Hash buckets (one fragment per bucket and run)")
+  build->add_option("--kind", b->kind, "hash (exact keys) or sorted (also ranges and prefixes: rap lookup --range)")
+      ->capture_default_str()->check(CLI::IsMember({"hash", "sorted"}));
+  build->add_option("--buckets", b->buckets,
+                    "Hash buckets, or sorted partitions (key ranges of even size); one fragment each per run")
       ->capture_default_str()->check(CLI::Range(1, 1 << 20));
   build->add_option("--cover", b->cover, "Covered columns: page locations in the index (no data-file footer read)");
   build->add_option("--hoist", b->hoist, "Hoisted columns: values in the index (no data read)");
@@ -165,6 +203,15 @@ CommandRegistrar reg("index", [](CLI::App& app) {
   build->add_flag("-q,--quiet", b->quiet, "No progress on stderr");
   build->callback([b] {
     Status st = RunBuild(*b);
+    if (!st.ok()) Fail(st);
+  });
+
+  auto l = std::make_shared<ListArgs>();
+  CLI::App* list = cmd->add_subcommand("list", "The indexes of a table (<table>/_rap_index/<name>), one per line");
+  list->add_option("table", l->table, "Table URL (a store that lists: path, file://, s3://)")->required();
+  list->add_flag("--json", l->json, "One JSON object per index");
+  list->callback([l] {
+    Status st = RunList(*l);
     if (!st.ok()) Fail(st);
   });
 
@@ -182,6 +229,9 @@ CommandRegistrar reg("index", [](CLI::App& app) {
   CLI::App* compact = cmd->add_subcommand("compact", "Merge each bucket's fragments into one, dropping removed files");
   compact->add_option("url", c->url, "Table or index URL")->required();
   compact->add_option("--threads", c->threads, "Buckets merged in parallel")->capture_default_str()->check(CLI::Range(1, 256));
+  compact->add_flag("--rebalance", c->rebalance, "Sorted index: merge everything and choose even partition boundaries again");
+  compact->add_option("--buckets", c->buckets, "Sorted index: re-partition into N partitions (implies --rebalance)")
+      ->check(CLI::Range(1, 1 << 20));
   compact->callback([c] {
     Status st = RunCompact(*c);
     if (!st.ok()) Fail(st);

@@ -1,5 +1,6 @@
-// `rap lookup TABLE|INDEX_URL --key V ...`: point lookups through the RAP index (index.h). The rows
-// of each key in request order, written as a table, JSON lines, CSV or Parquet; --stats prints the
+// `rap lookup TABLE|INDEX_URL [--index NAME] --key V ... | --range LO..HI | --prefix P`: point, range
+// and prefix lookups through a RAP index (index.h). The rows of each key in request order (a range:
+// every key's rows in key order), written as a table, JSON lines, CSV or Parquet; --stats prints the
 // lookup's rounds, requests and bytes; a key cut by --limit prints its next page token to stderr.
 #include <cstdio>
 #include <fstream>
@@ -11,6 +12,7 @@
 #include "command.h"
 #include "output_format.h"
 #include "plan_flags.h"
+#include "rap/index/build.h"
 #include "rap/index/index.h"
 
 namespace rap::cli {
@@ -18,6 +20,9 @@ namespace {
 
 struct LookupArgs {
   std::string url;
+  std::string index_name;
+  std::string range;
+  std::string prefix;
   std::vector<std::string> keys;
   std::string keys_file;
   std::string columns;
@@ -46,10 +51,54 @@ std::vector<std::string> SplitKeyText(const std::string& text, size_t parts, cha
   return out;
 }
 
+void PrintStats(const index::Index& idx, const std::string& what, const index::LookupStats& stats) {
+  const index::IndexInfo& info = idx.info();
+  std::fprintf(stderr, "index %s (%s, manifest version %lld, %lld files, %lld fragments)\n", info.index_url.c_str(),
+               index::IndexKindName(info.kind), static_cast<long long>(info.manifest_version),
+               static_cast<long long>(info.files), static_cast<long long>(info.fragments));
+  std::fprintf(stderr, "%s\n%s", what.c_str(), stats.ToString().c_str());
+}
+
+// --range / --prefix: the rows of every key in the range, in key order, one page of --limit rows.
+Status RunRangeLookup(const LookupArgs& a, const index::Index& idx) {
+  const std::vector<index::KeyColumn>& kc = idx.info().key;
+  if (!a.keys.empty() || !a.keys_file.empty()) return Status::InvalidArgument("--range/--prefix go without --key/--keys-file");
+  if (!a.range.empty() && !a.prefix.empty()) return Status::InvalidArgument("give --range or --prefix, not both");
+  if (a.page_tokens.size() > 1) return Status::InvalidArgument("a range lookup takes one --page-token");
+  index::KeyRange range;
+  if (!a.range.empty()) {
+    RAP_ASSIGN_OR_RETURN(range, index::ParseKeyRange(kc, a.range));
+  } else {
+    RAP_ASSIGN_OR_RETURN(range, index::PrefixRange(kc, SplitKeyText(a.prefix, kc.size(), ',')));
+  }
+  index::RangeLookupOptions ro;
+  ro.columns = SplitColumns(a.columns);
+  ro.limit = a.limit;
+  if (!a.page_tokens.empty()) ro.page_token = a.page_tokens[0];
+  ro.use_cover = !a.no_cover;
+  index::RangeResult res;
+  for (int i = 0; i < a.repeat; ++i) {
+    RAP_ASSIGN_OR_RETURN(res, idx.LookupRange(range, ro));
+  }
+  if (a.output.format != "none") {
+    RAP_ASSIGN_OR_RETURN(auto out, OpenBatchOutput(a.output, res.schema));
+    if (res.rows.num_rows > 0) RAP_RETURN_NOT_OK(out->Write(res.rows));
+    RAP_RETURN_NOT_OK(out->Close());
+  }
+  if (!res.next_page_token.empty()) std::fprintf(stderr, "more rows, --page-token %s\n", res.next_page_token.c_str());
+  if (a.stats) {
+    PrintStats(idx, fmt::format("range {}\nkeys {}", index::FormatKeyRange(kc, range), res.keys), res.stats);
+  }
+  return a.plan.WriteLog();
+}
+
 Status RunLookup(const LookupArgs& a) {
   index::IndexOpenOptions oo;
   RAP_ASSIGN_OR_RETURN(oo.plan, a.plan.Options());
-  RAP_ASSIGN_OR_RETURN(auto idx, index::Index::Open(a.url, oo));
+  // --index NAME: the table's index <url>/_rap_index/NAME (a secondary index).
+  const std::string url = a.index_name.empty() ? a.url : index::DefaultIndexUrl(a.url, a.index_name);
+  RAP_ASSIGN_OR_RETURN(auto idx, index::Index::Open(url, oo));
+  if (!a.range.empty() || !a.prefix.empty()) return RunRangeLookup(a, *idx);
   const size_t nparts = idx->info().key.size();
   std::vector<index::Key> keys;
   for (const std::string& k : a.keys) {
@@ -99,13 +148,7 @@ Status RunLookup(const LookupArgs& a) {
                    k.next_page_token.c_str());
     }
   }
-  if (a.stats) {
-    const index::IndexInfo& info = idx->info();
-    std::fprintf(stderr, "index %s (manifest version %lld, %lld files, %lld fragments)\n", info.index_url.c_str(),
-                 static_cast<long long>(info.manifest_version), static_cast<long long>(info.files),
-                 static_cast<long long>(info.fragments));
-    std::fprintf(stderr, "keys %zu\n%s", keys.size(), res.stats.ToString().c_str());
-  }
+  if (a.stats) PrintStats(*idx, fmt::format("keys {}", keys.size()), res.stats);
   return a.plan.WriteLog();
 }
 
@@ -113,10 +156,17 @@ CommandRegistrar reg("lookup", [](CLI::App& app) {
   auto args = std::make_shared<LookupArgs>();
   CLI::App* cmd = app.add_subcommand("lookup", "Look keys up through the RAP index of a table (rap index build)");
   cmd->add_option("url", args->url, "Table URL (its default index) or index URL")->required();
+  cmd->add_option("--index", args->index_name, "Index name: <url>/_rap_index/NAME (rap index list; default: the URL's index)");
   cmd->add_option("--key,-k", args->keys, "A key (repeatable); a compound key as \"a,b\"");
+  cmd->add_option("--range", args->range,
+                  "Every key in a range, in key order: LO..HI (inclusive), LO..<HI, LO<..HI, LO.., ..HI; a compound "
+                  "key's bounds may give only the leading columns (\"a\" or \"a,b\")");
+  cmd->add_option("--prefix", args->prefix,
+                  "Every key starting with P (string/binary: byte prefix); compound: \"a\" or \"a,P\" (leading "
+                  "columns equal, the last one a prefix)");
   cmd->add_option("--keys-file", args->keys_file, "Keys, one per line (compound parts separated by tabs)");
   cmd->add_option("--columns,-c", args->columns, "Comma-separated output columns (default: all)");
-  cmd->add_option("--limit,-n", args->limit, "At most N rows per key (then a page token is printed)");
+  cmd->add_option("--limit,-n", args->limit, "At most N rows per key (a range: in all); then a page token is printed");
   cmd->add_option("--page-token", args->page_tokens, "Resume a key where its last page ended (one per key)");
   args->output.AddTo(cmd, /*allow_none=*/true);
   cmd->add_flag("--stats", args->stats, "Print dependent rounds, requests, bytes and index page counts to stderr");

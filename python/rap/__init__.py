@@ -257,6 +257,32 @@ class Index:
         inner, tokens, counts = self._i.lookup(_keys(keys), _columns(columns), limit_per_key, page_token)
         return RecordBatchReader(inner, tokens, counts), tokens
 
+    def lookup_range(
+        self,
+        lo: Any = None,
+        hi: Any = None,
+        *,
+        lo_inclusive: bool = True,
+        hi_inclusive: bool = True,
+        prefix: Any = None,
+        columns: Optional[Union[str, Sequence[str]]] = None,
+        limit: Optional[int] = None,
+        page_token: Optional[str] = None,
+    ) -> Tuple[RecordBatchReader, Optional[str]]:
+        """The rows of every key in a range, in key order; returns ``(reader, next_page_token)``.
+
+        lo, hi: bounds (None: open), each a value of the first key column or a tuple of the leading
+        key columns' values (``(42,)`` on a (user, ts) key selects every ts of user 42); inclusive
+        unless ``lo_inclusive``/``hi_inclusive`` say otherwise. prefix: instead of lo/hi, every key
+        starting with it (str/bytes: byte prefix; a tuple: leading columns equal, the last a prefix).
+        limit: at most N rows; ``next_page_token`` (None at the end) then resumes the same range.
+        Best on a sorted index (``build_index(..., kind="sorted")``): it reads only the partitions the
+        range touches; a hash index reads every fragment.
+        """
+        inner, token, _ = self._i.lookup_range(lo, hi, lo_inclusive, hi_inclusive, prefix, _columns(columns), limit,
+                                               page_token)
+        return RecordBatchReader(inner, [token], None), token
+
     def refresh(self) -> bool:
         """Loads a newer manifest if one was published; True when the index changed."""
         return self._i.refresh()
@@ -290,6 +316,7 @@ def build_index(
     *,
     index: Optional[str] = None,
     name: str = "default",
+    kind: str = "hash",
     buckets: int = 1,
     cover: Optional[Union[str, Sequence[str]]] = None,
     hoist: Optional[Union[str, Sequence[str]]] = None,
@@ -301,13 +328,14 @@ def build_index(
     """Indexes every live file of a table (``rap index build``); returns what was written.
 
     key: the key column, or two (a compound key). index: the index URL (default
-    ``<table>/_rap_index/<name>``). cover: columns whose page locations go into the index; hoist:
+    ``<table>/_rap_index/<name>``). kind: "hash" (exact keys) or "sorted" (range-partitioned: also
+    :meth:`Index.lookup_range`; buckets is then the number of partitions). cover: columns whose page locations go into the index; hoist:
     columns whose values go into the index. progress: None (a bar on a terminal), False, or a
     callable ``progress(done, total)``.
     """
     return _rap.build_index(table, _columns(key, "key"), index, name, buckets, _columns(cover, "cover") or [],
                             _columns(hoist, "hoist") or [], threads, page_rows,
-                            make_progress(progress, "indexing"), storage_options)
+                            make_progress(progress, "indexing"), storage_options, kind=kind)
 
 
 def update_index(url: str, *, threads: int = 2, progress: ProgressArg = None,

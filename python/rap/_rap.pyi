@@ -35,6 +35,17 @@ class Index:
         limit_per_key: Optional[int] = None,
         page_token: Optional[Union[str, Sequence[Optional[str]]]] = None,
     ) -> Tuple[Reader, List[Optional[str]], List[int]]: ...
+    def lookup_range(
+        self,
+        lo: Any = None,
+        hi: Any = None,
+        lo_inclusive: bool = True,
+        hi_inclusive: bool = True,
+        prefix: Any = None,
+        columns: Optional[Sequence[str]] = None,
+        limit: Optional[int] = None,
+        page_token: Optional[str] = None,
+    ) -> Tuple[Reader, Optional[str], int]: ...
     def refresh(self) -> bool: ...
     def info(self) -> Dict[str, Any]: ...
 
@@ -63,6 +74,7 @@ def build_index(
     page_rows: int = 256,
     progress: _Progress = None,
     storage_options: _StorageOptions = None,
+    kind: str = "hash",
 ) -> Dict[str, Any]: ...
 # Distributed builds (rap.spark.build_index): the plan is a dict of plain values, a part its manifest JSON.
 def plan_build(table: str, key: Sequence[str], index: Optional[str] = None, name: str = "default",

@@ -249,6 +249,58 @@ class PyIndex {
     return nb::make_tuple(nb::cast(std::move(reader)), tokens, counts);
   }
 
+  // A bound or prefix: one value (the first key column) or a tuple of the leading columns' values.
+  index::Key LeadingKey(nb::handle v, const char* what) const {
+    const std::vector<index::KeyColumn>& cols = index_->info().key;
+    index::Key k;
+    if (nb::isinstance<nb::tuple>(v)) {
+      if (nb::len(v) == 0 || nb::len(v) > cols.size()) {
+        Raise(Status::InvalidArgument(std::string(what) + ": a tuple of 1 to " + std::to_string(cols.size()) +
+                                      " key parts"));
+      }
+      for (size_t c = 0; c < nb::len(v); ++c) k.parts.push_back(PartFromPython(cols[c], v[c], 0));
+    } else {
+      k.parts.push_back(PartFromPython(cols[0], v, 0));
+    }
+    return k;
+  }
+
+  // (reader, next page token or None, distinct keys).
+  nb::tuple LookupRange(nb::handle lo, nb::handle hi, bool lo_inclusive, bool hi_inclusive, nb::handle prefix,
+                        std::optional<std::vector<std::string>> columns, std::optional<int64_t> limit,
+                        std::optional<std::string> page_token) {
+    index::KeyRange range;
+    if (!prefix.is_none()) {
+      if (!lo.is_none() || !hi.is_none()) Raise(Status::InvalidArgument("prefix: give a prefix or lo/hi, not both"));
+      range = Unwrap(index::PrefixRangeOf(index_->info().key, LeadingKey(prefix, "prefix")));
+    } else {
+      if (!lo.is_none()) range.lo = index::KeyBound{LeadingKey(lo, "lo"), lo_inclusive};
+      if (!hi.is_none()) range.hi = index::KeyBound{LeadingKey(hi, "hi"), hi_inclusive};
+    }
+    index::RangeLookupOptions ro;
+    if (columns) ro.columns = *columns;
+    if (limit) {
+      if (*limit < 1) Raise(Status::InvalidArgument("limit: " + std::to_string(*limit) + " is not positive"));
+      ro.limit = *limit;
+    }
+    if (page_token) ro.page_token = *page_token;
+    Result<index::RangeResult> res = index::RangeResult{};
+    {
+      nb::gil_scoped_release release;
+      res = index_->LookupRange(range, ro);
+    }
+    if (!res.ok()) Raise(res.status());
+    std::vector<RecordBatch> batches;
+    nb::list counts;
+    counts.append(res->rows.num_rows);
+    if (res->rows.num_rows > 0) batches.push_back(std::move(res->rows));
+    auto stats = std::make_shared<StatsHolder>();
+    stats->Set(LookupStatsList(res->stats));
+    auto reader = std::make_unique<Reader>(MakeVectorReader(res->schema, std::move(batches)), res->schema, stats);
+    nb::object token = res->next_page_token.empty() ? nb::none() : nb::object(nb::str(res->next_page_token.c_str()));
+    return nb::make_tuple(nb::cast(std::move(reader)), token, res->keys);
+  }
+
   bool Refresh() {
     Result<bool> r = false;
     {
@@ -270,6 +322,8 @@ class PyIndex {
     d["table_version"] = i.table_version;
     d["table_kind"] = i.table_kind;
     d["buckets"] = i.buckets;
+    d["name"] = i.name;
+    d["kind"] = index::IndexKindName(i.kind);
     d["files"] = i.files;
     d["fragments"] = i.fragments;
     d["cover"] = i.cover;
@@ -297,6 +351,9 @@ void BindIndex(nb::module_& m) {
                   nb::arg("storage_options") = nb::none())
       .def("lookup", &PyIndex::Lookup, nb::arg("keys"), nb::arg("columns") = nb::none(),
            nb::arg("limit_per_key") = nb::none(), nb::arg("page_token") = nb::none())
+      .def("lookup_range", &PyIndex::LookupRange, nb::arg("lo") = nb::none(), nb::arg("hi") = nb::none(),
+           nb::arg("lo_inclusive") = true, nb::arg("hi_inclusive") = true, nb::arg("prefix") = nb::none(),
+           nb::arg("columns") = nb::none(), nb::arg("limit") = nb::none(), nb::arg("page_token") = nb::none())
       .def("refresh", &PyIndex::Refresh)
       .def("info", &PyIndex::Info);
 }

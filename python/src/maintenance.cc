@@ -79,8 +79,10 @@ void CheckThreads(int threads) {
 
 nb::dict BuildIndex(const std::string& table, const std::vector<std::string>& key, std::optional<std::string> index_url,
                     const std::string& name, int buckets, std::vector<std::string> cover, std::vector<std::string> hoist,
-                    int threads, int64_t page_rows, nb::object progress, nb::handle storage_options) {
+                    int threads, int64_t page_rows, nb::object progress, nb::handle storage_options,
+                    const std::string& kind) {
   index::BuildOptions o;
+  o.kind = Unwrap(index::ParseIndexKind(kind));
   if (key.empty() || key.size() > 2) Raise(Status::InvalidArgument("key: one or two key columns, got " + std::to_string(key.size())));
   if (buckets < 1 || buckets > (1 << 20)) Raise(Status::InvalidArgument("buckets: " + std::to_string(buckets) + " is not in [1, 1048576]"));
   if (page_rows < 8 || page_rows > (int64_t{1} << 20)) Raise(Status::InvalidArgument("page_rows: " + std::to_string(page_rows) + " is not in [8, 1048576]"));
@@ -109,6 +111,7 @@ nb::dict BuildIndex(const std::string& table, const std::vector<std::string>& ke
   d["key_rows"] = r.key_rows;
   d["entries"] = r.entries;
   d["fragments"] = r.manifest.fragments.size();
+  d["kind"] = index::IndexKindName(r.manifest.kind);
   d["bytes"] = bytes;
   d["seconds"] = r.seconds;
   return d;
@@ -375,7 +378,7 @@ void BindMaintenance(nb::module_& m) {
   m.def("build_index", &BuildIndex, nb::arg("table"), nb::arg("key"), nb::arg("index") = nb::none(),
         nb::arg("name") = "default", nb::arg("buckets") = 1, nb::arg("cover") = std::vector<std::string>(),
         nb::arg("hoist") = std::vector<std::string>(), nb::arg("threads") = 2, nb::arg("page_rows") = 256,
-        nb::arg("progress") = nb::none(), nb::arg("storage_options") = nb::none());
+        nb::arg("progress") = nb::none(), nb::arg("storage_options") = nb::none(), nb::arg("kind") = "hash");
   m.def("update_index", &UpdateIndex, nb::arg("url"), nb::arg("threads") = 2, nb::arg("progress") = nb::none(),
         nb::arg("storage_options") = nb::none());
   m.def("compact_index", &CompactIndex, nb::arg("url"), nb::arg("threads") = 2, nb::arg("storage_options") = nb::none());

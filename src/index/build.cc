@@ -177,6 +177,8 @@ Result<BuildResult> BuildIndex(const std::string& table_url, const BuildOptions&
     if (!writer) {
       IndexWriterOptions wo;
       wo.key = key;
+      wo.kind = options.kind;
+      wo.name = options.name;
       wo.buckets = options.buckets;
       wo.cover = options.cover;
       wo.hoist = f.hoisted;
@@ -408,6 +410,7 @@ Result<UpdateResult> UpdateOnce(const std::string& index_url, const UpdateOption
   std::unique_ptr<IndexWriter> writer;
   IndexWriterOptions wo;
   wo.key = base.key;
+  wo.kind = base.kind;
   wo.buckets = base.buckets;
   wo.cover = base.cover;
   wo.fragment = options.fragment;

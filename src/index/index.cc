@@ -204,6 +204,8 @@ Result<std::shared_ptr<Index::Snapshot>> Index::Impl::Load(int64_t version) cons
   info.table_version = m.table_version;
   info.table_kind = m.table_kind;
   info.buckets = m.buckets;
+  info.name = m.name;
+  info.kind = m.kind;
   for (const FileEntry& f : m.files) {
     if (f.removed) continue;
     ++info.files;

@@ -2,6 +2,7 @@
 #include "rap/index/index_writer.h"
 
 #include <atomic>
+#include <algorithm>
 #include <chrono>
 #include <random>
 
@@ -26,6 +27,7 @@ Result<std::unique_ptr<IndexWriter>> IndexWriter::Make(std::string index_url, In
   if (base) {
     if (base->key != options.key) return Status::InvalidArgument("the key columns differ from the index's");
     options.buckets = base->buckets;
+    options.kind = base->kind;
     w->manifest_ = std::move(*base);
   } else {
     RAP_ASSIGN_OR_RETURN(w->manifest_.version, [&]() -> Result<int64_t> {
@@ -39,13 +41,17 @@ Result<std::unique_ptr<IndexWriter>> IndexWriter::Make(std::string index_url, In
       RAP_ASSIGN_OR_RETURN(Manifest old, ReadManifest(*w->store_, w->dir_, w->manifest_.version));
       w->manifest_.next_run = old.next_run;
     }
+    w->manifest_.name = options.name;
     w->manifest_.key = options.key;
-    w->manifest_.buckets = options.buckets;
+    w->manifest_.kind = options.kind;
+    w->manifest_.bucket_function = options.kind == IndexKind::kSorted ? kRangeFunction : kBucketFunction;
+    w->manifest_.buckets = options.kind == IndexKind::kSorted ? 1 : options.buckets;
+    w->choose_boundaries_ = options.kind == IndexKind::kSorted;
     w->manifest_.cover = options.cover;
     for (const Field& h : options.hoist) w->manifest_.hoist.push_back(h.name);
   }
   w->options_ = std::move(options);
-  w->buckets_.resize(static_cast<size_t>(w->options_.buckets));
+  w->buckets_.resize(static_cast<size_t>(w->manifest_.buckets));
   return w;
 }
 
@@ -92,7 +98,7 @@ Status IndexWriter::AddEntry(IndexEntry e) {
   }
   if (e.num_rows <= 0 || e.first_row < 0) return Status::InvalidArgument("an entry needs first_row >= 0 and num_rows > 0");
   if (e.hoisted.size() != options_.hoist.size()) return Status::InvalidArgument("an entry lacks hoisted values");
-  const int32_t b = BucketOf(options_.key, e.key, options_.buckets);
+  const int32_t b = choose_boundaries_ ? 0 : manifest_.BucketOfKey(e.key);
   buckets_[static_cast<size_t>(b)].push_back(std::move(e));
   ++num_entries_;
   return Status::OK();
@@ -108,8 +114,34 @@ Result<Manifest> IndexWriter::Commit(const std::string& table_root, const std::s
   return published;
 }
 
+void IndexWriter::ChooseBoundaries() {
+  choose_boundaries_ = false;
+  std::vector<IndexEntry> all = std::move(buckets_[0]);
+  const std::vector<KeyColumn>& kc = options_.key;
+  // A sample of the keys at an even stride over the entries (at most kSample of them).
+  constexpr size_t kSample = 1 << 16;
+  const size_t stride = std::max<size_t>(1, all.size() / kSample);
+  std::vector<const Key*> sample;
+  for (size_t i = 0; i < all.size(); i += stride) sample.push_back(&all[i].key);
+  std::sort(sample.begin(), sample.end(), [&](const Key* a, const Key* b) { return CompareKeys(kc, *a, *b) < 0; });
+  std::vector<Key> bounds;
+  const size_t parts = static_cast<size_t>(std::max(1, options_.buckets));
+  for (size_t p = 1; p < parts && !sample.empty(); ++p) {
+    const Key& k = *sample[p * sample.size() / parts];
+    // Strictly increasing, and above the smallest key (partition 0 is never empty by choice).
+    if (CompareKeys(kc, k, *sample.front()) <= 0) continue;
+    if (!bounds.empty() && CompareKeys(kc, bounds.back(), k) >= 0) continue;
+    bounds.push_back(k);
+  }
+  manifest_.boundaries = std::move(bounds);
+  manifest_.buckets = static_cast<int32_t>(manifest_.boundaries.size() + 1);
+  buckets_.assign(static_cast<size_t>(manifest_.buckets), {});
+  for (IndexEntry& e : all) buckets_[static_cast<size_t>(manifest_.BucketOfKey(e.key))].push_back(std::move(e));
+}
+
 Status IndexWriter::Stage() {
   if (staged_) return Status::OK();
+  if (choose_boundaries_) ChooseBoundaries();
   const int64_t run = options_.run.value_or(manifest_.next_run);
   std::string token = options_.token;
   if (token.empty()) {

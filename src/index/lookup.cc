@@ -15,12 +15,7 @@
 
 namespace rap::index {
 
-using internal::ColumnFrom;
-using internal::KeyPiece;
-using internal::LookupState;
-using internal::PageToken;
-
-namespace {
+namespace internal {
 
 Result<PageToken> ParseToken(const std::string& t) {
   PageToken tok;
@@ -181,6 +176,8 @@ Status ResolveColumns(LookupState& st) {
 }
 
 // ---- index pages ----
+Status LoadFragmentList(LookupState& st, std::vector<int> to_load);
+
 // The candidate fragments per key (bucket and key bounds), with the footer and key page index of
 // each loaded (one round for those not loaded yet, without preload).
 Status LoadFragments(LookupState& st) {
@@ -190,7 +187,7 @@ Status LoadFragments(LookupState& st) {
   st.candidates.assign(st.keys.size(), {});
   std::vector<int> to_load;
   for (size_t i = 0; i < st.keys.size(); ++i) {
-    const int32_t b = BucketOf(kc, st.keys[i], m.buckets);
+    const int32_t b = m.BucketOfKey(st.keys[i]);
     for (int fi : snap.by_bucket[static_cast<size_t>(b)]) {
       const FragmentState& f = *snap.fragments[static_cast<size_t>(fi)];
       if (f.entry.entries <= 0 || CompareKeys(kc, st.keys[i], f.entry.min_key) < 0 ||
@@ -201,6 +198,12 @@ Status LoadFragments(LookupState& st) {
       to_load.push_back(fi);
     }
   }
+  return LoadFragmentList(st, std::move(to_load));
+}
+
+Status LoadFragmentList(LookupState& st, std::vector<int> to_load) {
+  const Index::Snapshot& snap = *st.snap;
+  const Manifest& m = snap.manifest;
   std::sort(to_load.begin(), to_load.end());
   to_load.erase(std::unique(to_load.begin(), to_load.end()), to_load.end());
   std::vector<std::function<void()>> tasks;
@@ -573,7 +576,9 @@ Status AssembleBatches(LookupState& st, internal::DataMode mode) {
   return Status::OK();
 }
 
-}  // namespace
+}  // namespace internal
+
+using namespace internal;  // NOLINT(google-build-using-namespace): the phases above
 
 Result<LookupResult> Index::Lookup(std::span<const Key> keys, const LookupOptions& opt) const {
   const double t0 = NowSeconds();

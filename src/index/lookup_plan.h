@@ -79,6 +79,26 @@ struct LookupState {
   LookupResult res;
 };
 
+// Phases shared by Index::Lookup (lookup.cc) and Index::LookupRange (lookup_range.cc).
+// The output columns (st.opt->columns) and their sources into st.out and st.res.schema.
+Status ResolveColumns(LookupState& st);
+// Loads the footer and key page directory of the fragments not loaded yet (one round for those).
+Status LoadFragmentList(LookupState& st, std::vector<int> to_load);
+// st.pages (keys: the (fragment, page) pairs wanted) from the page cache, the others read in one
+// parallel round, a task per fragment.
+Status ReadIndexPages(LookupState& st);
+// The deletion vectors of the files of st.entries (cached per Index; the others in one round).
+Status LoadDeletionVectors(LookupState& st);
+// The live rows of [begin, end) of `file` (without those its deletion vector names).
+std::vector<read::RowRange> LiveRows(const LookupState& st, int32_t file, int64_t begin, int64_t end);
+// Reads the data columns of st.pieces (none, hoisted, covered or from the data files).
+Result<DataMode> ReadDataColumns(LookupState& st);
+// One batch per key of st.keys into st.res.keys[i].rows (key columns repeated).
+Status AssembleBatches(LookupState& st, DataMode mode);
+// The end of one parallel round: the first task error, else the round's requests (added to stats).
+Result<int64_t> FinishRound(const std::vector<Status>& errors, const std::vector<std::shared_ptr<CountingStore>>& stores,
+                            LookupStats* stats);
+
 // Reads the data columns of every piece (one parallel round when footers and page indexes are
 // cached, or with covering data).
 Status ReadData(const DataRequest& request, DataStats* stats);

@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "rap/index/build.h"
 #include "rap/read/merge_reader.h"
 #include "rap/util/thread_pool.h"
 
@@ -39,10 +40,10 @@ int64_t NowMs() {
       .count();
 }
 
-// Merges `frags` (sorted runs, in run order) into one fragment, dropping entries of removed files.
-Result<FragmentEntry> MergeBucket(const Opened& o, const std::vector<const FragmentEntry*>& frags, int32_t bucket,
-                                  int64_t run, const std::string& token, const FragmentWriteOptions& fo,
-                                  int64_t* kept, int64_t* dropped) {
+// The entries of `frags` (sorted runs, in run order) merged in (key, file, first_row) order,
+// without those of removed files; the hoisted fields from the merged schema.
+Status MergeEntries(const Opened& o, const std::vector<const FragmentEntry*>& frags, int32_t bucket,
+                    std::vector<IndexEntry>* entries, std::vector<Field>* hoisted, int64_t* kept, int64_t* dropped) {
   const Manifest& m = o.manifest;
   std::vector<read::MergeRun> runs;
   for (const FragmentEntry* f : frags) {
@@ -56,12 +57,12 @@ Result<FragmentEntry> MergeBucket(const Opened& o, const std::vector<const Fragm
   RAP_ASSIGN_OR_RETURN(auto merge, read::MergeReader::Make(o.store, std::move(runs), mo));
   const std::string what = "bucket " + std::to_string(bucket) + " merge";
   RAP_ASSIGN_OR_RETURN(FragmentLayout layout, FragmentLayout::Of(*merge->schema(), m, what));
-  std::vector<Field> hoisted;
+  hoisted->clear();
   for (size_t h = 0; h < m.hoist.size(); ++h) {
     const Field& lf = merge->schema()->fields[static_cast<size_t>(layout.hoist[h])];
-    hoisted.push_back({m.hoist[h], lf.type->children[0].type, true});
+    hoisted->push_back({m.hoist[h], lf.type->children[0].type, true});
   }
-  std::vector<IndexEntry> entries;
+  const size_t first = entries->size();
   while (true) {
     RAP_ASSIGN_OR_RETURN(auto batch, merge->Next());
     if (!batch) break;
@@ -77,12 +78,23 @@ Result<FragmentEntry> MergeBucket(const Opened& o, const std::vector<const Fragm
         continue;
       }
       ++*kept;
-      entries.push_back(std::move(e));
+      entries->push_back(std::move(e));
     }
   }
   // The merge orders by key with ties in run order; runs hold increasing file ordinals, but keep
   // (key, file, first_row) exact whatever the history.
-  SortEntries(m.key, &entries);
+  std::vector<IndexEntry> mine(std::make_move_iterator(entries->begin() + static_cast<std::ptrdiff_t>(first)),
+                               std::make_move_iterator(entries->end()));
+  entries->resize(first);
+  SortEntries(m.key, &mine);
+  for (IndexEntry& e : mine) entries->push_back(std::move(e));
+  return Status::OK();
+}
+
+Result<FragmentEntry> WriteMerged(const Opened& o, const std::vector<IndexEntry>& entries,
+                                  const std::vector<Field>& hoisted, int32_t bucket, int64_t run,
+                                  const std::string& token, const FragmentWriteOptions& fo) {
+  const Manifest& m = o.manifest;
   char name[96];
   std::snprintf(name, sizeof(name), "fragments/r%06lld-%s-b%05d.parquet", static_cast<long long>(run), token.c_str(),
                 bucket);
@@ -91,6 +103,82 @@ Result<FragmentEntry> MergeBucket(const Opened& o, const std::vector<const Fragm
   auto info = o.store->Head(io::JoinPath(o.dir, fe.path));
   if (info.ok()) fe.etag = info->etag;
   return fe;
+}
+
+// Merges `frags` (sorted runs, in run order) into one fragment, dropping entries of removed files.
+Result<FragmentEntry> MergeBucket(const Opened& o, const std::vector<const FragmentEntry*>& frags, int32_t bucket,
+                                  int64_t run, const std::string& token, const FragmentWriteOptions& fo,
+                                  int64_t* kept, int64_t* dropped) {
+  std::vector<IndexEntry> entries;
+  std::vector<Field> hoisted;
+  RAP_RETURN_NOT_OK(MergeEntries(o, frags, bucket, &entries, &hoisted, kept, dropped));
+  return WriteMerged(o, entries, hoisted, bucket, run, token, fo);
+}
+
+// Sorted kind, --rebalance: every partition merged (in partition order the entries are in key
+// order), new boundaries at even entry counts, every partition written anew.
+Result<CompactResult> Rebalance(const Opened& o, const CompactOptions& options) {
+  const Manifest& m = o.manifest;
+  CompactResult out;
+  out.fragments_before = static_cast<int64_t>(m.fragments.size());
+  std::vector<std::vector<const FragmentEntry*>> by_bucket(static_cast<size_t>(m.buckets));
+  for (const FragmentEntry& f : m.fragments) by_bucket[static_cast<size_t>(f.bucket)].push_back(&f);
+  std::vector<IndexEntry> all;
+  std::vector<Field> hoisted;
+  for (size_t b = 0; b < by_bucket.size(); ++b) {
+    auto& fs = by_bucket[b];
+    if (fs.empty()) continue;
+    std::stable_sort(fs.begin(), fs.end(), [](const FragmentEntry* a, const FragmentEntry* c) { return a->run < c->run; });
+    RAP_RETURN_NOT_OK(MergeEntries(o, fs, static_cast<int32_t>(b), &all, &hoisted, &out.entries_kept,
+                                   &out.entries_dropped));
+  }
+  const size_t parts = static_cast<size_t>(options.partitions > 0 ? options.partitions : m.buckets);
+  std::vector<Key> bounds;
+  for (size_t p = 1; p < parts && !all.empty(); ++p) {
+    const Key& k = all[p * all.size() / parts].key;
+    if (CompareKeys(m.key, k, all.front().key) <= 0) continue;
+    if (!bounds.empty() && CompareKeys(m.key, bounds.back(), k) >= 0) continue;
+    bounds.push_back(k);
+  }
+  Manifest next = m;
+  next.boundaries = std::move(bounds);
+  next.buckets = static_cast<int32_t>(next.boundaries.size() + 1);
+  // Split the sorted entries at the new boundaries.
+  std::vector<std::vector<IndexEntry>> split(static_cast<size_t>(next.buckets));
+  for (IndexEntry& e : all) split[static_cast<size_t>(next.BucketOfKey(e.key))].push_back(std::move(e));
+  all.clear();
+  const int64_t run = m.next_run;
+  std::random_device rd;
+  const std::string token = fmt::format("{:08x}", static_cast<unsigned>(rd()));
+  std::vector<std::optional<Result<FragmentEntry>>> written(split.size());
+  {
+    ThreadPool pool(static_cast<size_t>(std::max(1, options.threads)));
+    for (size_t b = 0; b < split.size(); ++b) {
+      if (split[b].empty()) continue;
+      pool.Submit([&, b] {
+        written[b] = WriteMerged(o, split[b], hoisted, static_cast<int32_t>(b), run, token, options.fragment);
+      });
+    }
+  }
+  next.fragments.clear();
+  for (auto& w : written) {
+    if (!w) continue;
+    if (!w->ok()) return w->status();
+    next.fragments.push_back(std::move(**w));
+  }
+  next.version = m.version + 1;
+  next.next_run = run + 1;
+  next.created_ms = NowMs();
+  if (Status st = PublishManifest(*o.store, o.dir, next); !st.ok()) {
+    if (st.code() == StatusCode::kChanged) {
+      for (const FragmentEntry& f : next.fragments) (void)o.store->Delete(io::JoinPath(o.dir, f.path));
+    }
+    return st;
+  }
+  out.manifest = std::move(next);
+  out.changed = true;
+  out.fragments_after = static_cast<int64_t>(out.manifest.fragments.size());
+  return out;
 }
 
 }  // namespace
@@ -114,6 +202,13 @@ namespace {
 Result<CompactResult> CompactOnce(const std::string& index_url, const CompactOptions& options) {
   RAP_ASSIGN_OR_RETURN(Opened o, OpenLatest(index_url));
   const Manifest& m = o.manifest;
+  if (options.rebalance || options.partitions > 0) {
+    if (m.kind != IndexKind::kSorted) {
+      return Status::InvalidArgument("index " + index_url + ": --rebalance/--buckets re-partition a sorted index; this "
+                                     "one is " + IndexKindName(m.kind) + " (rebuild it to change its buckets)");
+    }
+    return Rebalance(o, options);
+  }
   CompactResult out;
   out.fragments_before = static_cast<int64_t>(m.fragments.size());
   std::vector<std::vector<const FragmentEntry*>> by_bucket(static_cast<size_t>(m.buckets));
@@ -292,7 +387,13 @@ Result<std::string> InspectIndex(const std::string& index_url, int64_t version, 
   std::string key;
   for (const KeyColumn& k : m.key) key += (key.empty() ? "" : ", ") + k.name + " " + KeyTypeName(k.type);
   s += fmt::format("key        {}\n", key);
+  s += fmt::format("kind       {}\n", IndexKindName(m.kind));
   s += fmt::format("buckets    {} ({})\n", m.buckets, m.bucket_function);
+  if (m.kind == IndexKind::kSorted) {
+    std::string bounds;
+    for (const Key& b : m.boundaries) bounds += (bounds.empty() ? "" : " | ") + FormatKey(m.key, b);
+    s += fmt::format("boundaries {}\n", bounds.empty() ? std::string("-") : bounds);
+  }
   auto join = [](const std::vector<std::string>& v) {
     std::string out;
     for (const std::string& x : v) out += (out.empty() ? "" : ", ") + x;
@@ -328,6 +429,45 @@ Result<std::string> InspectIndex(const std::string& index_url, int64_t version, 
                      f.entries ? FormatKey(m.key, f.max_key) : "", files);
   }
   return s;
+}
+
+Result<std::vector<IndexListing>> ListIndexes(const std::string& table_url) {
+  RAP_ASSIGN_OR_RETURN(io::ResolvedUrl r, io::OpenUrl(table_url));
+  const std::string root = io::JoinPath(r.path, "_rap_index/");
+  auto listing = r.store->List(root);
+  if (!listing.ok()) {
+    if (listing.status().code() == StatusCode::kNotFound) return std::vector<IndexListing>{};
+    return listing.status().WithContext(table_url + ": listing the indexes under _rap_index/");
+  }
+  // <root><name>/_manifest/<version>.json names an index.
+  std::set<std::string> names;
+  for (const io::ObjectInfo& info : *listing) {
+    if (info.path.rfind(root, 0) != 0) continue;
+    const std::string rest = info.path.substr(root.size());
+    const size_t slash = rest.find('/');
+    if (slash == std::string::npos || rest.compare(slash, 11, "/_manifest/") != 0) continue;
+    names.insert(rest.substr(0, slash));
+  }
+  std::vector<IndexListing> out;
+  for (const std::string& name : names) {
+    const std::string dir = io::JoinPath(r.path, "_rap_index/" + name);
+    auto latest = FindLatestVersion(*r.store, dir);
+    if (!latest.ok()) continue;  // a folder without a published manifest (a build in progress)
+    RAP_ASSIGN_OR_RETURN(Manifest m, ReadManifest(*r.store, dir, *latest));
+    IndexListing l;
+    l.name = name;
+    l.url = DefaultIndexUrl(table_url, name);
+    l.kind = m.kind;
+    l.key = m.key;
+    l.version = m.version;
+    l.table_version = m.table_version;
+    l.buckets = m.buckets;
+    for (const FragmentEntry& f : m.fragments) l.entries += f.entries;
+    l.cover = m.cover;
+    l.hoist = m.hoist;
+    out.push_back(std::move(l));
+  }
+  return out;
 }
 
 }  // namespace rap::index

@@ -13,6 +13,22 @@ namespace rap::index {
 
 using nlohmann::json;
 
+const char* IndexKindName(IndexKind kind) { return kind == IndexKind::kSorted ? "sorted" : "hash"; }
+
+Result<IndexKind> ParseIndexKind(std::string_view name) {
+  if (name == "hash") return IndexKind::kHash;
+  if (name == "sorted") return IndexKind::kSorted;
+  return Status::InvalidArgument("unknown index kind '" + std::string(name) + "' (expected hash or sorted)");
+}
+
+int32_t Manifest::BucketOfKey(const Key& k) const {
+  if (kind == IndexKind::kHash) return BucketOf(key, k, buckets);
+  // Partition p holds [boundaries[p-1], boundaries[p]): the number of boundaries <= k.
+  const auto it = std::upper_bound(boundaries.begin(), boundaries.end(), k,
+                                   [&](const Key& a, const Key& b) { return CompareKeys(key, a, b) < 0; });
+  return static_cast<int32_t>(it - boundaries.begin());
+}
+
 int32_t Manifest::LiveOrdinal(const std::string& path) const {
   for (size_t i = files.size(); i-- > 0;) {
     if (!files[i].removed && files[i].path == path) return files[i].ordinal;
@@ -117,7 +133,13 @@ std::string ManifestToJson(const Manifest& m) {
   json key = json::array();
   for (const KeyColumn& c : m.key) key.push_back({{"name", c.name}, {"type", KeyTypeName(c.type)}});
   j["key"] = key;
+  j["kind"] = IndexKindName(m.kind);
   j["bucket"] = {{"function", m.bucket_function}, {"count", m.buckets}};
+  if (m.kind == IndexKind::kSorted) {
+    json bounds = json::array();
+    for (const Key& b : m.boundaries) bounds.push_back(KeyToJson(m.key, b));
+    j["boundaries"] = bounds;
+  }
   j["cover"] = m.cover;
   j["hoist"] = m.hoist;
   j["schemas"] = m.schemas;
@@ -189,15 +211,35 @@ Status HeaderFromJson(const json& j, Reader& r, const std::string& what, Manifes
     c.type = *kt;
     m->key.push_back(std::move(c));
   }
+  // Manifests written before the sorted kind have no "kind": they are hash indexes.
+  RAP_ASSIGN_OR_RETURN(std::string kind, r.Str(j, "", "kind", std::string("hash")));
+  auto parsed_kind = ParseIndexKind(kind);
+  if (!parsed_kind.ok()) return Status::NotSupported("index manifest " + what + ": /kind: " + parsed_kind.status().message());
+  m->kind = *parsed_kind;
   RAP_ASSIGN_OR_RETURN(const json* bucket, r.Get(j, "", "bucket"));
   RAP_ASSIGN_OR_RETURN(m->bucket_function, r.Str(*bucket, "/bucket", "function"));
-  if (m->bucket_function != kBucketFunction) {
-    return Status::NotSupported("index manifest " + what + ": bucket function '" + m->bucket_function +
-                                "' (expected " + kBucketFunction + ")");
+  const char* expected_function = m->kind == IndexKind::kSorted ? kRangeFunction : kBucketFunction;
+  if (m->bucket_function != expected_function) {
+    return Status::NotSupported("index manifest " + what + ": bucket function '" + m->bucket_function + "' (a " +
+                                kind + " index has " + expected_function + ")");
   }
   RAP_ASSIGN_OR_RETURN(int64_t count, r.Int(*bucket, "/bucket", "count"));
   if (count < 1 || count > (1 << 20)) return r.Bad("/bucket/count", "1 to 1048576");
   m->buckets = static_cast<int32_t>(count);
+  if (m->kind == IndexKind::kSorted) {
+    RAP_ASSIGN_OR_RETURN(const json* bounds, r.Get(j, "", "boundaries"));
+    if (!bounds->is_array() || static_cast<int64_t>(bounds->size()) != count - 1) {
+      return r.Bad("/boundaries", "an array of bucket/count - 1 = " + std::to_string(count - 1) + " keys");
+    }
+    for (size_t i = 0; i < bounds->size(); ++i) {
+      const std::string where = "/boundaries/" + std::to_string(i);
+      RAP_ASSIGN_OR_RETURN(Key b, r.KeyOf(m->key, (*bounds)[i], where));
+      if (!m->boundaries.empty() && CompareKeys(m->key, m->boundaries.back(), b) >= 0) {
+        return r.Bad(where, "a key above the previous boundary (boundaries increase strictly)");
+      }
+      m->boundaries.push_back(std::move(b));
+    }
+  }
   RAP_ASSIGN_OR_RETURN(m->cover, r.Strings(j, "", "cover"));
   RAP_ASSIGN_OR_RETURN(m->hoist, r.Strings(j, "", "hoist"));
   RAP_ASSIGN_OR_RETURN(m->schemas, r.Strings(j, "", "schemas"));

@@ -1,6 +1,8 @@
 // GET|POST /v1/tables/{name}/lookup: point lookups of a batch of keys through the table's RAP
 // index (rap/index/index.h), with per-key pagination (docs/server.md).
 //
+// GET:  ?range=LO..HI or ?prefix=P (rap lookup --range/--prefix): every key in the range, in key order,
+//       as {"table", "index_version", "columns", "range", "rows", "next_page_token", "stats"}.
 // GET:  ?key=42&key=43&columns=a,b&limit=10&page_token=T (one page_token per key, in key order,
 //       or none). A compound key is `key=["a",1]` (a JSON array) or `key=a,1` (split at the first ',').
 // POST: {"keys": [42, "x", ["a", 1]], "columns": ["a", "b"], "limit": 10, "page_tokens": ["", "T"]}.
@@ -34,6 +36,74 @@ void AppendLookupStatsJson(const index::LookupStats& s, std::string* out) {
       s.covered_files, s.rows, s.seconds);
 }
 
+// GET ?range=LO..HI or ?prefix=P: the rows of every key in the range, in key order, one page.
+void HandleRangeLookup(ServerContext& ctx, const HttpRequest& req, Responder& out, ServedTable& table,
+                       const index::Index& idx, const LookupRequest& lr) {
+  const index::IndexInfo& info = idx.info();
+  if (!lr.keys.empty()) return SendError(ctx, out, 400, "bad_request", "give key=... or range/prefix, not both");
+  if (!lr.range.empty() && !lr.prefix.empty()) return SendError(ctx, out, 400, "bad_request", "give range or prefix, not both");
+  if (lr.page_tokens.size() > 1) return SendError(ctx, out, 400, "bad_page_token", "a range lookup takes one page_token");
+  Result<index::KeyRange> range = Status::OK();
+  if (!lr.range.empty()) {
+    range = index::ParseKeyRange(info.key, lr.range);
+  } else {
+    std::vector<std::string> parts{lr.prefix};
+    const size_t c = lr.prefix.find(',');
+    if (info.key.size() > 1 && c != std::string::npos) parts = {lr.prefix.substr(0, c), lr.prefix.substr(c + 1)};
+    range = index::PrefixRange(info.key, parts);
+  }
+  if (!range.ok()) return SendError(ctx, out, 400, "bad_key", range.status().message());
+  index::RangeLookupOptions ro;
+  ro.columns = lr.columns;
+  // Bounded like a key lookup: at most max_keys x 1000 rows per page unless a smaller limit is asked.
+  ro.limit = lr.limit >= 0 ? lr.limit : ctx.options.limits.max_keys * 1000;
+  if (!lr.page_tokens.empty()) ro.page_token = lr.page_tokens[0];
+  auto res = idx.LookupRange(*range, ro);
+  if (!res.ok()) {
+    if (res.status().Is(StatusCode::kInvalidArgument)) {
+      const bool token = res.status().message().find("token") != std::string::npos;
+      return SendError(ctx, out, 400, token ? "bad_page_token" : "bad_request", res.status().message());
+    }
+    return SendStatus(ctx, out, res.status());
+  }
+  ctx.metrics.RecordLookup(res->keys, res->stats.requests, res->stats.rows);
+  const std::string token =
+      res->next_page_token.empty() ? std::string("null") : columnar::JsonQuote(res->next_page_token);
+  std::string body;
+  HeaderList headers = {{"X-Rap-Index-Version", std::to_string(info.manifest_version)}};
+  if (WantsArrow(req)) {
+    auto s = EncodeIpcSchema(*res->schema);
+    if (!s.ok()) return SendStatus(ctx, out, s.status());
+    body = std::move(*s);
+    if (res->rows.num_rows > 0) {
+      auto m = EncodeIpcRecordBatch(res->rows);
+      if (!m.ok()) return SendStatus(ctx, out, m.status());
+      body += *m;
+    }
+    body += IpcEndOfStream();
+    headers.emplace_back("X-Rap-Next-Page-Tokens", "[" + token + "]");
+  } else {
+    const JsonRowWriter rows(*res->schema);
+    fmt::format_to(std::back_inserter(body), "{{\"table\":{},\"index_version\":{},\"columns\":{},\"range\":{},\"rows\":[",
+                   columnar::JsonQuote(table.name()), info.manifest_version, SchemaJson(*res->schema),
+                   columnar::JsonQuote(index::FormatKeyRange(info.key, *range)));
+    for (int64_t r = 0; r < res->rows.num_rows && body.size() <= ctx.options.limits.max_response_bytes; ++r) {
+      body += r ? ",\n" : "\n";
+      rows.AppendRow(res->rows, r, &body);
+    }
+    body += "],\"next_page_token\":" + token + ",\"stats\":";
+    AppendLookupStatsJson(res->stats, &body);
+    body += "}\n";
+  }
+  if (body.size() > ctx.options.limits.max_response_bytes) {
+    ctx.metrics.RecordRejected("response_too_large");
+    return SendError(ctx, out, 413, "response_too_large",
+                     fmt::format("the response exceeds {} bytes; ask for fewer columns or a smaller limit (then follow "
+                                 "next_page_token)", ctx.options.limits.max_response_bytes));
+  }
+  (void)out.Send(200, WantsArrow(req) ? kArrowStreamType : std::string_view("application/json"), std::move(body), headers);
+}
+
 }  // namespace
 
 void HandleLookup(ServerContext& ctx, const HttpRequest& req, Responder& out, ServedTable& table) {
@@ -56,6 +126,7 @@ void HandleLookup(ServerContext& ctx, const HttpRequest& req, Responder& out, Se
   LookupRequest lr;
   const std::string err = req.method == "GET" ? ParseLookupGet(req, info.key.size(), &lr) : ParseLookupPost(req.body, info.key.size(), &lr);
   if (!err.empty()) return SendError(ctx, out, 400, "bad_request", err);
+  if (!lr.range.empty() || !lr.prefix.empty()) return HandleRangeLookup(ctx, req, out, table, *idx, lr);
   const ServerLimits& limits = ctx.options.limits;
   if (lr.keys.empty()) return SendError(ctx, out, 400, "bad_request", "no key given (key=... or \"keys\": [...])");
   if (static_cast<int64_t>(lr.keys.size()) > limits.max_keys) {

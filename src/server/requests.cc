@@ -103,8 +103,12 @@ std::string ParseLookupGet(const HttpRequest& req, size_t key_columns, LookupReq
       r->limit = std::stoll(v);
     } else if (k == "page_token") {
       r->page_tokens.push_back(v);
+    } else if (k == "range") {
+      r->range = v;
+    } else if (k == "prefix") {
+      r->prefix = v;
     } else {
-      return "unknown query parameter '" + k + "' (expected key, columns, limit, page_token)";
+      return "unknown query parameter '" + k + "' (expected key, range, prefix, columns, limit, page_token)";
     }
   }
   return "";

@@ -25,6 +25,8 @@ struct LookupRequest {
   std::vector<std::string> columns;
   int64_t limit = -1;
   std::vector<std::string> page_tokens;
+  std::string range;   // GET ?range=LO..HI (rap lookup --range syntax): every key in it, in key order
+  std::string prefix;  // GET ?prefix=P (rap lookup --prefix)
 };
 
 // ?key=42&key=43&columns=a,b&limit=10&page_token=T; `key_columns` of the index's key.

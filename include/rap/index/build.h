@@ -25,7 +25,8 @@ struct BuildOptions {
   std::string index_url;  // empty: DefaultIndexUrl(table, name)
   std::string name = kDefaultIndexName;
   std::vector<std::string> key_columns;  // one or two
-  int32_t buckets = 1;
+  IndexKind kind = IndexKind::kHash;     // sorted: range-partitioned (ranges and prefixes)
+  int32_t buckets = 1;                   // hash: buckets; sorted: partitions (fragments per run)
   std::vector<std::string> cover;
   std::vector<std::string> hoist;
   int threads = 2;

@@ -30,6 +30,7 @@
 #include "rap/columnar/array.h"
 #include "rap/format/dictionary_cache.h"
 #include "rap/index/key.h"
+#include "rap/index/key_range.h"
 #include "rap/index/manifest.h"
 #include "rap/index/page_cache.h"
 #include "rap/io/planned_read.h"
@@ -61,6 +62,8 @@ struct IndexInfo {
   int64_t manifest_version = 0;
   int64_t table_version = -1;
   std::string table_kind;
+  std::string name;                    // the manifest's index name
+  IndexKind kind = IndexKind::kHash;   // sorted: ranges read only the partitions they touch
   int32_t buckets = 1;
   int64_t files = 0;       // live files
   int64_t fragments = 0;
@@ -89,6 +92,22 @@ struct LookupStats {
   std::string ToString() const;  // "key value" lines
 };
 
+// Range and prefix lookups (LookupRange).
+struct RangeLookupOptions {
+  std::vector<std::string> columns;  // output columns, as LookupOptions::columns
+  int64_t limit = -1;                // at most this many rows (< 0: all); then next_page_token is set
+  std::string page_token;            // "" or a next_page_token of a lookup of the same range
+  bool use_cover = true;
+};
+
+struct RangeResult {
+  SchemaPtr schema;
+  RecordBatch rows;              // the rows of every key in the range: by key, then (file, row)
+  int64_t keys = 0;              // distinct keys with rows in this page
+  std::string next_page_token;   // empty at the end
+  LookupStats stats;
+};
+
 struct KeyRows {
   Key key;
   RecordBatch rows;
@@ -110,6 +129,12 @@ class Index {
   const IndexInfo& info() const;  // of the snapshot current when called (stable reference per snapshot)
   Result<Key> ParseKey(const std::vector<std::string>& parts) const;
   Result<LookupResult> Lookup(std::span<const Key> keys, const LookupOptions& options) const;
+  // The rows of every key in `range` (key_range.h: ranges, prefixes, bounds on the leading key
+  // columns) in key order. Reads, in one parallel round, the index pages whose keys can be in the
+  // range — of the fragments whose [min_key, max_key] overlaps it (a sorted index: the partitions
+  // the range touches; a hash index: every fragment) — then the data as Lookup does. A page token
+  // `r1:<hex of NormalizedKey>:<file>:<row>` resumes after that row.
+  Result<RangeResult> LookupRange(const KeyRange& range, const RangeLookupOptions& options) const;
   // Loads a newer manifest if one was published; true when the snapshot changed.
   Result<bool> Refresh();
   // The index page cache's counters since Open (shared by every lookup of this Index).

@@ -18,6 +18,11 @@ namespace rap::index {
 
 struct IndexWriterOptions {
   std::vector<KeyColumn> key;        // one or two columns
+  std::string name = kDefaultIndexName;  // Manifest::name of a new index
+  IndexKind kind = IndexKind::kHash;
+  // Hash: buckets. Sorted: the partitions wanted; the boundaries are chosen at Stage from a sample
+  // of the entries so partitions hold about as many entries each (fewer partitions when the sample
+  // has fewer distinct keys). With a base manifest, its kind, buckets and boundaries are kept.
   int32_t buckets = 1;
   std::vector<std::string> cover;    // covered columns (Location::column indexes this list)
   std::vector<Field> hoist;          // hoisted columns with their types
@@ -72,6 +77,8 @@ class IndexWriter {
   IndexWriterOptions options_;
   Manifest manifest_;
   std::vector<std::vector<IndexEntry>> buckets_;
+  bool choose_boundaries_ = false;  // sorted kind, new index: every entry waits in buckets_[0]
+  void ChooseBoundaries();
   std::vector<std::pair<std::string, std::string>> schema_files_;  // (relative path, bytes) to write
   int64_t num_entries_ = 0;
   bool staged_ = false;

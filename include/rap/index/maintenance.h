@@ -18,6 +18,10 @@ struct CompactOptions {
   FragmentWriteOptions fragment;
   // Buckets with at most this many fragments and no entries of removed files are left alone.
   int min_fragments = 2;
+  // Sorted kind only: merge every partition and choose new boundaries from the entries (even
+  // partitions again after skewed updates), into `partitions` partitions (0: as many as now).
+  bool rebalance = false;
+  int32_t partitions = 0;
 };
 
 struct CompactResult {
@@ -56,5 +60,22 @@ Result<int64_t> ParseDuration(const std::string& text);
 // Text (or, with json, the manifest itself) describing a manifest version (-1: newest): table,
 // key, buckets, files, fragments with sizes, entries, rows, bytes per entry and coverage.
 Result<std::string> InspectIndex(const std::string& index_url, int64_t version = -1, bool json = false);
+
+// One index of a table (ListIndexes).
+struct IndexListing {
+  std::string name;  // the folder under <table>/_rap_index/
+  std::string url;
+  IndexKind kind = IndexKind::kHash;
+  std::vector<KeyColumn> key;
+  int64_t version = 0;        // newest manifest version
+  int64_t table_version = -1;
+  int32_t buckets = 0;
+  int64_t entries = 0;
+  std::vector<std::string> cover, hoist;
+};
+
+// The indexes under <table>/_rap_index/ (`rap index list`), by name: each folder with a published
+// manifest. Needs a store that lists (local files, S3); an empty list when there is none.
+Result<std::vector<IndexListing>> ListIndexes(const std::string& table_url);
 
 }  // namespace rap::index

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "rap/index/key.h"
@@ -24,6 +25,14 @@ namespace rap::index {
 inline constexpr int kIndexFormatVersion = 1;
 inline constexpr const char* kBucketFunction = "md5_60_mod";  // see key.h BucketOfCanonical
 inline constexpr const char* kDefaultIndexName = "default";
+inline constexpr const char* kRangeFunction = "range";  // the sorted kind's partition function
+
+// How keys are spread over fragments (docs/index-format.md, "Kinds"): by the md5 bucket of the key
+// (hash: answers exact keys, reads every fragment for a range) or by key range (sorted: partition p
+// holds the keys in [boundaries[p-1], boundaries[p]), so a range reads the partitions it touches).
+enum class IndexKind { kHash, kSorted };
+const char* IndexKindName(IndexKind kind);
+Result<IndexKind> ParseIndexKind(std::string_view name);
 
 // One row of the file table.
 struct FileEntry {
@@ -70,8 +79,11 @@ struct Manifest {
   // (ETags, when recorded, are always compared).
   std::string etag_source;
   std::vector<KeyColumn> key;
-  std::string bucket_function = kBucketFunction;
-  int32_t buckets = 1;
+  IndexKind kind = IndexKind::kHash;
+  std::string bucket_function = kBucketFunction;  // kRangeFunction for the sorted kind
+  int32_t buckets = 1;                            // sorted: partitions (boundaries.size() + 1)
+  // Sorted kind: the buckets-1 partition boundaries, strictly increasing full keys.
+  std::vector<Key> boundaries;
   std::vector<std::string> cover;  // covered columns (page locations in the fragments)
   std::vector<std::string> hoist;  // hoisted columns (values in the fragments)
   std::vector<std::string> schemas;  // schema files (zero-row Parquet), relative to the index directory
@@ -82,6 +94,8 @@ struct Manifest {
 
   // The ordinal of the live (not removed) file at `path`, or -1.
   int32_t LiveOrdinal(const std::string& path) const;
+  // The bucket (hash) or partition (sorted) of a key.
+  int32_t BucketOfKey(const Key& key) const;
 };
 
 std::string ManifestPath(const std::string& index_dir, int64_t version);
