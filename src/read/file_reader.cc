@@ -10,7 +10,7 @@
 #include "rap/format/footer.h"
 #include "rap/format/thrift.h"
 #include "rap/read/read_ahead_cache.h"
-include "rap/read/row_group_share.h"
+#include "rap/read/row_group_share.h"
 #include "read/planned_fetch.h"
 
 namespace rap::read {

@@ -8,7 +8,7 @@
 
 #include "rap/io/planned_read.h"
 #include "rap/orc/reader.h"
-include "rap/read/read_ahead_cache.h"
+#include "rap/read/read_ahead_cache.h"
 #include "read/planned_fetch.h"
 
 namespace rap::read {
