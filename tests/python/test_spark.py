@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 import pathlib
 import random
+import signal
 import subprocess
 import sys
 
@@ -44,6 +45,9 @@ def spark():
 
     # The workers run this interpreter (the venv with pyarrow and rap on PYTHONPATH, inherited).
     os.environ["PYSPARK_PYTHON"] = sys.executable
+    # SparkContext installs a SIGINT handler that cancels its jobs and fails once the context is
+    # stopped; the modules after this one (test_threads.py's Ctrl-C tests) need Python's own back.
+    sigint = signal.getsignal(signal.SIGINT)
     session = (
         SparkSession.builder.master("local[2,2]")  # 2 threads; a failed task is retried once
         .appName("rap-test-spark")
@@ -67,6 +71,7 @@ def spark():
     session.sparkContext.setLogLevel("ERROR")
     yield session
     session.stop()
+    signal.signal(signal.SIGINT, sigint)
 
 
 @pytest.fixture(scope="module")
