@@ -560,6 +560,13 @@ Status AssembleBatches(LookupState& st, internal::DataMode mode) {
       }
       std::vector<ArrayPtr> parts;
       for (const KeyPiece* p : by_key[i]) parts.push_back(from == ColumnFrom::kData ? p->columns[at] : unfolded[p][at]);
+      // A column the table types otherwise than its files (ApplyTableSchema: Spark's INT96 timestamps
+      // in a Delta table) as a scan returns it.
+      for (ArrayPtr& a : parts) {
+        if (a->type->ToString() != f.type->ToString()) {
+          RAP_ASSIGN_OR_RETURN(a, read::ConformArray(a, f.type, nullptr, f.name));
+        }
+      }
       if (parts.empty()) {
         RAP_ASSIGN_OR_RETURN(ArrayPtr e, columnar::MakeNullArray(f.type, 0));
         out.columns.push_back(e);
