@@ -14,6 +14,9 @@ package, pyarrow and — for :func:`lookup_join` — pandas, as any ``mapInArrow
   files are split over Spark tasks, each task indexes its files with rap's indexer and writes its
   fragments straight to the index's store, and the driver publishes **one** manifest version naming
   the fragments of the winning task attempts (create-if-absent, as ``rap index build`` does).
+* :func:`update_index`: the distributed ``rap index update``: the driver plans the files added and
+  removed since the index's version, tasks index the added files, and the driver publishes one new
+  manifest version (create-if-absent) keeping the old fragments.
 * :func:`lookup_join`: enriches a DataFrame of keys with the indexed rows through ``mapInArrow``;
   each task opens the index once and looks each Arrow batch's keys up in one call.
 
@@ -31,7 +34,7 @@ from . import StorageOptions, _columns, _rap
 from . import Index
 from .errors import InvalidArgument
 
-__all__ = ["build_index", "lookup_join"]
+__all__ = ["build_index", "update_index", "lookup_join"]
 
 # (part number, attempt number, the part's manifest JSON): called in the task after the part's
 # fragments are written and before the task returns; what it raises fails the task attempt. For
@@ -103,6 +106,21 @@ def build_index(
     plan = _rap.plan_build(table_url, keys, index, name, storage_options)
     sc = spark.sparkContext
     groups = _split(plan["sizes"], parts if parts is not None else 2 * sc.defaultParallelism)
+    results = _run_parts(spark, table_url, plan, groups, keys, nbuckets, cover_l, hoist_l, threads, page_rows,
+                         storage_options, _task_hook)
+    out = _rap.commit_build(plan, results, storage_options)
+    out["parts"] = len(groups)
+    out["table_version"] = plan["table_version"]
+    out["seconds"] = time.monotonic() - t0
+    return out
+
+
+def _run_parts(spark: Any, table_url: str, build_plan: Dict[str, Any], groups: List[List[int]], keys: List[str],
+               buckets: int, cover: List[str], hoist: List[str], threads: int, page_rows: int,
+               storage_options: StorageOptions, task_hook: Optional[TaskHook]) -> List[Tuple[str, List[int]]]:
+    """One Spark task per group of file ordinals: each indexes its files into fragments named by the
+    run's random id, its part and its task attempt; returns (part JSON, ordinals) in part order."""
+    sc = spark.sparkContext
     build_id = secrets.token_hex(4)
 
     def task(items: Any) -> Any:
@@ -113,20 +131,63 @@ def build_index(
         attempt_id = ctx.taskAttemptId() if ctx is not None else 0
         for part, ordinals in items:
             token = f"{build_id}_p{part:05d}_t{attempt_id}"
-            part_json = _rap.build_part(table_url, plan, ordinals, token, keys, nbuckets, cover_l, hoist_l, threads,
+            part_json = _rap.build_part(table_url, build_plan, ordinals, token, keys, buckets, cover, hoist, threads,
                                         page_rows, storage_options)
-            if _task_hook is not None:
-                _task_hook(part, attempt, part_json)
+            if task_hook is not None:
+                task_hook(part, attempt, part_json)
             yield part, part_json, ordinals
 
     work = list(enumerate(groups))
     results = sc.parallelize(work, len(work)).mapPartitions(task).collect()
     results.sort(key=lambda r: r[0])
     if [r[0] for r in results] != list(range(len(work))):
-        raise InvalidArgument("build_index: Spark returned the parts " + repr([r[0] for r in results]))
-    out = _rap.commit_build(plan, [(r[1], list(r[2])) for r in results], storage_options)
-    out["parts"] = len(work)
-    out["table_version"] = plan["table_version"]
+        raise InvalidArgument("rap.spark: Spark returned the parts " + repr([r[0] for r in results]))
+    return [(r[1], list(r[2])) for r in results]
+
+
+def update_index(
+    spark: Any,
+    index_url: str,
+    *,
+    name: str = "default",
+    parts: Optional[int] = None,
+    threads: int = 1,
+    page_rows: int = 256,
+    storage_options: StorageOptions = None,
+    _task_hook: Optional[TaskHook] = None,
+) -> Dict[str, Any]:
+    """Brings an index up to its table's current version on Spark, as ``rap.update_index``.
+
+    index_url: the index (or its table, for the default index ``name``). The driver compares the
+    index's newest version with the table (``rap._rap.plan_update``): files added since (new, or
+    rewritten under the same name) are split over ``parts`` Spark tasks (default: twice the default
+    parallelism, at most one per file) that index them into new fragments, exactly as
+    :func:`build_index`'s tasks do; files that left the table are marked removed and changed deletion
+    vectors recorded. The driver then publishes **one** new manifest version — the old fragments, the
+    tasks' new ones — atomically and only if that version is still free (``Changed`` otherwise, e.g.
+    when another update won the race), after checking that neither the index nor the planned table
+    version changed meanwhile. Fragments of failed or retried attempts are orphans for ``vacuum``.
+    Returns ``changed`` (False: the index already matched the table; no version is published),
+    ``version``, ``table_version``, ``added_files``, ``removed_files``, ``deletion_vectors_changed``,
+    ``key_rows``, ``parts`` and ``seconds``.
+    """
+    t0 = time.monotonic()
+    if parts is not None and parts < 1:
+        raise InvalidArgument(f"parts: {parts} is not >= 1")
+    plan = _rap.plan_update(_absolute(index_url), name, storage_options)
+    build = plan["build"]
+    added = list(plan["added"])
+    results: List[Tuple[str, List[int]]] = []
+    groups: List[List[int]] = []
+    if plan["changed"] and added:
+        sizes = [build["sizes"][o] for o in added]
+        sc = spark.sparkContext
+        groups = [[added[i] for i in g] for g in _split(sizes, parts if parts is not None else 2 * sc.defaultParallelism)]
+        table_url = plan["table_url"]
+        results = _run_parts(spark, table_url, build, groups, list(plan["key"]), int(plan["buckets"]),
+                             list(plan["cover"]), list(plan["hoist"]), threads, page_rows, storage_options, _task_hook)
+    out = _rap.commit_update(plan, results, storage_options)
+    out["parts"] = len(groups)
     out["seconds"] = time.monotonic() - t0
     return out
 

@@ -365,6 +365,81 @@ nb::dict CommitBuild(const nb::dict& plan_dict, const std::vector<std::pair<std:
   return d;
 }
 
+// Distributed updates (rap.spark.update_index; index::PlanUpdate / BuildPart / CommitUpdate): the
+// plan is a dict holding the build plan of the parts ("build") and what the parts need.
+nb::dict UpdatePlanToDict(const index::UpdatePlan& p) {
+  nb::dict d;
+  d["build"] = PlanToDict(p.build);
+  d["added"] = nb::cast(p.added);
+  d["key"] = nb::cast(p.key_columns);
+  d["buckets"] = p.buckets;
+  d["cover"] = nb::cast(p.cover);
+  d["hoist"] = nb::cast(p.hoist);
+  d["changed"] = p.changed;
+  d["removed_files"] = p.removed_files;
+  d["deletion_vectors_changed"] = p.deletion_vectors_changed;
+  return d;
+}
+
+index::UpdatePlan UpdatePlanFromDict(const nb::dict& d) {
+  index::UpdatePlan p;
+  try {
+    p.build = PlanFromDict(nb::cast<nb::dict>(d["build"]));
+    p.added = nb::cast<std::vector<int32_t>>(d["added"]);
+    p.key_columns = nb::cast<std::vector<std::string>>(d["key"]);
+    p.buckets = nb::cast<int32_t>(d["buckets"]);
+    p.cover = nb::cast<std::vector<std::string>>(d["cover"]);
+    p.hoist = nb::cast<std::vector<std::string>>(d["hoist"]);
+    p.changed = nb::cast<bool>(d["changed"]);
+    p.removed_files = nb::cast<int64_t>(d["removed_files"]);
+    p.deletion_vectors_changed = nb::cast<int64_t>(d["deletion_vectors_changed"]);
+  } catch (const nb::python_error&) {
+    throw;
+  } catch (const std::exception& e) {
+    Raise(Status::InvalidArgument(std::string("update plan: not a plan of plan_update (") + e.what() + ")"));
+  }
+  return p;
+}
+
+// `url`: an index, or a table (its index `name`).
+nb::dict PlanUpdate(const std::string& url, const std::string& name, nb::handle storage_options) {
+  const EnvOverlay overlay = ParseStorageOptions(storage_options);
+  std::string index_url;
+  index::UpdatePlan plan = Run(overlay, nullptr, [&] {
+    auto r = io::OpenUrl(url);
+    const bool is_index = r.ok() && index::FindLatestVersion(*r->store, r->path).ok();
+    index_url = is_index ? url : index::DefaultIndexUrl(url, name);
+    return index::PlanUpdate(index_url);
+  });
+  nb::dict d = UpdatePlanToDict(plan);
+  d["table_url"] = index::ResolveUrl(index_url, plan.build.table_root);
+  return d;
+}
+
+nb::dict CommitUpdate(const nb::dict& plan_dict, const std::vector<std::pair<std::string, std::vector<int32_t>>>& parts,
+                      nb::handle storage_options) {
+  const index::UpdatePlan plan = UpdatePlanFromDict(plan_dict);
+  std::vector<index::BuildPartResult> results;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    index::BuildPartResult r;
+    r.part = Unwrap(index::ManifestFromJson(parts[i].first, "of update part " + std::to_string(i)));
+    r.ordinals = parts[i].second;
+    results.push_back(std::move(r));
+  }
+  const EnvOverlay overlay = ParseStorageOptions(storage_options);
+  index::UpdateResult r = Run(overlay, nullptr, [&] { return index::CommitUpdate(plan, results); });
+  nb::dict d;
+  d["index_url"] = plan.build.index_url;
+  d["changed"] = r.changed;
+  d["version"] = r.manifest.version;
+  d["table_version"] = r.manifest.table_version;
+  d["added_files"] = r.added_files;
+  d["removed_files"] = r.removed_files;
+  d["deletion_vectors_changed"] = r.deletion_vectors_changed;
+  d["key_rows"] = r.key_rows;
+  return d;
+}
+
 }  // namespace
 
 void BindMaintenance(nb::module_& m) {
@@ -375,6 +450,8 @@ void BindMaintenance(nb::module_& m) {
         nb::arg("hoist") = std::vector<std::string>(), nb::arg("threads") = 2, nb::arg("page_rows") = 256,
         nb::arg("storage_options") = nb::none());
   m.def("commit_build", &CommitBuild, nb::arg("plan"), nb::arg("parts"), nb::arg("storage_options") = nb::none());
+  m.def("plan_update", &PlanUpdate, nb::arg("index"), nb::arg("name") = "default", nb::arg("storage_options") = nb::none());
+  m.def("commit_update", &CommitUpdate, nb::arg("plan"), nb::arg("parts"), nb::arg("storage_options") = nb::none());
   m.def("build_index", &BuildIndex, nb::arg("table"), nb::arg("key"), nb::arg("index") = nb::none(),
         nb::arg("name") = "default", nb::arg("buckets") = 1, nb::arg("cover") = std::vector<std::string>(),
         nb::arg("hoist") = std::vector<std::string>(), nb::arg("threads") = 2, nb::arg("page_rows") = 256,

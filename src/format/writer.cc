@@ -126,7 +126,6 @@ class ParquetWriter::Impl {
     rg.num_rows = rg_rows_;
     rg.ordinal = static_cast<int16_t>(std::min<size_t>(metadata_.row_groups.size(), INT16_MAX));
     const int64_t rg_start = static_cast<int64_t>(sink_->position());
-    rg.file_offset = rg_start;
     int64_t rg_compressed = 0;
     std::vector<ColumnIndex> cis;
     std::vector<bool> ci_valid;
@@ -193,8 +192,14 @@ class ParquetWriter::Impl {
       ci_valid.push_back(valid);
       ois.push_back(std::move(oi));
     }
+    // RowGroup.file_offset: the first page's offset (alignment may pad before an interleaved region).
+    int64_t first_page = placed.end;
+    for (const auto& col : placed.pages) {
+      for (const auto& page : col) first_page = std::min(first_page, page.offset);
+    }
+    rg.file_offset = first_page;
     // Interleaved chunks overlap (each spans the others' frames): count the row group's bytes once.
-    rg.total_compressed_size = options_.interleave ? placed.end - rg_start : rg_compressed;
+    rg.total_compressed_size = options_.interleave ? placed.end - first_page : rg_compressed;
     if (options_.interleave) summary_.compressed_page_bytes += placed.end - rg_start;
     for (const auto& f : placed.frames) summary_.num_frames += static_cast<int64_t>(f.size());
     summary_.num_skippable_frames += placed.skippable_frames;

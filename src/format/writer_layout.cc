@@ -61,10 +61,16 @@ class Placer {
     header_size_.resize(cols_.size());
     for (size_t c = 0; c < cols_.size(); ++c) header_size_[c].assign(cols_[c].pages.size(), 0);
     if (interleave_) {
+      // The row group's first column chunk in the file is that of its first column, as writers
+      // place chunks in schema order: parquet-java (Spark, Hive, Trino's older reader) takes a row
+      // group's start from column 0's first page and assigns the row group to the split holding
+      // start + total_compressed_size / 2; a column 0 placed after the interleaved region puts that
+      // point past the end of the file and the row group in no split (Spark read 0 rows). So the
+      // ordinary chunks (key and BOOLEAN columns) go before the region when column 0 is one of them.
+      const bool whole_first = !IsFramed(0);
+      if (whole_first) AddWholeColumns();
       BuildInterleaved(framed);
-      for (size_t c = 0; c < cols_.size(); ++c) {
-        if (!IsFramed(static_cast<int>(c))) AddWholeColumn(static_cast<int>(c));
-      }
+      if (!whole_first) AddWholeColumns();
     } else {
       for (size_t c = 0; c < cols_.size(); ++c) {
         if (IsFramed(static_cast<int>(c))) {
@@ -155,6 +161,11 @@ class Placer {
 
   bool IsFramed(int c) const { return !cols_[c].pages.empty() && cols_[c].pages.back().framed(); }
 
+  void AddWholeColumns() {
+    for (size_t c = 0; c < cols_.size(); ++c) {
+      if (!IsFramed(static_cast<int>(c))) AddWholeColumn(static_cast<int>(c));
+    }
+  }
   void AddWholeColumn(int c) {
     for (size_t p = 0; p < cols_[c].pages.size(); ++p) items_.push_back({ItemKind::kWhole, c, static_cast<int>(p)});
   }
@@ -185,6 +196,7 @@ class Placer {
       size_t page = 0, frame = 0;
     };
     std::vector<Cursor> cur(framed.size());
+    region_begin_item_ = items_.size();
     const int num_keys = static_cast<int>(key_starts_.size());
     for (int g = 0; g < num_keys; ++g) {
       Group grp;
@@ -219,13 +231,13 @@ class Placer {
     }
     region_end_item_ = items_.size();
     std::vector<int64_t> last_of(cols_.size(), -1);
-    for (size_t i = 0; i < region_end_item_; ++i) {
+    for (size_t i = region_begin_item_; i < region_end_item_; ++i) {
       items_[i].region = true;
       const int c = items_[i].col;
       if (last_of[c] >= 0) items_[last_of[c]].next_own = static_cast<int64_t>(i);
       last_of[c] = static_cast<int64_t>(i);
     }
-    for (size_t i = 0; i < region_end_item_; ++i) {
+    for (size_t i = region_begin_item_; i < region_end_item_; ++i) {
       Item& it = items_[i];
       if (it.kind != ItemKind::kFrame) continue;
       it.skip_after = it.next_own >= 0 ? it.next_own != static_cast<int64_t>(i + 1) : i + 1 != region_end_item_;
@@ -250,7 +262,10 @@ class Placer {
     if (!with_skip && it.skip_after) size -= kSkippableHeaderBytes;
     return it.pos + size;
   }
-  int64_t RegionEnd() const { return region_end_item_ == 0 ? start_ : ItemEnd(region_end_item_ - 1, true); }
+  int64_t RegionEnd() const {
+    if (region_end_item_ > region_begin_item_) return ItemEnd(region_end_item_ - 1, true);
+    return region_begin_item_ == 0 ? start_ : ItemEnd(region_begin_item_ - 1, true);
+  }
   // Payload of the skippable frame after frame item i: up to its column's next piece or the region end.
   int64_t SkipPayload(size_t i) const {
     const Item& it = items_[i];
@@ -364,6 +379,7 @@ class Placer {
   int framed_first_ = 0;
   std::vector<Item> items_;
   std::vector<Group> groups_;
+  size_t region_begin_item_ = 0;  // interleaved: items [region_begin_item_, region_end_item_) form the region
   size_t region_end_item_ = 0;
   std::vector<std::vector<int64_t>> header_size_;
 };

@@ -13,6 +13,7 @@
 #include <mutex>
 
 #include "index/file_indexer.h"
+#include "rap/table/delta_commit.h"
 #include "rap/table/table.h"
 #include "rap/table/table_format.h"
 #include "rap/util/clock.h"
@@ -36,6 +37,16 @@ Status CheckNoColumnMapping(const table::TableSnapshot& snap) {
     }
   }
   return Status::OK();
+}
+
+// The table's logical schema for the schema files (FileIndexSpec::table_schema): a Delta table's,
+// as a schemaString; empty for folders of files (their files' types are the scan's) and for a schema
+// the schemaString cannot express.
+std::string TableSchemaJson(const table::TableSnapshot& snap) {
+  if (!snap.schema || table::FormatName(snap) != "delta") return {};
+  bool ntz = false;
+  Result<std::string> s = table::DeltaSchemaString(*snap.schema, &ntz);
+  return s.ok() ? *s : std::string();
 }
 
 // Indexes `files` (with their ordinals) on `threads` threads, in ordinal order into `writer`.
@@ -151,6 +162,55 @@ Status CheckPlannable(const table::TableSnapshot& snap, const std::string& table
                                           "miss their delete files); rap index build does (docs/iceberg.md)");
 }
 
+// What changed between an index version and a table snapshot: files that left the table (or were
+// rewritten under the same name: another size), files whose deletion vector changed (a Delta DV
+// update is a remove + add of the same path), and files to index (new or rewritten), in table order.
+struct IndexDiff {
+  std::vector<int32_t> removed;
+  std::vector<std::pair<int32_t, std::optional<table::DeletionVectorDescriptor>>> dv_changes;
+  std::vector<const table::DataFile*> added;
+};
+
+IndexDiff DiffIndex(const Manifest& base, const table::TableSnapshot& snap) {
+  IndexDiff d;
+  std::map<std::string, int32_t> live;
+  for (const FileEntry& f : base.files) {
+    if (!f.removed) live[f.path] = f.ordinal;
+  }
+  std::map<std::string, const table::DataFile*> current;
+  for (const table::DataFile& f : snap.files) current[f.relative_path] = &f;
+  for (const auto& [path, ord] : live) {
+    auto it = current.find(path);
+    if (it == current.end()) {
+      d.removed.push_back(ord);
+      continue;
+    }
+    const FileEntry& fe = base.files[static_cast<size_t>(ord)];
+    const table::DataFile& df = *it->second;
+    if (df.size != fe.size) {
+      d.removed.push_back(ord);  // rewritten under the same name: index it again
+      continue;
+    }
+    const std::string old_dv = fe.deletion_vector ? fe.deletion_vector->UniqueId() : "";
+    const std::string new_dv = df.deletion_vector ? df.deletion_vector->UniqueId() : "";
+    if (old_dv != new_dv) d.dv_changes.push_back({ord, df.deletion_vector});
+  }
+  std::set<std::string> removed_paths;
+  for (int32_t o : d.removed) removed_paths.insert(base.files[static_cast<size_t>(o)].path);
+  for (const table::DataFile& f : snap.files) {
+    if (!live.count(f.relative_path) || removed_paths.count(f.relative_path)) d.added.push_back(&f);
+  }
+  return d;
+}
+
+// Whether an update records the new files' ETags: only when they come from the store the base's
+// came from (or the base has none), so every recorded ETag is comparable through one store.
+bool KeepEtags(const Manifest& base, const std::string& endpoint) {
+  bool base_has_etags = false;
+  for (const FileEntry& f : base.files) base_has_etags = base_has_etags || (!f.removed && !f.etag.empty());
+  return base.etag_source == endpoint || (base.etag_source.empty() && !base_has_etags);
+}
+
 }  // namespace
 
 Result<BuildResult> BuildIndex(const std::string& table_url, const BuildOptions& options) {
@@ -164,7 +224,7 @@ Result<BuildResult> BuildIndex(const std::string& table_url, const BuildOptions&
   RAP_RETURN_NOT_OK(RecordFormatDeletes(&snap, options.threads));
   BuildResult out;
   out.index_url = options.index_url.empty() ? DefaultIndexUrl(table_url, options.name) : options.index_url;
-  internal::FileIndexSpec spec{options.key_columns, options.cover, options.hoist};
+  internal::FileIndexSpec spec{options.key_columns, options.cover, options.hoist, TableSchemaJson(snap)};
   std::vector<std::pair<const table::DataFile*, int32_t>> files;
   for (size_t i = 0; i < snap.files.size(); ++i) files.push_back({&snap.files[i], static_cast<int32_t>(i)});
   if (files.empty()) return Status::InvalidArgument(table_url + ": the table has no data files to index");
@@ -259,7 +319,7 @@ Result<Manifest> BuildPart(const std::string& table_url, const BuildPlan& plan, 
     }
     files.push_back({it->second, o});
   }
-  internal::FileIndexSpec spec{options.key_columns, options.cover, options.hoist};
+  internal::FileIndexSpec spec{options.key_columns, options.cover, options.hoist, TableSchemaJson(snap)};
   std::unique_ptr<IndexWriter> writer;
   std::vector<KeyColumn> key;
   // Files outside the part keep their place in the file table (ordinals are the plan's).
@@ -394,19 +454,10 @@ Result<UpdateResult> UpdateOnce(const std::string& index_url, const UpdateOption
   RAP_RETURN_NOT_OK(CheckNotPaimon(snap, table_url));
   RAP_RETURN_NOT_OK(RecordFormatDeletes(&snap, options.threads));
   UpdateResult out;
-  // Live files of the index by path.
-  std::map<std::string, int32_t> live;
-  for (const FileEntry& f : base.files) {
-    if (!f.removed) live[f.path] = f.ordinal;
-  }
   std::vector<KeyColumn> key = base.key;
-  std::vector<Field> hoisted;  // from the first new file (types must match the existing fragments)
   std::vector<std::string> key_names;
   for (const KeyColumn& k : base.key) key_names.push_back(k.name);
-  internal::FileIndexSpec spec{key_names, base.cover, base.hoist};
-  std::vector<std::pair<const table::DataFile*, int32_t>> added;
-  std::map<std::string, const table::DataFile*> current;
-  for (const table::DataFile& f : snap.files) current[f.relative_path] = &f;
+  internal::FileIndexSpec spec{key_names, base.cover, base.hoist, TableSchemaJson(snap)};
   std::unique_ptr<IndexWriter> writer;
   IndexWriterOptions wo;
   wo.key = base.key;
@@ -415,37 +466,13 @@ Result<UpdateResult> UpdateOnce(const std::string& index_url, const UpdateOption
   wo.cover = base.cover;
   wo.fragment = options.fragment;
   wo.threads = options.threads;
-  // New files' ETags are recorded only when they come from the store the base's ETags came from
-  // (or the base has none), so every recorded ETag is comparable through one store.
-  const std::string endpoint = snap.store->endpoint();
-  bool base_has_etags = false;
-  for (const FileEntry& f : base.files) base_has_etags = base_has_etags || (!f.removed && !f.etag.empty());
-  const bool keep_etags = base.etag_source == endpoint || (base.etag_source.empty() && !base_has_etags);
-  if (keep_etags) wo.etag_source = endpoint;
-  // Removed files and changed deletion vectors (a Delta DV update is a remove + add of the same path).
-  std::vector<std::pair<int32_t, std::optional<table::DeletionVectorDescriptor>>> dv_changes;
-  std::vector<int32_t> removed;
-  for (const auto& [path, ord] : live) {
-    auto it = current.find(path);
-    if (it == current.end()) {
-      removed.push_back(ord);
-      continue;
-    }
-    const FileEntry& fe = base.files[static_cast<size_t>(ord)];
-    const table::DataFile& df = *it->second;
-    if (df.size != fe.size) {
-      removed.push_back(ord);  // rewritten under the same name: index it again
-      continue;
-    }
-    const std::string old_dv = fe.deletion_vector ? fe.deletion_vector->UniqueId() : "";
-    const std::string new_dv = df.deletion_vector ? df.deletion_vector->UniqueId() : "";
-    if (old_dv != new_dv) dv_changes.push_back({ord, df.deletion_vector});
-  }
-  std::set<std::string> removed_paths;
-  for (int32_t o : removed) removed_paths.insert(base.files[static_cast<size_t>(o)].path);
-  for (const table::DataFile& f : snap.files) {
-    if (!live.count(f.relative_path) || removed_paths.count(f.relative_path)) added.push_back({&f, -1});
-  }
+  const bool keep_etags = KeepEtags(base, snap.store->endpoint());
+  if (keep_etags) wo.etag_source = snap.store->endpoint();
+  IndexDiff diff = DiffIndex(base, snap);
+  const std::vector<int32_t>& removed = diff.removed;
+  const auto& dv_changes = diff.dv_changes;
+  std::vector<std::pair<const table::DataFile*, int32_t>> added;
+  for (const table::DataFile* f : diff.added) added.push_back({f, -1});
   out.added_files = static_cast<int64_t>(added.size());
   out.removed_files = static_cast<int64_t>(removed.size());
   out.deletion_vectors_changed = static_cast<int64_t>(dv_changes.size());
@@ -485,5 +512,134 @@ Result<UpdateResult> UpdateOnce(const std::string& index_url, const UpdateOption
 }
 
 }  // namespace
+
+Result<UpdatePlan> PlanUpdate(const std::string& index_url) {
+  RAP_ASSIGN_OR_RETURN(io::ResolvedUrl r, io::OpenUrl(index_url));
+  RAP_ASSIGN_OR_RETURN(int64_t latest, FindLatestVersion(*r.store, r.path));
+  RAP_ASSIGN_OR_RETURN(Manifest base, ReadManifest(*r.store, r.path, latest));
+  if (base.kind == IndexKind::kSorted) {
+    return Status::NotSupported(index_url + ": a distributed update of a sorted index is not supported yet (its "
+                                            "partition boundaries are the base's); use rap index update");
+  }
+  const std::string table_url = ResolveUrl(index_url, base.table_root);
+  RAP_ASSIGN_OR_RETURN(table::TableSnapshot snap, table::OpenTable(table_url));
+  RAP_RETURN_NOT_OK(CheckNoColumnMapping(snap));
+  RAP_RETURN_NOT_OK(CheckPlannable(snap, table_url));
+  const IndexDiff diff = DiffIndex(base, snap);
+  UpdatePlan plan;
+  BuildPlan& b = plan.build;
+  b.index_url = index_url;
+  b.table_root = base.table_root;
+  b.table_kind = std::string(table::FormatName(snap));
+  b.table_version = snap.version;
+  b.etag_source = snap.store->endpoint();
+  b.base_version = latest;
+  b.run = base.next_run;
+  for (const FileEntry& f : base.files) {
+    b.paths.push_back(f.path);
+    b.sizes.push_back(f.size);
+  }
+  for (const table::DataFile* f : diff.added) {
+    plan.added.push_back(static_cast<int32_t>(b.paths.size()));
+    b.paths.push_back(f->relative_path);
+    b.sizes.push_back(f->size);
+  }
+  for (const KeyColumn& k : base.key) plan.key_columns.push_back(k.name);
+  plan.buckets = base.buckets;
+  plan.cover = base.cover;
+  plan.hoist = base.hoist;
+  plan.removed_files = static_cast<int64_t>(diff.removed.size());
+  plan.deletion_vectors_changed = static_cast<int64_t>(diff.dv_changes.size());
+  plan.changed = !diff.added.empty() || !diff.removed.empty() || !diff.dv_changes.empty() ||
+                 snap.version != base.table_version;
+  return plan;
+}
+
+Result<UpdateResult> CommitUpdate(const UpdatePlan& plan, const std::vector<BuildPartResult>& parts) {
+  const BuildPlan& b = plan.build;
+  RAP_ASSIGN_OR_RETURN(io::ResolvedUrl r, io::OpenUrl(b.index_url));
+  RAP_ASSIGN_OR_RETURN(int64_t latest, FindLatestVersion(*r.store, r.path));
+  if (latest != b.base_version) {
+    return Status::Changed(b.index_url + ": version " + std::to_string(latest) + " was published after the update was " +
+                           "planned on version " + std::to_string(b.base_version));
+  }
+  RAP_ASSIGN_OR_RETURN(Manifest base, ReadManifest(*r.store, r.path, latest));
+  UpdateResult out;
+  out.added_files = static_cast<int64_t>(plan.added.size());
+  out.removed_files = plan.removed_files;
+  out.deletion_vectors_changed = plan.deletion_vectors_changed;
+  if (!plan.changed) {
+    if (!parts.empty()) return Status::InvalidArgument("index update: the plan changes nothing, yet parts were given");
+    out.manifest = std::move(base);
+    return out;
+  }
+  // The changes again, from the base and the planned table version: they must be the planned ones.
+  const std::string table_url = ResolveUrl(b.index_url, base.table_root);
+  table::OpenTableOptions to;
+  if (b.table_version >= 0 && b.table_kind == "delta") to.version = b.table_version;
+  RAP_ASSIGN_OR_RETURN(table::TableSnapshot snap, table::OpenTable(table_url, to));
+  const IndexDiff diff = DiffIndex(base, snap);
+  bool same = diff.added.size() == plan.added.size() && b.paths.size() == base.files.size() + plan.added.size() &&
+              static_cast<int64_t>(diff.removed.size()) == plan.removed_files &&
+              static_cast<int64_t>(diff.dv_changes.size()) == plan.deletion_vectors_changed;
+  for (size_t i = 0; same && i < diff.added.size(); ++i) {
+    const size_t o = static_cast<size_t>(plan.added[i]);
+    same = o == base.files.size() + i && diff.added[i]->relative_path == b.paths[o] && diff.added[i]->size == b.sizes[o];
+  }
+  if (!same) return Status::Changed(table_url + ": the table's files changed after the update was planned");
+  const bool keep_etags = KeepEtags(base, b.etag_source);
+  Manifest m = base;
+  for (int32_t o : diff.removed) m.files[static_cast<size_t>(o)].removed = true;
+  for (const auto& [o, dv] : diff.dv_changes) m.files[static_cast<size_t>(o)].deletion_vector = dv;
+  const size_t n = b.paths.size();
+  m.files.resize(n);
+  std::vector<bool> seen(n, false);
+  std::map<std::string, int32_t> schemas;
+  for (size_t i = 0; i < m.schemas.size(); ++i) schemas.emplace(m.schemas[i], static_cast<int32_t>(i));
+  for (size_t p = 0; p < parts.size(); ++p) {
+    const Manifest& part = parts[p].part;
+    const std::string what = "index update: part " + std::to_string(p);
+    if (part.key != base.key) return Status::InvalidArgument(what + ": its key columns or types differ from the index's");
+    if (part.buckets != base.buckets || part.cover != base.cover || part.hoist != base.hoist) {
+      return Status::InvalidArgument(what + ": its buckets, covered or hoisted columns differ from the index's");
+    }
+    if (part.files.size() != n) return Status::InvalidArgument(what + ": its file table is not the plan's");
+    for (int32_t o : parts[p].ordinals) {
+      if (o < static_cast<int32_t>(base.files.size()) || static_cast<size_t>(o) >= n || seen[static_cast<size_t>(o)]) {
+        return Status::InvalidArgument(what + ": file ordinal " + std::to_string(o) +
+                                       " is not an added file of the plan or indexed twice");
+      }
+      seen[static_cast<size_t>(o)] = true;
+      FileEntry f = part.files[static_cast<size_t>(o)];
+      if (f.path != b.paths[static_cast<size_t>(o)]) return Status::InvalidArgument(what + ": file " + f.path + " is not the plan's");
+      if (f.schema >= 0) {
+        const std::string& rel = part.schemas.at(static_cast<size_t>(f.schema));
+        auto [it, added] = schemas.emplace(rel, static_cast<int32_t>(m.schemas.size()));
+        if (added) m.schemas.push_back(rel);
+        f.schema = it->second;
+      }
+      if (!keep_etags) f.etag.clear();
+      m.files[static_cast<size_t>(o)] = std::move(f);
+    }
+    for (const FragmentEntry& fr : part.fragments) {
+      out.key_rows += fr.rows;
+      m.fragments.push_back(fr);
+    }
+  }
+  for (int32_t o : plan.added) {
+    if (!seen[static_cast<size_t>(o)]) return Status::InvalidArgument("index update: no part indexed file " + b.paths[static_cast<size_t>(o)]);
+  }
+  m.version = base.version + 1;
+  m.table_kind = b.table_kind;
+  m.table_version = b.table_version;
+  if (keep_etags) m.etag_source = b.etag_source;
+  m.next_run = std::max(base.next_run, b.run + 1);
+  m.created_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                     std::chrono::system_clock::now().time_since_epoch()).count();
+  RAP_RETURN_NOT_OK(PublishManifest(*r.store, r.path, m));
+  out.manifest = std::move(m);
+  out.changed = true;
+  return out;
+}
 
 }  // namespace rap::index

@@ -79,7 +79,7 @@ Status ChunkLocations(const parquet::ColumnMetaData& md, const parquet::OffsetIn
   return Status::OK();
 }
 
-std::string SchemaFileBytes(const parquet::FileMetaData& md) {
+std::string SchemaFileBytes(const parquet::FileMetaData& md, const std::string& table_schema) {
   parquet::FileMetaData schema_only;
   schema_only.version = md.version;
   schema_only.schema = md.schema;
@@ -89,6 +89,7 @@ std::string SchemaFileBytes(const parquet::FileMetaData& md) {
   for (const parquet::KeyValue& kv : md.key_value_metadata) {
     if (kv.key == parquet::kBlobMetadataKey) schema_only.key_value_metadata.push_back(kv);
   }
+  if (!table_schema.empty()) schema_only.key_value_metadata.push_back({kTableSchemaKey, table_schema});
   std::string footer;
   parquet::EncodeFileMetaData(schema_only, &footer);
   std::string bytes = "PAR1" + footer;
@@ -319,7 +320,7 @@ Result<IndexedFile> IndexDataFile(const io::ObjectStorePtr& store, const table::
   RAP_ASSIGN_OR_RETURN(const auto frames, CoverFrames(*store, *reader, cover_leaf, fk));
   // The file's schema as a zero-row Parquet file: output types and covered decoding without the
   // data file's footer.
-  out.schema_file = SchemaFileBytes(reader->metadata());
+  out.schema_file = SchemaFileBytes(reader->metadata(), spec.table_schema);
   // Runs of one key over consecutive rows.
   const std::vector<KeyValues>& keys = fk.keys;
   for (size_t i = 0; i < order.size();) {

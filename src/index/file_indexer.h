@@ -21,7 +21,13 @@ struct FileIndexSpec {
   std::vector<std::string> key_columns;   // names
   std::vector<std::string> cover;
   std::vector<std::string> hoist;
+  // The table's logical schema as a Delta schemaString (tables with a schema of their own: Delta);
+  // empty: none. Kept in each schema file under kTableSchemaKey, so that lookups return the types a
+  // scan of the table returns (Spark's INT96 timestamps as the Delta schema's timestamp[us, UTC]).
+  std::string table_schema;
 };
+
+inline constexpr char kTableSchemaKey[] = "rap.table_schema";
 
 struct IndexedFile {
   FileEntry file;                       // ordinal, path, size, etag, rows, dv (schema set by the caller)
@@ -43,7 +49,8 @@ Status ChunkLocations(const parquet::ColumnMetaData& md, const parquet::OffsetIn
                       int64_t end, std::vector<Location>* out);
 
 // A zero-row Parquet file holding exactly the schema of `md` (docs/index-format.md, "Schema files").
-std::string SchemaFileBytes(const parquet::FileMetaData& md);
+// With `table_schema` (FileIndexSpec::table_schema) under kTableSchemaKey.
+std::string SchemaFileBytes(const parquet::FileMetaData& md, const std::string& table_schema = {});
 
 // The relative path of a schema file for `bytes` ("schemas/<fnv1a64 hex>.parquet").
 std::string SchemaFilePath(const std::string& bytes);

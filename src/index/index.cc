@@ -5,7 +5,9 @@
 #include <fmt/format.h>
 
 #include "index/index_impl.h"
+#include "index/file_indexer.h"
 #include "rap/index/build.h"
+#include "rap/table/delta_schema.h"
 
 namespace rap::index {
 
@@ -177,6 +179,30 @@ void Index::Impl::RunAll(std::vector<std::function<void()>> tasks) const {
   cv.wait(lock, [&] { return left == 0; });
 }
 
+namespace {
+
+// The output types of the columns the table types itself (a Delta table's schema, recorded in the
+// schema file by the build: internal::kTableSchemaKey), so that a lookup returns what a scan of the
+// table does; the others keep their file types. Lookups conform the decoded columns to these.
+Status ApplyTableSchema(const std::vector<parquet::KeyValue>& kvs, const std::string& what, SchemaPtr* schema,
+                        bool* applied) {
+  for (const parquet::KeyValue& kv : kvs) {
+    if (kv.key != internal::kTableSchemaKey || !kv.value || !*schema) continue;
+    auto logical = table::ParseDeltaSchema(*kv.value, table::ColumnMappingMode::kNone);
+    if (!logical.ok()) return logical.status().WithContext(what + ": " + internal::kTableSchemaKey);
+    auto out = std::make_shared<Schema>(**schema);
+    for (Field& f : out->fields) {
+      const int i = logical->schema->FieldIndex(f.name);
+      if (i >= 0) f.type = logical->schema->fields[static_cast<size_t>(i)].type;
+    }
+    *schema = std::move(out);
+    *applied = true;
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
 Result<std::shared_ptr<Index::Snapshot>> Index::Impl::Load(int64_t version) const {
   auto s = std::make_shared<Snapshot>();
   RAP_ASSIGN_OR_RETURN(s->manifest, ReadManifest(*store, dir, version));
@@ -235,6 +261,8 @@ Result<std::shared_ptr<Index::Snapshot>> Index::Impl::Load(int64_t version) cons
     const auto& reader = s->schemas[static_cast<size_t>(s->table_schema_index)];
     s->table_schema = reader->arrow_schema();
     RAP_ASSIGN_OR_RETURN(s->blob, parquet::FindBlobSpec(reader->metadata().key_value_metadata));
+    RAP_RETURN_NOT_OK(ApplyTableSchema(reader->metadata().key_value_metadata, m.schemas[static_cast<size_t>(s->table_schema_index)],
+                                       &s->table_schema, &s->table_types));
   } else {
     // No schema files (an index written by another engine): the newest live file's footer.
     for (size_t i = m.files.size(); i-- > 0;) {

@@ -113,6 +113,7 @@ class Index::Snapshot {
   std::vector<std::shared_ptr<read::FileReader>> schemas;
   SchemaPtr table_schema;  // the newest live file's schema (output types)
   int table_schema_index = -1;
+  bool table_types = false;  // table_schema has types from the table's own schema (ApplyTableSchema)
   // The table's blob column (rap/format/blob_column.h), from the same file's key-value metadata:
   // lookups return its folded columns in its place.
   std::optional<parquet::BlobSpec> blob;

@@ -545,6 +545,10 @@ Status AssembleBatches(LookupState& st, internal::DataMode mode) {
   RAP_ASSIGN_OR_RETURN(auto unfolded, UnfoldBlobs(st));
   std::vector<std::vector<const KeyPiece*>> by_key(st.keys.size());
   for (const KeyPiece& p : st.pieces) by_key[p.key].push_back(&p);
+  std::vector<std::string> type_names;  // with table types: the output types, to compare the decoded ones with
+  if (st.snap->table_types) {
+    for (const Field& f : schema.fields) type_names.push_back(f.type->ToString());
+  }
   for (size_t i = 0; i < st.keys.size(); ++i) {
     int64_t n = 0;
     for (const KeyPiece* p : by_key[i]) n += p->rows.Count();
@@ -560,6 +564,13 @@ Status AssembleBatches(LookupState& st, internal::DataMode mode) {
       }
       std::vector<ArrayPtr> parts;
       for (const KeyPiece* p : by_key[i]) parts.push_back(from == ColumnFrom::kData ? p->columns[at] : unfolded[p][at]);
+      // A column the table types otherwise than its files (ApplyTableSchema: Spark's INT96 timestamps
+      // in a Delta table) as a scan returns it.
+      for (ArrayPtr& a : parts) {
+        if (!type_names.empty() && a->type != f.type && a->type->ToString() != type_names[fc]) {
+          RAP_ASSIGN_OR_RETURN(a, read::ConformArray(a, f.type, nullptr, f.name));
+        }
+      }
       if (parts.empty()) {
         RAP_ASSIGN_OR_RETURN(ArrayPtr e, columnar::MakeNullArray(f.type, 0));
         out.columns.push_back(e);

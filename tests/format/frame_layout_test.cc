@@ -26,6 +26,7 @@ using rap::testing::CompareBatches;
 using rap::testing::FrameLayouts;
 using rap::testing::KeyedBatch;
 using rap::testing::KeyedSchema;
+using rap::testing::MakeBatch;
 using rap::testing::ReadBackFormatLevel;
 
 std::span<const uint8_t> Bytes(const std::string& s) { return {reinterpret_cast<const uint8_t*>(s.data()), s.size()}; }
@@ -222,6 +223,58 @@ TEST_P(FrameLayoutTest, PagesAreManyFramesSoAReaderSizingFromTheFirstFrameFails)
   EXPECT_EQ(ZSTD_decompress(all.data(), all.size(), section.data(), section.size()), all.size());
   std::string first(static_cast<size_t>((*frames)[0].content_size), '\0');
   EXPECT_TRUE(ZSTD_isError(ZSTD_decompress(first.data(), first.size(), section.data(), section.size())));
+}
+
+// parquet-java (Spark's reader) assigns a row group to the input split that holds the byte
+// start + RowGroup.total_compressed_size / 2, where start is column 0's first page: a row group whose
+// point lies outside its own bytes is read by no split (Spark read 0 rows of interleaved files whose
+// key column, column 0, was placed after the interleaved region). So column 0's first page is the
+// row group's first page, file_offset names it, and the point lies inside the row group's bytes.
+void ExpectSplitReadersFindEveryRowGroup(const Written& w) {
+  auto start_of = [](const ColumnChunk& cc) {
+    const ColumnMetaData& md = *cc.meta_data;
+    return md.dictionary_page_offset ? std::min(md.data_page_offset, *md.dictionary_page_offset) : md.data_page_offset;
+  };
+  int64_t prev_end = 4;
+  ASSERT_FALSE(w.md.row_groups.empty());
+  for (size_t g = 0; g < w.md.row_groups.size(); ++g) {
+    SCOPED_TRACE("row group " + std::to_string(g));
+    const RowGroup& rg = w.md.row_groups[g];
+    int64_t lo = INT64_MAX, hi = 0;
+    for (const auto& cc : rg.columns) {
+      ASSERT_TRUE(cc.meta_data.has_value());
+      lo = std::min(lo, start_of(cc));
+      hi = std::max(hi, start_of(cc) + cc.meta_data->total_compressed_size);
+    }
+    EXPECT_EQ(start_of(rg.columns[0]), lo);
+    EXPECT_EQ(rg.file_offset, lo);
+    ASSERT_TRUE(rg.total_compressed_size.has_value());
+    EXPECT_EQ(*rg.total_compressed_size, hi - lo) << "the row group's bytes, each counted once";
+    const int64_t mid = start_of(rg.columns[0]) + *rg.total_compressed_size / 2;
+    EXPECT_GE(lo, prev_end);
+    EXPECT_LT(mid, hi);
+    prev_end = hi;
+  }
+}
+
+TEST_P(FrameLayoutTest, SplitReadersFindEveryRowGroup) {
+  const auto layout = FrameLayouts()[GetParam()];
+  SCOPED_TRACE(layout.name);
+  const RecordBatch batch = KeyedBatch(5000, 3);
+  ExpectSplitReadersFindEveryRowGroup(Write(batch, layout.options));
+  // The same with the key last: column 0 is framed (inside the interleaved region).
+  auto schema = std::make_shared<Schema>();
+  std::vector<ArrayPtr> cols;
+  for (size_t f = 1; f <= batch.schema->fields.size(); ++f) {
+    const size_t i = f % batch.schema->fields.size();
+    schema->fields.push_back(batch.schema->fields[i]);
+    cols.push_back(batch.columns[i]);
+  }
+  const Written last = Write(MakeBatch(schema, std::move(cols)), layout.options);
+  ExpectSplitReadersFindEveryRowGroup(last);
+  if (layout.options.interleave) {
+    EXPECT_FALSE(last.keys.empty());
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Layouts, FrameLayoutTest, ::testing::Range<size_t>(0, FrameLayouts().size()),

@@ -235,7 +235,7 @@ TEST_P(FrameLookupTest, CorruptFrameRecordsFailCleanly) {
   if (!GetParam().framed) GTEST_SKIP() << "no frame records";
   auto snap = table::OpenTable(root_);
   ASSERT_TRUE(snap.ok()) << snap.status().ToString();
-  internal::FileIndexSpec spec{{"k"}, {"v", "name"}, {}};
+  internal::FileIndexSpec spec{{"k"}, {"v", "name"}, {}, {}};
   auto indexed = internal::IndexDataFile(snap->store, snap->files[0], 0, spec);
   ASSERT_TRUE(indexed.ok()) << indexed.status().ToString();
   using Mutation = std::function<void(Location&)>;

@@ -112,4 +112,31 @@ struct UpdateResult {
 // the table are marked removed, and changed deletion vectors are recorded.
 Result<UpdateResult> UpdateIndex(const std::string& index_url, const UpdateOptions& options);
 
+// An update split over processes (rap.spark.update_index, docs/spark.md): PlanUpdate compares the
+// index's newest version with the table's current snapshot, as UpdateIndex does; BuildPart indexes
+// the added files (`build`, ordinals `added`, options from key_columns / buckets / cover / hoist);
+// CommitUpdate publishes version build.base_version + 1 — the base's fragments and file table, the
+// removed files marked, changed deletion vectors recorded, the parts' files and fragments added —
+// atomically and only if absent (kChanged when another writer published first). The result equals
+// UpdateIndex's except that a bucket gets one new fragment per part.
+struct UpdatePlan {
+  BuildPlan build;              // paths/sizes: the base's file table by ordinal, then the added files
+  std::vector<int32_t> added;   // the ordinals of the added files (the parts index these)
+  std::vector<std::string> key_columns;
+  int32_t buckets = 1;
+  std::vector<std::string> cover;
+  std::vector<std::string> hoist;
+  bool changed = false;         // false: the index matches the table (nothing to index or commit)
+  int64_t removed_files = 0;
+  int64_t deletion_vectors_changed = 0;
+};
+
+// NotSupported for a sorted (range-partitioned) index and for the table formats PlanBuild refuses.
+Result<UpdatePlan> PlanUpdate(const std::string& index_url);
+
+// Re-derives the plan's changes from the base version and the planned table version (kChanged when
+// the index or the table moved on meanwhile) and publishes them with the parts, which must index
+// every added file exactly once. A plan that changes nothing returns the base, unpublished.
+Result<UpdateResult> CommitUpdate(const UpdatePlan& plan, const std::vector<BuildPartResult>& parts);
+
 }  // namespace rap::index
