@@ -99,7 +99,7 @@ Status ConcatInto(std::vector<std::vector<ArrayPtr>>& parts, std::vector<ArrayPt
 // pool and back: on a loaded server that costs more than the reads), and the pages one file needs
 // are read in one planned range where the gaps between them are small (kLocalGap), instead of one
 // pread per page.
-constexpr uint64_t kLocalGap = 16 << 10;
+constexpr uint64_t kLocalGap = 8 << 10;
 
 bool LocalData(const DataRequest& rq) { return rq.snap->data_store && !rq.snap->data_store->is_remote(); }
 
