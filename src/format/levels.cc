@@ -162,8 +162,13 @@ Result<int64_t> RleBitPackedDecoder::SkipCountingOnes(int64_t n, int64_t* ones) 
       const int64_t groups = std::min(n - done, packed_left_) / 8;
       if (groups > 0) {
         const uint8_t* g = data_ + packed_pos_;
-        int64_t c = 0;
-        for (int64_t i = 0; i < groups; ++i) c += std::popcount(static_cast<unsigned>(g[i]));
+        int64_t c = 0, i = 0;
+        for (; i + 8 <= groups; i += 8) {  // 64 values per word (no popcnt instruction assumed)
+          uint64_t w;
+          std::memcpy(&w, g + i, 8);
+          c += std::popcount(w);
+        }
+        for (; i < groups; ++i) c += std::popcount(static_cast<unsigned>(g[i]));
         *ones += c;
         packed_pos_ += static_cast<size_t>(groups);
         packed_left_ -= groups * 8;

@@ -96,9 +96,10 @@ Status ConcatInto(std::vector<std::vector<ArrayPtr>>& parts, std::vector<ArrayPt
 
 // A local data store (pread from the page cache): a lookup's reads cost a system call each and no
 // waiting, so the per-file steps run one after another on the calling thread (no hand-off to the
-// pool and back: on a loaded server that costs more than the reads), and the pages one file needs
-// are read in one planned range where the gaps between them are small (kLocalGap), instead of one
-// pread per page.
+// pool and back: on a loaded server that costs more than the reads), and the pages a plain lookup
+// reads through a file's footer are read in planned ranges merged across gaps up to kLocalGap,
+// instead of one pread per page. Covered reads keep exact ranges: their requests and bytes are what
+// the layout tests and benchmarks compare (a frame record is a few hundred bytes).
 constexpr uint64_t kLocalGap = 8 << 10;
 
 bool LocalData(const DataRequest& rq) { return rq.snap->data_store && !rq.snap->data_store->is_remote(); }
@@ -364,7 +365,7 @@ Status FetchCovered(const DataRequest& rq, CountingStore& cs, RoundCounter& rc, 
   frame_ranges = MergeFrameRanges(std::move(frame_ranges));
   const size_t num_page_ranges = ranges.size();
   ranges.insert(ranges.end(), frame_ranges.begin(), frame_ranges.end());
-  io::PlanOptions po = DataPlan(rq);
+  io::PlanOptions po = rq.impl->options.plan;
   po.expected_etag = rq.snap->DataEtag(*f->fe);
   po.purpose = "covered";
   auto got = io::ReadPlanned(cs, f->path, ranges, po);
