@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "format/page_reader.h"
+#include "rap/format/levels.h"
 
 namespace rap::parquet {
 
@@ -344,7 +345,7 @@ class ChunkReader final : public ColumnChunkReader {
     decoder_.reset();
     auto decode = [&]() -> Result<std::shared_ptr<const DataPage>> {
       auto p = std::make_shared<DataPage>();
-      RAP_RETURN_NOT_OK(internal::DecodeDataPage(raw, column_, codec_, options_, p.get()));
+      RAP_RETURN_NOT_OK(internal::DecodeDataPage(raw, column_, codec_, options_, p.get(), /*lazy_flat_def=*/true));
       return std::shared_ptr<const DataPage>(std::move(p));
     };
     bool shared = false;
@@ -375,6 +376,8 @@ class ChunkReader final : public ColumnChunkReader {
                                   EncodingName(page_->encoding) + " page, not dictionary-encoded (dictionary codes " +
                                   "requested)");
     }
+    if (page_->lazy_def) def_dec_ = RleBitPackedDecoder(page_->def_hybrid.data(), page_->def_hybrid.size(), 1);
+    def_pos_ = 0;
     page_offset_ = raw.offset;
     page_first_row_ = next_row_;
     level_pos_ = 0;
@@ -446,10 +449,14 @@ class ChunkReader final : public ColumnChunkReader {
     return end < page_end;
   }
 
-  Status FlushRun(int64_t begin, int64_t end, bool selected, int16_t max_def) {
+  // The levels [begin, end) of the page appended to the window when selected; returns how many
+  // values they hold.
+  Result<int64_t> RunLevels(int64_t begin, int64_t end, bool selected, int16_t max_def) {
     const DataPage& page = *page_;
+    const bool all_values = max_def == 0 || page.num_non_null == page.num_levels;  // every level holds a value
+    if (page.lazy_def && !all_values) return LazyRunLevels(begin, end, selected, max_def);
     int64_t n_values = end - begin;
-    if (max_def > 0 && page.num_non_null != page.num_levels) {  // else every level holds a value
+    if (!all_values) {
       n_values = 0;
       for (int64_t i = begin; i < end; ++i) n_values += page.def[static_cast<size_t>(i)] == max_def ? 1 : 0;
     }
@@ -457,10 +464,14 @@ class ChunkReader final : public ColumnChunkReader {
       if (max_def > 0) {
         // Flat column, no nulls in the page, none in the window so far: the levels are all max_def and
         // are left out (LeafColumnData::def_levels stays empty); written out once a run needs them.
-        const bool elide = !nested_ && page.num_non_null == page.num_levels && out_.def_levels.empty();
+        const bool elide = !nested_ && all_values && out_.def_levels.empty();
         if (!elide) {
           if (out_.def_levels.empty() && num_levels_ > 0) out_.def_levels.assign(static_cast<size_t>(num_levels_), max_def);
-          out_.def_levels.insert(out_.def_levels.end(), page.def.begin() + begin, page.def.begin() + end);
+          if (page.lazy_def) {  // no null in the page: its levels were not kept
+            out_.def_levels.insert(out_.def_levels.end(), static_cast<size_t>(end - begin), max_def);
+          } else {
+            out_.def_levels.insert(out_.def_levels.end(), page.def.begin() + begin, page.def.begin() + end);
+          }
         }
       }
       if (!page.rep.empty()) {
@@ -468,6 +479,40 @@ class ChunkReader final : public ColumnChunkReader {
       }
       num_levels_ += end - begin;
     }
+    return n_values;
+  }
+
+  // RunLevels of a page with lazy definition levels (flat, max level 1) holding nulls: a selected
+  // run's levels are decoded into the window, an unselected run's are skipped, counting its values.
+  Result<int64_t> LazyRunLevels(int64_t begin, int64_t end, bool selected, int16_t max_def) {
+    if (begin != def_pos_) {
+      return Status::Internal(fmt::format("{}: definition levels read out of order (at {}, asked for {})",
+                                          internal::PageContext(options_, column_, page_offset_), def_pos_, begin));
+    }
+    const int64_t n = end - begin;
+    int64_t ones = 0;
+    Result<int64_t> got = int64_t{0};
+    if (selected) {
+      if (out_.def_levels.empty() && num_levels_ > 0) out_.def_levels.assign(static_cast<size_t>(num_levels_), max_def);
+      const size_t old = out_.def_levels.size();
+      out_.def_levels.resize(old + static_cast<size_t>(n));
+      got = def_dec_.GetBatch(out_.def_levels.data() + old, n);
+      for (size_t i = old; i < out_.def_levels.size(); ++i) ones += out_.def_levels[i];  // levels are 0 or 1
+      num_levels_ += n;
+    } else {
+      got = def_dec_.SkipCountingOnes(n, &ones);
+    }
+    if (!got.ok()) return got.status().WithContext(internal::PageContext(options_, column_, page_offset_));
+    if (*got != n) {
+      return Status::Corrupt(fmt::format("{}: definition levels end after {} of {} levels",
+                                         internal::PageContext(options_, column_, page_offset_), begin + *got, end));
+    }
+    def_pos_ = end;
+    return ones;
+  }
+
+  Status FlushRun(int64_t begin, int64_t end, bool selected, int16_t max_def) {
+    RAP_ASSIGN_OR_RETURN(const int64_t n_values, RunLevels(begin, end, selected, max_def));
     ValueDecoder* decoder = decoder_.get();
     if (n_values == 0 || decoder == nullptr) return Status::OK();
     Status st;
@@ -520,6 +565,8 @@ class ChunkReader final : public ColumnChunkReader {
   bool page_loaded_ = false;
   std::shared_ptr<const DataPage> page_;  // decoded here or taken from options_.page_share
   std::unique_ptr<ValueDecoder> decoder_;
+  RleBitPackedDecoder def_dec_;  // the page's lazy definition levels (DataPage::lazy_def)
+  int64_t def_pos_ = 0;          // the next level def_dec_ yields
   uint64_t page_offset_ = 0;
   int64_t page_first_row_ = 0;
   int64_t level_pos_ = 0;

@@ -134,6 +134,60 @@ Result<int64_t> RleBitPackedDecoder::GetBatch(uint8_t* out, int64_t n) {
   return GetBatchImpl(reinterpret_cast<int8_t*>(out), n);
 }
 
+Result<int64_t> RleBitPackedDecoder::SkipCountingOnes(int64_t n, int64_t* ones) {
+  if (bit_width_ != 1) {
+    return Status::InvalidArgument("RLE/bit-packed hybrid: counting ones needs bit width 1, not " +
+                                   std::to_string(bit_width_));
+  }
+  int64_t done = 0;
+  while (done < n) {
+    if (rle_left_ > 0) {
+      const int64_t k = std::min(n - done, rle_left_);
+      rle_left_ -= k;
+      done += k;
+      *ones += rle_value_ ? k : 0;
+      continue;
+    }
+    if (packed_left_ > 0) {
+      if (buffered_idx_ < buffered_len_) {
+        const int64_t k = std::min<int64_t>(n - done, buffered_len_ - buffered_idx_);
+        for (int64_t i = 0; i < k; ++i) *ones += buffered_[buffered_idx_ + i];
+        buffered_idx_ += static_cast<int>(k);
+        packed_left_ -= k;
+        done += k;
+        continue;
+      }
+      // Whole groups of 8 one-bit values are one byte each, inside the data (NextRun keeps only
+      // the values whose bits are present).
+      const int64_t groups = std::min(n - done, packed_left_) / 8;
+      if (groups > 0) {
+        const uint8_t* g = data_ + packed_pos_;
+        int64_t c = 0, i = 0;
+        for (; i + 8 <= groups; i += 8) {  // 64 values per word (no popcnt instruction assumed)
+          uint64_t w;
+          std::memcpy(&w, g + i, 8);
+          c += std::popcount(w);
+        }
+        for (; i < groups; ++i) c += std::popcount(static_cast<unsigned>(g[i]));
+        *ones += c;
+        packed_pos_ += static_cast<size_t>(groups);
+        packed_left_ -= groups * 8;
+        done += groups * 8;
+        continue;
+      }
+      const size_t avail = packed_pos_ < size_ ? size_ - packed_pos_ : 0;
+      UnpackGroups<uint32_t>(data_ + packed_pos_, avail, bit_width_, buffered_, 1);
+      packed_pos_ += 1;
+      buffered_idx_ = 0;
+      buffered_len_ = static_cast<int>(std::min<int64_t>(8, packed_left_));
+      continue;
+    }
+    RAP_ASSIGN_OR_RETURN(bool more, NextRun());
+    if (!more) break;
+  }
+  return done;
+}
+
 Result<int64_t> RleBitPackedDecoder::Skip(int64_t n) {
   RAP_RETURN_NOT_OK(CheckWidth(kMaxHybridBitWidth));
   int64_t done = 0;

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <zlib.h>
 
+#include "format/bit_util.h"
 #include "rap/codec/codec.h"
 #include "rap/format/levels.h"
 #include "rap/format/thrift.h"
@@ -176,8 +177,30 @@ int64_t KnownPageRows(const PageHeader& header, const ColumnDescriptor& column) 
   return -1;
 }
 
+// Lazy definition levels (DataPage::lazy_def): `hybrid` (no length prefix) is kept and its 1s are
+// counted without unpacking; Corrupt when it holds fewer than the page's levels.
+static Status KeepLazyDef(std::span<const uint8_t> hybrid, const ColumnDescriptor& column, const ColumnReadOptions& options,
+                   uint64_t offset, DataPage* page) {
+  RleBitPackedDecoder dec(hybrid.data(), hybrid.size(), 1);
+  int64_t ones = 0;
+  auto got = dec.SkipCountingOnes(page->num_levels, &ones);
+  if (!got.ok()) return got.status().WithContext(PageContext(options, column, offset) + ": definition levels");
+  if (*got != page->num_levels) {
+    return Status::Corrupt(fmt::format("{}: definition levels: expected {} levels, the {}-byte section holds only {}",
+                                       PageContext(options, column, offset), page->num_levels, hybrid.size(), *got));
+  }
+  page->lazy_def = true;
+  page->def_hybrid = hybrid;
+  page->num_non_null = ones;
+  return Status::OK();
+}
+
+static bool LazyDef(bool lazy_flat_def, const ColumnDescriptor& column) {
+  return lazy_flat_def && column.max_repetition_level == 0 && column.max_definition_level == 1;
+}
+
 Status DecodeDataPage(const RawPage& raw, const ColumnDescriptor& column, Codec codec, const ColumnReadOptions& options,
-                      DataPage* page) {
+                      DataPage* page, bool lazy_flat_def) {
   const PageHeader& h = raw.header;
   page->offset = raw.offset;
   const int max_def = column.max_definition_level, max_rep = column.max_repetition_level;
@@ -204,7 +227,20 @@ Status DecodeDataPage(const RawPage& raw, const ColumnDescriptor& column, Codec 
       if (!used.ok()) return used.status().WithContext(PageContext(options, column, raw.offset) + ": repetition levels");
       pos += *used;
     }
-    if (max_def > 0) {
+    if (max_def > 0 && LazyDef(lazy_flat_def, column) && dh.definition_level_encoding == Encoding::RLE) {
+      const std::span<const uint8_t> rest = data.subspan(std::min(pos, data.size()));
+      if (rest.size() < 4) {
+        return Status::Corrupt(PageContext(options, column, raw.offset) +
+                               ": definition levels: 4-byte length prefix is truncated");
+      }
+      const uint32_t len = internal::LoadLE<uint32_t>(rest.data());
+      if (len > rest.size() - 4) {
+        return Status::Corrupt(fmt::format("{}: definition levels: length prefix {} exceeds the {} bytes that follow it",
+                                           PageContext(options, column, raw.offset), len, rest.size() - 4));
+      }
+      RAP_RETURN_NOT_OK(KeepLazyDef(rest.subspan(4, len), column, options, raw.offset, page));
+      pos += static_cast<size_t>(len) + 4;
+    } else if (max_def > 0) {
       page->def.resize(static_cast<size_t>(dh.num_values));
       auto used = DecodeLevelsV1(dh.definition_level_encoding, BitWidth(static_cast<uint64_t>(max_def)),
                                  data.subspan(std::min(pos, data.size())), dh.num_values, page->def.data());
@@ -237,7 +273,10 @@ Status DecodeDataPage(const RawPage& raw, const ColumnDescriptor& column, Codec 
                                  raw.body.subspan(0, static_cast<size_t>(rep_len)), dh.num_values, page->rep.data());
       if (!st.ok()) return st.WithContext(PageContext(options, column, raw.offset) + ": repetition levels");
     }
-    if (max_def > 0) {
+    if (max_def > 0 && LazyDef(lazy_flat_def, column)) {
+      RAP_RETURN_NOT_OK(KeepLazyDef(raw.body.subspan(static_cast<size_t>(rep_len), static_cast<size_t>(def_len)), column,
+                                    options, raw.offset, page));
+    } else if (max_def > 0) {
       page->def.resize(static_cast<size_t>(dh.num_values));
       Status st = DecodeLevelsV2(BitWidth(static_cast<uint64_t>(max_def)),
                                  raw.body.subspan(static_cast<size_t>(rep_len), static_cast<size_t>(def_len)),
@@ -256,7 +295,7 @@ Status DecodeDataPage(const RawPage& raw, const ColumnDescriptor& column, Codec 
   }
   RAP_RETURN_NOT_OK(CheckLevelRange(page->def, static_cast<int16_t>(max_def), "definition", column, options, raw.offset));
   RAP_RETURN_NOT_OK(CheckLevelRange(page->rep, static_cast<int16_t>(max_rep), "repetition", column, options, raw.offset));
-  CountNonNull(column, page);
+  if (!page->lazy_def) CountNonNull(column, page);
   return Status::OK();
 }
 

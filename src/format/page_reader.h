@@ -55,14 +55,21 @@ struct DataPage {
   Buffer storage;                      // owns decompressed bytes (when the page was compressed)
   MemoryCharge level_memory;           // def + rep, charged to ColumnReadOptions::memory
   std::span<const uint8_t> values;     // the value section
+  // Flat columns with max definition level 1 decoded with `lazy_flat_def`: the definition levels are
+  // not materialised (`def` stays empty); def_hybrid holds their RLE/bit-packed bytes (bit width 1,
+  // no length prefix) for the reader to decode or skip run by run, and num_non_null was counted
+  // from them.
+  bool lazy_def = false;
+  std::span<const uint8_t> def_hybrid;
 };
 
 // Rows of a data page known from its header alone (flat columns, or v2 num_rows); -1 when the
 // levels must be decoded to count them.
 int64_t KnownPageRows(const PageHeader& header, const ColumnDescriptor& column);
 
+// lazy_flat_def: see DataPage::lazy_def (only flat columns with max definition level 1 and RLE levels).
 Status DecodeDataPage(const RawPage& raw, const ColumnDescriptor& column, Codec codec, const ColumnReadOptions& options,
-                      DataPage* page);
+                      DataPage* page, bool lazy_flat_def = false);
 
 // Decodes a dictionary page (PLAIN or PLAIN_DICTIONARY values) into dict.
 Status DecodeDictionaryPage(const RawPage& raw, const ColumnDescriptor& column, Codec codec,

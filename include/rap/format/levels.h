@@ -27,6 +27,10 @@ class RleBitPackedDecoder {
   Result<int64_t> GetBatch(uint8_t* out, int64_t n);  // bit widths 0..8 (RLE booleans)
   // Skips up to n values without unpacking whole groups; returns the number skipped.
   Result<int64_t> Skip(int64_t n);
+  // Bit width 1 only (flat definition levels): skips up to n values without unpacking them (RLE runs
+  // by their count, bit-packed groups by a popcount of their bytes), adding the number of 1s among
+  // them to *ones; returns the number skipped (less than n only at the end of data).
+  Result<int64_t> SkipCountingOnes(int64_t n, int64_t* ones);
   // Byte offset just past the run being consumed (after the last value: the end of the data used).
   size_t position() const { return pos_; }
 
