@@ -4,8 +4,10 @@
 
 #include <algorithm>
 #include <map>
+#include <tuple>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "rap/index/build.h"
 #include "rap/index/maintenance.h"

@@ -169,7 +169,9 @@ TEST_F(IndexedScanTest, RandomFiltersEqualTheFullScan) {
     if (rng() % 3 == 0) where += rng() % 2 ? " AND v > 400" : " AND name IS NOT NULL";
     const IndexedScanReport rep = ExpectSame(t, where);
     used += rep.used ? 1 : 0;
-    if (i % 3 == 1) EXPECT_TRUE(rep.used) << where << ": " << rep.reason;
+    if (i % 3 == 1) {
+      EXPECT_TRUE(rep.used) << where << ": " << rep.reason;
+    }
   }
   EXPECT_GT(used, 30);
 }
