@@ -238,17 +238,16 @@ TEST_F(IndexedScanTest, FilesNewerThanTheIndex) {
   EXPECT_EQ(r.files_unindexed, 1);
 }
 
-// Delta with deletion vectors: the index built at version 5 (the table then gains files and
-// deletion vectors up to version 20): every scan through it equals the full scan.
-TEST(IndexedScanDelta, DeletionVectorsAndAppends) {
-  rap::testing::TempDir dir;
-  const std::string src = rap::testing::SharedDir() + "/delta-tables/table_with_deletion_logs";
-  const std::string t = dir.Join("t");
-  fs::create_directories(t + "/_delta_log");
-  for (const auto& e : fs::directory_iterator(src)) {
-    if (e.is_regular_file()) fs::copy_file(e.path(), t + "/" + e.path().filename().string());
+// A copy of a shared Delta table whose log grows by copy_log(upto).
+struct DeltaCopy {
+  std::string src, t;
+  DeltaCopy(const std::string& from, const std::string& to) : src(from), t(to) {
+    fs::create_directories(t + "/_delta_log");
+    for (const auto& e : fs::directory_iterator(src)) {
+      if (e.is_regular_file()) fs::copy_file(e.path(), t + "/" + e.path().filename().string());
+    }
   }
-  auto copy_log = [&](int64_t upto) {
+  void copy_log(int64_t upto) {
     for (const auto& e : fs::directory_iterator(src + "/_delta_log")) {
       const std::string n = e.path().filename().string();
       if (n.size() < 20 || n[0] < '0' || n[0] > '9') continue;
@@ -256,29 +255,61 @@ TEST(IndexedScanDelta, DeletionVectorsAndAppends) {
         fs::copy_file(e.path(), t + "/_delta_log/" + n);
       }
     }
-  };
-  copy_log(5);
+  }
+};
+
+// Random `id` filters through an index equal the full scan; returns the last report.
+IndexedScanReport RandomIdScans(const std::string& t, uint64_t seed, int n, int64_t space) {
+  std::mt19937_64 rng(seed);
+  IndexedScanReport last;
+  for (int i = 0; i < n; ++i) {
+    const int64_t a = static_cast<int64_t>(rng() % space) - 5, c = static_cast<int64_t>(rng() % space) - 5;
+    const std::string where = i % 2 ? fmt::format("id BETWEEN {} AND {}", a, c) : fmt::format("id IN ({}, {})", a, c);
+    last = ExpectSame(t, where);
+    EXPECT_TRUE(last.used) << where << ": " << last.reason;
+  }
+  return last;
+}
+
+BuildOptions SortedById() {
   BuildOptions b;
   b.name = "by_id";
   b.key_columns = {"id"};
   b.kind = IndexKind::kSorted;
   b.buckets = 2;
-  ASSERT_TRUE(BuildIndex(t, b).ok());
-  std::mt19937_64 rng(7);
-  auto run = [&](int n) {
-    int64_t unindexed = 0;
-    for (int i = 0; i < n; ++i) {
-      const int64_t a = static_cast<int64_t>(rng() % 130) - 10, c = static_cast<int64_t>(rng() % 130) - 10;
-      const std::string where = i % 2 ? fmt::format("id BETWEEN {} AND {}", a, c) : fmt::format("id IN ({}, {})", a, c);
-      const IndexedScanReport r = ExpectSame(t, where);
-      EXPECT_TRUE(r.used) << r.reason;
-      unindexed = r.files_unindexed;
-    }
-    return unindexed;
-  };
-  EXPECT_EQ(run(6), 0);
-  copy_log(20);
-  EXPECT_GT(run(10), 0);  // files added after version 5 are scanned in full
+  return b;
+}
+
+// Delta with deletion vectors: the index built at version 1, before the deletes (versions 2-4 re-add
+// the file with deletion vectors): scans through it hide the rows the table deletes now.
+TEST(IndexedScanDelta, DeletionVectorsNewerThanTheIndex) {
+  rap::testing::TempDir dir;
+  DeltaCopy d(rap::testing::SharedDir() + "/delta-tables/table_with_deletion_logs", dir.Join("t"));
+  d.copy_log(1);
+  ASSERT_TRUE(BuildIndex(d.t, SortedById()).ok());
+  RandomIdScans(d.t, 7, 4, 130);
+  d.copy_log(20);
+  const IndexedScanReport r = RandomIdScans(d.t, 8, 10, 130);
+  EXPECT_EQ(r.files_unindexed, 0);
+  EXPECT_EQ(r.files_indexed, 1);
+}
+
+// Delta appends, an overwrite and a restore after the index (built at version 0): the files added
+// since are scanned in full, the others read through the index.
+TEST(IndexedScanDelta, AppendsNewerThanTheIndex) {
+  rap::testing::TempDir dir;
+  DeltaCopy d(rap::testing::SharedDir() + "/delta-tables/basic-with-inserts-overwrite-restore/delta", dir.Join("t"));
+  d.copy_log(0);
+  ASSERT_TRUE(BuildIndex(d.t, SortedById()).ok());
+  IndexedScanReport r = RandomIdScans(d.t, 1, 4, 40);
+  EXPECT_EQ(r.files_unindexed, 0);
+  d.copy_log(1);
+  r = RandomIdScans(d.t, 2, 6, 40);
+  EXPECT_EQ(r.files_indexed, 2);
+  EXPECT_EQ(r.files_unindexed, 2);
+  d.copy_log(3);  // overwrite, then restore
+  r = RandomIdScans(d.t, 3, 6, 40);
+  EXPECT_GT(r.files_unindexed, 0);
 }
 
 }  // namespace
