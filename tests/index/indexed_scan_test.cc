@@ -37,6 +37,7 @@ Result<ScanOut> Scan(const std::string& url, const std::string& where, const Ind
   so.columns = columns;
   RAP_ASSIGN_OR_RETURN(so.filter, read::ParseExpr(where));
   so.batch_size = 500;
+  so.file_parallelism = where.size() % 2 ? 2 : 1;  // the fan-out reads candidate rows too
   ScanOut out;
   RAP_ASSIGN_OR_RETURN(out.report, ApplyIndex(url, snap, so.filter, &src, io));
   RAP_ASSIGN_OR_RETURN(auto scanner, read::Scanner::Make(std::move(src), so));
