@@ -182,8 +182,18 @@ Result<IndexedScanReport> ApplyIndex(const std::string& table_url, const table::
     if (!options.name.empty()) return Status::InvalidArgument("--index " + options.name + " cannot answer the filter: " + cands[0].why);
     return rep;
   }
+  // Without --index, an index that fails to open or read leaves the scan to read every file (the
+  // reason says why); a named one fails the scan.
+  auto fall_back = [&](const Status& st) -> Result<IndexedScanReport> {
+    if (!options.name.empty()) return st;
+    rep.used = false;
+    rep.reason = best->name + ": " + st.ToString();
+    return rep;
+  };
   if (!idx || idx->info().index_url != best->url) {
-    RAP_ASSIGN_OR_RETURN(idx, Index::Open(best->url, options.open));
+    auto opened = Index::Open(best->url, options.open);
+    if (!opened.ok()) return fall_back(opened.status());
+    idx = *opened;
   }
   rep.name = best->name;
   rep.kind = IndexKindName(best->kind);
@@ -195,7 +205,9 @@ Result<IndexedScanReport> ApplyIndex(const std::string& table_url, const table::
     if (!options.name.empty()) return Status::InvalidArgument("--index " + options.name + ": " + rep.reason);
     return rep;
   }
-  RAP_ASSIGN_OR_RETURN(LocatedRows located, idx->Locate(best->ranges));
+  auto located_or = idx->Locate(best->ranges);
+  if (!located_or.ok()) return fall_back(located_or.status());
+  const LocatedRows& located = *located_or;
   rep.entries = located.entries;
   rep.index = located.stats;
   RAP_RETURN_NOT_OK(Restrict(snapshot, located, source, &rep));

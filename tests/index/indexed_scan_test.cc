@@ -237,6 +237,14 @@ TEST_F(IndexedScanTest, FilesNewerThanTheIndex) {
   EXPECT_TRUE(r.used);
   EXPECT_EQ(r.files_indexed, 2);
   EXPECT_EQ(r.files_unindexed, 1);
+  // A damaged index: the automatic choice falls back to the full scan and says why; a named one fails.
+  for (const auto& e : fs::directory_iterator(t + "/_rap_index/default/fragments")) fs::resize_file(e.path(), 10);
+  const IndexedScanReport broken = ExpectSame(t, "k BETWEEN 10 AND 30");
+  EXPECT_FALSE(broken.used);
+  EXPECT_NE(broken.reason.find("default: "), std::string::npos) << broken.reason;
+  IndexedScanOptions named;
+  named.name = "default";
+  EXPECT_FALSE(Scan(t, "k = 10", named).ok());
 }
 
 // A copy of a shared Delta table whose log grows by copy_log(upto).
