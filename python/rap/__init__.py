@@ -395,12 +395,14 @@ def rewrite(
     threads: int = 2,
     progress: ProgressArg = None,
     storage_options: StorageOptions = None,
+    index_kind: str = "hash",
 ) -> Dict[str, Any]:
     """Rewrites a table for point lookups with its index built in the same pass (``rap rewrite``).
 
     layout: "sorted", "page", "frame", "interleaved" or "blob". cover: covered columns (default:
     every one that can be; an empty list: none). delta: write a Delta table (else a folder of
-    Parquet). in_place: a new version of the input Delta table.
+    Parquet). in_place: a new version of the input Delta table. index_kind: "hash" or "sorted" (the
+    index is range-partitioned into ``buckets`` partitions: ranges, prefixes, ``scan(where=...)`` ranges).
 
     source: instead of a table URL, anything with ``__arrow_c_stream__`` (a pyarrow Table, a polars
     DataFrame, a rap reader): it is written first as one ZSTD Parquet file in a temporary folder
@@ -421,14 +423,15 @@ def rewrite(
             write_parquet(source, staging + "/part-0.parquet", compression="zstd")
             return _rap.rewrite(staging, _columns(key, "key"), output, layout, align, buckets, cogroup,
                                 _columns(cover, "cover"), delta, in_place, compression, row_group_rows, page_rows,
-                                memory, temp_dir, threads, make_progress(progress, "reading"), storage_options)
+                                memory, temp_dir, threads, make_progress(progress, "reading"), storage_options,
+                                index_kind=index_kind)
         finally:
             shutil.rmtree(staging, ignore_errors=True)
     if table is None:
         raise InvalidArgument("rewrite: give the table URL (or source=)")
     return _rap.rewrite(table, _columns(key, "key"), output, layout, align, buckets, cogroup, _columns(cover, "cover"),
                         delta, in_place, compression, row_group_rows, page_rows, memory, temp_dir, threads,
-                        make_progress(progress, "reading"), storage_options)
+                        make_progress(progress, "reading"), storage_options, index_kind=index_kind)
 
 
 def write_parquet(

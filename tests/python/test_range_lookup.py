@@ -116,3 +116,20 @@ def test_scan_where_through_an_index(sorted_table) -> None:
     assert r.stats["index_used"] == "" and "does not bound" in r.stats["index_reason"]
     with pytest.raises(rap.InvalidArgument):
         rap.scan(str(root), where="k > 5", index="hash_k")
+
+
+def test_rewrite_with_a_sorted_index_serves_scans(sorted_table, tmp_path) -> None:
+    """rap.rewrite(index_kind="sorted"): the rewritten table's index is sorted, and scan(where=range)
+    goes through it with the rows of a scan without it."""
+    root, _ = sorted_table
+    out = tmp_path / "rewritten"
+    r = rap.rewrite(str(root), str(out), key="k", layout="sorted", index_kind="sorted", buckets=2, progress=False)
+    assert r["entries"] > 0
+    assert rap.Index.open(str(out)).info()["kind"] == "sorted"
+    where = "k BETWEEN 500 AND 620 AND v > 100"
+    indexed = rap.scan(str(out), where=where)
+    got = pa.table(indexed).to_pylist()
+    assert got and got == pa.table(rap.scan(str(out), where=where, no_index=True)).to_pylist()
+    assert indexed.stats["index_used"] == "default" and indexed.stats["index_kind"] == "sorted"
+    with pytest.raises(rap.InvalidArgument):
+        rap.rewrite(str(root), str(tmp_path / "x"), key="k", index_kind="zorder", progress=False)
