@@ -181,6 +181,10 @@ std::unique_ptr<Reader> Scan(const std::string& url, std::optional<std::vector<s
   io.disabled = no_index;
   if (index_name) io.name = *index_name;
   if (no_index && index_name) Raise(Status::InvalidArgument("give index or no_index, not both"));
+  // ApplyIndex finds and opens indexes with the environment's store settings: with per-call
+  // storage_options the scan does not look for them (a follow-up: pass the store options down).
+  const bool own_store = !storage_options.is_none();
+  if (own_store && index_name) Raise(Status::InvalidArgument("index: not with storage_options (indexes are opened with the environment's store settings)"));
   io.open.preload = false;
   io.open.plan.policy = so.reader.plan.policy;
   index::IndexedScanReport indexed;
@@ -188,7 +192,11 @@ std::unique_ptr<Reader> Scan(const std::string& url, std::optional<std::vector<s
     nb::gil_scoped_release release;
     RAP_ASSIGN_OR_RETURN(table::TableSnapshot snap, table::OpenTable(url, to));
     RAP_ASSIGN_OR_RETURN(read::ScanSource src, table::ToScanSource(snap));
-    RAP_ASSIGN_OR_RETURN(indexed, index::ApplyIndex(url, snap, so.filter, &src, io));
+    if (own_store) {
+      indexed.reason = "storage_options: indexes are looked up with the environment's store settings only";
+    } else {
+      RAP_ASSIGN_OR_RETURN(indexed, index::ApplyIndex(url, snap, so.filter, &src, io));
+    }
     return read::Scanner::Make(std::move(src), std::move(so));
   }();
   if (!scanner.ok()) Raise(scanner.status());
