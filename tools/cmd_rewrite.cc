@@ -15,8 +15,9 @@ namespace rap::cli {
 namespace {
 
 struct RewriteArgs {
-  std::string table, output, output_flag, key, layout = "frame", index_kind = "hash", align, cover, compression = "zstd", memory = "512MiB",
+  std::string table, output, output_flag, key, layout = "frame", align, cover, compression = "zstd", memory = "512MiB",
                                                                                    temp_dir;
+  std::string index_kind = "hash";
   int buckets = 1;
   std::optional<int64_t> row_group_rows, page_rows;
   bool no_cover = false, cogroup = false, quiet = false, no_delta = false, in_place = false;

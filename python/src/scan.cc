@@ -184,7 +184,10 @@ std::unique_ptr<Reader> Scan(const std::string& url, std::optional<std::vector<s
   // ApplyIndex finds and opens indexes with the environment's store settings: with per-call
   // storage_options the scan does not look for them (a follow-up: pass the store options down).
   const bool own_store = !storage_options.is_none();
-  if (own_store && index_name) Raise(Status::InvalidArgument("index: not with storage_options (indexes are opened with the environment's store settings)"));
+  if (own_store && index_name) {
+    Raise(Status::InvalidArgument("index: not with storage_options (indexes are opened with the environment's "
+                                  "store settings)"));
+  }
   io.open.preload = false;
   io.open.plan.policy = so.reader.plan.policy;
   index::IndexedScanReport indexed;

@@ -33,7 +33,8 @@ void Judge(const read::Expr& filter, Candidate* c) {
   for (const KeyColumn& k : c->key) names.push_back(k.name);
   std::optional<std::vector<KeyRange>> ranges = FilterKeyRanges(filter, c->key);
   if (!ranges) {
-    c->why = fmt::format("the filter does not bound its key column '{}' with =, IN, <, <=, >, >= or a prefix", names[0]);
+    c->why = fmt::format("the filter does not bound its key column '{}' with =, IN, <, <=, >, >= or a prefix",
+                         names[0]);
     return;
   }
   if (c->kind == IndexKind::kHash && !AllExactKeys(c->key, *ranges)) {
@@ -179,7 +180,9 @@ Result<IndexedScanReport> ApplyIndex(const std::string& table_url, const table::
   }
   if (!best) {
     rep.reason = cands.empty() ? "the table has no index under _rap_index/" : fmt::format("{}", fmt::join(why, "; "));
-    if (!options.name.empty()) return Status::InvalidArgument("--index " + options.name + " cannot answer the filter: " + cands[0].why);
+    if (!options.name.empty()) {
+      return Status::InvalidArgument("--index " + options.name + " cannot answer the filter: " + cands[0].why);
+    }
     return rep;
   }
   // Without --index, an index that fails to open or read leaves the scan to read every file (the

@@ -396,7 +396,8 @@ class Parser {
     if (!IsKeyword(Peek(), "AND")) return Error(Peek(), "AND in BETWEEN ... AND ...");
     Take();
     RAP_ASSIGN_OR_RETURN(Literal hi, ParseLiteral());
-    return MakeAnd(MakeCompare(column, CompareOp::kGe, std::move(lo)), MakeCompare(column, CompareOp::kLe, std::move(hi)));
+    return MakeAnd(MakeCompare(column, CompareOp::kGe, std::move(lo)),
+                   MakeCompare(column, CompareOp::kLe, std::move(hi)));
   }
 
   // `c LIKE 'p%'` (a byte prefix): c >= 'p' AND c < p' (p without trailing 0xFF bytes, last byte + 1;

@@ -84,7 +84,9 @@ std::string RandomKeyCondition(std::mt19937_64& rng, bool str) {
     case 3: return fmt::format("{} {} {}", c, rng() % 2 ? "<=" : "<", Lit(str, v()));
     case 4: return fmt::format("{} BETWEEN {} AND {}", c, Lit(str, v()), Lit(str, v()));
     case 5: return fmt::format("({} = {} OR {} < {})", c, Lit(str, v()), c, Lit(str, v()));
-    default: return str ? fmt::format("s LIKE 's{}%'", rng() % 40) : fmt::format("{} >= {} AND {} < {}", c, Lit(str, v()), c, Lit(str, v()));
+    default:
+      if (str) return fmt::format("s LIKE 's{}%'", rng() % 40);
+      return fmt::format("{} >= {} AND {} < {}", c, Lit(str, v()), c, Lit(str, v()));
   }
 }
 
