@@ -17,6 +17,7 @@ namespace {
 struct RewriteArgs {
   std::string table, output, output_flag, key, layout = "frame", align, cover, compression = "zstd", memory = "512MiB",
                                                                                    temp_dir;
+  std::string index_kind = "hash";
   int buckets = 1;
   std::optional<int64_t> row_group_rows, page_rows;
   bool no_cover = false, cogroup = false, quiet = false, no_delta = false, in_place = false;
@@ -41,6 +42,7 @@ Status RunRewrite(const RewriteArgs& a) {
     }
   }
   o.buckets = a.buckets;
+  RAP_ASSIGN_OR_RETURN(o.index_kind, index::ParseIndexKind(a.index_kind));
   RAP_ASSIGN_OR_RETURN(uint64_t memory, ParseByteSize(a.memory));
   o.memory = static_cast<int64_t>(memory);
   o.temp_dir = a.temp_dir;
@@ -102,6 +104,10 @@ CommandRegistrar reg("rewrite", [](CLI::App& app) {
   cmd->add_option("--align", args->align, "Frame layouts: no key's data crosses a multiple of this, e.g. 4KiB");
   cmd->add_option("--buckets", args->buckets,
                   "Output files: one per bucket of the index's bucket function (each key in exactly one file)")
+      ->capture_default_str();
+  cmd->add_option("--index-kind", args->index_kind,
+                  "Kind of the index built with the rewrite: hash (exact keys) or sorted (also ranges and prefixes; "
+                  "--buckets partitions)")
       ->capture_default_str();
   cmd->add_flag("--cogroup", args->cogroup,
                 "Co-group (a schema change): one row per key and file, every other column a list of its values");

@@ -13,6 +13,7 @@
 #include "command.h"
 #include "output_format.h"
 #include "plan_flags.h"
+#include "rap/index/indexed_scan.h"
 #include "rap/read/fingerprint.h"
 #include "rap/read/merge_reader.h"
 #include "rap/table/iceberg_metadata.h"
@@ -53,6 +54,8 @@ struct ScanArgs {
   std::string memory_limit = "2GiB";
   std::vector<std::string> merge_key;
   bool keep_last = false;
+  std::string index_name;
+  bool no_index = false;
   PlanFlags plan;
 };
 
@@ -84,6 +87,7 @@ Status WriteBatches(const ScanArgs& args, const SchemaPtr& schema, NextFn next, 
 Status RunMerge(const ScanArgs& args, const table::TableSnapshot& snap, const read::ScanSource& src, double t0,
                 double t_open) {
   if (!args.where.empty()) return Status::InvalidArgument("--merge-key: --where is not supported with a merge");
+  if (!args.index_name.empty()) return Status::InvalidArgument("--merge-key: --index is not supported with a merge");
   if (!src.partition_columns.empty()) {
     return Status::InvalidArgument("--merge-key: partitioned tables are not supported with a merge");
   }
@@ -158,11 +162,19 @@ Status RunScan(const ScanArgs& args) {
   RAP_ASSIGN_OR_RETURN(read::ScanSource src, table::ToScanSource(snap));
   if (!args.merge_key.empty()) return RunMerge(args, snap, src, t0, t_open);
   if (args.keep_last) return Status::InvalidArgument("--keep-last needs --merge-key");
+  if (!args.index_name.empty() && args.no_index) return Status::InvalidArgument("give --index or --no-index, not both");
   if (!args.where.empty()) {
     auto e = read::ParseExpr(args.where);
     if (!e.ok()) return Status::InvalidArgument("--where: " + e.status().message());
     so.filter = *e;
   }
+  // An index of the table that answers the filter names the only rows that can match (indexed_scan.h).
+  index::IndexedScanOptions io;
+  io.disabled = args.no_index;
+  io.name = args.index_name;
+  io.open.preload = false;
+  RAP_ASSIGN_OR_RETURN(io.open.plan, args.plan.Options());
+  RAP_ASSIGN_OR_RETURN(const index::IndexedScanReport indexed, index::ApplyIndex(args.url, snap, so.filter, &src, io));
   RAP_ASSIGN_OR_RETURN(auto scanner, read::Scanner::Make(std::move(src), std::move(so)));
   read::Fingerprinter fp;
   RAP_RETURN_NOT_OK(WriteBatches(args, scanner->schema(), [&] { return scanner->Next(); }, &fp));
@@ -174,6 +186,7 @@ Status RunScan(const ScanArgs& args) {
                  std::string(table::FormatName(snap)).c_str(),
                  snap.format ? fmt::format(" version {}", snap.version).c_str() : "",
                  snap.files.size());
+    std::fprintf(stderr, "%s", indexed.ToString().c_str());
     std::fprintf(stderr, "%s", s.ToString().c_str());
     if (auto paimon = table::PaimonInfo(snap); paimon.ok()) {  // merge-on-read of a primary-key table
       const table::PaimonMergeCounters& m = paimon->merge;
@@ -246,6 +259,10 @@ CommandRegistrar reg("scan", [](CLI::App& app) {
       ->delimiter(',')
       ->expected(1, 2);
   cmd->add_flag("--keep-last", args->keep_last, "With --merge-key: only the last row of each key (the latest file wins)");
+  cmd->add_option("--index", args->index_name,
+                  "Answer --where through this index of the table (<url>/_rap_index/NAME); default: any index under "
+                  "_rap_index/ that answers it (docs/scan-index.md)");
+  cmd->add_flag("--no-index", args->no_index, "Never use an index: read every file");
   args->plan.AddTo(cmd);
   cmd->callback([args] {
     Status st = RunScan(*args);

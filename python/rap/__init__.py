@@ -182,6 +182,8 @@ def scan(
     snapshot_id: Optional[int] = None,
     as_of: Optional[Union[int, str]] = None,
     location_map: Optional[Mapping[str, str]] = None,
+    index: Optional[str] = None,
+    no_index: bool = False,
 ) -> RecordBatchReader:
     """Scans a table (a Delta table, an Iceberg table, a folder/prefix of Parquet files, or one file), like ``rap scan``.
 
@@ -194,7 +196,11 @@ def scan(
     range planning policy ("auto", "exact", "fixed:1MiB", "store"). storage_options: see
     :data:`STORAGE_OPTIONS`. Iceberg (docs/iceberg.md): snapshot_id and as_of (ms since the epoch or a
     UTC time "YYYY-MM-DD HH:MM:SS") choose the snapshot; location_map {OLD: NEW} reads paths the
-    metadata names under OLD from NEW.
+    metadata names under OLD from NEW. index / no_index: ``where`` is answered through an index of
+    the table (``<url>/_rap_index/NAME``) when one covers it — by default any that does, ``index`` picks
+    one, ``no_index=True`` reads every file; the rows are the same either way, and ``stats`` says which
+    index was used (``index_used``, ``index_predicate``) or why none was (``index_reason``);
+    docs/scan-index.md.
 
     Bad arguments raise :class:`InvalidArgument` before any I/O.
     """
@@ -203,7 +209,7 @@ def scan(
     return RecordBatchReader(
         _rap.scan(url, _columns(columns), where, limit, version, prefetch, warmup, memory_limit, batch_size, plan,
                   storage_options, snapshot_id, None if as_of is None else str(as_of),
-                  None if location_map is None else dict(location_map))
+                  None if location_map is None else dict(location_map), index, bool(no_index))
     )
 
 
@@ -389,12 +395,14 @@ def rewrite(
     threads: int = 2,
     progress: ProgressArg = None,
     storage_options: StorageOptions = None,
+    index_kind: str = "hash",
 ) -> Dict[str, Any]:
     """Rewrites a table for point lookups with its index built in the same pass (``rap rewrite``).
 
     layout: "sorted", "page", "frame", "interleaved" or "blob". cover: covered columns (default:
     every one that can be; an empty list: none). delta: write a Delta table (else a folder of
-    Parquet). in_place: a new version of the input Delta table.
+    Parquet). in_place: a new version of the input Delta table. index_kind: "hash" or "sorted" (the
+    index is range-partitioned into ``buckets`` partitions: ranges, prefixes, ``scan(where=...)`` ranges).
 
     source: instead of a table URL, anything with ``__arrow_c_stream__`` (a pyarrow Table, a polars
     DataFrame, a rap reader): it is written first as one ZSTD Parquet file in a temporary folder
@@ -415,14 +423,15 @@ def rewrite(
             write_parquet(source, staging + "/part-0.parquet", compression="zstd")
             return _rap.rewrite(staging, _columns(key, "key"), output, layout, align, buckets, cogroup,
                                 _columns(cover, "cover"), delta, in_place, compression, row_group_rows, page_rows,
-                                memory, temp_dir, threads, make_progress(progress, "reading"), storage_options)
+                                memory, temp_dir, threads, make_progress(progress, "reading"), storage_options,
+                                index_kind=index_kind)
         finally:
             shutil.rmtree(staging, ignore_errors=True)
     if table is None:
         raise InvalidArgument("rewrite: give the table URL (or source=)")
     return _rap.rewrite(table, _columns(key, "key"), output, layout, align, buckets, cogroup, _columns(cover, "cover"),
                         delta, in_place, compression, row_group_rows, page_rows, memory, temp_dir, threads,
-                        make_progress(progress, "reading"), storage_options)
+                        make_progress(progress, "reading"), storage_options, index_kind=index_kind)
 
 
 def write_parquet(

@@ -61,6 +61,11 @@ def scan(
     batch_size: Optional[int] = None,
     plan: Optional[str] = None,
     storage_options: _StorageOptions = None,
+    snapshot_id: Optional[int] = None,
+    as_of: Optional[str] = None,
+    location_map: Optional[Dict[str, str]] = None,
+    index: Optional[str] = None,
+    no_index: bool = False,
 ) -> Reader: ...
 def build_index(
     table: str,
@@ -111,6 +116,7 @@ def rewrite(
     threads: int = 2,
     progress: _Progress = None,
     storage_options: _StorageOptions = None,
+    index_kind: str = "hash",
 ) -> Dict[str, Any]: ...
 def write_parquet(
     data: Any,

@@ -115,6 +115,7 @@ struct StatsValue {
   bool is_int = true;
   std::vector<double> list;
   bool is_list = false;
+  std::optional<std::string> text;  // a text value (e.g. which index a scan used)
 };
 using StatsList = std::vector<StatsValue>;
 

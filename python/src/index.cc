@@ -170,7 +170,7 @@ std::vector<index::Key> KeysFromPython(const nb::handle& obj, const std::vector<
 
 StatsList LookupStatsList(const index::LookupStats& s) {
   StatsList l;
-  auto i = [&](const char* n, double v) { l.push_back({n, v, true, {}, false}); };
+  auto i = [&](const char* n, double v) { l.push_back({n, v, true, {}, false, std::nullopt}); };
   i("dependent_rounds", s.dependent_rounds);
   i("requests", s.requests);
   i("bytes", static_cast<double>(s.bytes));
@@ -180,7 +180,7 @@ StatsList LookupStatsList(const index::LookupStats& s) {
   i("covered_files", s.covered_files);
   i("hoisted_only", s.hoisted_only);
   i("rows", s.rows);
-  l.push_back({"seconds", s.seconds, false, {}, false});
+  l.push_back({"seconds", s.seconds, false, {}, false, std::nullopt});
   return l;
 }
 

@@ -191,7 +191,8 @@ nb::dict Rewrite(const std::string& table, const std::vector<std::string>& key, 
                  const std::string& layout, nb::handle align, int buckets, bool cogroup,
                  std::optional<std::vector<std::string>> cover, bool delta, bool in_place, const std::string& compression,
                  std::optional<int64_t> row_group_rows, std::optional<int64_t> page_rows, nb::handle memory,
-                 std::optional<std::string> temp_dir, int threads, nb::object progress, nb::handle storage_options) {
+                 std::optional<std::string> temp_dir, int threads, nb::object progress, nb::handle storage_options,
+                 const std::string& index_kind) {
   // The CLI's checks (tools/cmd_rewrite.cc), before any I/O.
   if (!output && !in_place) Raise(Status::InvalidArgument("give the output folder (output), or in_place=True"));
   if (in_place && !delta) Raise(Status::InvalidArgument("in_place writes a Delta version; delta=False excludes it"));
@@ -220,6 +221,7 @@ nb::dict Rewrite(const std::string& table, const std::vector<std::string>& key, 
     }
   }
   o.buckets = buckets;
+  o.index_kind = Unwrap(index::ParseIndexKind(index_kind));
   o.memory = static_cast<int64_t>(bytes_arg("memory", memory));
   if (temp_dir) o.temp_dir = *temp_dir;
   o.delta = delta;
@@ -467,7 +469,7 @@ void BindMaintenance(nb::module_& m) {
         nb::arg("cover") = nb::none(), nb::arg("delta") = true, nb::arg("in_place") = false,
         nb::arg("compression") = "zstd", nb::arg("row_group_rows") = nb::none(), nb::arg("page_rows") = nb::none(),
         nb::arg("memory") = "512MiB", nb::arg("temp_dir") = nb::none(), nb::arg("threads") = 2,
-        nb::arg("progress") = nb::none(), nb::arg("storage_options") = nb::none());
+        nb::arg("progress") = nb::none(), nb::arg("storage_options") = nb::none(), nb::arg("index_kind") = "hash");
 }
 
 }  // namespace rap::py

@@ -185,7 +185,9 @@ nb::dict Reader::Stats() const {
   nb::dict d;
   if (!stats_) return d;
   for (const StatsValue& v : stats_->Get()) {
-    if (v.is_list) {
+    if (v.text) {
+      d[v.name.c_str()] = *v.text;
+    } else if (v.is_list) {
       nb::list l;
       for (double x : v.list) l.append(x);
       d[v.name.c_str()] = l;

@@ -6,6 +6,7 @@
 #include <nanobind/stl/vector.h>
 
 #include "binding.h"
+#include "rap/index/indexed_scan.h"
 #include "rap/io/planned_read.h"
 #include "rap/plan/planner.h"
 #include "rap/read/scanner.h"
@@ -17,13 +18,24 @@
 namespace rap::py {
 namespace {
 
-StatsList ScanStatsList(const read::ScanStats& s) {
+StatsList ScanStatsList(const read::ScanStats& s, const index::IndexedScanReport& ix) {
   StatsList l;
-  auto i = [&](const char* n, double v) { l.push_back({n, v, true, {}, false}); };
-  auto f = [&](const char* n, double v) { l.push_back({n, v, false, {}, false}); };
+  l.push_back({"index_used", 0, true, {}, false, ix.used ? ix.name : std::string()});
+  l.push_back({"index_kind", 0, true, {}, false, ix.kind});
+  l.push_back({"index_predicate", 0, true, {}, false, ix.predicate});
+  l.push_back({"index_reason", 0, true, {}, false, ix.reason});
+  auto i = [&](const char* n, double v) { l.push_back({n, v, true, {}, false, std::nullopt}); };
+  auto f = [&](const char* n, double v) { l.push_back({n, v, false, {}, false, std::nullopt}); };
   i("files", s.files);
   i("files_pruned", s.files_pruned);
   i("files_pruned_by_stats", s.files_pruned_by_stats);
+  i("files_pruned_by_index", s.files_pruned_by_index);
+  i("rows_pruned_by_index", s.rows_pruned_by_index);
+  i("index_files_indexed", ix.files_indexed);
+  i("index_files_unindexed", ix.files_unindexed);
+  i("index_candidate_rows", ix.candidate_rows);
+  i("index_requests", ix.index.requests);
+  i("index_bytes", static_cast<double>(ix.index.bytes));
   i("row_groups", s.row_groups);
   i("row_groups_pruned", s.row_groups_pruned);
   i("rows_in_row_groups", s.rows_in_row_groups);
@@ -62,23 +74,24 @@ StatsList ScanStatsList(const read::ScanStats& s) {
   i("warmup_waited", s.warmup_waited);
   i("memory_peak", static_cast<double>(s.memory_peak));
   i("memory_waits", s.memory_waits);
-  l.push_back({"file_boundary_wait_s", 0, false, s.file_boundary_wait_s, true});
+  l.push_back({"file_boundary_wait_s", 0, false, s.file_boundary_wait_s, true, std::nullopt});
   return l;
 }
 
 // A scan as a RecordBatchReader; its counters go to the shared holder after every batch.
 class ScanReader : public columnar::RecordBatchReader {
  public:
-  ScanReader(std::unique_ptr<read::Scanner> scanner, std::shared_ptr<StatsHolder> stats)
-      : scanner_(std::move(scanner)), stats_(std::move(stats)) {}
+  ScanReader(std::unique_ptr<read::Scanner> scanner, std::shared_ptr<StatsHolder> stats,
+             index::IndexedScanReport indexed)
+      : scanner_(std::move(scanner)), stats_(std::move(stats)), indexed_(std::move(indexed)) {}
   ~ScanReader() override {
-    stats_->Set(ScanStatsList(scanner_->stats()));
+    stats_->Set(ScanStatsList(scanner_->stats(), indexed_));
     scanner_.reset();  // cancels the in-flight reads and joins the producers and the warmup
   }
   SchemaPtr schema() const override { return scanner_->schema(); }
   Result<std::optional<RecordBatch>> Next() override {
     RAP_ASSIGN_OR_RETURN(auto b, scanner_->Next());
-    stats_->Set(ScanStatsList(scanner_->stats()));
+    stats_->Set(ScanStatsList(scanner_->stats(), indexed_));
     if (!b) return std::optional<RecordBatch>();
     return std::optional<RecordBatch>(std::move(b->batch));
   }
@@ -86,6 +99,7 @@ class ScanReader : public columnar::RecordBatchReader {
  private:
   std::unique_ptr<read::Scanner> scanner_;
   std::shared_ptr<StatsHolder> stats_;
+  index::IndexedScanReport indexed_;
 };
 
 Result<read::WarmupLevel> ParseWarmup(const std::string& s) {
@@ -101,7 +115,8 @@ std::unique_ptr<Reader> Scan(const std::string& url, std::optional<std::vector<s
                              nb::handle memory_limit, std::optional<int64_t> batch_size,
                              std::optional<std::string> plan, nb::handle storage_options,
                              std::optional<int64_t> snapshot_id, std::optional<std::string> as_of,
-                             std::optional<std::map<std::string, std::string>> location_map) {
+                             std::optional<std::map<std::string, std::string>> location_map,
+                             std::optional<std::string> index_name, bool no_index) {
   // Every argument is checked before any I/O.
   read::ScanOptions so;
   if (columns) so.columns = *columns;
@@ -161,16 +176,37 @@ std::unique_ptr<Reader> Scan(const std::string& url, std::optional<std::vector<s
   auto cancel = std::make_shared<io::CancellationToken>();  // Ctrl-C (Reader::Next)
   so.cancel = cancel;
   auto stats = std::make_shared<StatsHolder>();
+  // An index of the table that answers `where` names the only rows that can match (rap scan --index).
+  index::IndexedScanOptions io;
+  io.disabled = no_index;
+  if (index_name) io.name = *index_name;
+  if (no_index && index_name) Raise(Status::InvalidArgument("give index or no_index, not both"));
+  // ApplyIndex finds and opens indexes with the environment's store settings: with per-call
+  // storage_options the scan does not look for them (a follow-up: pass the store options down).
+  const bool own_store = !storage_options.is_none();
+  if (own_store && index_name) {
+    Raise(Status::InvalidArgument("index: not with storage_options (indexes are opened with the environment's "
+                                  "store settings)"));
+  }
+  io.open.preload = false;
+  io.open.plan.policy = so.reader.plan.policy;
+  index::IndexedScanReport indexed;
   Result<std::unique_ptr<read::Scanner>> scanner = [&]() -> Result<std::unique_ptr<read::Scanner>> {
     nb::gil_scoped_release release;
     RAP_ASSIGN_OR_RETURN(table::TableSnapshot snap, table::OpenTable(url, to));
     RAP_ASSIGN_OR_RETURN(read::ScanSource src, table::ToScanSource(snap));
+    if (own_store) {
+      indexed.reason = "storage_options: indexes are looked up with the environment's store settings only";
+    } else {
+      RAP_ASSIGN_OR_RETURN(indexed, index::ApplyIndex(url, snap, so.filter, &src, io));
+    }
     return read::Scanner::Make(std::move(src), std::move(so));
   }();
   if (!scanner.ok()) Raise(scanner.status());
   SchemaPtr schema = (*scanner)->schema();
-  stats->Set(ScanStatsList((*scanner)->stats()));
-  return std::make_unique<Reader>(std::make_unique<ScanReader>(std::move(*scanner), stats), schema, stats, cancel);
+  stats->Set(ScanStatsList((*scanner)->stats(), indexed));
+  return std::make_unique<Reader>(std::make_unique<ScanReader>(std::move(*scanner), stats, std::move(indexed)), schema,
+                                  stats, cancel);
 }
 
 }  // namespace
@@ -180,7 +216,8 @@ void BindScan(nb::module_& m) {
         nb::arg("limit") = nb::none(), nb::arg("version") = nb::none(), nb::arg("prefetch") = 3,
         nb::arg("warmup") = "raw", nb::arg("memory_limit") = "2GiB", nb::arg("batch_size") = nb::none(),
         nb::arg("plan") = nb::none(), nb::arg("storage_options") = nb::none(), nb::arg("snapshot_id") = nb::none(),
-        nb::arg("as_of") = nb::none(), nb::arg("location_map") = nb::none());
+        nb::arg("as_of") = nb::none(), nb::arg("location_map") = nb::none(), nb::arg("index") = nb::none(),
+        nb::arg("no_index") = false);
 }
 
 }  // namespace rap::py

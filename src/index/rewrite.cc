@@ -312,6 +312,7 @@ Status Rewrite(const table::TableSnapshot& snap, const RewriteOptions& options, 
   IndexWriterOptions iwo;
   iwo.key = plan.key;
   iwo.buckets = options.buckets;
+  iwo.kind = options.index_kind;
   iwo.cover = plan.cover;
   iwo.threads = options.threads;
   iwo.etag_source = out.store->endpoint();  // the ETags recorded are this store's

@@ -354,9 +354,15 @@ class Parser {
     }
     bool negated = false;
     if (IsKeyword(t, "NOT")) {
-      if (!IsKeyword(Peek(1), "IN")) return Error(Peek(1), "IN after NOT");
+      if (!IsKeyword(Peek(1), "IN") && !IsKeyword(Peek(1), "BETWEEN") && !IsKeyword(Peek(1), "LIKE")) {
+        return Error(Peek(1), "IN, BETWEEN or LIKE after NOT");
+      }
       Take();
       negated = true;
+    }
+    if (IsKeyword(Peek(), "BETWEEN") || IsKeyword(Peek(), "LIKE")) {
+      RAP_ASSIGN_OR_RETURN(ExprPtr e, IsKeyword(Peek(), "LIKE") ? ParseLike(column) : ParseBetween(column));
+      return negated ? MakeNot(std::move(e)) : e;
     }
     if (IsKeyword(Peek(), "IN")) {
       Take();
@@ -381,6 +387,39 @@ class Parser {
     RAP_ASSIGN_OR_RETURN(CompareOp op, ParseOp());
     RAP_ASSIGN_OR_RETURN(Literal lit, ParseLiteral());
     return MakeCompare(std::move(column), op, std::move(lit));
+  }
+
+  // `c BETWEEN a AND b`: c >= a AND c <= b.
+  Result<ExprPtr> ParseBetween(const std::string& column) {
+    Take();
+    RAP_ASSIGN_OR_RETURN(Literal lo, ParseLiteral());
+    if (!IsKeyword(Peek(), "AND")) return Error(Peek(), "AND in BETWEEN ... AND ...");
+    Take();
+    RAP_ASSIGN_OR_RETURN(Literal hi, ParseLiteral());
+    return MakeAnd(MakeCompare(column, CompareOp::kGe, std::move(lo)),
+                   MakeCompare(column, CompareOp::kLe, std::move(hi)));
+  }
+
+  // `c LIKE 'p%'` (a byte prefix): c >= 'p' AND c < p' (p without trailing 0xFF bytes, last byte + 1;
+  // no upper bound when nothing is left); `c LIKE 'text'`: c = 'text'. Other patterns are refused.
+  Result<ExprPtr> ParseLike(const std::string& column) {
+    Take();
+    const Token& t = Peek();
+    if (t.type != Token::Type::kString) return Error(t, "a 'pattern' string after LIKE");
+    std::string prefix = t.text;
+    const bool trailing = !prefix.empty() && prefix.back() == '%';
+    if (trailing) prefix.pop_back();
+    if (prefix.find_first_of("%_\\") != std::string::npos) {
+      return Error(t, "a prefix pattern 'text%' (LIKE supports no other wildcard, no '_' and no escape)");
+    }
+    Take();
+    if (!trailing) return MakeCompare(column, CompareOp::kEq, StringLit(prefix));
+    ExprPtr lo = MakeCompare(column, CompareOp::kGe, StringLit(prefix));
+    std::string next = prefix;
+    while (!next.empty() && static_cast<unsigned char>(next.back()) == 0xFF) next.pop_back();
+    if (next.empty()) return lo;
+    next.back() = static_cast<char>(static_cast<unsigned char>(next.back()) + 1);
+    return MakeAnd(std::move(lo), MakeCompare(column, CompareOp::kLt, StringLit(next)));
   }
 
   Result<std::string> ParseColumn() {

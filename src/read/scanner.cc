@@ -17,6 +17,8 @@ std::string ScanStats::ToString() const {
   line("files", files);
   line("files_pruned", files_pruned);
   line("files_pruned_by_stats", files_pruned_by_stats);
+  line("files_pruned_by_index", files_pruned_by_index);
+  line("rows_pruned_by_index", rows_pruned_by_index);
   line("row_groups", row_groups);
   line("row_groups_pruned", row_groups_pruned);
   line("rows_in_row_groups", rows_in_row_groups);
@@ -192,6 +194,11 @@ Result<std::shared_ptr<Scanner::Impl::OpenedFile>> Scanner::Impl::PrepareFile(
                                    " partition values for " + std::to_string(source.partition_columns.size()) +
                                    " partition columns");
   }
+  if (file.candidate_rows && file.candidate_rows->empty()) {  // an index found no candidate row in it
+    opened->counts.files_pruned_by_index = 1;
+    opened->pruned = true;
+    return opened;
+  }
   // Partition pruning: partition columns are constants of the file.
   if (predicate) {
     auto part_stats = [&](int c) -> std::optional<ColumnStats> {
@@ -350,6 +357,7 @@ void Scanner::Impl::CountOpened(const OpenedFile& file) {
   stats.files += file.counts.files;
   stats.files_pruned += file.counts.files_pruned;
   stats.files_pruned_by_stats += file.counts.files_pruned_by_stats;
+  stats.files_pruned_by_index += file.counts.files_pruned_by_index;
   stats.warmup_files += file.counts.warmup_files;
   stats.warmup_bytes += file.counts.warmup_bytes;
   stats.warmup_partial += file.counts.warmup_partial;

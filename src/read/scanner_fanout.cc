@@ -27,6 +27,8 @@ void AddFileStats(ScanStats& to, const ScanStats& s) {
   to.files += s.files;
   to.files_pruned += s.files_pruned;
   to.files_pruned_by_stats += s.files_pruned_by_stats;
+  to.files_pruned_by_index += s.files_pruned_by_index;
+  to.rows_pruned_by_index += s.rows_pruned_by_index;
   to.row_groups += s.row_groups;
   to.row_groups_pruned += s.row_groups_pruned;
   to.rows_in_row_groups += s.rows_in_row_groups;

@@ -69,6 +69,17 @@ Result<RowSelection> Scanner::Impl::RangeCandidates(size_t file_index, FileReade
     return same ? &ft : nullptr;
   };
   RowSelection candidates = window;
+  if (file.candidate_rows) {  // an index chose the rows that can match (ScanFile::candidate_rows)
+    const int64_t first = reader.row_group_first_row(rg);
+    candidates = file.candidate_rows->Slice(first, first + rg_rows).Intersect(window);
+    stats.rows_pruned_by_index += (range.end - range.begin) - candidates.Count();
+    if (candidates.empty()) {
+      if (range.first_of_row_group && !file.candidate_rows->Intersects(first, first + rg_rows)) {
+        ++stats.row_groups_pruned;
+      }
+      return RowSelection();
+    }
+  }
   if (predicate) {
     auto rg_stats = [&](int c) -> std::optional<ColumnStats> {
       const ColumnSource& cs = filter_cols[static_cast<size_t>(c)];
@@ -110,7 +121,8 @@ Result<RowSelection> Scanner::Impl::RangeCandidates(size_t file_index, FileReade
         if (!ci || !oi) continue;
         pages[c] = PageStatsFromIndex(*ci, *oi, rg_rows, reader.schema().column(leaf).physical_type, **ft);
       }
-      candidates = predicate->PagesMayMatch([&](int c) { return pages[static_cast<size_t>(c)]; }, rg_rows).Intersect(window);
+      candidates = predicate->PagesMayMatch([&](int c) { return pages[static_cast<size_t>(c)]; }, rg_rows)
+                       .Intersect(candidates);
     }
   }
   stats.rows_in_row_groups += range.end - range.begin;

@@ -3,6 +3,9 @@
 // of the input), and bad arguments or an occupied output fail with a message.
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <iterator>
+
 #include "testing/cli_run.h"
 #include "testing/index_table.h"
 
@@ -55,6 +58,44 @@ TEST(RewriteCliTest, RewritesIndexesAndLooksUp) {
   auto help = RunCli("rewrite --help");
   EXPECT_EQ(help.exit_code, 0);
   EXPECT_NE(help.out.find("--buckets"), std::string::npos) << help.out;
+}
+
+// --index-kind sorted: the rewrite's index answers ranges, and `rap scan --where` uses it (the same
+// rows as --no-index; --stats names the index and the predicate).
+TEST(RewriteCliTest, SortedIndexServesRangesAndScans) {
+  ASSERT_TRUE(rap::testing::RapBinaryExists()) << rap::testing::RapBinary();
+  rap::testing::TempDir dir;
+  rap::testing::IndexTableOptions opts;
+  opts.files = 2;
+  opts.rows = 600;
+  opts.key_space = 100;
+  const std::string in = dir.Join("in"), out = dir.Join("out");
+  rap::testing::WriteIndexTable(in, opts);
+  auto r = RunCli("rewrite '" + in + "' '" + out + "' --key k --layout sorted --index-kind sorted --buckets 2 -q");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  auto inspect = RunCli("index inspect '" + out + "/_rap_index/default'", false);
+  EXPECT_NE(inspect.out.find("sorted"), std::string::npos) << inspect.out;
+  auto range = RunCli("lookup '" + out + "' --range 10..20 --columns k --format csv", false);
+  ASSERT_EQ(range.exit_code, 0) << range.out;
+  const std::string where = "--where \"k BETWEEN 10 AND 20 AND v > 100\" --format csv --output ";
+  auto indexed = RunCli("scan '" + out + "' " + where + "'" + dir.Join("a.csv") + "' --stats");
+  auto full = RunCli("scan '" + out + "' " + where + "'" + dir.Join("b.csv") + "' --no-index --stats");
+  ASSERT_EQ(indexed.exit_code, 0) << indexed.out;
+  ASSERT_EQ(full.exit_code, 0) << full.out;
+  EXPECT_NE(indexed.out.find("index_used default (sorted, (k) in {10..20})"), std::string::npos) << indexed.out;
+  EXPECT_NE(full.out.find("index_used none (--no-index)"), std::string::npos) << full.out;
+  auto slurp = [](const std::string& p) {
+    std::ifstream f(p);
+    return std::string(std::istreambuf_iterator<char>(f), {});
+  };
+  EXPECT_GT(slurp(dir.Join("b.csv")).size(), 20u);
+  EXPECT_EQ(slurp(dir.Join("a.csv")), slurp(dir.Join("b.csv")));
+  auto kind = RunCli("rewrite '" + in + "' '" + dir.Join("x") + "' --key k --index-kind zorder -q");
+  EXPECT_EQ(kind.exit_code, 1);
+  EXPECT_NE(kind.out.find("expected hash or sorted"), std::string::npos) << kind.out;
+  auto both = RunCli("scan '" + out + "' --where \"k = 1\" --index default --no-index");
+  EXPECT_EQ(both.exit_code, 1);
+  EXPECT_NE(both.out.find("not both"), std::string::npos) << both.out;
 }
 
 }  // namespace

@@ -91,3 +91,45 @@ def test_string_prefixes_tuples_and_pages(sorted_table) -> None:
         sk.lookup_range(("a", 1, 2))
     with pytest.raises(rap.errors.InvalidArgument):
         idx.lookup_range("a", prefix="b")
+
+
+def test_scan_where_through_an_index(sorted_table) -> None:
+    """rap.scan(where=...) answers through an index when one covers the filter, with the same rows in
+    the same order as without (no_index=True), and says which index in stats."""
+    root, _ = sorted_table
+    rnd = random.Random(9)
+    filters = ["k = 7", "k IN (1, 2, 2999)", "k BETWEEN 100 AND 140 AND v > 10", "s LIKE 'user-012%'",
+               "s = 'user-0042' AND k > 1000", "(k < 20 OR k > 2990) AND name IS NOT NULL"]
+    filters += [f"k >= {rnd.randrange(3000)} AND k < {rnd.randrange(3000)}" for _ in range(4)]
+    for where in filters:
+        indexed = rap.scan(str(root), where=where)
+        got = pa.table(indexed).to_pylist()
+        full = rap.scan(str(root), where=where, no_index=True)
+        assert got == pa.table(full).to_pylist(), where
+        assert indexed.stats["index_used"] != "", (where, indexed.stats["index_reason"])
+        assert full.stats["index_used"] == "" and full.stats["index_reason"] == "--no-index"
+    r = rap.scan(str(root), where="k = 7", index="hash_k")
+    pa.table(r)
+    assert r.stats["index_used"] == "hash_k" and r.stats["index_kind"] == "hash"
+    r = rap.scan(str(root), where="v > 3")
+    pa.table(r)
+    assert r.stats["index_used"] == "" and "does not bound" in r.stats["index_reason"]
+    with pytest.raises(rap.InvalidArgument):
+        rap.scan(str(root), where="k > 5", index="hash_k")
+
+
+def test_rewrite_with_a_sorted_index_serves_scans(sorted_table, tmp_path) -> None:
+    """rap.rewrite(index_kind="sorted"): the rewritten table's index is sorted, and scan(where=range)
+    goes through it with the rows of a scan without it."""
+    root, _ = sorted_table
+    out = tmp_path / "rewritten"
+    r = rap.rewrite(str(root), str(out), key="k", layout="sorted", index_kind="sorted", buckets=2, progress=False)
+    assert r["entries"] > 0
+    assert rap.Index.open(str(out)).info()["kind"] == "sorted"
+    where = "k BETWEEN 500 AND 620 AND v > 100"
+    indexed = rap.scan(str(out), where=where)
+    got = pa.table(indexed).to_pylist()
+    assert got and got == pa.table(rap.scan(str(out), where=where, no_index=True)).to_pylist()
+    assert indexed.stats["index_used"] == "default" and indexed.stats["index_kind"] == "sorted"
+    with pytest.raises(rap.InvalidArgument):
+        rap.rewrite(str(root), str(tmp_path / "x"), key="k", index_kind="zorder", progress=False)

@@ -22,6 +22,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <span>
 #include <string>
@@ -34,6 +35,7 @@
 #include "rap/index/manifest.h"
 #include "rap/index/page_cache.h"
 #include "rap/io/planned_read.h"
+#include "rap/read/row_selection.h"
 #include "rap/util/result.h"
 
 namespace rap::index {
@@ -108,6 +110,17 @@ struct RangeResult {
   LookupStats stats;
 };
 
+// Where the keys of a set of ranges are (Index::Locate; rap/index/indexed_scan.h uses it): per
+// live file of the manifest's file table, the rows of every entry whose key is in one of the ranges.
+// The index's deletion vectors are NOT applied: a scan applies the table's current deletes itself.
+struct LocatedRows {
+  std::shared_ptr<const Manifest> manifest;      // the snapshot's manifest (its file table by ordinal)
+  std::map<int32_t, read::RowSelection> rows;    // file ordinal -> candidate rows (files with none absent)
+  int64_t entries = 0;                           // index entries in the ranges
+  int64_t fragments = 0;                         // fragments whose pages were read
+  LookupStats stats;                             // index rounds, requests, bytes, pages (no data reads)
+};
+
 struct KeyRows {
   Key key;
   RecordBatch rows;
@@ -135,6 +148,10 @@ class Index {
   // the range touches; a hash index: every fragment) — then the data as Lookup does. A page token
   // `r1:<hex of NormalizedKey>:<file>:<row>` resumes after that row.
   Result<RangeResult> LookupRange(const KeyRange& range, const RangeLookupOptions& options) const;
+  // The rows of every key in any of `ranges`, without reading data (LocatedRows): the index pages of
+  // the fragments that can hold them in one parallel round. A range whose two bounds are one full key
+  // (an exact key) reads only the fragments of its bucket (hash) or partition (sorted).
+  Result<LocatedRows> Locate(std::span<const KeyRange> ranges) const;
   // Loads a newer manifest if one was published; true when the snapshot changed.
   Result<bool> Refresh();
   // The index page cache's counters since Open (shared by every lookup of this Index).

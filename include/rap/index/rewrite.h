@@ -39,6 +39,9 @@ struct RewriteOptions {
   RewriteLayout layout = RewriteLayout::kFramePerKey;
   int64_t align = 0;                     // frame layouts: WriterOptions::frame_align
   int32_t buckets = 1;                   // output files: one per non-empty bucket
+  // The kind of the index built with the rewrite (docs/index-format.md, "Kinds"): hash, or sorted
+  // (range-partitioned into `buckets` partitions: ranges, prefixes, `rap scan --where k BETWEEN ...`).
+  IndexKind index_kind = IndexKind::kHash;
   // Co-grouping (a schema change): one row per key and file, the key columns as they are and every
   // other column `c` of type T as `c` list<T> (non-null list, items nullable as c was) holding the
   // key's values in row order. Combines with every layout.

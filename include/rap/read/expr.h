@@ -63,7 +63,9 @@ Literal StringLit(std::string text);
 // Parses the CLI syntax:
 //   expr    := term (OR term)* ;  term := factor (AND factor)* ;  factor := NOT factor | '(' expr ')' | pred
 //   pred    := column op literal | literal op column | column [NOT] IN '(' literal, ... ')'
-//            | column IS [NOT] NULL
+//            | column IS [NOT] NULL | column [NOT] BETWEEN literal AND literal
+//            | column [NOT] LIKE 'prefix%'     (sugar: BETWEEN is >= AND <=; LIKE 'p%' is >= 'p' AND < the
+//              next prefix in byte order, LIKE 'text' is = 'text'; other LIKE patterns are refused)
 //   op      := = | == | != | <> | < | <= | > | >=
 //   column  := identifier | "quoted" | `quoted`      literal := number | 'text' ('' escapes ')
 //            | TRUE | FALSE | NULL | DATE 'YYYY-MM-DD' | TIMESTAMP '...'

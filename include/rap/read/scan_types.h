@@ -31,6 +31,8 @@ struct PrefetchStats {
 struct ScanStats {
   int64_t files = 0, files_pruned = 0;            // pruned by partition values
   int64_t files_pruned_by_stats = 0;              // pruned by ScanFile::column_stats (not opened)
+  int64_t files_pruned_by_index = 0;              // no ScanFile::candidate_rows (not opened)
+  int64_t rows_pruned_by_index = 0;               // rows of read row groups outside ScanFile::candidate_rows
   int64_t row_groups = 0, row_groups_pruned = 0;  // pruned by statistics
   int64_t rows_in_row_groups = 0;                 // rows of the row groups that were not pruned
   int64_t rows_deleted = 0;                       // rows dropped by deletion vectors

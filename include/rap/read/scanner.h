@@ -38,6 +38,10 @@ struct ScanFile {
   // Statistics of the file's data columns known before opening it (Delta add.stats), one entry per
   // ScanSource::schema field (nullopt: unknown); empty = none. Must be bounds of the file's values.
   std::vector<std::optional<ColumnStats>> column_stats;
+  // Only these rows (file row numbers) can match the filter: an external index chose them
+  // (rap/index/indexed_scan.h). The filter is still applied to them. An empty selection skips the file
+  // without opening it (files_pruned_by_index); nullopt: every row is a candidate.
+  std::optional<RowSelection> candidate_rows;
 };
 
 struct ScanSource {
