@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """bench/peers/plot.py: the plot of docs/benchmarks/peers.md from peers.py's CSV, drawn by gnuplot.
 
-  python3 bench/peers/plot.py docs/benchmarks/peers_local.csv docs/benchmarks/peers_s3_200k.csv docs/benchmarks/peers.png
+  python3 bench/peers/plot.py docs/benchmarks/peers_local.csv docs/benchmarks/peers_s3_2m.csv docs/benchmarks/peers.png
 
 One panel per profile (local, s3-5ms, s3-30ms): lookup p50 in ms (log scale) per method, one bar per batch
 size (1, 10, 100 keys). Methods missing from a profile are left out of its panel.
