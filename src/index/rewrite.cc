@@ -20,6 +20,7 @@
 #include "rap/table/delta_commit.h"
 #include "rap/table/delta_schema.h"
 #include "rap/table/table.h"
+#include "rap/table/pending_write.h"
 #include "rap/table/table_format.h"
 #include "rap/util/clock.h"
 
@@ -448,6 +449,10 @@ Result<RewriteResult> RewriteTable(const std::string& table_url, const std::stri
     RAP_ASSIGN_OR_RETURN(auto existing, out.store->List(out.dir + "/"));
     if (!existing.empty()) return Status::InvalidArgument(output_url + ": the output prefix already holds objects");
   }
+  // A new table on a remote store is written in place, file by file: a marker first, deleted after
+  // the commit, keeps a crash in between from reading as a folder of some of the files.
+  const bool pending = out.final_path.empty() && !options.in_place;
+  if (pending) RAP_RETURN_NOT_OK(table::BeginPendingWrite(*out.store, out.dir, "rap rewrite", token));
   Status st = Rewrite(snap, options, out, &res);
   if (st.ok() && !out.final_path.empty()) {
     std::error_code ec;
@@ -464,7 +469,16 @@ Result<RewriteResult> RewriteTable(const std::string& table_url, const std::stri
     } else if (!out.committed) {
       for (const std::string& p : out.written) (void)out.store->Delete(p);
     }
+    if (pending && !out.committed) (void)table::EndPendingWrite(*out.store, out.dir);  // last: the files are gone
     return st;
+  }
+  if (pending) {
+    // A Delta table is committed whatever happens to the marker (its log is read first); a folder
+    // output stays refused while the marker is there, so that is an error.
+    if (Status end = table::EndPendingWrite(*out.store, out.dir); !end.ok() && !out.delta) {
+      return end.WithContext(output_url + ": the table is written, but its marker " +
+                             std::string(table::kPendingWriteMarker) + " could not be deleted (delete it)");
+    }
   }
   res.output_url = out.final_path.empty() ? out.url : out.final_path;
   res.seconds = NowSeconds() - t0;

@@ -14,6 +14,7 @@ const TableFormat& DeltaFormat();    // delta/delta_format.cc
 const TableFormat& IcebergFormat();  // iceberg/iceberg_format.cc
 const TableFormat& PaimonFormat();   // paimon/paimon_format.cc
 const TableFormat& HudiFormat();     // hudi/hudi_format.cc
+const TableFormat& PendingWriteFormat();  // pending_write.cc: a new table before its first commit
 
 // A format rap recognises but does not read yet: its tables are found by a marker among the objects
 // under the root (`marks`: given the path segments relative to the root), and opening one is

@@ -48,7 +48,7 @@ std::vector<std::string> TableProbe::RelativePaths() {
 
 const std::vector<const TableFormat*>& TableFormats() {
   static const std::vector<const TableFormat*> formats = {&DeltaFormat(), &IcebergFormat(), &PaimonFormat(),
-                                                          &HudiFormat()};
+                                                          &HudiFormat(), &PendingWriteFormat()};
   return formats;
 }
 
