@@ -316,8 +316,7 @@ Result<std::shared_ptr<Index>> Index::Open(const std::string& url, IndexOpenOpti
   return std::shared_ptr<Index>(new Index(std::move(impl)));
 }
 
-const IndexInfo& Index::info() const {
-  // The snapshot stays alive while the Index does (replaced snapshots are kept in `retired`).
+IndexInfo Index::info() const {
   return impl_->Current()->info;
 }
 
@@ -337,7 +336,6 @@ Result<bool> Index::Refresh() {
   RAP_ASSIGN_OR_RETURN(auto snap, impl_->Load(latest));
   std::lock_guard<std::mutex> lock(impl_->mu);
   if (impl_->snapshot->manifest.version >= snap->manifest.version) return false;
-  impl_->retired.push_back(impl_->snapshot);
   impl_->snapshot = std::move(snap);
   return true;
 }

@@ -130,9 +130,7 @@ class Index::Impl {
   std::unique_ptr<ThreadPool> pool;
   mutable std::mutex mu;
   std::shared_ptr<const Snapshot> snapshot;
-  // Earlier snapshots, kept so references returned by info() stay valid for the Index's lifetime
-  // (a manifest snapshot is small; Refresh adds one only when a new version is published).
-  std::vector<std::shared_ptr<const Snapshot>> retired;
+  // A replaced snapshot lives on only while lookups that started on it still hold it.
   // Deleted rows per deletion-vector id.
   mutable std::mutex dv_mu;
   mutable std::map<std::string, std::shared_ptr<const std::vector<uint64_t>>> dvs;

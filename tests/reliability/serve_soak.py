@@ -127,12 +127,22 @@ def writer(args, table: str, index: str, stats: Stats, stop: threading.Event, lo
             else:
                 write_deltalake(table, batch(rnd, next_row, args.append_rows, tag), mode="append")
                 next_row += args.append_rows
-            r = subprocess.run([args.rap, "index", "update", index, "--quiet"], capture_output=True, text=True)
-            if r.returncode != 0:
-                stats.fail("error", f"rap index update: exit {r.returncode}: {r.stderr.strip()}")
+            cmds = [["index", "update", index, "--quiet"]]
+            if args.compact_every and tag % args.compact_every == 0:
+                # Maintenance as in production: fold the fragments, then drop what no version within
+                # the retention references (the server refreshes every second, far inside it).
+                cmds += [["index", "compact", index],
+                         ["index", "vacuum", index, "--retain", f"{args.retain}s"]]
+            for cmd in cmds:
+                r = subprocess.run([args.rap, *cmd], capture_output=True, text=True)
+                if r.returncode != 0:
+                    stats.fail("error", f"rap {' '.join(cmd[:2])}: exit {r.returncode}: {r.stderr.strip()}")
             log.append((time.time(), DeltaTable(table).version()))
         except Exception as e:  # noqa: BLE001 - a failed write is a soak failure, reported
-            stats.fail("error", f"writer: {e!r}")
+            import traceback
+            where = traceback.extract_tb(e.__traceback__)[-1]
+            stats.fail("error", f"writer ({'delete' if tag % 4 == 0 else 'append'}, {where.filename}:{where.lineno}): "
+                                f"{e!r}")
         tag += 1
 
 
@@ -151,6 +161,12 @@ def main() -> int:
     ap.add_argument("--pause", type=float, default=0.002, help="seconds each client sleeps between lookups")
     ap.add_argument("--write-every", type=float, default=3, help="seconds between Delta commits (default 3)")
     ap.add_argument("--append-rows", type=int, default=500, help="rows per appended commit")
+    ap.add_argument("--compact-every", type=int, default=10,
+                    help="run `rap index compact` and `vacuum` after every N-th write (default 10; 0: never)")
+    ap.add_argument("--retain", type=int, default=30, help="vacuum's --retain in seconds (default 30)")
+    ap.add_argument("--index-cache", default="64MiB",
+                    help="the server's index page cache budget (default 64MiB, small enough that ten minutes of "
+                         "new fragments fill it: RSS flat means the caches are bounded)")
     ap.add_argument("--csv", help="write the RSS/lookup samples here (t, rss_kib, lookups, delta_version)")
     ap.add_argument("--dir", help="work folder (default: a temporary one)")
     args = ap.parse_args()
@@ -167,7 +183,8 @@ def main() -> int:
 
     port_file = work / "port"
     server = subprocess.Popen([args.rap, "serve", "--table", f"t={table}", "--listen", "127.0.0.1:0",
-                               "--port-file", str(port_file), "--refresh-interval", "1", "--no-access-log"],
+                               "--port-file", str(port_file), "--refresh-interval", "1", "--no-access-log",
+                               "--index-cache", args.index_cache],
                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     try:
         deadline = time.time() + 30

@@ -139,7 +139,9 @@ class Index {
   static Result<std::shared_ptr<Index>> Open(const std::string& url, IndexOpenOptions options = {});
   ~Index();
 
-  const IndexInfo& info() const;  // of the snapshot current when called (stable reference per snapshot)
+  // Of the snapshot current when called: a copy, so a long-lived Index (rap serve refreshing it)
+  // keeps no replaced snapshot alive for it.
+  IndexInfo info() const;
   Result<Key> ParseKey(const std::vector<std::string>& parts) const;
   Result<LookupResult> Lookup(std::span<const Key> keys, const LookupOptions& options) const;
   // The rows of every key in `range` (key_range.h: ranges, prefixes, bounds on the leading key
