@@ -610,6 +610,7 @@ Result<LookupResult> Index::Lookup(std::span<const Key> keys, const LookupOption
   RAP_RETURN_NOT_OK(AssembleBatches(st, mode));
   st.res.stats.dependent_rounds = st.rounds;
   st.res.stats.seconds = NowSeconds() - t0;
+  st.res.manifest_version = st.snap->manifest.version;
   return std::move(st.res);
 }
 

@@ -255,6 +255,7 @@ Result<RangeResult> Index::LookupRange(const KeyRange& range, const RangeLookupO
   st.keys = keys;
   RAP_RETURN_NOT_OK(internal::LoadDeletionVectors(st));
   RangeResult out;
+  out.manifest_version = st.snap->manifest.version;
   SelectRangeRows(st, token, opt.limit, &out.next_page_token);
   RAP_ASSIGN_OR_RETURN(const internal::DataMode mode, internal::ReadDataColumns(st));
   RAP_RETURN_NOT_OK(internal::AssembleBatches(st, mode));

@@ -70,7 +70,7 @@ void HandleRangeLookup(ServerContext& ctx, const HttpRequest& req, Responder& ou
   const std::string token =
       res->next_page_token.empty() ? std::string("null") : columnar::JsonQuote(res->next_page_token);
   std::string body;
-  HeaderList headers = {{"X-Rap-Index-Version", std::to_string(info.manifest_version)}};
+  HeaderList headers = {{"X-Rap-Index-Version", std::to_string(res->manifest_version)}};
   if (WantsArrow(req)) {
     auto s = EncodeIpcSchema(*res->schema);
     if (!s.ok()) return SendStatus(ctx, out, s.status());
@@ -85,7 +85,7 @@ void HandleRangeLookup(ServerContext& ctx, const HttpRequest& req, Responder& ou
   } else {
     const JsonRowWriter rows(*res->schema);
     fmt::format_to(std::back_inserter(body), "{{\"table\":{},\"index_version\":{},\"columns\":{},\"range\":{},\"rows\":[",
-                   columnar::JsonQuote(table.name()), info.manifest_version, SchemaJson(*res->schema),
+                   columnar::JsonQuote(table.name()), res->manifest_version, SchemaJson(*res->schema),
                    columnar::JsonQuote(index::FormatKeyRange(info.key, *range)));
     for (int64_t r = 0; r < res->rows.num_rows && body.size() <= ctx.options.limits.max_response_bytes; ++r) {
       body += r ? ",\n" : "\n";
@@ -173,7 +173,7 @@ void HandleLookup(ServerContext& ctx, const HttpRequest& req, Responder& out, Se
   }
   const Schema& schema = *res->schema;
   std::string body;
-  HeaderList headers = {{"X-Rap-Index-Version", std::to_string(info.manifest_version)}};
+  HeaderList headers = {{"X-Rap-Index-Version", std::to_string(res->manifest_version)}};
   if (WantsArrow(req)) {
     auto s = EncodeIpcSchema(schema);
     if (!s.ok()) return SendStatus(ctx, out, s.status());
@@ -196,7 +196,7 @@ void HandleLookup(ServerContext& ctx, const HttpRequest& req, Responder& out, Se
     const JsonRowWriter rows(schema);
     body.reserve(1024);
     fmt::format_to(std::back_inserter(body), "{{\"table\":{},\"index_version\":{},\"columns\":{},\"keys\":[", columnar::JsonQuote(table.name()),
-                       info.manifest_version, SchemaJson(schema));
+                       res->manifest_version, SchemaJson(schema));
     for (size_t i = 0; i < res->keys.size(); ++i) {
       const index::KeyRows& kr = res->keys[i];
       body += i ? ",\n{\"key\":[" : "\n{\"key\":[";

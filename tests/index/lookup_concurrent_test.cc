@@ -88,6 +88,11 @@ TEST(LookupConcurrentTest, ThreadsLookUpWhileAnUpdateIsPublishedAndRefreshed) {
         all_new = all_new && got == bf_new->Rows({"k"}, {k}, cols);
       }
       if (!all_old && !all_new) fail("thread " + std::to_string(t) + " lookup " + std::to_string(iter) + ": rows match neither version");
+      // The version the result names is the one that answered (rap serve reports it as index_version).
+      if (res->manifest_version == 1 ? !all_old : res->manifest_version == 2 ? !all_new : true) {
+        fail("thread " + std::to_string(t) + " lookup " + std::to_string(iter) + ": rows are not those of version " +
+             std::to_string(res->manifest_version) + ", which the result names");
+      }
       if (all_new && !all_old) ++matched_new;
       ++lookups;
     }
@@ -122,6 +127,7 @@ TEST(LookupConcurrentTest, ThreadsLookUpWhileAnUpdateIsPublishedAndRefreshed) {
   lo.columns = {"v", "name"};
   auto res = idx->Lookup(keys, lo);
   ASSERT_TRUE(res.ok()) << res.status().ToString();
+  EXPECT_EQ(res->manifest_version, 2);
   for (size_t i = 0; i < keys.size(); ++i) {
     const std::string k = FormatKey(idx->info().key, keys[i]);
     EXPECT_EQ(rap::testing::ResultRows(res->keys[i]), bf_new->Rows({"k"}, {k}, {"k", "v", "name"})) << k;

@@ -108,8 +108,11 @@ def reader(port: int, oracle: Oracle, stats: Stats, stop: threading.Event, seed:
             k = int(entry["key"][0])
             got = sorted(r["row"] for r in entry["rows"])
             if got != want.get(k, []) or entry["next_page_token"] is not None:
-                stats.fail("mismatch", f"index v{doc['index_version']} key {k}: got {got[:8]}, want "
-                                       f"{want.get(k, [])[:8]}")
+                extra = sorted(set(got) - set(want.get(k, [])))
+                missing = sorted(set(want.get(k, [])) - set(got))
+                stats.fail("mismatch", f"index v{doc['index_version']} key {k}: {len(got)} rows, want "
+                                       f"{len(want.get(k, []))}; extra {extra[:8]}, missing {missing[:8]}, "
+                                       f"token {entry['next_page_token']!r}")
         with stats.lock:
             stats.lookups += 1
             stats.index_versions.add(doc["index_version"])
@@ -144,6 +147,22 @@ def writer(args, table: str, index: str, stats: Stats, stop: threading.Event, lo
             stats.fail("error", f"writer ({'delete' if tag % 4 == 0 else 'append'}, {where.filename}:{where.lineno}): "
                                 f"{e!r}")
         tag += 1
+
+
+def cache_mib(port: int) -> str:
+    """The server's cache sizes from /metrics (what RSS growth up to their budgets is)."""
+    try:
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        conn.request("GET", "/metrics")
+        text = conn.getresponse().read().decode()
+    except (OSError, http.client.HTTPException) as e:
+        return f"(metrics: {e!r})"
+    sizes = {}
+    for line in text.splitlines():
+        for name in ("rap_metadata_cache_bytes", "rap_index_page_cache_bytes"):
+            if line.startswith(name):
+                sizes[name.split("_cache")[0][4:]] = float(line.split()[-1]) / 2**20
+    return "  ".join(f"{k} cache {v:.1f} MiB" for k, v in sizes.items())
 
 
 def rss_kib(pid: int) -> int:
@@ -210,7 +229,7 @@ def main() -> int:
             samples.append((round(time.time() - t0, 1), rss_kib(server.pid), n, writes[-1][1] if writes else 0))
             if len(samples) % 30 == 0:
                 print(f"{samples[-1][0]:7.0f} s  rss {samples[-1][1] / 1024:.1f} MiB  lookups {n}  delta v{samples[-1][3]}  "
-                      f"errors {len(stats.errors)}  mismatches {len(stats.mismatches)}", flush=True)
+                      f"errors {len(stats.errors)}  mismatches {len(stats.mismatches)}  {cache_mib(port)}", flush=True)
         stop.set()
         for t in threads:
             t.join()

@@ -108,6 +108,7 @@ struct RangeResult {
   int64_t keys = 0;              // distinct keys with rows in this page
   std::string next_page_token;   // empty at the end
   LookupStats stats;
+  int64_t manifest_version = 0;  // the index version that answered (a refresh may have come since)
 };
 
 // Where the keys of a set of ranges are (Index::Locate; rap/index/indexed_scan.h uses it): per
@@ -131,6 +132,7 @@ struct LookupResult {
   SchemaPtr schema;
   std::vector<KeyRows> keys;
   LookupStats stats;
+  int64_t manifest_version = 0;  // the index version that answered (a refresh may have come since)
 };
 
 class Index {
