@@ -142,6 +142,8 @@ struct Result1 {
   std::string fingerprint;
 };
 
+bool g_use_page_index = true;  // --no-page-index
+
 Result1 RunOnce(const std::string& url, const Query& q, const Setting& s) {
   const double c0 = CpuSeconds();
   table::TableSnapshot snap = Check(table::OpenTable(url), "open " + url);
@@ -150,6 +152,7 @@ Result1 RunOnce(const std::string& url, const Query& q, const Setting& s) {
   o.columns = q.columns;
   if (!q.where.empty()) o.filter = Check(read::ParseExpr(q.where), "where");
   o.reader.use_metadata_cache = false;  // every scan reads its footers
+  o.use_page_index = g_use_page_index;
   o.prefetch.producers = s.producers;
   o.warmup.level = s.warmup;
   o.prefetch.fetch_ahead = s.fetch_ahead;
@@ -185,8 +188,9 @@ int64_t ChildPeakRssKiB(const std::string& url, size_t query, const Setting& s) 
   const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
   if (ec) return -1;
   const std::string cmd =
-      fmt::format("'{}' --rss-child '{}' --rss-query {} --rss-producers {} --rss-warmup {} --fetch-ahead {}", exe.string(),
-                  url, query, s.producers, static_cast<int>(s.warmup), s.fetch_ahead);
+      fmt::format("'{}' --rss-child '{}' --rss-query {} --rss-producers {} --rss-warmup {} --fetch-ahead {}{}",
+                  exe.string(), url, query, s.producers, static_cast<int>(s.warmup), s.fetch_ahead,
+                  g_use_page_index ? "" : " --no-page-index");
   FILE* p = popen(cmd.c_str(), "r");
   if (!p) return -1;
   long long kib = -1;
@@ -270,6 +274,8 @@ int main(int argc, char** argv) {
   app.add_option("--format", format, "parquet, or orc (the table rewritten as ORC by pyarrow)")
       ->check(CLI::IsMember({"parquet", "orc"}))
       ->capture_default_str();
+  bool no_page_index = false;
+  app.add_flag("--no-page-index", no_page_index, "ScanOptions::use_page_index off (Parquet page index, ORC row index)");
   app.add_option("--python", python, "Python with pyarrow, for --format orc")->capture_default_str();
   app.add_option("--settings", only, "Only these settings, comma-separated names (e.g. \"sequential,P=3 raw\")");
   std::string rss_url;
@@ -280,6 +286,7 @@ int main(int argc, char** argv) {
   app.add_option("--rss-producers", rss_producers, "(internal) P for --rss-child");
   app.add_option("--rss-warmup", rss_warmup, "(internal) warmup level for --rss-child (0 none, 1 raw, 2 decoded)");
   CLI11_PARSE(app, argc, argv);
+  g_use_page_index = !no_page_index;
   const std::vector<Query> queries = {{"full", {}, ""},
                                       {"filtered", {"id", "s"}, "v < 100 AND s IN ('kiwi', 'plum')"}};
   if (!rss_url.empty()) {

@@ -155,10 +155,11 @@ Status Scanner::Impl::ScanOrcRange(size_t file_index, OrcFileReader& reader, con
     ++stats.row_groups_pruned;
     return Status::OK();
   }
-  // The row index: row groups whose statistics rule the filter out are not read.
+  // The row index (ORC's page index: off with use_page_index): row groups whose statistics rule
+  // the filter out are not read.
   const orc::FileTail& tail = reader.tail();
   const size_t groups = orc::NumRowGroups(tail, stripe);
-  if (predicate && options.use_statistics && groups > 1 && !fields.empty()) {
+  if (predicate && options.use_statistics && options.use_page_index && groups > 1 && !fields.empty()) {
     RAP_ASSIGN_OR_RETURN(auto index, reader.ReadRowIndex(stripe, reader.FieldColumns(fields)));
     const int64_t stride = tail.row_index_stride;
     std::vector<uint8_t> keep(groups, 1);
