@@ -130,7 +130,13 @@ Result<std::map<uint32_t, orc::RowIndexInfo>> OrcFileReader::ReadRowIndex(size_t
   if (streams.empty()) return out;
   std::vector<ByteRange> ranges;
   for (const orc::StreamInfo& st : streams) ranges.push_back(ByteRange{st.offset, st.length});
-  RAP_ASSIGN_OR_RETURN(std::vector<Buffer> bytes, FetchPlanned(ranges, "orc_row_index"));
+  int64_t hits = 0;
+  auto fetch = [&](const std::vector<ByteRange>& r) { return FetchPlanned(r, "orc_row_index"); };
+  RAP_ASSIGN_OR_RETURN(std::vector<Buffer> bytes, TakeOrFetch(options_.read_ahead.get(), ranges, path_, fetch, &hits));
+  if (hits > 0) {
+    std::lock_guard<std::mutex> lock(stats_mu_);
+    stats_.read_ahead_hits += hits;
+  }
   if (bytes.size() != ranges.size()) {
     return Status::IOError(fmt::format("{}: the store returned {} buffers for {} row index streams", path_,
                                        bytes.size(), ranges.size()));
@@ -184,6 +190,20 @@ Result<RecordBatch> OrcFileReader::ReadRowGroups(size_t s, const std::vector<int
     stats_.read_ahead_hits += hits;
   }
   return orc::OrcReader::DecodeRowGroups(tail_, s, footers_[s], bytes, fields, first, last);
+}
+
+std::vector<ByteRange> OrcFileReader::RowIndexRanges(size_t s, const std::vector<int>& fields) const {
+  std::vector<ByteRange> out;
+  for (const orc::StreamInfo& st : orc::RowIndexStreams(footers_[s], FieldsColumns(tail_, fields))) {
+    out.push_back(ByteRange{st.offset, st.length});
+  }
+  return out;
+}
+
+bool OrcFileReader::StripeHeld(size_t s, const std::vector<int>& fields) const {
+  if (!options_.read_ahead || s >= footers_.size()) return false;
+  const std::vector<ByteRange> ranges = StripeRanges(s, fields);
+  return !ranges.empty() && options_.read_ahead->Holds(ranges.front());
 }
 
 std::vector<ByteRange> OrcFileReader::StripeRanges(size_t s, const std::vector<int>& fields) const {

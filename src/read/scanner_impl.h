@@ -217,6 +217,9 @@ struct Scanner::Impl {
   // fields read) into `result`; `room` as in ScanOrcRange, lowered by the rows output.
   Status EmitOrcRows(size_t file_index, const OrcFileReader& reader, size_t stripe, int64_t offset, int64_t n,
                      const RecordBatch& batch, const FileColumns& columns, int64_t* room, RangeOutput* result) const;
+  // Whether a range of `stripe` reads its row index (a filter, statistics and the page index on,
+  // more than one row group).
+  bool OrcUsesRowIndex(const OrcFileReader& reader, size_t stripe, const std::vector<int>& fields) const;
   // The bytes range `r`'s read requests (none for a pruned stripe).
   std::vector<ByteRange> OrcRangeBytes(const OpenedFile& file, const ReadRange& r) const;
   Status ScanOrcRange(size_t file_index, OrcFileReader& reader, const ReadRange& range, const std::vector<int>& fields,

@@ -137,10 +137,19 @@ bool Scanner::Impl::OrcStripeMayMatch(size_t file_index, const OrcFileReader& re
                           });
 }
 
+bool Scanner::Impl::OrcUsesRowIndex(const OrcFileReader& reader, size_t stripe, const std::vector<int>& fields) const {
+  return predicate && options.use_statistics && options.use_page_index && !fields.empty() &&
+         orc::NumRowGroups(reader.tail(), stripe) > 1;
+}
+
 std::vector<ByteRange> Scanner::Impl::OrcRangeBytes(const OpenedFile& file, const ReadRange& r) const {
   const size_t stripe = static_cast<size_t>(r.row_group);
   if (r.end <= r.begin || !OrcStripeMayMatch(file.index, *file.orc, stripe, *file.columns)) return {};
-  return file.orc->StripeRanges(stripe, file.orc_fields);
+  std::vector<ByteRange> out;
+  // With the row index in use, its streams are fetched ahead with the data (one planned read).
+  if (OrcUsesRowIndex(*file.orc, stripe, file.orc_fields)) out = file.orc->RowIndexRanges(stripe, file.orc_fields);
+  for (const ByteRange& b : file.orc->StripeRanges(stripe, file.orc_fields)) out.push_back(b);
+  return out;
 }
 
 Status Scanner::Impl::ScanOrcRange(size_t file_index, OrcFileReader& reader, const ReadRange& range,
@@ -159,7 +168,7 @@ Status Scanner::Impl::ScanOrcRange(size_t file_index, OrcFileReader& reader, con
   // the filter out are not read.
   const orc::FileTail& tail = reader.tail();
   const size_t groups = orc::NumRowGroups(tail, stripe);
-  if (predicate && options.use_statistics && options.use_page_index && groups > 1 && !fields.empty()) {
+  if (OrcUsesRowIndex(reader, stripe, fields)) {
     RAP_ASSIGN_OR_RETURN(auto index, reader.ReadRowIndex(stripe, reader.FieldColumns(fields)));
     const int64_t stride = tail.row_index_stride;
     std::vector<uint8_t> keep(groups, 1);
@@ -176,7 +185,9 @@ Status Scanner::Impl::ScanOrcRange(size_t file_index, OrcFileReader& reader, con
     stats.row_index_groups += static_cast<int64_t>(groups);
     stats.row_index_groups_pruned += static_cast<int64_t>(pruned);
     if (pruned == groups) return Status::OK();
-    if (pruned > 0) {
+    // When the stripe's data was fetched ahead (warmup, fetch-ahead) it is decoded from the cache
+    // whole: row-group reads would take only some of it.
+    if (pruned > 0 && !reader.StripeHeld(stripe, fields)) {
       // Runs of consecutive kept groups, each read on its own (only its streams' parts).
       std::vector<std::pair<size_t, size_t>> runs;
       for (size_t g = 0; g < groups; ++g) {

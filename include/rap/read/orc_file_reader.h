@@ -60,6 +60,11 @@ class OrcFileReader {
   Result<RecordBatch> ReadStripe(size_t s, const std::vector<int>& fields);
   // The type ids of the top-level `fields` and of their descendants, ascending.
   std::vector<uint32_t> FieldColumns(const std::vector<int>& fields) const;
+  // The ROW_INDEX streams of the top-level `fields` in stripe `s` (what ReadRowIndex reads), in
+  // file order: a scan with a filter fetches them ahead with the stripe's data.
+  std::vector<ByteRange> RowIndexRanges(size_t s, const std::vector<int>& fields) const;
+  // True when the file's read-ahead cache holds stripe `s`'s data of `fields` (fetched ahead).
+  bool StripeHeld(size_t s, const std::vector<int>& fields) const;
   // Stripe `s`'s row index of those of `columns` (type ids) that have one: their ROW_INDEX streams
   // in one planned read.
   Result<std::map<uint32_t, orc::RowIndexInfo>> ReadRowIndex(size_t s, const std::vector<uint32_t>& columns);
