@@ -5,7 +5,13 @@
 //
 //   bench_prefetch [--repetitions 3] [--profiles 20ms@256MiB/s,50ms@64MiB/s,local] [--producers 1,2,3,4,8]
 //                  [--csv FILE] [--temp-dir DIR] [--files 8] [--rows-per-file N] [--without-fetch-ahead]
-//                  [--settings "sequential,P=3 raw"] [--netsim-chunk 16KiB]
+//                  [--settings "sequential,P=3 raw"] [--netsim-chunk 16KiB] [--format parquet|orc]
+//                  [--python PY]
+//
+// --format orc: the same table rewritten as ORC files by pyarrow's ORC writer (about 4 stripes per
+// file, SNAPPY; bench/python/prefetch_orc.py run by PY, default $RAP_BENCH_PYTHON or python3), and
+// the peer is pyarrow's ORC reader (pyarrow.dataset(format="orc").to_table(use_threads=False)) on
+// the local files, for both queries.
 //
 // Per setting: median scan time, time to first batch, the consumer's median wait at a file boundary,
 // requests, bytes, peak RSS of the setting (VmHWM of a child process — this program re-run with
@@ -136,6 +142,8 @@ struct Result1 {
   std::string fingerprint;
 };
 
+bool g_use_page_index = true;  // --no-page-index
+
 Result1 RunOnce(const std::string& url, const Query& q, const Setting& s) {
   const double c0 = CpuSeconds();
   table::TableSnapshot snap = Check(table::OpenTable(url), "open " + url);
@@ -144,6 +152,7 @@ Result1 RunOnce(const std::string& url, const Query& q, const Setting& s) {
   o.columns = q.columns;
   if (!q.where.empty()) o.filter = Check(read::ParseExpr(q.where), "where");
   o.reader.use_metadata_cache = false;  // every scan reads its footers
+  o.use_page_index = g_use_page_index;
   o.prefetch.producers = s.producers;
   o.warmup.level = s.warmup;
   o.prefetch.fetch_ahead = s.fetch_ahead;
@@ -179,14 +188,33 @@ int64_t ChildPeakRssKiB(const std::string& url, size_t query, const Setting& s) 
   const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
   if (ec) return -1;
   const std::string cmd =
-      fmt::format("'{}' --rss-child '{}' --rss-query {} --rss-producers {} --rss-warmup {} --fetch-ahead {}", exe.string(),
-                  url, query, s.producers, static_cast<int>(s.warmup), s.fetch_ahead);
+      fmt::format("'{}' --rss-child '{}' --rss-query {} --rss-producers {} --rss-warmup {} --fetch-ahead {}{}",
+                  exe.string(), url, query, s.producers, static_cast<int>(s.warmup), s.fetch_ahead,
+                  g_use_page_index ? "" : " --no-page-index");
   FILE* p = popen(cmd.c_str(), "r");
   if (!p) return -1;
   long long kib = -1;
   if (std::fscanf(p, "%lld", &kib) != 1) kib = -1;
   if (pclose(p) != 0) return -1;
   return kib;
+}
+
+// Runs `python bench/python/prefetch_orc.py ARGS...`; the parsed JSON it prints, or null.
+nlohmann::json RunPython(const std::string& python, const std::vector<std::string>& args) {
+  std::string cmd = fmt::format("'{}' '{}/bench/python/prefetch_orc.py'", python, rap::testing::SourceDir());
+  for (const std::string& a : args) cmd += " '" + a + "'";
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return nullptr;
+  std::string out;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+  if (pclose(p) != 0) return nullptr;
+  try {
+    return nlohmann::json::parse(out);
+  } catch (const std::exception&) {
+    return nullptr;
+  }
 }
 
 // Runs tests/npm/SCRIPT with a JSON spec (a peer reader through node); the parsed JSON it prints, or
@@ -225,7 +253,8 @@ int main(int argc, char** argv) {
   int reps = 3, files = 8;
   int64_t rows = 200000;
   std::string profiles = "20ms@256MiB/s,50ms@64MiB/s,local", producers_list = "1,2,3,4,8";
-  std::string csv = "prefetch.csv", temp, only, netsim_chunk;
+  std::string csv = "prefetch.csv", temp, only, netsim_chunk, format = "parquet";
+  std::string python = std::getenv("RAP_BENCH_PYTHON") ? std::getenv("RAP_BENCH_PYTHON") : "python3";
   bool without_fetch_ahead = false, no_peers = false;
   int fetch_k = 2;
   app.add_option("--repetitions", reps, "Timed repetitions per setting (median)")->capture_default_str();
@@ -242,6 +271,12 @@ int main(int argc, char** argv) {
   app.add_flag("--no-peers", no_peers,
                "Skip the peers (hyparquet over HTTP from rap-netsim, full scan; DuckDB on the local files)");
   app.add_option("--netsim-chunk", netsim_chunk, "rap-netsim's --chunk (its fairness quantum; default: its own, 16KiB)");
+  app.add_option("--format", format, "parquet, or orc (the table rewritten as ORC by pyarrow)")
+      ->check(CLI::IsMember({"parquet", "orc"}))
+      ->capture_default_str();
+  bool no_page_index = false;
+  app.add_flag("--no-page-index", no_page_index, "ScanOptions::use_page_index off (Parquet page index, ORC row index)");
+  app.add_option("--python", python, "Python with pyarrow, for --format orc")->capture_default_str();
   app.add_option("--settings", only, "Only these settings, comma-separated names (e.g. \"sequential,P=3 raw\")");
   std::string rss_url;
   size_t rss_query = 0;
@@ -251,6 +286,7 @@ int main(int argc, char** argv) {
   app.add_option("--rss-producers", rss_producers, "(internal) P for --rss-child");
   app.add_option("--rss-warmup", rss_warmup, "(internal) warmup level for --rss-child (0 none, 1 raw, 2 decoded)");
   CLI11_PARSE(app, argc, argv);
+  g_use_page_index = !no_page_index;
   const std::vector<Query> queries = {{"full", {}, ""},
                                       {"filtered", {"id", "s"}, "v < 100 AND s IN ('kiwi', 'plum')"}};
   if (!rss_url.empty()) {
@@ -264,10 +300,20 @@ int main(int argc, char** argv) {
   const std::string root = temp.empty() ? tmp.path() : temp;
   const std::string table_dir = root + "/bkt/t";
   WriteTable(table_dir, files, rows);
+  if (format == "orc") {
+    const nlohmann::json conv = RunPython(python, {"convert", table_dir, "4"});
+    if (conv.is_null()) {
+      std::fprintf(stderr, "bench_prefetch: %s bench/python/prefetch_orc.py convert failed (pyarrow?)\n",
+                   python.c_str());
+      return 2;
+    }
+    std::printf("ORC files written by pyarrow %s: stripes per file %s\n", "(Apache ORC C++)",
+                conv["stripes"].dump().c_str());
+  }
   uint64_t table_bytes = 0;
   for (const auto& e : fs::directory_iterator(table_dir)) table_bytes += e.file_size();
-  std::printf("table: %d files, %.1f MiB in total, %lld rows per file, 4 row groups\n", files,
-              static_cast<double>(table_bytes) / (1 << 20), static_cast<long long>(rows));
+  std::printf("table: %d %s files, %.1f MiB in total, %lld rows per file, 4 row groups/stripes\n", files,
+              format.c_str(), static_cast<double>(table_bytes) / (1 << 20), static_cast<long long>(rows));
 
   std::vector<Setting> settings = {{"sequential", 1, read::WarmupLevel::kNone, fetch_k}};
   for (size_t at = 0; at < producers_list.size();) {
@@ -371,7 +417,14 @@ int main(int argc, char** argv) {
       if (!no_peers) {
         nlohmann::json doc;
         std::string peer;
-        if (server && q.name == "full") {
+        if (format == "orc") {
+          if (!server) {
+            nlohmann::json spec = {{"reps", reps}, {"dir", table_dir}, {"columns", q.columns}, {"query", q.name}};
+            doc = RunPython(python, {"scan", spec.dump()});
+            peer = "pyarrow-orc-1t";
+            if (!doc.is_null()) doc = {{"results", {{{"times_s", doc["times_s"]}, {"rows", doc["rows"]}}}}};
+          }
+        } else if (server && q.name == "full") {
           nlohmann::json spec = {{"reps", reps}, {"parallel", true}, {"urls", nlohmann::json::array()}};
           for (int f = 0; f < files; ++f) spec["urls"].push_back(fmt::format("{}/bkt/t/part-{}.parquet", server->url(), f));
           doc = RunNodePeer("hyparquet_http_scan.mjs", spec, root);
@@ -387,7 +440,7 @@ int main(int argc, char** argv) {
           peer = "duckdb-2t";
         }
         if (!peer.empty() && doc.is_null()) {
-          std::printf("peer %s: failed (node, or tests/npm's packages, missing)\n", peer.c_str());
+          std::printf("peer %s: failed (node or tests/npm's packages missing; for ORC: python or pyarrow)\n", peer.c_str());
         } else if (!peer.empty()) {
           const auto times = doc["results"][0]["times_s"].get<std::vector<double>>();
           const long long peer_rows = doc["results"][0]["rows"].get<long long>();

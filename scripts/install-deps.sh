@@ -61,3 +61,5 @@ bash "$(dirname "$0")/install-paimon-venv.sh"  # pypaimon in its own venv (requi
 
 # The pinned Maven jars of the Spark tests (delta-spark), cached in build/jars.
 bash "$(dirname "$0")/fetch-jars.sh" build/jars >/dev/null
+# ORC Java (orc-core) and its run-time jars, for tests/python/test_orc_java.py.
+bash "$(dirname "$0")/fetch-orc-jars.sh" build/jars >/dev/null

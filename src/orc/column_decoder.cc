@@ -13,6 +13,29 @@ std::string StripeContext::Where(uint32_t column) const {
 }
 
 Result<std::optional<StreamCursor>> StripeContext::Stream(uint32_t column, StreamKind kind) const {
+  if (parts) {
+    for (const auto& [part, raw] : *parts) {
+      if (part.stream.column != column || part.stream.kind != kind) continue;
+      const std::string what =
+          Where(column) + " " + StreamKindName(kind) + " stream at offset " + std::to_string(part.stream.offset);
+      if (raw.size() != part.length) return Status::Internal(what + ": part was not fetched");
+      RAP_ASSIGN_OR_RETURN(Buffer bytes, DecompressStream(tail->compression, tail->compression_block_size, raw, what,
+                                                          part.offset));
+      StreamCursor cursor{what, std::move(bytes), 0};
+      if (part.positioned) {
+        if (part.skip_bytes > cursor.data.size()) {
+          return Status::Corrupt(what + ": the row index position " + std::to_string(part.skip_bytes) +
+                                 " is past the " + std::to_string(cursor.data.size()) +
+                                 " decompressed bytes of its chunk");
+        }
+        cursor.data = cursor.data.Slice(part.skip_bytes, cursor.data.size() - part.skip_bytes);
+        cursor.skip = part.skip_values;
+        cursor.partial = true;
+      }
+      return std::optional<StreamCursor>(std::move(cursor));
+    }
+    return std::optional<StreamCursor>();
+  }
   for (const StreamInfo& s : footer->streams) {
     if (s.column != column || s.kind != kind) continue;
     const std::string what =

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "rap/columnar/array.h"
+#include "rap/orc/row_index.h"
 #include "rap/orc/stripe.h"
 #include "rap/orc/tail.h"
 #include "rap/util/buffer.h"
@@ -27,6 +28,9 @@ struct StripeContext {
   uint64_t max_values = 0;  // per column (OrcReader::set_max_stripe_values)
   // The streams' bytes fetched by range (OrcReader::DecodeStripe): a stream not in it is an error.
   const std::vector<std::pair<StreamInfo, Buffer>>* fetched = nullptr;
+  // Or the parts of the streams that some row groups read (OrcReader::DecodeRowGroups): a positioned
+  // part's cursor starts at the first group's position.
+  const std::vector<std::pair<StreamPart, Buffer>>* parts = nullptr;
 
   // "f.orc: stripe 2 column 3 (string)"
   std::string Where(uint32_t column) const;

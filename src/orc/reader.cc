@@ -1,5 +1,7 @@
 #include "rap/orc/reader.h"
 
+#include <algorithm>
+
 #include "orc/column_decoder.h"
 
 namespace rap::orc {
@@ -15,7 +17,7 @@ Result<StripeFooterInfo> OrcReader::StripeFooter(size_t stripe) const {
 
 namespace {
 
-Result<RecordBatch> Decode(const StripeContext& ctx, const std::vector<int>& fields) {
+Result<RecordBatch> Decode(const StripeContext& ctx, const std::vector<int>& fields, uint64_t rows) {
   const FileTail& tail = *ctx.tail;
   const OrcType& root = tail.types.nodes[0];
   const bool struct_root = root.kind == TypeKind::kStruct;
@@ -30,7 +32,6 @@ Result<RecordBatch> Decode(const StripeContext& ctx, const std::vector<int>& fie
                                      std::to_string(num_fields) + " fields)");
     }
   }
-  const uint64_t rows = tail.stripes[ctx.stripe].num_rows;
   RecordBatch batch;
   auto schema = std::make_shared<Schema>();
   batch.num_rows = static_cast<int64_t>(rows);
@@ -56,7 +57,7 @@ uint32_t OrcReader::FieldColumn(const FileTail& tail, int field) {
 Result<RecordBatch> OrcReader::ReadStripe(size_t stripe, const std::vector<int>& fields) const {
   RAP_ASSIGN_OR_RETURN(StripeFooterInfo footer, StripeFooter(stripe));
   StripeContext ctx{&tail_, file_, &footer, stripe, max_stripe_values_};
-  return Decode(ctx, fields);
+  return Decode(ctx, fields, tail_.stripes[stripe].num_rows);
 }
 
 Result<RecordBatch> OrcReader::DecodeStripe(const FileTail& tail, size_t stripe, const StripeFooterInfo& footer,
@@ -67,7 +68,24 @@ Result<RecordBatch> OrcReader::DecodeStripe(const FileTail& tail, size_t stripe,
   }
   StripeContext ctx{&tail, Buffer(), &footer, stripe, max_values};
   ctx.fetched = &fetched;
-  return Decode(ctx, fields);
+  return Decode(ctx, fields, tail.stripes[stripe].num_rows);
+}
+
+Result<RecordBatch> OrcReader::DecodeRowGroups(const FileTail& tail, size_t stripe, const StripeFooterInfo& footer,
+                                               const std::vector<std::pair<StreamPart, Buffer>>& parts,
+                                               const std::vector<int>& fields, size_t first, size_t last,
+                                               uint64_t max_values) {
+  const size_t groups = NumRowGroups(tail, stripe);
+  if (first >= last || last > groups) {
+    return Status::InvalidArgument(tail.name + ": stripe " + std::to_string(stripe) + ": row groups [" +
+                                   std::to_string(first) + ", " + std::to_string(last) + ") of " +
+                                   std::to_string(groups));
+  }
+  const uint64_t stride = tail.row_index_stride;
+  const uint64_t rows = std::min<uint64_t>(tail.stripes[stripe].num_rows, last * stride) - first * stride;
+  StripeContext ctx{&tail, Buffer(), &footer, stripe, max_values};
+  ctx.parts = &parts;
+  return Decode(ctx, fields, rows);
 }
 
 Result<std::vector<RecordBatch>> OrcReader::ReadAll(const std::vector<int>& fields) const {

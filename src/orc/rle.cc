@@ -178,9 +178,7 @@ Status Delta(StreamCursor* s, uint8_t first, bool is_signed, size_t n, int64_t* 
   return Status::OK();
 }
 
-}  // namespace
-
-Status DecodeByteRle(StreamCursor* s, size_t n, uint8_t* out) {
+Status ByteRle(StreamCursor* s, size_t n, uint8_t* out) {
   size_t i = 0;
   while (i < n) {
     RAP_ASSIGN_OR_RETURN(uint8_t h, s->Byte());
@@ -201,15 +199,15 @@ Status DecodeByteRle(StreamCursor* s, size_t n, uint8_t* out) {
   return Status::OK();
 }
 
-Status DecodeBoolRle(StreamCursor* s, size_t n, uint8_t* out) {
+Status BoolRle(StreamCursor* s, size_t n, uint8_t* out) {
   const size_t nbytes = (n + 7) / 8;
   std::vector<uint8_t> bytes(nbytes);
-  RAP_RETURN_NOT_OK(DecodeByteRle(s, nbytes, bytes.data()));
+  RAP_RETURN_NOT_OK(ByteRle(s, nbytes, bytes.data()));
   for (size_t i = 0; i < n; ++i) out[i] = (bytes[i >> 3] >> (7 - (i & 7))) & 1;
   return Status::OK();
 }
 
-Status DecodeIntRleV1(StreamCursor* s, bool is_signed, size_t n, int64_t* out) {
+Status IntRleV1(StreamCursor* s, bool is_signed, size_t n, int64_t* out) {
   size_t i = 0;
   auto read = [&]() -> Result<int64_t> {
     if (is_signed) return s->VarInt();
@@ -240,10 +238,26 @@ Status DecodeIntRleV1(StreamCursor* s, bool is_signed, size_t n, int64_t* out) {
   return Status::OK();
 }
 
-Status DecodeIntRleV2(StreamCursor* s, bool is_signed, size_t n, int64_t* out) {
+// One RLE v2 run (at most 512 values) into `out`.
+Status IntRleV2Run(StreamCursor* s, bool is_signed, int64_t* out, size_t* produced);
+
+Status IntRleV2(StreamCursor* s, bool is_signed, size_t n, int64_t* out) {
   size_t i = 0;
   uint64_t tmp[512];
+  int64_t scratch[512];
   while (i < n) {
+    if (s->partial && n - i < 512) {
+      // Entered at a row-index position: the last run may go on past the wanted values.
+      s->partial = false;
+      size_t got = 0;
+      Status st = IntRleV2Run(s, is_signed, scratch, &got);
+      s->partial = true;
+      RAP_RETURN_NOT_OK(st);
+      const size_t take = std::min(got, n - i);
+      std::copy(scratch, scratch + take, out + i);
+      i += take;
+      continue;
+    }
     RAP_ASSIGN_OR_RETURN(uint8_t first, s->Byte());
     const uint32_t kind = first >> 6;
     size_t produced = 0;
@@ -274,6 +288,52 @@ Status DecodeIntRleV2(StreamCursor* s, bool is_signed, size_t n, int64_t* out) {
     i += produced;
   }
   return Status::OK();
+}
+
+
+Status IntRleV2Run(StreamCursor* s, bool is_signed, int64_t* out, size_t* produced) {
+  // A run says its own length (at most 512 values): decode it whole by asking for exactly that.
+  const size_t start = s->pos;
+  RAP_ASSIGN_OR_RETURN(uint8_t first, s->Byte());
+  const uint32_t kind = first >> 6;
+  size_t len = 0;
+  if (kind == 0) {
+    len = (first & 7) + 3;
+  } else {
+    RAP_ASSIGN_OR_RETURN(uint8_t b1, s->Byte());
+    len = ((size_t{first} & 1) << 8 | b1) + 1;  // direct, patched base and delta: 9 bits of length - 1
+  }
+  s->pos = start;
+  *produced = len;
+  return IntRleV2(s, is_signed, len, out);
+}
+
+// Decodes `skip` + n values and drops the first `skip` when the cursor was entered at a position.
+template <typename T, typename F>
+Status WithSkip(StreamCursor* s, size_t n, T* out, F decode) {
+  if (s->skip == 0) return decode(n, out);
+  const size_t k = static_cast<size_t>(s->skip);
+  if (k > (size_t{1} << 31)) return s->Error("a row-index position skips " + std::to_string(k) + " values");
+  s->skip = 0;
+  std::vector<T> tmp(k + n);
+  RAP_RETURN_NOT_OK(decode(k + n, tmp.data()));
+  std::copy(tmp.begin() + static_cast<std::ptrdiff_t>(k), tmp.end(), out);
+  return Status::OK();
+}
+
+}  // namespace
+
+Status DecodeByteRle(StreamCursor* s, size_t n, uint8_t* out) {
+  return WithSkip(s, n, out, [&](size_t m, uint8_t* o) { return ByteRle(s, m, o); });
+}
+Status DecodeBoolRle(StreamCursor* s, size_t n, uint8_t* out) {
+  return WithSkip(s, n, out, [&](size_t m, uint8_t* o) { return BoolRle(s, m, o); });
+}
+Status DecodeIntRleV1(StreamCursor* s, bool is_signed, size_t n, int64_t* out) {
+  return WithSkip(s, n, out, [&](size_t m, int64_t* o) { return IntRleV1(s, is_signed, m, o); });
+}
+Status DecodeIntRleV2(StreamCursor* s, bool is_signed, size_t n, int64_t* out) {
+  return WithSkip(s, n, out, [&](size_t m, int64_t* o) { return IntRleV2(s, is_signed, m, o); });
 }
 
 }  // namespace rap::orc

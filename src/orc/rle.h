@@ -18,6 +18,11 @@ struct StreamCursor {
   std::string what;
   Buffer data;
   size_t pos = 0;
+  // A stream entered at a row-index position: the first `skip` values (bits of a boolean stream)
+  // decoded are dropped (the values of the run before the position), and a run may hold more values
+  // than wanted (the decode stops inside it).
+  uint64_t skip = 0;
+  bool partial = false;
 
   size_t remaining() const { return data.size() - pos; }
   Status Error(const std::string& msg) const;  // Corrupt "<what> at byte <pos>: <msg>"

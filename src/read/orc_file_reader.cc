@@ -116,6 +116,96 @@ std::vector<uint32_t> FieldsColumns(const orc::FileTail& tail, const std::vector
 
 }  // namespace
 
+std::vector<uint32_t> OrcFileReader::FieldColumns(const std::vector<int>& fields) const {
+  return FieldsColumns(tail_, fields);
+}
+
+Result<std::map<uint32_t, orc::RowIndexInfo>> OrcFileReader::ReadRowIndex(size_t s,
+                                                                          const std::vector<uint32_t>& columns) {
+  if (s >= footers_.size()) {
+    return Status::InvalidArgument(fmt::format("{}: stripe {} does not exist ({} stripes)", path_, s, footers_.size()));
+  }
+  std::map<uint32_t, orc::RowIndexInfo> out;
+  const std::vector<orc::StreamInfo> streams = orc::RowIndexStreams(footers_[s], columns);
+  if (streams.empty()) return out;
+  std::vector<ByteRange> ranges;
+  for (const orc::StreamInfo& st : streams) ranges.push_back(ByteRange{st.offset, st.length});
+  int64_t hits = 0;
+  auto fetch = [&](const std::vector<ByteRange>& r) { return FetchPlanned(r, "orc_row_index"); };
+  RAP_ASSIGN_OR_RETURN(std::vector<Buffer> bytes, TakeOrFetch(options_.read_ahead.get(), ranges, path_, fetch, &hits));
+  if (hits > 0) {
+    std::lock_guard<std::mutex> lock(stats_mu_);
+    stats_.read_ahead_hits += hits;
+  }
+  if (bytes.size() != ranges.size()) {
+    return Status::IOError(fmt::format("{}: the store returned {} buffers for {} row index streams", path_,
+                                       bytes.size(), ranges.size()));
+  }
+  for (size_t i = 0; i < streams.size(); ++i) {
+    RAP_ASSIGN_OR_RETURN(orc::RowIndexInfo index, orc::ParseRowIndex(tail_, s, streams[i], bytes[i]));
+    out[streams[i].column] = std::move(index);
+  }
+  return out;
+}
+
+Result<RecordBatch> OrcFileReader::ReadRowGroups(size_t s, const std::vector<int>& fields,
+                                                 const std::map<uint32_t, orc::RowIndexInfo>& index, size_t first,
+                                                 size_t last) {
+  if (s >= footers_.size()) {
+    return Status::InvalidArgument(fmt::format("{}: stripe {} does not exist ({} stripes)", path_, s, footers_.size()));
+  }
+  for (int f : fields) {
+    if (f < 0 || static_cast<size_t>(f) >= schema_->fields.size()) {
+      return Status::InvalidArgument(fmt::format("{}: field index {} is not in the schema", path_, f));
+    }
+  }
+  RAP_ASSIGN_OR_RETURN(std::vector<orc::StreamPart> parts,
+                       orc::PlanRowGroupRead(tail_, s, footers_[s], index, FieldsColumns(tail_, fields), first, last));
+  std::vector<ByteRange> ranges;
+  for (const orc::StreamPart& p : parts) {
+    if (p.length > 0) ranges.push_back(ByteRange{p.offset, p.length});
+  }
+  {
+    std::lock_guard<std::mutex> lock(stats_mu_);
+    stats_.data_ranges.insert(stats_.data_ranges.end(), ranges.begin(), ranges.end());
+  }
+  int64_t hits = 0;
+  auto fetch = [&](const std::vector<ByteRange>& r) { return FetchPlanned(r, "data"); };
+  RAP_ASSIGN_OR_RETURN(std::vector<Buffer> fetched, TakeOrFetch(options_.read_ahead.get(), ranges, path_, fetch, &hits));
+  std::vector<std::pair<orc::StreamPart, Buffer>> bytes;
+  size_t k = 0;
+  for (const orc::StreamPart& p : parts) {
+    Buffer b;
+    if (p.length > 0) {
+      b = std::move(fetched[k++]);
+      if (b.size() != p.length) {
+        return Status::IOError(fmt::format("{}: short read of stripe {} stream part [{}, +{})", path_, s, p.offset,
+                                           p.length));
+      }
+    }
+    bytes.emplace_back(p, std::move(b));
+  }
+  if (hits > 0) {
+    std::lock_guard<std::mutex> lock(stats_mu_);
+    stats_.read_ahead_hits += hits;
+  }
+  return orc::OrcReader::DecodeRowGroups(tail_, s, footers_[s], bytes, fields, first, last);
+}
+
+std::vector<ByteRange> OrcFileReader::RowIndexRanges(size_t s, const std::vector<int>& fields) const {
+  std::vector<ByteRange> out;
+  for (const orc::StreamInfo& st : orc::RowIndexStreams(footers_[s], FieldsColumns(tail_, fields))) {
+    out.push_back(ByteRange{st.offset, st.length});
+  }
+  return out;
+}
+
+bool OrcFileReader::StripeHeld(size_t s, const std::vector<int>& fields) const {
+  if (!options_.read_ahead || s >= footers_.size()) return false;
+  const std::vector<ByteRange> ranges = StripeRanges(s, fields);
+  return !ranges.empty() && options_.read_ahead->Holds(ranges.front());
+}
+
 std::vector<ByteRange> OrcFileReader::StripeRanges(size_t s, const std::vector<int>& fields) const {
   std::vector<ByteRange> out;
   for (const orc::StreamInfo& st : orc::DataStreams(footers_[s], FieldsColumns(tail_, fields))) {

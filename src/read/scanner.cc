@@ -22,6 +22,8 @@ std::string ScanStats::ToString() const {
   line("row_groups", row_groups);
   line("row_groups_pruned", row_groups_pruned);
   line("rows_in_row_groups", rows_in_row_groups);
+  line("row_index_groups", row_index_groups);
+  line("row_index_groups_pruned", row_index_groups_pruned);
   line("rows_deleted", rows_deleted);
   line("rows_candidate", rows_candidate);
   line("rows_selected", rows_selected);
@@ -417,6 +419,8 @@ void Scanner::Impl::MergeRangeStats(const ScanStats& d) {
   stats.row_groups += d.row_groups;
   stats.row_groups_pruned += d.row_groups_pruned;
   stats.rows_in_row_groups += d.rows_in_row_groups;
+  stats.row_index_groups += d.row_index_groups;
+  stats.row_index_groups_pruned += d.row_index_groups_pruned;
   stats.rows_deleted += d.rows_deleted;
   stats.rows_candidate += d.rows_candidate;
   stats.rows_selected += d.rows_selected;

@@ -32,6 +32,8 @@ void AddFileStats(ScanStats& to, const ScanStats& s) {
   to.row_groups += s.row_groups;
   to.row_groups_pruned += s.row_groups_pruned;
   to.rows_in_row_groups += s.rows_in_row_groups;
+  to.row_index_groups += s.row_index_groups;
+  to.row_index_groups_pruned += s.row_index_groups_pruned;
   to.rows_deleted += s.rows_deleted;
   to.rows_candidate += s.rows_candidate;
   to.rows_selected += s.rows_selected;

@@ -210,6 +210,16 @@ struct Scanner::Impl {
   // False when the stripe's statistics (or the partition values) rule the filter out.
   bool OrcStripeMayMatch(size_t file_index, const OrcFileReader& reader, size_t stripe,
                          const FileColumns& columns) const;
+  // The same for `rows` rows whose ORC statistics of a type id `stats_of` gives (null: unknown).
+  bool OrcStatsMayMatch(size_t file_index, const OrcFileReader& reader, const FileColumns& columns, int64_t rows,
+                        const std::function<const orc::ColumnStats*(uint32_t)>& stats_of) const;
+  // Filters and outputs `n` decoded rows of stripe `stripe` from its row `offset` (`batch`: the
+  // fields read) into `result`; `room` as in ScanOrcRange, lowered by the rows output.
+  Status EmitOrcRows(size_t file_index, const OrcFileReader& reader, size_t stripe, int64_t offset, int64_t n,
+                     const RecordBatch& batch, const FileColumns& columns, int64_t* room, RangeOutput* result) const;
+  // Whether a range of `stripe` reads its row index (a filter, statistics and the page index on,
+  // more than one row group).
+  bool OrcUsesRowIndex(const OrcFileReader& reader, size_t stripe, const std::vector<int>& fields) const;
   // The bytes range `r`'s read requests (none for a pruned stripe).
   std::vector<ByteRange> OrcRangeBytes(const OpenedFile& file, const ReadRange& r) const;
   Status ScanOrcRange(size_t file_index, OrcFileReader& reader, const ReadRange& range, const std::vector<int>& fields,

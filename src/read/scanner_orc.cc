@@ -8,6 +8,7 @@
 // file's ReadAheadCache.
 #include <algorithm>
 #include <cstdlib>
+#include <functional>
 #include <set>
 
 #include "rap/columnar/take.h"
@@ -95,11 +96,11 @@ Status Scanner::Impl::PrepareOrcFile(OpenedFile& opened, const FileReaderOptions
   return Status::OK();
 }
 
-bool Scanner::Impl::OrcStripeMayMatch(size_t file_index, const OrcFileReader& reader, size_t stripe,
-                                      const FileColumns& columns) const {
+bool Scanner::Impl::OrcStatsMayMatch(size_t file_index, const OrcFileReader& reader, const FileColumns& columns,
+                                     int64_t rows,
+                                     const std::function<const orc::ColumnStats*(uint32_t)>& stats_of) const {
   if (!predicate) return true;
   const ScanFile& file = source.files[file_index];
-  const int64_t rows = reader.stripe_num_rows(stripe);
   const orc::FileTail& tail = reader.tail();
   auto stats = [&](int c) -> std::optional<ColumnStats> {
     const ColumnSource& cs = filter_cols[static_cast<size_t>(c)];
@@ -116,25 +117,45 @@ bool Scanner::Impl::OrcStripeMayMatch(size_t file_index, const OrcFileReader& re
       s.num_values = rows;
       return s;
     }
-    if (!options.use_statistics || stripe >= tail.stripe_stats.size()) return std::nullopt;
-    const uint32_t column = orc::OrcReader::FieldColumn(tail, reader.FieldIndex(fc.name));
-    if (column >= tail.stripe_stats[stripe].size()) return std::nullopt;
-    return OrcStats(tail.stripe_stats[stripe][column], *cs.type, rows);
+    if (!options.use_statistics) return std::nullopt;
+    const orc::ColumnStats* os = stats_of(orc::OrcReader::FieldColumn(tail, reader.FieldIndex(fc.name)));
+    if (!os) return std::nullopt;
+    return OrcStats(*os, *cs.type, rows);
   };
   return predicate->CanMatch(stats) != Match::kNever;
+}
+
+bool Scanner::Impl::OrcStripeMayMatch(size_t file_index, const OrcFileReader& reader, size_t stripe,
+                                      const FileColumns& columns) const {
+  const orc::FileTail& tail = reader.tail();
+  return OrcStatsMayMatch(file_index, reader, columns, reader.stripe_num_rows(stripe),
+                          [&](uint32_t column) -> const orc::ColumnStats* {
+                            if (stripe >= tail.stripe_stats.size() || column >= tail.stripe_stats[stripe].size()) {
+                              return nullptr;
+                            }
+                            return &tail.stripe_stats[stripe][column];
+                          });
+}
+
+bool Scanner::Impl::OrcUsesRowIndex(const OrcFileReader& reader, size_t stripe, const std::vector<int>& fields) const {
+  return predicate && options.use_statistics && options.use_page_index && !fields.empty() &&
+         orc::NumRowGroups(reader.tail(), stripe) > 1;
 }
 
 std::vector<ByteRange> Scanner::Impl::OrcRangeBytes(const OpenedFile& file, const ReadRange& r) const {
   const size_t stripe = static_cast<size_t>(r.row_group);
   if (r.end <= r.begin || !OrcStripeMayMatch(file.index, *file.orc, stripe, *file.columns)) return {};
-  return file.orc->StripeRanges(stripe, file.orc_fields);
+  std::vector<ByteRange> out;
+  // With the row index in use, its streams are fetched ahead with the data (one planned read).
+  if (OrcUsesRowIndex(*file.orc, stripe, file.orc_fields)) out = file.orc->RowIndexRanges(stripe, file.orc_fields);
+  for (const ByteRange& b : file.orc->StripeRanges(stripe, file.orc_fields)) out.push_back(b);
+  return out;
 }
 
 Status Scanner::Impl::ScanOrcRange(size_t file_index, OrcFileReader& reader, const ReadRange& range,
                                    const std::vector<int>& fields, const FileColumns& columns, int64_t room,
                                    RangeOutput* result) const {
   ScanStats& stats = result->stats;
-  const ScanFile& file = source.files[file_index];
   const size_t stripe = static_cast<size_t>(range.row_group);
   ++stats.row_groups;
   const int64_t rows = reader.stripe_num_rows(stripe);
@@ -143,9 +164,71 @@ Status Scanner::Impl::ScanOrcRange(size_t file_index, OrcFileReader& reader, con
     ++stats.row_groups_pruned;
     return Status::OK();
   }
+  // The row index (ORC's page index: off with use_page_index): row groups whose statistics rule
+  // the filter out are not read.
+  const orc::FileTail& tail = reader.tail();
+  const size_t groups = orc::NumRowGroups(tail, stripe);
+  if (OrcUsesRowIndex(reader, stripe, fields)) {
+    RAP_ASSIGN_OR_RETURN(auto index, reader.ReadRowIndex(stripe, reader.FieldColumns(fields)));
+    const int64_t stride = tail.row_index_stride;
+    std::vector<uint8_t> keep(groups, 1);
+    size_t pruned = 0;
+    for (size_t g = 0; g < groups; ++g) {
+      const int64_t n = std::min(rows, static_cast<int64_t>(g + 1) * stride) - static_cast<int64_t>(g) * stride;
+      keep[g] = OrcStatsMayMatch(file_index, reader, columns, n, [&](uint32_t column) -> const orc::ColumnStats* {
+        auto it = index.find(column);
+        if (it == index.end() || it->second.entries.size() != groups || !it->second.entries[g].stats) return nullptr;
+        return &*it->second.entries[g].stats;
+      });
+      if (!keep[g]) ++pruned;
+    }
+    stats.row_index_groups += static_cast<int64_t>(groups);
+    stats.row_index_groups_pruned += static_cast<int64_t>(pruned);
+    if (pruned == groups) return Status::OK();
+    // When the stripe's data was fetched ahead (warmup, fetch-ahead) it is decoded from the cache
+    // whole: row-group reads would take only some of it.
+    if (pruned > 0 && !reader.StripeHeld(stripe, fields)) {
+      // Runs of consecutive kept groups, each read on its own (only its streams' parts).
+      std::vector<std::pair<size_t, size_t>> runs;
+      for (size_t g = 0; g < groups; ++g) {
+        if (!keep[g]) continue;
+        if (!runs.empty() && runs.back().second == g) {
+          runs.back().second = g + 1;
+        } else {
+          runs.emplace_back(g, g + 1);
+        }
+      }
+      bool supported = true;
+      for (const auto& [first, last] : runs) {
+        auto batch = reader.ReadRowGroups(stripe, fields, index, first, last);
+        if (!batch.ok() && batch.status().code() == StatusCode::kNotSupported && first == runs.front().first) {
+          supported = false;  // the row index cannot seek these columns: read the stripe
+          break;
+        }
+        if (!batch.ok()) return batch.status();
+        const int64_t offset = static_cast<int64_t>(first) * stride;
+        RAP_RETURN_NOT_OK(EmitOrcRows(file_index, reader, stripe, offset, batch->num_rows, *batch, columns, &room,
+                                      result));
+        if (room == 0) break;
+      }
+      if (supported) return Status::OK();
+    }
+  }
+  RecordBatch batch;
+  if (!fields.empty()) {
+    RAP_ASSIGN_OR_RETURN(batch, reader.ReadStripe(stripe, fields));
+  }
+  return EmitOrcRows(file_index, reader, stripe, 0, rows, batch, columns, &room, result);
+}
+
+Status Scanner::Impl::EmitOrcRows(size_t file_index, const OrcFileReader& reader, size_t stripe, int64_t offset,
+                                  int64_t rows, const RecordBatch& batch, const FileColumns& columns, int64_t* room,
+                                  RangeOutput* result) const {
+  ScanStats& stats = result->stats;
+  const ScanFile& file = source.files[file_index];
   stats.rows_in_row_groups += rows;
-  // Deletion vectors: the stripe's live rows.
-  const uint64_t first = static_cast<uint64_t>(reader.stripe_first_row(stripe));
+  // Deletion vectors: the live rows (relative to `offset`).
+  const uint64_t first = static_cast<uint64_t>(reader.stripe_first_row(stripe) + offset);
   std::vector<int64_t> live;
   {
     auto lo = std::lower_bound(file.deleted_rows.begin(), file.deleted_rows.end(), first);
@@ -162,11 +245,7 @@ Status Scanner::Impl::ScanOrcRange(size_t file_index, OrcFileReader& reader, con
   }
   stats.rows_candidate += static_cast<int64_t>(live.size());
   if (live.empty()) return Status::OK();
-  RecordBatch batch;
-  if (!fields.empty()) {
-    RAP_ASSIGN_OR_RETURN(batch, reader.ReadStripe(stripe, fields));
-  }
-  // A column of the stripe (all its rows) as the table type.
+  // A column of the rows (as the table type).
   auto column_of = [&](const ColumnSource& cs, const FileColumn& fc) -> Result<ArrayPtr> {
     if (cs.partition >= 0) return columnar::RepeatValue(*file.partition_values[static_cast<size_t>(cs.partition)], rows);
     if (!fc.present) return columnar::MakeNullArray(cs.type, rows);
@@ -192,8 +271,9 @@ Status Scanner::Impl::ScanOrcRange(size_t file_index, OrcFileReader& reader, con
     selected = std::move(live);
   }
   stats.rows_selected += static_cast<int64_t>(selected.size());
-  if (room >= 0 && static_cast<int64_t>(selected.size()) > room) selected.resize(static_cast<size_t>(room));
+  if (*room >= 0 && static_cast<int64_t>(selected.size()) > *room) selected.resize(static_cast<size_t>(*room));
   if (selected.empty()) return Status::OK();
+  if (*room >= 0) *room -= static_cast<int64_t>(selected.size());
   const int64_t n = static_cast<int64_t>(selected.size());
   const bool all = n == rows;
   std::vector<ArrayPtr> out;
@@ -223,6 +303,7 @@ Status Scanner::Impl::ScanOrcRange(size_t file_index, OrcFileReader& reader, con
   }
   return Status::OK();
 }
+
 
 std::function<void()> Scanner::Impl::PlanOrcFetchAhead(OpenedFile& file,
                                                        const std::vector<const ReadRange*>& ranges) const {

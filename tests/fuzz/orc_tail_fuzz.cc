@@ -1,10 +1,15 @@
-// The ORC file tail (postscript, footer, metadata: rap/orc/tail.h), the stripe footers, and the
+// The ORC file tail (postscript, footer, metadata: rap/orc/tail.h), the stripe footers, the row
+// indexes and reads of row groups from their positions (rap/orc/row_index.h), and the
 // decoding of small stripes (at most 65,536 rows and 2^18 values per column, so that one input
 // stays within libFuzzer's memory limit: a larger stripe is a legal file that takes memory in
 // proportion).
 //
 // Input: the bytes of an ORC file. Seeds: the Apache ORC example files up to 64 KiB (rap_fuzz_seeds).
+#include <algorithm>
+#include <map>
+
 #include "rap/orc/reader.h"
+#include "rap/orc/row_index.h"
 
 #include "fuzz/fuzz_target.h"
 
@@ -22,6 +27,33 @@ RAP_FUZZ_TARGET(orc_tail) {
     if (!batch.ok()) continue;
     for (const auto& col : batch->columns) {
       if (!rap::columnar::ValidateArray(*col).ok()) __builtin_trap();  // a decoded stripe is always well-formed
+    }
+    // Row groups read from the row-index positions: the first, the last, and all but the first.
+    const size_t groups = rap::orc::NumRowGroups(tail, s);
+    if (groups < 2) continue;
+    auto footer = (*reader)->StripeFooter(s);
+    std::vector<uint32_t> columns;
+    for (uint32_t c = 1; c < tail.types.nodes.size(); ++c) columns.push_back(c);
+    if (tail.types.nodes[0].kind != rap::orc::TypeKind::kStruct) columns = {0};
+    const rap::Buffer file(nullptr, data, size);
+    std::map<uint32_t, rap::orc::RowIndexInfo> index;
+    for (const auto& st : rap::orc::RowIndexStreams(*footer, columns)) {
+      auto idx = rap::orc::ParseRowIndex(tail, s, st, file.Slice(st.offset, st.length));
+      if (idx.ok()) index[st.column] = std::move(*idx);
+    }
+    for (auto [first, last] : {std::pair<size_t, size_t>{0, 1}, {groups - 1, groups}, {1, groups}}) {
+      auto parts = rap::orc::PlanRowGroupRead(tail, s, *footer, index, columns, first, last);
+      if (!parts.ok()) continue;
+      std::vector<std::pair<rap::orc::StreamPart, rap::Buffer>> bytes;
+      for (const auto& p : *parts) {
+        if (p.offset > size || p.length > size - p.offset) __builtin_trap();  // parts lie inside the file
+        bytes.emplace_back(p, file.Slice(p.offset, p.length));
+      }
+      auto rows = rap::orc::OrcReader::DecodeRowGroups(tail, s, *footer, bytes, {}, first, last, 1 << 18);
+      if (!rows.ok()) continue;
+      for (const auto& col : rows->columns) {
+        if (!rap::columnar::ValidateArray(*col).ok()) __builtin_trap();
+      }
     }
   }
   return 0;

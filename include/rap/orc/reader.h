@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "rap/columnar/array.h"
+#include "rap/orc/row_index.h"
 #include "rap/orc/stripe.h"
 #include "rap/orc/tail.h"
 #include "rap/util/buffer.h"
@@ -52,6 +53,13 @@ class OrcReader {
   static Result<RecordBatch> DecodeStripe(const FileTail& tail, size_t stripe, const StripeFooterInfo& footer,
                                           const std::vector<std::pair<StreamInfo, Buffer>>& fetched,
                                           const std::vector<int>& fields, uint64_t max_values = kMaxStripeValues);
+  // Decodes row groups [first, last) of stripe `stripe` (rows first * stride to the stripe's row
+  // `last * stride`, or its end) of a file read by ranges: `parts` the bytes of every part of
+  // PlanRowGroupRead(..., the fields' SubtreeColumns, first, last) (parts of length 0 may be empty).
+  static Result<RecordBatch> DecodeRowGroups(const FileTail& tail, size_t stripe, const StripeFooterInfo& footer,
+                                             const std::vector<std::pair<StreamPart, Buffer>>& parts,
+                                             const std::vector<int>& fields, size_t first, size_t last,
+                                             uint64_t max_values = kMaxStripeValues);
   // The type id of top-level field `field` (the root for a non-struct root).
   static uint32_t FieldColumn(const FileTail& tail, int field);
 

@@ -6,11 +6,14 @@
 // present, data, length, dictionary, secondary; never the row index or bloom filters) in one
 // planned read through the range planner (io::ReadPlanned, FileReaderOptions::plan) — ranges
 // inside FileReaderOptions::read_ahead come from it — and decodes them with the ORC module
-// (rap/orc/reader.h) into one stripe-aligned batch. The decoding itself is src/orc's.
+// (rap/orc/reader.h) into one stripe-aligned batch. ReadRowIndex and ReadRowGroups read the row
+// index and only some row groups of a stripe (the parts of its streams from the groups' row-index
+// positions). The decoding itself is src/orc's.
 // The footer is not put in the MetadataCache (it holds Parquet metadata): each open reads the tail.
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -18,6 +21,7 @@
 
 #include "rap/columnar/array.h"
 #include "rap/io/object_store.h"
+#include "rap/orc/row_index.h"
 #include "rap/orc/stripe.h"
 #include "rap/orc/tail.h"
 #include "rap/plan/byte_range.h"
@@ -54,6 +58,22 @@ class OrcFileReader {
   std::vector<ByteRange> StripeRanges(size_t s, const std::vector<int>& fields) const;
   // Stripe `s`'s `fields` (indexes into arrow_schema(), in that order), one planned read.
   Result<RecordBatch> ReadStripe(size_t s, const std::vector<int>& fields);
+  // The type ids of the top-level `fields` and of their descendants, ascending.
+  std::vector<uint32_t> FieldColumns(const std::vector<int>& fields) const;
+  // The ROW_INDEX streams of the top-level `fields` in stripe `s` (what ReadRowIndex reads), in
+  // file order: a scan with a filter fetches them ahead with the stripe's data.
+  std::vector<ByteRange> RowIndexRanges(size_t s, const std::vector<int>& fields) const;
+  // True when the file's read-ahead cache holds stripe `s`'s data of `fields` (fetched ahead).
+  bool StripeHeld(size_t s, const std::vector<int>& fields) const;
+  // Stripe `s`'s row index of those of `columns` (type ids) that have one: their ROW_INDEX streams
+  // in one planned read.
+  Result<std::map<uint32_t, orc::RowIndexInfo>> ReadRowIndex(size_t s, const std::vector<uint32_t>& columns);
+  // Row groups [first, last) of stripe `s` (orc::NumRowGroups): only the parts of the `fields`'
+  // streams that those groups need (orc::PlanRowGroupRead over `index`, which holds the row index
+  // of every column of the fields), in one planned read. NotSupported when the row index cannot be
+  // used for these fields: read the stripe instead.
+  Result<RecordBatch> ReadRowGroups(size_t s, const std::vector<int>& fields,
+                                    const std::map<uint32_t, orc::RowIndexInfo>& index, size_t first, size_t last);
   // Fetches `ranges` into `cache` (already reserved there): the warmup's and fetch-ahead's read.
   Status FetchInto(const std::vector<ByteRange>& ranges, ReadAheadCache& cache, const char* purpose = "warmup");
 

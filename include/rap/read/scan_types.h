@@ -34,6 +34,9 @@ struct ScanStats {
   int64_t files_pruned_by_index = 0;              // no ScanFile::candidate_rows (not opened)
   int64_t rows_pruned_by_index = 0;               // rows of read row groups outside ScanFile::candidate_rows
   int64_t row_groups = 0, row_groups_pruned = 0;  // pruned by statistics
+  // ORC: row groups (rowIndexStride rows) of the stripes a filter read whose row index was read,
+  // and those of them its statistics pruned (not read).
+  int64_t row_index_groups = 0, row_index_groups_pruned = 0;
   int64_t rows_in_row_groups = 0;                 // rows of the row groups that were not pruned
   int64_t rows_deleted = 0;                       // rows dropped by deletion vectors
   int64_t rows_candidate = 0;                     // rows left after page pruning and deletions
