@@ -146,6 +146,21 @@ Status WriteSortedRuns(const RewritePlan& plan, const RewriteOptions& options, b
   return Status::OK();
 }
 
+// kZOrder: the sorted rows as they come, without the Z-value column (the last one).
+Status WriteZOrdered(const RewritePlan& plan, bool delta, columnar::RecordBatchReader& stream,
+                     parquet::ParquetWriter& writer, FileProgress* file) {
+  while (true) {
+    RAP_ASSIGN_OR_RETURN(std::optional<RecordBatch> next, stream.Next());
+    if (!next) break;
+    next->columns.resize(plan.in_schema->fields.size());
+    next->schema = plan.in_schema;
+    RAP_RETURN_NOT_OK(writer.Write(*next));
+    if (delta) file->stats.Add(*next);
+    file->rows += next->num_rows;
+  }
+  return Status::OK();
+}
+
 // Per covered column and row group: the writer's frames by page.
 using CoverFrames = std::vector<std::vector<std::vector<PageFrames>>>;
 
@@ -209,7 +224,7 @@ Status AddEntries(const RewritePlan& plan, const parquet::ParquetWriter& writer,
 }  // namespace
 
 Status WriteBucket(const RewritePlan& plan, const RewriteOptions& options, int32_t bucket,
-                   columnar::RecordBatchReader& stream, RewriteOutput& out, IndexWriter& iw,
+                   columnar::RecordBatchReader& stream, RewriteOutput& out, IndexWriter* iw,
                    std::vector<table::DeltaAddFile>* adds, RewriteResult* res) {
   const std::string name = fmt::format("part-{:05d}{}.parquet", bucket, out.name_suffix);
   const std::string path = io::JoinPath(out.dir, name);
@@ -217,7 +232,11 @@ Status WriteBucket(const RewritePlan& plan, const RewriteOptions& options, int32
   RAP_ASSIGN_OR_RETURN(auto writer, parquet::ParquetWriter::Open(plan.out_schema, sink.get(), plan.writer));
   out.written.push_back(path);
   FileProgress file;
-  RAP_RETURN_NOT_OK(WriteSortedRuns(plan, options, out.delta, stream, *writer, &file));
+  if (plan.zorder) {
+    RAP_RETURN_NOT_OK(WriteZOrdered(plan, out.delta, stream, *writer, &file));
+  } else {
+    RAP_RETURN_NOT_OK(WriteSortedRuns(plan, options, out.delta, stream, *writer, &file));
+  }
   RAP_RETURN_NOT_OK(writer->Close());
   res->frames += writer->summary().num_frames;
   RAP_ASSIGN_OR_RETURN(io::ObjectInfo info, out.store->Head(path));
@@ -227,7 +246,8 @@ Status WriteBucket(const RewritePlan& plan, const RewriteOptions& options, int32
   fe.size = info.size;
   fe.etag = info.etag;
   fe.num_rows = file.rows;
-  const int32_t ord = iw.AddFile(fe, plan.cover.empty() ? std::string() : SchemaFileBytes(writer->metadata()));
+  const int32_t ord =
+      iw ? iw->AddFile(fe, plan.cover.empty() ? std::string() : SchemaFileBytes(writer->metadata())) : -1;
   res->files.push_back(name);
   if (out.delta) {
     table::DeltaAddFile add;
@@ -236,7 +256,7 @@ Status WriteBucket(const RewritePlan& plan, const RewriteOptions& options, int32
     add.stats = file.stats.Json();
     adds->push_back(std::move(add));
   }
-  RAP_RETURN_NOT_OK(AddEntries(plan, *writer, ord, file.pending, name, iw));
+  if (iw) RAP_RETURN_NOT_OK(AddEntries(plan, *writer, ord, file.pending, name, *iw));
   if (options.progress) options.progress(static_cast<int64_t>(res->files.size()), -1);
   return Status::OK();
 }
