@@ -2,7 +2,6 @@
 equal to pyarrow's filter of the input, fewer pages read than the unsorted input (scan stats), and
 the argument checks."""
 
-import math
 import random
 
 import pyarrow as pa
@@ -15,8 +14,7 @@ import rap
 
 def _rows(t: pa.Table):
     return sorted(
-        tuple("nan" if isinstance(v, float) and math.isnan(v) else v for v in row)
-        for row in zip(*(t.column(c).to_pylist() for c in t.column_names))
+        tuple(repr(v) for v in row) for row in zip(*(t.column(c).to_pylist() for c in t.column_names))
     )
 
 
@@ -57,7 +55,7 @@ def test_zorder_rewrite_same_rows_and_box_prunes(tmp_path, table):
     base_rows = base.read_all()
     assert _rows(z_rows) == _rows(expected)
     assert _rows(base_rows) == _rows(expected)
-    assert z.stats()["pages_read"] * 3 < base.stats()["pages_read"]
+    assert z.stats["pages_read"] * 3 < base.stats["pages_read"], (z.stats["pages_read"], base.stats["pages_read"])
 
 
 def test_zorder_argument_checks(tmp_path, table):
