@@ -6,6 +6,10 @@
 // as s3:// tables through rap-netsim at the given latencies, every scan cold (footers and page
 // indexes read again). Per layout and selectivity: the median wall time, bytes, requests and pages
 // read; every layout's rows of a box are checked equal (count and a sum). Prints medians, writes CSV.
+// Per layout and profile, a one-row box (the point of the row v = 0) measures the fixed cost of a
+// cold query (footers, the page indexes of the row groups not pruned, a page per column:
+// `point_bytes`); `data_bytes` is a query's bytes minus that. The boxes
+// are also written to --boxes (selectivity,where) for bench/zorder_duckdb.py.
 // Every layout is written ZSTD without dictionaries, so the layouts differ only in row order.
 //
 //   bench_zorder [--rows 10000000] [--page-rows 1000] [--reps 5] [--latencies 20ms,30ms] [--dir D]
@@ -177,6 +181,8 @@ int main(int argc, char** argv) {
   app.add_option("--dir", dir, "Work folder (the tables are written under DIR/bkt)")->capture_default_str();
   app.add_option("--csv", csv, "CSV output")->capture_default_str();
   app.add_flag("--reuse", reuse, "Reuse the tables of an earlier run in DIR");
+  std::string boxes_csv = "zorder_boxes.csv";
+  app.add_option("--boxes", boxes_csv, "Where the boxes are written (for bench/zorder_duckdb.py)")->capture_default_str();
   CLI11_PARSE(app, argc, argv);
 
   const std::string root = dir + "/bkt";
@@ -232,6 +238,28 @@ int main(int argc, char** argv) {
     }
   }
 
+  {
+    std::ofstream bf(boxes_csv);
+    bf << "selectivity,where\n";
+    for (const Box& b : boxes) bf << b.selectivity << ",\"" << b.where << "\"\n";
+  }
+  std::string point_box;
+  {
+    table::TableSnapshot snap = Check(table::OpenTable(root + "/natural"), "open natural");
+    read::ScanOptions o;
+    o.columns = {"x", "y"};
+    o.filter = Check(read::ParseExpr("v = 0"), "where");
+    auto sc = Check(read::Scanner::Make(Check(table::ToScanSource(snap), "source"), std::move(o)), "scanner");
+    auto b = Check(sc->Next(), "scan");
+    if (!b) {
+      std::fprintf(stderr, "bench_zorder: no row v = 0\n");
+      return 1;
+    }
+    const int64_t x = b->batch.columns[0]->values<int64_t>()[0];
+    const double y = b->batch.columns[1]->values<double>()[0];
+    point_box = fmt::format("x BETWEEN {} AND {} AND y BETWEEN {} AND {}", x, x, y, y);
+  }
+
   std::vector<std::string> profiles = {"local"};
   for (size_t at = 0; at < latencies.size();) {
     const size_t comma = latencies.find(',', at);
@@ -241,7 +269,7 @@ int main(int argc, char** argv) {
   }
   std::ofstream out(csv);
   out << "profile,layout,selectivity,boxes,table_bytes,median_s,median_bytes,median_requests,median_pages_read,"
-         "median_pages_skipped,median_rows,bytes_vs_zorder\n";
+         "median_pages_skipped,median_rows,bytes_vs_zorder,point_bytes,median_data_bytes,data_bytes_vs_zorder\n";
   bool mismatch = false;
   for (const std::string& profile : profiles) {
     std::unique_ptr<testing::NetsimServer> server;
@@ -255,6 +283,16 @@ int main(int argc, char** argv) {
       setenv("AWS_ACCESS_KEY_ID", "bench", 1);
       setenv("AWS_SECRET_ACCESS_KEY", "bench", 1);
       base = "s3://bkt";
+    }
+    // The fixed cost per layout: a one-row box.
+    std::map<std::string, uint64_t> meta;
+    for (const std::string& l : layouts) {
+      Run r = Scan(base + "/" + l, point_box);
+      if (r.rows < 1) {
+        std::fprintf(stderr, "the point box has no row in %s\n", l.c_str());
+        mismatch = true;
+      }
+      meta[l] = r.bytes;
     }
     // Per box: every layout's run (rows checked equal).
     std::map<std::string, std::map<double, std::vector<Run>>> runs;
@@ -271,8 +309,11 @@ int main(int argc, char** argv) {
         runs[l][b.selectivity].push_back(r);
       }
     }
-    std::printf("\n%s\n%-9s %8s %10s %12s %9s %10s %9s %11s\n", profile.c_str(), "layout", "select.", "median ms",
-                "median bytes", "requests", "pages rd", "rows", "bytes/zord");
+    std::printf("\n%s (one-row box bytes: natural %llu, sorted_x %llu, zorder %llu)\n%-9s %8s %10s %12s %9s %10s %9s %11s %11s\n",
+                profile.c_str(), static_cast<unsigned long long>(meta["natural"]),
+                static_cast<unsigned long long>(meta["sorted_x"]), static_cast<unsigned long long>(meta["zorder"]),
+                "layout", "select.", "median ms", "median bytes", "requests", "pages rd", "rows", "bytes/zord",
+                "data/zord");
     for (const std::string& l : layouts) {
       for (auto& [sel, rs] : runs[l]) {
         std::vector<double> s;
@@ -288,11 +329,15 @@ int main(int argc, char** argv) {
         }
         for (const Run& r : runs["zorder"][sel]) zby.push_back(r.bytes);
         const double ratio = static_cast<double>(Median(by)) / static_cast<double>(std::max<uint64_t>(1, Median(zby)));
-        std::printf("%-9s %7.3g%% %10.1f %12llu %9lld %10lld %9lld %10.1fx\n", l.c_str(), sel * 100, Median(s) * 1000,
-                    static_cast<unsigned long long>(Median(by)), static_cast<long long>(Median(rq)),
-                    static_cast<long long>(Median(pr)), static_cast<long long>(Median(rw)), ratio);
-        out << fmt::format("{},{},{},{},{},{:.4f},{},{},{},{},{},{:.2f}\n", profile, l, sel, rs.size(), table_bytes[l],
-                           Median(s), Median(by), Median(rq), Median(pr), Median(ps), Median(rw), ratio);
+        auto data = [&](uint64_t b, const std::string& layout) { return b > meta[layout] ? b - meta[layout] : 0; };
+        const uint64_t data_bytes = data(Median(by), l), z_data = data(Median(zby), "zorder");
+        const double data_ratio = static_cast<double>(data_bytes) / static_cast<double>(std::max<uint64_t>(1, z_data));
+        std::printf("%-9s %7.3g%% %10.1f %12llu %9lld %10lld %9lld %10.1fx %10.1fx\n", l.c_str(), sel * 100,
+                    Median(s) * 1000, static_cast<unsigned long long>(Median(by)), static_cast<long long>(Median(rq)),
+                    static_cast<long long>(Median(pr)), static_cast<long long>(Median(rw)), ratio, data_ratio);
+        out << fmt::format("{},{},{},{},{},{:.4f},{},{},{},{},{},{:.2f},{},{},{:.2f}\n", profile, l, sel, rs.size(),
+                           table_bytes[l], Median(s), Median(by), Median(rq), Median(pr), Median(ps), Median(rw), ratio,
+                           meta[l], data_bytes, data_ratio);
       }
     }
     if (server) Check(server->Stop(), "stop rap-netsim");
