@@ -170,19 +170,24 @@ int main(int argc, char** argv) {
   CLI::App app{"bench_zorder: box queries over natural, x-sorted and Z-ordered layouts, local and over rap-netsim"};
   int64_t rows = 10'000'000, page_rows = 1000, rg_rows = 1 << 20;
   int reps = 5;
-  std::string latencies = "20ms,30ms", dir = "/tmp/rap-bench-zorder", csv = "zorder.csv", selectivities = "0.0001,0.001,0.01,0.1";
+  std::string latencies = "20ms,30ms", dir = "/tmp/rap-bench-zorder", csv = "zorder.csv";
+  std::string selectivities = "0.0001,0.001,0.01,0.1";
   bool reuse = false;
   app.add_option("--rows", rows, "Rows of the table")->capture_default_str();
   app.add_option("--page-rows", page_rows, "Rows per page (every layout)")->capture_default_str();
   app.add_option("--row-group-rows", rg_rows, "Rows per row group (every layout)")->capture_default_str();
-  app.add_option("--reps", reps, "Boxes per selectivity (random places, the same for every layout)")->capture_default_str();
-  app.add_option("--selectivities", selectivities, "Box areas as fractions of the plane, comma-separated")->capture_default_str();
-  app.add_option("--latencies", latencies, "rap-netsim latencies, comma-separated (empty: local only)")->capture_default_str();
+  app.add_option("--reps", reps, "Boxes per selectivity (random places, the same for every layout)")
+      ->capture_default_str();
+  app.add_option("--selectivities", selectivities, "Box areas as fractions of the plane, comma-separated")
+      ->capture_default_str();
+  app.add_option("--latencies", latencies, "rap-netsim latencies, comma-separated (empty: local only)")
+      ->capture_default_str();
   app.add_option("--dir", dir, "Work folder (the tables are written under DIR/bkt)")->capture_default_str();
   app.add_option("--csv", csv, "CSV output")->capture_default_str();
   app.add_flag("--reuse", reuse, "Reuse the tables of an earlier run in DIR");
   std::string boxes_csv = "zorder_boxes.csv";
-  app.add_option("--boxes", boxes_csv, "Where the boxes are written (for bench/zorder_duckdb.py)")->capture_default_str();
+  app.add_option("--boxes", boxes_csv, "Where the boxes are written (for bench/zorder_duckdb.py)")
+      ->capture_default_str();
   CLI11_PARSE(app, argc, argv);
 
   const std::string root = dir + "/bkt";
@@ -309,7 +314,8 @@ int main(int argc, char** argv) {
         runs[l][b.selectivity].push_back(r);
       }
     }
-    std::printf("\n%s (one-row box bytes: natural %llu, sorted_x %llu, zorder %llu)\n%-9s %8s %10s %12s %9s %10s %9s %11s %11s\n",
+    std::printf("\n%s (one-row box bytes: natural %llu, sorted_x %llu, zorder %llu)\n"
+                "%-9s %8s %10s %12s %9s %10s %9s %11s %11s\n",
                 profile.c_str(), static_cast<unsigned long long>(meta["natural"]),
                 static_cast<unsigned long long>(meta["sorted_x"]), static_cast<unsigned long long>(meta["zorder"]),
                 "layout", "select.", "median ms", "median bytes", "requests", "pages rd", "rows", "bytes/zord",

@@ -103,7 +103,8 @@ CommandRegistrar reg("rewrite", [](CLI::App& app) {
                 "committed create-if-absent: a concurrent commit makes it fail cleanly)");
   cmd->add_flag("--no-delta", args->no_delta, "Write a plain folder of Parquet files instead of a Delta table");
   cmd->add_option("--output", args->output_flag, "The output folder (same as OUTPUT)");
-  cmd->add_option("--key", args->key, "Key column(s), one or two, comma-separated (required except with --layout zorder)");
+  cmd->add_option("--key", args->key,
+                  "Key column(s), one or two, comma-separated (required except with --layout zorder)");
   cmd->add_option("--layout", args->layout, "sorted, page (a page per key), frame (a ZSTD frame per key), interleaved, blob (the key "
                   "columns plus one JSON column 'blob' of every other column, framed per key; lookups decode it), or "
                   "zorder (rows in Z-order of --cluster-by, for box queries; no index)")

@@ -503,7 +503,9 @@ Result<RewriteResult> RewriteTable(const std::string& table_url, const std::stri
       return Status::InvalidArgument("--layout zorder orders rows by --cluster-by and builds no index; give no --key "
                                      "(index the output with `rap index build`)");
     }
-    if (options.buckets != 1) return Status::InvalidArgument("--layout zorder writes one file; --buckets does not apply");
+    if (options.buckets != 1) {
+      return Status::InvalidArgument("--layout zorder writes one file; --buckets does not apply");
+    }
     if (options.cogroup) return Status::InvalidArgument("--layout zorder keeps every row; --cogroup does not apply");
     if (options.in_place) {
       return Status::NotSupported("--layout zorder --in-place is not built yet (the table's index would go stale); "

@@ -61,7 +61,8 @@ struct RewritePlan {
 inline constexpr const char* kZOrderColumn = "__rap_zorder";
 
 // Writes bucket `bucket`'s sorted rows (`stream`) as one file into `out`, its entries (with their
-// covering locations) into `iw` (none with kZOrder: `iw` null), its Delta add into `adds` (Delta output) and its figures into `res`.
+// covering locations) into `iw` (none with kZOrder: `iw` null), its Delta add into `adds` (Delta
+// output) and its figures into `res`.
 Status WriteBucket(const RewritePlan& plan, const RewriteOptions& options, int32_t bucket,
                    columnar::RecordBatchReader& stream, RewriteOutput& out, IndexWriter* iw,
                    std::vector<table::DeltaAddFile>* adds, RewriteResult* res);

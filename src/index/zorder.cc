@@ -64,7 +64,8 @@ ZNormal ZNormalAt(const ArrayData& a, int64_t row) {
     case TypeId::kUInt32: z.value = a.values<uint32_t>()[row]; break;
     case TypeId::kUInt64: z.value = a.values<uint64_t>()[row]; break;
     case TypeId::kFloat32: case TypeId::kFloat64: {
-      const double d = a.type->id == TypeId::kFloat32 ? static_cast<double>(a.values<float>()[row]) : a.values<double>()[row];
+      const double d =
+          a.type->id == TypeId::kFloat32 ? static_cast<double>(a.values<float>()[row]) : a.values<double>()[row];
       if (std::isnan(d)) {
         z.kind = ZNormal::kNaN;
         z.value = UINT64_MAX;
@@ -81,8 +82,8 @@ ZNormal ZNormalAt(const ArrayData& a, int64_t row) {
     }
     case TypeId::kFixedSizeBinary: {
       const size_t w = static_cast<size_t>(a.type->byte_width);
-      z.value = ZNormalizeBytes(
-          std::string_view(reinterpret_cast<const char*>(a.buffers[1].data()) + static_cast<size_t>(row + a.offset) * w, w));
+      const char* data = reinterpret_cast<const char*>(a.buffers[1].data());
+      z.value = ZNormalizeBytes(std::string_view(data + static_cast<size_t>(row + a.offset) * w, w));
       break;
     }
     default: z.kind = ZNormal::kNull; break;  // excluded by CheckZOrderType

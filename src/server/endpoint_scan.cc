@@ -3,8 +3,9 @@
 //
 // Body (JSON, every key optional): {"columns": ["id", "name"], "where": "id > 5 AND name = 'x'",
 // "limit": 100, "index": "by_user", "no_index": false}. A filter an index of the table answers is
-// read through it, as `rap scan --where` (rap/index/indexed_scan.h): only the rows it names. JSON response: {"table": ..., "version": ..., "columns": [schema],
-// "rows": [{...}, ...], "row_count": N, "truncated": false, "stats": {...}}; an error after the rows
+// read through it, as `rap scan --where` (rap/index/indexed_scan.h): only the rows it names. JSON
+// response: {"table": ..., "version": ..., "columns": [schema], "rows": [{...}, ...], "row_count": N,
+// "truncated": false, "stats": {...}}; an error after the rows
 // began ends the document with "error": {...} instead of "stats". Arrow response: the schema, one
 // record batch per scanned batch, end of stream; an error after the start aborts the stream
 // (the client sees an incomplete chunked body). Both stop at the response byte limit: JSON ends

@@ -53,9 +53,8 @@ TEST(ZOrderTest, IntegersKeepTheirOrder) {
 TEST(ZOrderTest, DoublesKeepTheirOrderNaNLastNegativeZeroIsZero) {
   const double inf = std::numeric_limits<double>::infinity();
   const double dmin = std::numeric_limits<double>::denorm_min();
-  const std::vector<double> xs = {-inf, -std::numeric_limits<double>::max(), -1e10, -1, -std::numeric_limits<double>::min(),
-                                  -dmin, -0.0, 0.0, dmin, std::numeric_limits<double>::min(), 0.5, 1, 1e10,
-                                  std::numeric_limits<double>::max(), inf};
+  const double big = std::numeric_limits<double>::max(), tiny = std::numeric_limits<double>::min();
+  const std::vector<double> xs = {-inf, -big, -1e10, -1, -tiny, -dmin, -0.0, 0.0, dmin, tiny, 0.5, 1, 1e10, big, inf};
   std::vector<uint64_t> n;
   std::vector<bool> strict;
   for (size_t i = 0; i < xs.size(); ++i) {
@@ -71,7 +70,9 @@ TEST(ZOrderTest, DoublesKeepTheirOrderNaNLastNegativeZeroIsZero) {
     const double a = u(rng), b = u(rng);
     EXPECT_EQ(a < b, ZNormalizeDouble(a) < ZNormalizeDouble(b)) << a << " " << b;
   }
-  auto f = Fixed<float>(MakeType(TypeId::kFloat32), {-inf, -1.5f, std::nullopt, 2.5f, std::nanf(""), -std::nanf(""), inf});
+  const float finf = std::numeric_limits<float>::infinity();
+  auto f = Fixed<float>(MakeType(TypeId::kFloat32),
+                        {-finf, -1.5f, std::nullopt, 2.5f, std::nanf(""), -std::nanf(""), finf});
   EXPECT_EQ(ZNormalAt(*f, 2).kind, ZNormal::kNull);
   EXPECT_EQ(ZNormalAt(*f, 4).kind, ZNormal::kNaN);
   EXPECT_EQ(ZNormalAt(*f, 5).kind, ZNormal::kNaN);  // a negative NaN is NaN too, not the smallest value
@@ -136,7 +137,8 @@ TEST(ZOrderTest, CurveScalesInterleavesAndIsMonotoneInEachColumn) {
   for (int i = 0; i < 400; ++i) {
     xs.push_back(rng() % 20 == 0 ? std::nullopt : std::optional<int64_t>(static_cast<int64_t>(rng() % 4001) - 2000));
     const uint64_t k = rng() % 20;
-    ys.push_back(k == 0 ? std::nullopt : k == 1 ? std::optional<double>(std::nan("")) : std::optional<double>(std::ldexp(static_cast<double>(rng() % 2001) - 1000, -9)));
+    const double y = std::ldexp(static_cast<double>(rng() % 2001) - 1000, -9);
+    ys.push_back(k == 0 ? std::nullopt : k == 1 ? std::optional<double>(std::nan("")) : std::optional<double>(y));
   }
   auto x = Fixed<int64_t>(MakeType(TypeId::kInt64), xs);
   auto y = Fixed<double>(MakeType(TypeId::kFloat64), ys);
@@ -185,11 +187,11 @@ void WriteInput(const std::string& dir, std::vector<Row>* rows) {
     std::vector<std::optional<double>> y;
     std::vector<std::optional<std::string>> s;
     for (int i = 0; i < 6000; ++i) {
-      x.push_back(rng() % 100 == 0 ? std::nullopt : std::optional<int64_t>(static_cast<int64_t>(rng() % 100001) - 50000));
+      const int64_t xv = static_cast<int64_t>(rng() % 100001) - 50000;
+      x.push_back(rng() % 100 == 0 ? std::nullopt : std::optional<int64_t>(xv));
       const uint64_t k = rng() % 100;
-      y.push_back(k == 0 ? std::nullopt
-                         : k == 1 ? std::optional<double>(std::nan(""))
-                                  : std::optional<double>(std::ldexp(static_cast<double>(rng() % (1 << 21)), -20) - 1.0));
+      const double yv = std::ldexp(static_cast<double>(rng() % (1 << 21)), -20) - 1.0;
+      y.push_back(k == 0 ? std::nullopt : k == 1 ? std::optional<double>(std::nan("")) : std::optional<double>(yv));
       s.push_back("r" + std::to_string(f) + "-" + std::to_string(i));
     }
     RecordBatch b;
@@ -304,8 +306,10 @@ TEST_F(ZOrderRewriteTest, SameRowsInZOrderAndBoxesPrunePages) {
   std::mt19937_64 rng(9);
   int64_t pages_in = 0, pages_out = 0;
   for (int q = 0; q < 12; ++q) {
-    const int64_t x0 = static_cast<int64_t>(rng() % 90000) - 50000, x1 = x0 + 1000 + static_cast<int64_t>(rng() % 20000);
-    const double y0 = static_cast<double>(rng() % 1800) / 1000 - 1, y1 = y0 + 0.02 + static_cast<double>(rng() % 400) / 1000;
+    const int64_t x0 = static_cast<int64_t>(rng() % 90000) - 50000;
+    const int64_t x1 = x0 + 1000 + static_cast<int64_t>(rng() % 20000);
+    const double y0 = static_cast<double>(rng() % 1800) / 1000 - 1;
+    const double y1 = y0 + 0.02 + static_cast<double>(rng() % 400) / 1000;
     const std::string where = "x BETWEEN " + std::to_string(x0) + " AND " + std::to_string(x1) + " AND y BETWEEN " +
                               fmt::format("{}", y0) + " AND " + fmt::format("{}", y1);
     std::vector<std::string> brute;
@@ -360,7 +364,8 @@ TEST_F(ZOrderRewriteTest, CliRewritesAndScanPrunes) {
   ASSERT_TRUE(rap::testing::RapBinaryExists()) << rap::testing::RapBinary();
   const std::string out = dir_.Join("cli");
   auto r = rap::testing::RunCli("rewrite '" + in_ + "' '" + out +
-                                "' --layout zorder --cluster-by x,y --page-rows 200 --row-group-rows 3000 --no-delta -q");
+                                "' --layout zorder --cluster-by x,y --page-rows 200 --row-group-rows 3000 "
+                                "--no-delta -q");
   ASSERT_EQ(r.exit_code, 0) << r.out;
   EXPECT_NE(r.out.find("12000 rows of 2 file(s) into 1 file(s), layout zorder"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("no index"), std::string::npos) << r.out;

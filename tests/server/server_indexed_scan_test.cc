@@ -41,13 +41,15 @@ TEST(ServerIndexedScanTest, WhereOnTheKeyGoesThroughTheIndex) {
   EXPECT_EQ(j["stats"]["rows_selected"].get<int64_t>(), static_cast<int64_t>(kiwi.size()));
 
   // The same rows without the index; the index named explicitly.
-  CurlResponse n = c->Post("/v1/tables/events/scan", R"({"where": "s = 'kiwi'", "columns": ["id", "s"], "no_index": true})");
+  CurlResponse n =
+      c->Post("/v1/tables/events/scan", R"({"where": "s = 'kiwi'", "columns": ["id", "s"], "no_index": true})");
   ASSERT_EQ(n.status, 200) << n.body;
   json jn = json::parse(n.body);
   EXPECT_EQ(Ids(jn["rows"]), kiwi);
   EXPECT_TRUE(jn["stats"]["index_used"].is_null());
   EXPECT_EQ(jn["stats"]["index_reason"], "no_index");
-  CurlResponse named = c->Post("/v1/tables/events/scan", R"j({"where": "s IN ('kiwi', 'plum')", "columns": ["id"], "index": "default"})j");
+  CurlResponse named = c->Post("/v1/tables/events/scan",
+                               R"j({"where": "s IN ('kiwi', 'plum')", "columns": ["id"], "index": "default"})j");
   ASSERT_EQ(named.status, 200) << named.body;
   json jd = json::parse(named.body);
   std::vector<int64_t> both = kiwi;
@@ -72,8 +74,9 @@ TEST(ServerIndexedScanTest, WhereOnTheKeyGoesThroughTheIndex) {
   EXPECT_EQ(json::parse(unknown.body)["error"]["code"], "unknown_index") << unknown.body;
   // An index that exists but cannot answer the filter.
   EXPECT_EQ(c->Post("/v1/tables/events/scan", R"({"where": "id < 10", "index": "default"})").status, 400);
-  EXPECT_EQ(c->Post("/v1/tables/events/scan", R"({"where": "s = 'kiwi'", "index": "default", "no_index": true})").status,
-            400);
+  EXPECT_EQ(
+      c->Post("/v1/tables/events/scan", R"({"where": "s = 'kiwi'", "index": "default", "no_index": true})").status,
+      400);
   EXPECT_EQ(c->Post("/v1/tables/events/scan", R"({"index": "default"})").status, 400);
   EXPECT_EQ(c->Post("/v1/tables/events/scan", R"({"no_index": 1})").status, 400);
 }
