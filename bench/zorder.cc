@@ -184,7 +184,7 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--dir", dir, "Work folder (the tables are written under DIR/bkt)")->capture_default_str();
   app.add_option("--csv", csv, "CSV output")->capture_default_str();
-  app.add_flag("--reuse", reuse, "Reuse the tables of an earlier run in DIR");
+  app.add_flag("--reuse", reuse, "Reuse the tables of an earlier run in DIR (writes the layouts missing there)");
   std::string boxes_csv = "zorder_boxes.csv";
   app.add_option("--boxes", boxes_csv, "Where the boxes are written (for bench/zorder_duckdb.py)")
       ->capture_default_str();
@@ -192,13 +192,16 @@ int main(int argc, char** argv) {
 
   const std::string root = dir + "/bkt";
   const std::vector<std::string> layouts = {"natural", "sorted_x", "zorder"};
-  if (!reuse) {
-    std::error_code ec;
-    fs::remove_all(dir, ec);
+  {
     double t0 = NowSeconds();
-    WriteInput(root + "/natural", rows, rg_rows, page_rows);
-    std::printf("natural: %lld rows written in %.1f s\n", static_cast<long long>(rows), NowSeconds() - t0);
+    if (!reuse) {
+      std::error_code ec;
+      fs::remove_all(dir, ec);
+      WriteInput(root + "/natural", rows, rg_rows, page_rows);
+      std::printf("natural: %lld rows written in %.1f s\n", static_cast<long long>(rows), NowSeconds() - t0);
+    }
     for (const std::string& l : {std::string("sorted_x"), std::string("zorder")}) {
+      if (reuse && fs::exists(root + "/" + l)) continue;  // --reuse: only the missing layouts are written
       index::RewriteOptions o;
       if (l == "zorder") {
         o.layout = index::RewriteLayout::kZOrder;

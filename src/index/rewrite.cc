@@ -244,6 +244,9 @@ Status PlanWriter(const RewriteOptions& options, RewritePlan* plan) {
       for (const std::string& c : options.cluster_by) {
         if (!wo.columns[c].dictionary) wo.columns[c].dictionary = false;
       }
+      // Row groups are cut on the curve's boundaries (WriteZOrdered), between half the limit and it.
+      plan->zorder_row_group_rows = wo.row_group_max_rows;
+      wo.row_group_max_rows = 0;
       break;
     case RewriteLayout::kPagePerKey:
       // The page is the result: no dictionary page to fetch before it.

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <bit>
 #include <numeric>
 
 #include "rap/columnar/take.h"
@@ -146,17 +147,105 @@ Status WriteSortedRuns(const RewritePlan& plan, const RewriteOptions& options, b
   return Status::OK();
 }
 
-// kZOrder: the sorted rows as they come, without the Z-value column (the last one).
+RecordBatch SliceBatch(const RecordBatch& b, int64_t offset, int64_t length) {
+  RecordBatch s = b;
+  for (ArrayPtr& c : s.columns) c = SliceArray(c, offset, length);
+  s.num_rows = length;
+  return s;
+}
+
+// kZOrder: the sorted rows without the Z-value column (the last one), in row groups cut on the
+// curve's most significant boundary: once a row group holds half of plan.zorder_row_group_rows,
+// it ends before the row, among the next ones up to the limit, whose Z-value differs from the
+// previous row's in the highest bit (the latest such row). A row group is then (nearly) a cell of
+// the curve — whole quadrants at some level — with tight statistics in every clustering column.
+// Holds back at most half a row group (plus one input batch).
 Status WriteZOrdered(const RewritePlan& plan, bool delta, columnar::RecordBatchReader& stream,
                      parquet::ParquetWriter& writer, FileProgress* file) {
-  while (true) {
+  const size_t zcol = plan.in_schema->fields.size();
+  const int64_t target = plan.zorder_row_group_rows, half = target / 2;
+  int64_t in_group = 0;  // rows of the current row group written
+  uint64_t last_z = 0;
+  bool have_last = false;
+  const auto z_at = [&](const RecordBatch& b, int64_t r) {
+    return static_cast<uint64_t>(b.columns[zcol]->values<int64_t>()[r]) ^ (uint64_t{1} << 63);
+  };
+  const auto write = [&](RecordBatch b) -> Status {
+    if (b.num_rows == 0) return Status::OK();
+    last_z = z_at(b, b.num_rows - 1);
+    have_last = true;
+    b.columns.resize(zcol);
+    b.schema = plan.in_schema;
+    RAP_RETURN_NOT_OK(writer.Write(b));
+    if (delta) file->stats.Add(b);
+    file->rows += b.num_rows;
+    in_group += b.num_rows;
+    return Status::OK();
+  };
+  std::vector<RecordBatch> held;
+  int64_t held_rows = 0;
+  bool more = true;
+  while (more) {
     RAP_ASSIGN_OR_RETURN(std::optional<RecordBatch> next, stream.Next());
-    if (!next) break;
-    next->columns.resize(plan.in_schema->fields.size());
-    next->schema = plan.in_schema;
-    RAP_RETURN_NOT_OK(writer.Write(*next));
-    if (delta) file->stats.Add(*next);
-    file->rows += next->num_rows;
+    more = next.has_value();
+    if (target <= 0) {  // no row limit: as they come
+      if (more) RAP_RETURN_NOT_OK(write(std::move(*next)));
+      continue;
+    }
+    if (more) {
+      held_rows += next->num_rows;
+      held.push_back(std::move(*next));
+      if (in_group >= half && in_group + held_rows <= target) continue;  // not enough to choose the cut yet
+    }
+    if (held.empty()) continue;
+    RecordBatch chunk = held[0];
+    if (held.size() > 1) {
+      chunk.num_rows = 0;
+      for (const RecordBatch& h : held) chunk.num_rows += h.num_rows;
+      for (size_t c = 0; c < chunk.columns.size(); ++c) {
+        std::vector<ArrayPtr> parts;
+        for (const RecordBatch& h : held) parts.push_back(h.columns[c]);
+        RAP_ASSIGN_OR_RETURN(chunk.columns[c], columnar::ConcatArrays(parts));
+      }
+    }
+    held.clear();
+    held_rows = 0;
+    int64_t at = 0;
+    while (at < chunk.num_rows) {
+      const int64_t avail = chunk.num_rows - at;
+      if (in_group < half) {
+        const int64_t n = std::min(half - in_group, avail);
+        RAP_RETURN_NOT_OK(write(SliceBatch(chunk, at, n)));
+        at += n;
+        continue;
+      }
+      const int64_t room = target - in_group;
+      if (avail <= room) {
+        if (more) {  // wait for the rows after the limit
+          held.push_back(SliceBatch(chunk, at, avail));
+          held_rows = avail;
+        } else {
+          RAP_RETURN_NOT_OK(write(SliceBatch(chunk, at, avail)));
+        }
+        break;
+      }
+      // Cut before row p in [at, at + room]: the most significant change of the Z-value (ties: the latest).
+      int64_t best = at + room;
+      int best_level = 65;
+      for (int64_t p = at; p <= at + room; ++p) {
+        if (p == at && !have_last) continue;
+        const uint64_t prev = p == at ? last_z : z_at(chunk, p - 1);
+        const int level = std::countl_zero(prev ^ z_at(chunk, p));
+        if (level <= best_level) {
+          best_level = level;
+          best = p;
+        }
+      }
+      RAP_RETURN_NOT_OK(write(SliceBatch(chunk, at, best - at)));
+      RAP_RETURN_NOT_OK(writer.FlushRowGroup());
+      in_group = 0;
+      at = best;
+    }
   }
   return Status::OK();
 }

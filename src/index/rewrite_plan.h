@@ -55,6 +55,9 @@ struct RewritePlan {
   std::vector<int> cluster_idx;
   std::optional<ZOrderCurve> zorder;
   SchemaPtr sort_schema;
+  // kZOrder: the row-group row limit (WriterOptions::row_group_max_rows; the writer's own is off, the
+  // rows are cut on curve boundaries: rewrite_bucket.cc, WriteZOrdered).
+  int64_t zorder_row_group_rows = 0;
 };
 
 // The Z-value column's name in sort_schema.

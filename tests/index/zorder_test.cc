@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <limits>
 #include <map>
@@ -17,6 +18,8 @@
 #include "rap/index/rewrite.h"
 #include "rap/index/zorder.h"
 #include "rap/read/expr.h"
+#include "rap/read/file_reader.h"
+#include "rap/io/object_store.h"
 #include "rap/read/scanner.h"
 #include "rap/table/scan_source.h"
 #include "rap/table/table.h"
@@ -331,6 +334,33 @@ TEST_F(ZOrderRewriteTest, SameRowsInZOrderAndBoxesPrunePages) {
   // The unsorted input's pages all span the whole box range: every page is read. Z-ordered pages
   // cover small cells of the plane.
   EXPECT_LT(pages_out * 4, pages_in) << pages_out << " vs " << pages_in;
+
+  // Row groups cut on the curve: between half the limit (1500) and the limit (3000) rows, the last
+  // excepted, each a cell of the plane: their x-by-y statistics boxes together cover the plane
+  // about once (cut by row count, groups that straddle a quadrant boundary have wide boxes).
+  auto io = io::OpenUrl(out);
+  ASSERT_TRUE(io.ok());
+  auto reader = read::FileReader::Open(io->store, io::JoinPath(io->path, r->files[0]));
+  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  const auto& groups = (*reader)->metadata().row_groups;
+  ASSERT_GE(groups.size(), 4u);
+  double area = 0;
+  for (size_t g = 0; g < groups.size(); ++g) {
+    if (g + 1 < groups.size()) {
+      EXPECT_GE(groups[g].num_rows, 1500) << g;
+      EXPECT_LE(groups[g].num_rows, 3000) << g;
+    }
+    const parquet::Statistics& sx = *groups[g].columns[0].meta_data->statistics;
+    const parquet::Statistics& sy = *groups[g].columns[1].meta_data->statistics;
+    int64_t x0, x1;
+    double y0, y1;
+    std::memcpy(&x0, sx.min_value->data(), 8);
+    std::memcpy(&x1, sx.max_value->data(), 8);
+    std::memcpy(&y0, sy.min_value->data(), 8);
+    std::memcpy(&y1, sy.max_value->data(), 8);
+    area += static_cast<double>(x1 - x0) / 100000.0 * (y1 - y0) / 2.0;
+  }
+  EXPECT_LT(area, 1.5) << groups.size() << " row groups";
 }
 
 TEST_F(ZOrderRewriteTest, RefusesWhatDoesNotApply) {
