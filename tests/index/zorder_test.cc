@@ -109,6 +109,30 @@ TEST(ZOrderTest, StringsOrderByTheirFirstEightBytes) {
   EXPECT_EQ(ZNormalAt(*s, 1).kind, ZNormal::kNull);
 }
 
+TEST(ZOrderTest, DatesTimestampsUnsignedAndBoolKeepTheirOrder) {
+  const auto ascending = [](const ArrayPtr& a, const std::string& what) {
+    for (int64_t i = 1; i < a->length; ++i) {
+      EXPECT_LT(ZNormalAt(*a, i - 1).value, ZNormalAt(*a, i).value) << what << " at " << i;
+    }
+  };
+  ascending(Fixed<int32_t>(MakeType(TypeId::kDate32), {-719162, -1, 0, 19000, 2932896}), "date32");
+  ascending(Fixed<int64_t>(columnar::MakeTemporal(TypeId::kTimestamp, columnar::TimeUnit::kMicro, "UTC"),
+                           {std::numeric_limits<int64_t>::min(), -1, 0, 1'700'000'000'000'000}),
+            "timestamp");
+  ascending(Fixed<uint64_t>(MakeType(TypeId::kUInt64), {0, 1, uint64_t{1} << 63, UINT64_MAX}), "uint64");
+  ascending(Fixed<int8_t>(MakeType(TypeId::kInt8), {-128, -1, 0, 127}), "int8");
+  auto b = std::make_shared<ArrayData>();  // bool: false, true (a bitmap)
+  b->type = MakeType(TypeId::kBool);
+  b->length = 2;
+  const uint8_t bits = 0b10;
+  b->buffers = {Buffer(), Buffer::Copy(&bits, 1)};
+  ascending(b, "bool");
+  EXPECT_TRUE(CheckZOrderType("t", *MakeType(TypeId::kTimestamp)).ok());
+  EXPECT_EQ(CheckZOrderType("d", *columnar::MakeDecimal(10, 2)).code(), StatusCode::kNotSupported);
+  EXPECT_EQ(CheckZOrderType("l", *MakeList(Field{"element", MakeType(TypeId::kInt64), true})).code(),
+            StatusCode::kNotSupported);
+}
+
 TEST(ZOrderTest, CurveScalesInterleavesAndIsMonotoneInEachColumn) {
   ZRange rx, ry;
   rx.Add({ZNormal::kValue, ZNormalizeInt(-1000)});
