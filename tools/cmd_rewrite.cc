@@ -17,7 +17,7 @@ namespace {
 struct RewriteArgs {
   std::string table, output, output_flag, key, layout = "frame", align, cover, compression = "zstd", memory = "512MiB",
                                                                                    temp_dir;
-  std::string index_kind = "hash";
+  std::string index_kind = "hash", cluster_by;
   int buckets = 1;
   std::optional<int64_t> row_group_rows, page_rows;
   bool no_cover = false, cogroup = false, quiet = false, no_delta = false, in_place = false;
@@ -33,6 +33,10 @@ Status RunRewrite(const RewriteArgs& a) {
   index::RewriteOptions o;
   o.key_columns = SplitColumns(a.key);
   RAP_ASSIGN_OR_RETURN(o.layout, index::ParseRewriteLayout(a.layout));
+  o.cluster_by = SplitColumns(a.cluster_by);
+  if (o.layout != index::RewriteLayout::kZOrder && o.key_columns.empty()) {
+    return Status::InvalidArgument("--key is required (except with --layout zorder)");
+  }
   if (!a.align.empty()) {
     RAP_ASSIGN_OR_RETURN(uint64_t b, ParseByteSize(a.align));
     o.align = static_cast<int64_t>(b);
@@ -71,12 +75,14 @@ Status RunRewrite(const RewriteArgs& a) {
   if (o.progress) std::fprintf(stderr, "\n");
   const std::string what =
       r.table_version < 0 ? std::string("folder") : "Delta version " + std::to_string(r.table_version);
-  std::printf("rewrote %s -> %s (%s): %lld rows of %lld file(s) into %zu file(s), layout %s, %s, %lld frames; index "
-              "%s (%lld entries); %.2f s\n",
+  const std::string index_text =
+      r.index_url.empty() ? std::string("no index")
+                          : "index " + r.index_url + " (" + std::to_string(r.entries) + " entries)";
+  std::printf("rewrote %s -> %s (%s): %lld rows of %lld file(s) into %zu file(s), layout %s, %s, %lld frames; %s; "
+              "%.2f s\n",
               a.table.c_str(), r.output_url.c_str(), what.c_str(), static_cast<long long>(r.rows),
               static_cast<long long>(r.input_files), r.files.size(), index::RewriteLayoutName(o.layout),
-              FormatBytes(r.bytes).c_str(), static_cast<long long>(r.frames), r.index_url.c_str(),
-              static_cast<long long>(r.entries), r.seconds);
+              FormatBytes(r.bytes).c_str(), static_cast<long long>(r.frames), index_text.c_str(), r.seconds);
   if (r.runs_spilled > 0) {
     std::printf("sorted in bounded memory: %lld run(s) spilled, %s\n", static_cast<long long>(r.runs_spilled),
                 FormatBytes(r.bytes_spilled).c_str());
@@ -97,10 +103,15 @@ CommandRegistrar reg("rewrite", [](CLI::App& app) {
                 "committed create-if-absent: a concurrent commit makes it fail cleanly)");
   cmd->add_flag("--no-delta", args->no_delta, "Write a plain folder of Parquet files instead of a Delta table");
   cmd->add_option("--output", args->output_flag, "The output folder (same as OUTPUT)");
-  cmd->add_option("--key", args->key, "Key column(s), one or two, comma-separated")->required();
-  cmd->add_option("--layout", args->layout, "sorted, page (a page per key), frame (a ZSTD frame per key), interleaved, or blob (the key "
-                  "columns plus one JSON column 'blob' of every other column, framed per key; lookups decode it)")
+  cmd->add_option("--key", args->key,
+                  "Key column(s), one or two, comma-separated (required except with --layout zorder)");
+  cmd->add_option("--layout", args->layout, "sorted, page (a page per key), frame (a ZSTD frame per key), interleaved, blob (the key "
+                  "columns plus one JSON column 'blob' of every other column, framed per key; lookups decode it), or "
+                  "zorder (rows in Z-order of --cluster-by, for box queries; no index)")
       ->capture_default_str();
+  cmd->add_option("--cluster-by", args->cluster_by,
+                  "--layout zorder: the columns whose interleaved bits order the rows, e.g. x,y (1 to 8 columns: "
+                  "integers, floats, dates, times, timestamps, strings by their first 8 bytes, binary)");
   cmd->add_option("--align", args->align, "Frame layouts: no key's data crosses a multiple of this, e.g. 4KiB");
   cmd->add_option("--buckets", args->buckets,
                   "Output files: one per bucket of the index's bucket function (each key in exactly one file)")

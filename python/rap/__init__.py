@@ -378,7 +378,7 @@ def rewrite(
     table: Optional[str] = None,
     output: Optional[str] = None,
     *,
-    key: Union[str, Sequence[str]],
+    key: Optional[Union[str, Sequence[str]]] = None,
     source: Any = None,
     layout: str = "frame",
     align: Optional[Union[str, int]] = None,
@@ -396,10 +396,13 @@ def rewrite(
     progress: ProgressArg = None,
     storage_options: StorageOptions = None,
     index_kind: str = "hash",
+    cluster_by: Optional[Union[str, Sequence[str]]] = None,
 ) -> Dict[str, Any]:
     """Rewrites a table for point lookups with its index built in the same pass (``rap rewrite``).
 
-    layout: "sorted", "page", "frame", "interleaved" or "blob". cover: covered columns (default:
+    layout: "sorted", "page", "frame", "interleaved", "blob", or "zorder": rows in the Z-order of the
+    ``cluster_by`` columns (e.g. ``["x", "y"]``) for box queries pruned by page statistics, one file,
+    no key and no index (``index_url`` is empty). key: required except with "zorder". cover: covered columns (default:
     every one that can be; an empty list: none). delta: write a Delta table (else a folder of
     Parquet). in_place: a new version of the input Delta table. index_kind: "hash" or "sorted" (the
     index is range-partitioned into ``buckets`` partitions: ranges, prefixes, ``scan(where=...)`` ranges).
@@ -421,17 +424,18 @@ def rewrite(
         staging = tempfile.mkdtemp(prefix="rap-rewrite-source-", dir=temp_dir)
         try:
             write_parquet(source, staging + "/part-0.parquet", compression="zstd")
-            return _rap.rewrite(staging, _columns(key, "key"), output, layout, align, buckets, cogroup,
+            return _rap.rewrite(staging, _columns(key, "key") or [], output, layout, align, buckets, cogroup,
                                 _columns(cover, "cover"), delta, in_place, compression, row_group_rows, page_rows,
                                 memory, temp_dir, threads, make_progress(progress, "reading"), storage_options,
-                                index_kind=index_kind)
+                                index_kind=index_kind, cluster_by=_columns(cluster_by, "cluster_by") or [])
         finally:
             shutil.rmtree(staging, ignore_errors=True)
     if table is None:
         raise InvalidArgument("rewrite: give the table URL (or source=)")
-    return _rap.rewrite(table, _columns(key, "key"), output, layout, align, buckets, cogroup, _columns(cover, "cover"),
+    return _rap.rewrite(table, _columns(key, "key") or [], output, layout, align, buckets, cogroup, _columns(cover, "cover"),
                         delta, in_place, compression, row_group_rows, page_rows, memory, temp_dir, threads,
-                        make_progress(progress, "reading"), storage_options, index_kind=index_kind)
+                        make_progress(progress, "reading"), storage_options, index_kind=index_kind,
+                        cluster_by=_columns(cluster_by, "cluster_by") or [])
 
 
 def write_parquet(

@@ -117,6 +117,7 @@ def rewrite(
     progress: _Progress = None,
     storage_options: _StorageOptions = None,
     index_kind: str = "hash",
+    cluster_by: Sequence[str] = ...,
 ) -> Dict[str, Any]: ...
 def write_parquet(
     data: Any,

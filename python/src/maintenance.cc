@@ -192,11 +192,14 @@ nb::dict Rewrite(const std::string& table, const std::vector<std::string>& key, 
                  std::optional<std::vector<std::string>> cover, bool delta, bool in_place, const std::string& compression,
                  std::optional<int64_t> row_group_rows, std::optional<int64_t> page_rows, nb::handle memory,
                  std::optional<std::string> temp_dir, int threads, nb::object progress, nb::handle storage_options,
-                 const std::string& index_kind) {
+                 const std::string& index_kind, const std::vector<std::string>& cluster_by) {
   // The CLI's checks (tools/cmd_rewrite.cc), before any I/O.
   if (!output && !in_place) Raise(Status::InvalidArgument("give the output folder (output), or in_place=True"));
   if (in_place && !delta) Raise(Status::InvalidArgument("in_place writes a Delta version; delta=False excludes it"));
-  if (key.empty() || key.size() > 2) Raise(Status::InvalidArgument("key: one or two key columns, got " + std::to_string(key.size())));
+  const bool zorder = layout == "zorder";
+  if (!zorder && (key.empty() || key.size() > 2)) {
+    Raise(Status::InvalidArgument("key: one or two key columns, got " + std::to_string(key.size())));
+  }
   if (buckets < 1 || buckets > (1 << 20)) Raise(Status::InvalidArgument("buckets: " + std::to_string(buckets) + " is not in [1, 1048576]"));
   CheckThreads(threads);
   auto bytes_arg = [](const char* what, nb::handle v) -> uint64_t {
@@ -213,6 +216,7 @@ nb::dict Rewrite(const std::string& table, const std::vector<std::string>& key, 
   index::RewriteOptions o;
   o.key_columns = key;
   o.layout = Unwrap(index::ParseRewriteLayout(layout));
+  o.cluster_by = cluster_by;
   if (!align.is_none()) {
     o.align = static_cast<int64_t>(bytes_arg("align", align));
     if (o.layout != index::RewriteLayout::kFramePerKey && o.layout != index::RewriteLayout::kInterleaved &&
@@ -469,7 +473,8 @@ void BindMaintenance(nb::module_& m) {
         nb::arg("cover") = nb::none(), nb::arg("delta") = true, nb::arg("in_place") = false,
         nb::arg("compression") = "zstd", nb::arg("row_group_rows") = nb::none(), nb::arg("page_rows") = nb::none(),
         nb::arg("memory") = "512MiB", nb::arg("temp_dir") = nb::none(), nb::arg("threads") = 2,
-        nb::arg("progress") = nb::none(), nb::arg("storage_options") = nb::none(), nb::arg("index_kind") = "hash");
+        nb::arg("progress") = nb::none(), nb::arg("storage_options") = nb::none(), nb::arg("index_kind") = "hash",
+        nb::arg("cluster_by") = std::vector<std::string>());
 }
 
 }  // namespace rap::py

@@ -32,7 +32,8 @@ Result<RewriteLayout> ParseRewriteLayout(const std::string& text) {
   if (text == "frame" || text == "frame-per-key") return RewriteLayout::kFramePerKey;
   if (text == "interleaved") return RewriteLayout::kInterleaved;
   if (text == "blob") return RewriteLayout::kBlob;
-  return Status::InvalidArgument("--layout '" + text + "': expected sorted, page, frame, interleaved or blob");
+  if (text == "zorder") return RewriteLayout::kZOrder;
+  return Status::InvalidArgument("--layout '" + text + "': expected sorted, page, frame, interleaved, blob or zorder");
 }
 
 const char* RewriteLayoutName(RewriteLayout layout) {
@@ -42,6 +43,7 @@ const char* RewriteLayoutName(RewriteLayout layout) {
     case RewriteLayout::kFramePerKey: return "frame";
     case RewriteLayout::kInterleaved: return "interleaved";
     case RewriteLayout::kBlob: return "blob";
+    case RewriteLayout::kZOrder: return "zorder";
   }
   return "?";
 }
@@ -80,9 +82,11 @@ Result<SchemaPtr> InputSchema(const table::TableSnapshot& snap, std::optional<st
   return SchemaPtr(s);
 }
 
-// Every live row of the table into `sorter`, batch by batch (deletion vectors applied).
-Status ReadLiveRows(const table::TableSnapshot& snap, const RewriteOptions& options, const SchemaPtr& schema,
+// Every live row of the table into `sorter`, batch by batch (deletion vectors applied; kZOrder: with
+// the Z-value column appended).
+Status ReadLiveRows(const table::TableSnapshot& snap, const RewriteOptions& options, const internal::RewritePlan& plan,
                     internal::BucketSorter& sorter, int64_t* rows) {
+  const SchemaPtr& schema = plan.in_schema;
   for (size_t i = 0; i < snap.files.size(); ++i) {
     const table::DataFile& f = snap.files[i];
     read::FileReaderOptions ro;
@@ -130,6 +134,13 @@ Status ReadLiveRows(const table::TableSnapshot& snap, const RewriteOptions& opti
         b->columns.push_back(std::move(*part));
       }
       b->schema = schema;
+      if (plan.zorder) {
+        std::vector<ArrayPtr> cols;
+        for (int c : plan.cluster_idx) cols.push_back(b->columns[static_cast<size_t>(c)]);
+        RAP_ASSIGN_OR_RETURN(ArrayPtr z, plan.zorder->ZValues(cols, b->num_rows));
+        b->columns.push_back(std::move(z));
+        b->schema = plan.sort_schema;
+      }
       *rows += b->num_rows;
       file_row += n;
       RAP_RETURN_NOT_OK(sorter.Add(std::move(*b)));
@@ -187,6 +198,10 @@ Status PlanOutputSchema(const table::TableSnapshot& snap, const RewriteOptions& 
 Status PlanCover(const RewriteOptions& options, RewritePlan* plan) {
   const Schema& out_schema = *plan->out_schema;
   plan->cover = options.cover;
+  if (options.layout == RewriteLayout::kZOrder) {
+    if (!plan->cover.empty()) return Status::InvalidArgument("--layout zorder builds no index; --cover does not apply");
+    return Status::OK();
+  }
   if (plan->cover.empty() && options.cover_all) {
     for (const Field& f : out_schema.fields) {
       if (LeafCount(*f.type) == 1 && std::find(options.key_columns.begin(), options.key_columns.end(), f.name) ==
@@ -224,6 +239,16 @@ Status PlanWriter(const RewriteOptions& options, RewritePlan* plan) {
   wo = options.writer;
   switch (options.layout) {
     case RewriteLayout::kSorted: break;
+    case RewriteLayout::kZOrder:
+      // A box query reads a few pages of each clustering column: without a dictionary, none has to
+      // fetch its chunk's dictionary page first (unless the caller chose otherwise per column).
+      for (const std::string& c : options.cluster_by) {
+        if (!wo.columns[c].dictionary) wo.columns[c].dictionary = false;
+      }
+      // Row groups are cut on the curve's boundaries (WriteZOrdered), between half the limit and it.
+      plan->zorder_row_group_rows = wo.row_group_max_rows;
+      wo.row_group_max_rows = 0;
+      break;
     case RewriteLayout::kPagePerKey:
       // The page is the result: no dictionary page to fetch before it.
       wo.page_break_on = options.key_columns;
@@ -242,29 +267,101 @@ Status PlanWriter(const RewriteOptions& options, RewritePlan* plan) {
   return wo.Validate();
 }
 
+// kZOrder: the clustering columns and the schema of the rows being sorted (the input's plus the
+// Z-value). The curve itself needs the input's ranges (ZOrderRanges).
+Status PlanCluster(const table::TableSnapshot& snap, const RewriteOptions& options, RewritePlan* plan) {
+  const Schema& schema = *plan->in_schema;
+  for (const std::string& c : options.cluster_by) {
+    const int i = schema.FieldIndex(c);
+    if (i < 0) return Status::InvalidArgument("--cluster-by '" + c + "': no such column in " + snap.root);
+    if (std::find(plan->cluster_idx.begin(), plan->cluster_idx.end(), i) != plan->cluster_idx.end()) {
+      return Status::InvalidArgument("--cluster-by '" + c + "' is named twice");
+    }
+    RAP_RETURN_NOT_OK(CheckZOrderType(c, *schema.fields[static_cast<size_t>(i)].type));
+    plan->cluster_idx.push_back(i);
+  }
+  if (schema.FieldIndex(internal::kZOrderColumn) >= 0) {
+    return Status::NotSupported(snap.root + ": the table has a column named '" + internal::kZOrderColumn +
+                                "', the name rap rewrite sorts the Z-values by");
+  }
+  auto s = std::make_shared<Schema>(schema);
+  s->fields.push_back(Field{internal::kZOrderColumn, columnar::MakeType(columnar::TypeId::kInt64), false});
+  plan->sort_schema = s;
+  return Status::OK();
+}
+
+// kZOrder: the ranges of the clustering columns' normalised values over every input row (a pass
+// that reads only those columns; deleted rows count too, which only widens a range), and the curve.
+Status PlanCurve(const table::TableSnapshot& snap, const RewriteOptions& options, RewritePlan* plan) {
+  const Schema& schema = *plan->in_schema;
+  const size_t data_columns = schema.fields.size() - snap.partition_columns.size();
+  std::vector<ZRange> ranges(plan->cluster_idx.size());
+  std::vector<std::string> read_cols;
+  for (int c : plan->cluster_idx) {
+    if (static_cast<size_t>(c) < data_columns) read_cols.push_back(schema.fields[static_cast<size_t>(c)].name);
+  }
+  for (const table::DataFile& f : snap.files) {
+    if (options.cancel && options.cancel->cancelled()) return Status::Cancelled("rewrite: cancelled at " + f.path);
+    for (size_t k = 0; k < plan->cluster_idx.size(); ++k) {
+      const size_t c = static_cast<size_t>(plan->cluster_idx[k]);
+      if (c < data_columns) continue;
+      const size_t p = c - data_columns;
+      auto part = table::MakePartitionArray(schema.fields[c].name, *schema.fields[c].type, f.partition_values[p], 1);
+      if (!part.ok()) return part.status().WithContext(f.path);
+      ranges[k].Add(ZNormalAt(**part, 0));
+    }
+    if (read_cols.empty()) continue;
+    read::FileReaderOptions ro;
+    ro.io.cancel = options.cancel.get();
+    RAP_ASSIGN_OR_RETURN(auto reader, read::FileReader::Open(snap.store, f.path, ro));
+    RAP_ASSIGN_OR_RETURN(read::Projection proj, reader->Project(read_cols));
+    RAP_ASSIGN_OR_RETURN(auto batches, reader->NewBatchReader(std::nullopt, proj));
+    while (true) {
+      RAP_ASSIGN_OR_RETURN(std::optional<RecordBatch> b, batches->Next());
+      if (!b) break;
+      for (size_t k = 0; k < plan->cluster_idx.size(); ++k) {
+        const std::string& name = schema.fields[static_cast<size_t>(plan->cluster_idx[k])].name;
+        const int i = proj.schema->FieldIndex(name);
+        if (i < 0) continue;  // a partition column
+        const ArrayData& a = *b->columns[static_cast<size_t>(i)];
+        for (int64_t r = 0; r < b->num_rows; ++r) ranges[k].Add(ZNormalAt(a, r));
+      }
+    }
+  }
+  RAP_ASSIGN_OR_RETURN(ZOrderCurve curve, ZOrderCurve::Make(std::move(ranges)));
+  plan->zorder = std::move(curve);
+  return Status::OK();
+}
+
 Result<RewritePlan> PlanRewrite(const table::TableSnapshot& snap, const RewriteOptions& options) {
   RewritePlan plan;
   RAP_ASSIGN_OR_RETURN(plan.in_schema, InputSchema(snap, &plan.blob_spec));
+  if (options.layout == RewriteLayout::kZOrder) RAP_RETURN_NOT_OK(PlanCluster(snap, options, &plan));
   RAP_RETURN_NOT_OK(PlanKey(snap, options, &plan));
   RAP_RETURN_NOT_OK(PlanOutputSchema(snap, options, &plan));
   RAP_RETURN_NOT_OK(PlanCover(options, &plan));
   RAP_RETURN_NOT_OK(PlanWriter(options, &plan));
+  if (options.layout == RewriteLayout::kZOrder) RAP_RETURN_NOT_OK(PlanCurve(snap, options, &plan));
   return plan;
 }
 
 // The input, bucketed and sorted in bounded memory (spilled runs merged per bucket), written one
 // file per bucket.
 Status WriteBuckets(const table::TableSnapshot& snap, const RewriteOptions& options, const RewritePlan& plan,
-                    RewriteOutput& out, IndexWriter& iw, std::vector<table::DeltaAddFile>* adds, RewriteResult* res) {
+                    RewriteOutput& out, IndexWriter* iw, std::vector<table::DeltaAddFile>* adds, RewriteResult* res) {
   internal::SorterOptions so;
   so.key = plan.key;
   so.key_index = plan.key_idx;
+  if (plan.zorder) {
+    so.key = {KeyColumn{internal::kZOrderColumn, KeyType::kInt64}};
+    so.key_index = {static_cast<int>(plan.in_schema->fields.size())};
+  }
   so.buckets = options.buckets;
   so.memory = options.memory;
   so.temp_dir = options.temp_dir.empty() ? (std::filesystem::temp_directory_path() / ("rap-rewrite-" + out.token)).string()
                                          : io::JoinPath(options.temp_dir, "rap-rewrite-" + out.token);
-  RAP_ASSIGN_OR_RETURN(auto sorter, internal::BucketSorter::Make(plan.in_schema, so));
-  RAP_RETURN_NOT_OK(ReadLiveRows(snap, options, plan.in_schema, *sorter, &res->rows));
+  RAP_ASSIGN_OR_RETURN(auto sorter, internal::BucketSorter::Make(plan.zorder ? plan.sort_schema : plan.in_schema, so));
+  RAP_RETURN_NOT_OK(ReadLiveRows(snap, options, plan, *sorter, &res->rows));
   res->runs_spilled = sorter->runs_spilled();
   res->bytes_spilled = sorter->bytes_spilled();
   res->peak_buffered_bytes = sorter->peak_buffered_bytes();
@@ -278,7 +375,7 @@ Status WriteBuckets(const table::TableSnapshot& snap, const RewriteOptions& opti
 
 // The Delta commit of the new files (and, in place, the removes of the old ones).
 Status CommitDelta(const RewriteOptions& options, const RewritePlan& plan, std::vector<table::DeltaAddFile> adds,
-                   RewriteOutput& out, IndexWriter& iw, RewriteResult* res) {
+                   RewriteOutput& out, IndexWriter* iw, RewriteResult* res) {
   table::DeltaCommitActions c;
   // In place, a schema change (blob) is an overwrite: the table's metaData with the new schema and
   // dataChange=true; otherwise the same rows in new files (OPTIMIZE, dataChange=false).
@@ -299,7 +396,7 @@ Status CommitDelta(const RewriteOptions& options, const RewritePlan& plan, std::
   if (options.before_commit) options.before_commit();
   if (Status commit = table::WriteDeltaCommit(out.store, out.dir, out.version, table::DeltaCommitJson(c, now));
       !commit.ok()) {
-    iw.DiscardStaged(!out.in_place);
+    if (iw) iw->DiscardStaged(!out.in_place);
     return commit;
   }
   out.committed = true;
@@ -307,8 +404,23 @@ Status CommitDelta(const RewriteOptions& options, const RewritePlan& plan, std::
   return Status::OK();
 }
 
+// kZOrder: the rows sorted by Z-value into one file, committed (Delta output); no index.
+Status RewriteZOrder(const table::TableSnapshot& snap, const RewriteOptions& options, const RewritePlan& plan,
+                     RewriteOutput& out, RewriteResult* res) {
+  if (out.delta && !out.in_place) {
+    bool ntz = false;
+    RAP_ASSIGN_OR_RETURN(out.schema_string, table::DeltaSchemaString(*plan.out_schema, &ntz));
+    out.protocol = table::NewTableProtocol(ntz);
+  }
+  std::vector<table::DeltaAddFile> adds;
+  RAP_RETURN_NOT_OK(WriteBuckets(snap, options, plan, out, nullptr, &adds, res));
+  if (out.delta) RAP_RETURN_NOT_OK(CommitDelta(options, plan, std::move(adds), out, nullptr, res));
+  return Status::OK();
+}
+
 Status Rewrite(const table::TableSnapshot& snap, const RewriteOptions& options, RewriteOutput& out, RewriteResult* res) {
   RAP_ASSIGN_OR_RETURN(const RewritePlan plan, PlanRewrite(snap, options));
+  if (plan.zorder) return RewriteZOrder(snap, options, plan, out, res);
   // The index, built from the writer's locations.
   IndexWriterOptions iwo;
   iwo.key = plan.key;
@@ -326,7 +438,7 @@ Status Rewrite(const table::TableSnapshot& snap, const RewriteOptions& options, 
     if (!out.in_place) out.protocol = table::NewTableProtocol(ntz);
   }
   std::vector<table::DeltaAddFile> adds;
-  RAP_RETURN_NOT_OK(WriteBuckets(snap, options, plan, out, *iw, &adds, res));
+  RAP_RETURN_NOT_OK(WriteBuckets(snap, options, plan, out, iw.get(), &adds, res));
   res->entries = iw->entries();
   // Until the table commit, a failure also removes what the index staged: its fragments, and its
   // schema files unless in place (there they may be the published index's too). The data files are
@@ -335,7 +447,7 @@ Status Rewrite(const table::TableSnapshot& snap, const RewriteOptions& options, 
     iw->DiscardStaged(!out.in_place);
     return staged;
   }
-  if (out.delta) RAP_RETURN_NOT_OK(CommitDelta(options, plan, std::move(adds), out, *iw, res));
+  if (out.delta) RAP_RETURN_NOT_OK(CommitDelta(options, plan, std::move(adds), out, iw.get(), res));
   auto published = iw->Publish("../..", out.delta ? "delta" : "directory", out.delta ? out.version : -1);
   if (!published.ok() && !out.committed) iw->DiscardStaged(!out.in_place);  // a folder output: nothing is published
   if (!published.ok() && out.committed && out.final_path.empty()) {
@@ -388,7 +500,25 @@ Status PrepareInPlace(const std::string& table_url, const std::string& output_ur
 Result<RewriteResult> RewriteTable(const std::string& table_url, const std::string& output_url,
                                    const RewriteOptions& options) {
   const double t0 = NowSeconds();
-  if (options.key_columns.empty() || options.key_columns.size() > 2) {
+  const bool zorder = options.layout == RewriteLayout::kZOrder;
+  if (zorder) {
+    if (options.cluster_by.empty()) return Status::InvalidArgument("--layout zorder needs --cluster-by a,b[,c]");
+    if (!options.key_columns.empty()) {
+      return Status::InvalidArgument("--layout zorder orders rows by --cluster-by and builds no index; give no --key "
+                                     "(index the output with `rap index build`)");
+    }
+    if (options.buckets != 1) {
+      return Status::InvalidArgument("--layout zorder writes one file; --buckets does not apply");
+    }
+    if (options.cogroup) return Status::InvalidArgument("--layout zorder keeps every row; --cogroup does not apply");
+    if (options.in_place) {
+      return Status::NotSupported("--layout zorder --in-place is not built yet (the table's index would go stale); "
+                                  "write the rewrite to another folder");
+    }
+  } else if (!options.cluster_by.empty()) {
+    return Status::InvalidArgument("--cluster-by applies to --layout zorder");
+  }
+  if (!zorder && (options.key_columns.empty() || options.key_columns.size() > 2)) {
     return Status::InvalidArgument("--key takes one or two columns, got " + std::to_string(options.key_columns.size()));
   }
   if (options.buckets < 1 || options.buckets > (1 << 20)) {
@@ -460,7 +590,7 @@ Result<RewriteResult> RewriteTable(const std::string& table_url, const std::stri
     std::filesystem::rename(out.url, out.final_path, ec);
     if (ec) st = Status::IOError(out.url + ": cannot rename the staging folder to " + out.final_path + ": " + ec.message());
     if (!ec) io::CrashPoint("rename", out.final_path);
-    res.index_url = DefaultIndexUrl(out.final_path);
+    if (!zorder) res.index_url = DefaultIndexUrl(out.final_path);
   }
   if (!st.ok()) {
     if (!out.final_path.empty()) {

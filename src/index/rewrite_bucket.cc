@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <bit>
 #include <numeric>
 
 #include "rap/columnar/take.h"
@@ -146,6 +147,109 @@ Status WriteSortedRuns(const RewritePlan& plan, const RewriteOptions& options, b
   return Status::OK();
 }
 
+RecordBatch SliceBatch(const RecordBatch& b, int64_t offset, int64_t length) {
+  RecordBatch s = b;
+  for (ArrayPtr& c : s.columns) c = SliceArray(c, offset, length);
+  s.num_rows = length;
+  return s;
+}
+
+// kZOrder: the sorted rows without the Z-value column (the last one), in row groups cut on the
+// curve's most significant boundary: once a row group holds half of plan.zorder_row_group_rows,
+// it ends before the row, among the next ones up to the limit, whose Z-value differs from the
+// previous row's in the highest bit (the latest such row). A row group is then (nearly) a cell of
+// the curve — whole quadrants at some level — with tight statistics in every clustering column.
+// Holds back at most half a row group (plus one input batch).
+Status WriteZOrdered(const RewritePlan& plan, bool delta, columnar::RecordBatchReader& stream,
+                     parquet::ParquetWriter& writer, FileProgress* file) {
+  const size_t zcol = plan.in_schema->fields.size();
+  const int64_t target = plan.zorder_row_group_rows, half = target / 2;
+  int64_t in_group = 0;  // rows of the current row group written
+  uint64_t last_z = 0;
+  bool have_last = false;
+  const auto z_at = [&](const RecordBatch& b, int64_t r) {
+    return static_cast<uint64_t>(b.columns[zcol]->values<int64_t>()[r]) ^ (uint64_t{1} << 63);
+  };
+  const auto write = [&](RecordBatch b) -> Status {
+    if (b.num_rows == 0) return Status::OK();
+    last_z = z_at(b, b.num_rows - 1);
+    have_last = true;
+    b.columns.resize(zcol);
+    b.schema = plan.in_schema;
+    RAP_RETURN_NOT_OK(writer.Write(b));
+    if (delta) file->stats.Add(b);
+    file->rows += b.num_rows;
+    in_group += b.num_rows;
+    return Status::OK();
+  };
+  std::vector<RecordBatch> held;
+  int64_t held_rows = 0;
+  bool more = true;
+  while (more) {
+    RAP_ASSIGN_OR_RETURN(std::optional<RecordBatch> next, stream.Next());
+    more = next.has_value();
+    if (target <= 0) {  // no row limit: as they come
+      if (more) RAP_RETURN_NOT_OK(write(std::move(*next)));
+      continue;
+    }
+    if (more) {
+      held_rows += next->num_rows;
+      held.push_back(std::move(*next));
+      if (in_group >= half && in_group + held_rows <= target) continue;  // not enough to choose the cut yet
+    }
+    if (held.empty()) continue;
+    RecordBatch chunk = held[0];
+    if (held.size() > 1) {
+      chunk.num_rows = 0;
+      for (const RecordBatch& h : held) chunk.num_rows += h.num_rows;
+      for (size_t c = 0; c < chunk.columns.size(); ++c) {
+        std::vector<ArrayPtr> parts;
+        for (const RecordBatch& h : held) parts.push_back(h.columns[c]);
+        RAP_ASSIGN_OR_RETURN(chunk.columns[c], columnar::ConcatArrays(parts));
+      }
+    }
+    held.clear();
+    held_rows = 0;
+    int64_t at = 0;
+    while (at < chunk.num_rows) {
+      const int64_t avail = chunk.num_rows - at;
+      if (in_group < half) {
+        const int64_t n = std::min(half - in_group, avail);
+        RAP_RETURN_NOT_OK(write(SliceBatch(chunk, at, n)));
+        at += n;
+        continue;
+      }
+      const int64_t room = target - in_group;
+      if (avail <= room) {
+        if (more) {  // wait for the rows after the limit
+          held.push_back(SliceBatch(chunk, at, avail));
+          held_rows = avail;
+        } else {
+          RAP_RETURN_NOT_OK(write(SliceBatch(chunk, at, avail)));
+        }
+        break;
+      }
+      // Cut before row p in [at, at + room]: the most significant change of the Z-value (ties: the latest).
+      int64_t best = at + room;
+      int best_level = 65;
+      for (int64_t p = at; p <= at + room; ++p) {
+        if (p == at && !have_last) continue;
+        const uint64_t prev = p == at ? last_z : z_at(chunk, p - 1);
+        const int level = std::countl_zero(prev ^ z_at(chunk, p));
+        if (level <= best_level) {
+          best_level = level;
+          best = p;
+        }
+      }
+      RAP_RETURN_NOT_OK(write(SliceBatch(chunk, at, best - at)));
+      RAP_RETURN_NOT_OK(writer.FlushRowGroup());
+      in_group = 0;
+      at = best;
+    }
+  }
+  return Status::OK();
+}
+
 // Per covered column and row group: the writer's frames by page.
 using CoverFrames = std::vector<std::vector<std::vector<PageFrames>>>;
 
@@ -209,7 +313,7 @@ Status AddEntries(const RewritePlan& plan, const parquet::ParquetWriter& writer,
 }  // namespace
 
 Status WriteBucket(const RewritePlan& plan, const RewriteOptions& options, int32_t bucket,
-                   columnar::RecordBatchReader& stream, RewriteOutput& out, IndexWriter& iw,
+                   columnar::RecordBatchReader& stream, RewriteOutput& out, IndexWriter* iw,
                    std::vector<table::DeltaAddFile>* adds, RewriteResult* res) {
   const std::string name = fmt::format("part-{:05d}{}.parquet", bucket, out.name_suffix);
   const std::string path = io::JoinPath(out.dir, name);
@@ -217,7 +321,11 @@ Status WriteBucket(const RewritePlan& plan, const RewriteOptions& options, int32
   RAP_ASSIGN_OR_RETURN(auto writer, parquet::ParquetWriter::Open(plan.out_schema, sink.get(), plan.writer));
   out.written.push_back(path);
   FileProgress file;
-  RAP_RETURN_NOT_OK(WriteSortedRuns(plan, options, out.delta, stream, *writer, &file));
+  if (plan.zorder) {
+    RAP_RETURN_NOT_OK(WriteZOrdered(plan, out.delta, stream, *writer, &file));
+  } else {
+    RAP_RETURN_NOT_OK(WriteSortedRuns(plan, options, out.delta, stream, *writer, &file));
+  }
   RAP_RETURN_NOT_OK(writer->Close());
   res->frames += writer->summary().num_frames;
   RAP_ASSIGN_OR_RETURN(io::ObjectInfo info, out.store->Head(path));
@@ -227,7 +335,8 @@ Status WriteBucket(const RewritePlan& plan, const RewriteOptions& options, int32
   fe.size = info.size;
   fe.etag = info.etag;
   fe.num_rows = file.rows;
-  const int32_t ord = iw.AddFile(fe, plan.cover.empty() ? std::string() : SchemaFileBytes(writer->metadata()));
+  const int32_t ord =
+      iw ? iw->AddFile(fe, plan.cover.empty() ? std::string() : SchemaFileBytes(writer->metadata())) : -1;
   res->files.push_back(name);
   if (out.delta) {
     table::DeltaAddFile add;
@@ -236,7 +345,7 @@ Status WriteBucket(const RewritePlan& plan, const RewriteOptions& options, int32
     add.stats = file.stats.Json();
     adds->push_back(std::move(add));
   }
-  RAP_RETURN_NOT_OK(AddEntries(plan, *writer, ord, file.pending, name, iw));
+  if (iw) RAP_RETURN_NOT_OK(AddEntries(plan, *writer, ord, file.pending, name, *iw));
   if (options.progress) options.progress(static_cast<int64_t>(res->files.size()), -1);
   return Status::OK();
 }

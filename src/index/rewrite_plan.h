@@ -14,6 +14,7 @@
 #include "rap/index/index_writer.h"
 #include "rap/index/key.h"
 #include "rap/index/rewrite.h"
+#include "rap/index/zorder.h"
 #include "rap/io/object_store.h"
 #include "rap/columnar/record_batch_reader.h"
 #include "rap/table/delta_commit.h"
@@ -49,12 +50,24 @@ struct RewritePlan {
   std::vector<std::string> cover;           // covered columns
   std::vector<int> cover_leaf;              // their leaf ordinals in out_schema
   parquet::WriterOptions writer;            // for the layout
+  // kZOrder: the clustering columns in in_schema, the curve (from the input's ranges, before the
+  // sort), and the sorted rows' schema: in_schema plus the int64 Z-value column (dropped on write).
+  std::vector<int> cluster_idx;
+  std::optional<ZOrderCurve> zorder;
+  SchemaPtr sort_schema;
+  // kZOrder: the row-group row limit (WriterOptions::row_group_max_rows; the writer's own is off, the
+  // rows are cut on curve boundaries: rewrite_bucket.cc, WriteZOrdered).
+  int64_t zorder_row_group_rows = 0;
 };
 
+// The Z-value column's name in sort_schema.
+inline constexpr const char* kZOrderColumn = "__rap_zorder";
+
 // Writes bucket `bucket`'s sorted rows (`stream`) as one file into `out`, its entries (with their
-// covering locations) into `iw`, its Delta add into `adds` (Delta output) and its figures into `res`.
+// covering locations) into `iw` (none with kZOrder: `iw` null), its Delta add into `adds` (Delta
+// output) and its figures into `res`.
 Status WriteBucket(const RewritePlan& plan, const RewriteOptions& options, int32_t bucket,
-                   columnar::RecordBatchReader& stream, RewriteOutput& out, IndexWriter& iw,
+                   columnar::RecordBatchReader& stream, RewriteOutput& out, IndexWriter* iw,
                    std::vector<table::DeltaAddFile>* adds, RewriteResult* res);
 
 }  // namespace rap::index::internal

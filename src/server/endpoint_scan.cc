@@ -2,8 +2,10 @@
 // streamed with chunked transfer encoding as it is read (docs/server.md).
 //
 // Body (JSON, every key optional): {"columns": ["id", "name"], "where": "id > 5 AND name = 'x'",
-// "limit": 100}. JSON response: {"table": ..., "version": ..., "columns": [schema],
-// "rows": [{...}, ...], "row_count": N, "truncated": false, "stats": {...}}; an error after the rows
+// "limit": 100, "index": "by_user", "no_index": false}. A filter an index of the table answers is
+// read through it, as `rap scan --where` (rap/index/indexed_scan.h): only the rows it names. JSON
+// response: {"table": ..., "version": ..., "columns": [schema], "rows": [{...}, ...], "row_count": N,
+// "truncated": false, "stats": {...}}; an error after the rows
 // began ends the document with "error": {...} instead of "stats". Arrow response: the schema, one
 // record batch per scanned batch, end of stream; an error after the start aborts the stream
 // (the client sees an incomplete chunked body). Both stop at the response byte limit: JSON ends
@@ -12,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "rap/columnar/array_format.h"
+#include "rap/index/indexed_scan.h"
 #include "rap/read/expr.h"
 #include "rap/server/arrow_ipc.h"
 #include "rap/util/clock.h"
@@ -24,12 +27,25 @@ namespace {
 
 using json = nlohmann::json;
 
-std::string StatsJson(const read::ScanStats& s, double seconds) {
+// The index's part of the stats: "index_used" (the index's name, or null with "index_reason"), and
+// when used the rows it named and its own reads.
+std::string IndexStatsJson(const index::IndexedScanReport& r) {
+  if (!r.used) {
+    return fmt::format("\"index_used\":null,\"index_reason\":{}", columnar::JsonQuote(r.reason));
+  }
+  return fmt::format(
+      "\"index_used\":{},\"index_kind\":{},\"index_predicate\":{},\"index_files\":{},\"index_files_unindexed\":{},"
+      "\"index_candidate_rows\":{},\"index_requests\":{},\"index_bytes\":{}",
+      columnar::JsonQuote(r.name), columnar::JsonQuote(r.kind), columnar::JsonQuote(r.predicate), r.files_indexed,
+      r.files_unindexed, r.candidate_rows, r.index.requests, r.index.bytes);
+}
+
+std::string StatsJson(const read::ScanStats& s, const index::IndexedScanReport& indexed, double seconds) {
   return fmt::format(
       "{{\"files\":{},\"files_pruned\":{},\"row_groups\":{},\"row_groups_pruned\":{},\"rows_selected\":{},"
-      "\"requests\":{},\"bytes\":{},\"seconds\":{:.6f}}}",
-      s.files, s.files_pruned + s.files_pruned_by_stats, s.row_groups, s.row_groups_pruned, s.rows_selected,
-      s.requests, s.bytes, seconds);
+      "\"requests\":{},\"bytes\":{},{},\"seconds\":{:.6f}}}",
+      s.files, s.files_pruned + s.files_pruned_by_stats + s.files_pruned_by_index, s.row_groups, s.row_groups_pruned,
+      s.rows_selected, s.requests, s.bytes, IndexStatsJson(indexed), seconds);
 }
 
 }  // namespace
@@ -62,7 +78,28 @@ void HandleScan(ServerContext& ctx, const HttpRequest& req, Responder& out, Serv
     so.filter = *e;
   }
   const double t0 = NowSeconds();
-  auto scanner = read::Scanner::Make(*version->source, std::move(so));
+  // An index of the table that answers the filter restricts the files to the rows it names (a copy
+  // of the version's source; without a filter or with no_index the shared one is scanned).
+  index::IndexedScanReport indexed;
+  std::optional<read::ScanSource> restricted;
+  if (so.filter && !sr.no_index) {
+    restricted = *version->source;
+    index::IndexedScanOptions io;
+    io.name = sr.index;
+    io.open.preload = false;
+    auto applied = index::ApplyIndex(table.config().url, *version->snapshot, so.filter, &*restricted, io);
+    if (!applied.ok() && !sr.index.empty() && applied.status().Is(StatusCode::kNotFound)) {
+      return SendError(ctx, out, 404, "unknown_index", applied.status().message());
+    }
+    if (!applied.ok()) return SendStatus(ctx, out, applied.status());
+    indexed = std::move(*applied);
+  } else {
+    indexed.reason = so.filter ? "no_index" : "no filter";
+  }
+  if (!sr.index.empty() && !so.filter) {
+    return SendError(ctx, out, 400, "bad_request", "\"index\" needs a \"where\" filter");
+  }
+  auto scanner = read::Scanner::Make(restricted ? std::move(*restricted) : *version->source, std::move(so));
   if (!scanner.ok()) return SendStatus(ctx, out, scanner.status());
   read::Scanner& sc = **scanner;
   const Schema& schema = *sc.schema();
@@ -143,7 +180,7 @@ void HandleScan(ServerContext& ctx, const HttpRequest& req, Responder& out, Serv
     chunk += fmt::format(",\"error\":{{\"status\":{},\"code\":{},\"message\":{}}}}}\n", status,
                          columnar::JsonQuote(ErrorCodeOf(failure)), columnar::JsonQuote(failure.message()));
   } else {
-    chunk += ",\"stats\":" + StatsJson(sc.stats(), NowSeconds() - t0) + "}\n";
+    chunk += ",\"stats\":" + StatsJson(sc.stats(), indexed, NowSeconds() - t0) + "}\n";
   }
   if (out.Write(chunk).ok()) (void)out.EndStream();
 }

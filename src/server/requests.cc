@@ -26,10 +26,17 @@ std::string ParseScanRequest(const std::string& body, ScanRequest* r) {
     } else if (key == "limit") {
       if (!v.is_number_integer() || v.get<int64_t>() < 0) return "\"limit\" must be a non-negative integer";
       r->limit = v.get<int64_t>();
+    } else if (key == "index") {
+      if (!v.is_string() || v.get<std::string>().empty()) return "\"index\" must be an index name (a string)";
+      r->index = v.get<std::string>();
+    } else if (key == "no_index") {
+      if (!v.is_boolean()) return "\"no_index\" must be true or false";
+      r->no_index = v.get<bool>();
     } else {
-      return "unknown key \"" + key + "\" (expected columns, where, limit)";
+      return "unknown key \"" + key + "\" (expected columns, where, limit, index, no_index)";
     }
   }
+  if (r->no_index && !r->index.empty()) return "give \"index\" or \"no_index\", not both";
   return "";
 }
 

@@ -15,6 +15,8 @@ struct ScanRequest {
   std::vector<std::string> columns;
   std::string where;
   int64_t limit = -1;
+  std::string index;      // "index": only this index of the table (rap scan --index)
+  bool no_index = false;  // "no_index": true: never an index (rap scan --no-index)
 };
 
 std::string ParseScanRequest(const std::string& body, ScanRequest* r);

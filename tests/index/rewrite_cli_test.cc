@@ -54,7 +54,7 @@ TEST(RewriteCliTest, RewritesIndexesAndLooksUp) {
   EXPECT_NE(again.out.find("not an empty folder"), std::string::npos) << again.out;
   auto bad = RunCli("rewrite '" + in + "' '" + dir.Join("out2") + "' --key k --layout zigzag -q");
   EXPECT_EQ(bad.exit_code, 1);
-  EXPECT_NE(bad.out.find("expected sorted, page, frame, interleaved or blob"), std::string::npos) << bad.out;
+  EXPECT_NE(bad.out.find("expected sorted, page, frame, interleaved, blob or zorder"), std::string::npos) << bad.out;
   auto help = RunCli("rewrite --help");
   EXPECT_EQ(help.exit_code, 0);
   EXPECT_NE(help.out.find("--buckets"), std::string::npos) << help.out;

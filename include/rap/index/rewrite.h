@@ -29,14 +29,20 @@ enum class RewriteLayout {
   // (rap/format/blob_column.h; the folded schema in the footer's "rap.blob" metadata, so lookups
   // decode the original columns), framed per key like kFramePerKey.
   kBlob,
+  // Rows ordered by the Z-value of the `cluster_by` columns (rap/index/zorder.h) for box queries
+  // (`a BETWEEN .. AND b BETWEEN ..`) pruned through page statistics; no key and no index (build one
+  // with `rap index build` on the output), one output file (buckets 1).
+  kZOrder,
 };
-// "sorted", "page", "frame", "interleaved", "blob" (also "page-per-key", "frame-per-key").
+// "sorted", "page", "frame", "interleaved", "blob", "zorder" (also "page-per-key", "frame-per-key").
 Result<RewriteLayout> ParseRewriteLayout(const std::string& text);
 const char* RewriteLayoutName(RewriteLayout layout);
 
 struct RewriteOptions {
-  std::vector<std::string> key_columns;  // one or two (int32, int64, string or binary)
+  std::vector<std::string> key_columns;  // one or two (int32, int64, string or binary); none with kZOrder
   RewriteLayout layout = RewriteLayout::kFramePerKey;
+  // kZOrder: the clustering columns (1..8; CheckZOrderType's types), first column's bits first.
+  std::vector<std::string> cluster_by;
   int64_t align = 0;                     // frame layouts: WriterOptions::frame_align
   int32_t buckets = 1;                   // output files: one per non-empty bucket
   // The kind of the index built with the rewrite (docs/index-format.md, "Kinds"): hash, or sorted
@@ -79,7 +85,7 @@ struct RewriteOptions {
 
 struct RewriteResult {
   std::string output_url;
-  std::string index_url;
+  std::string index_url;           // empty: no index (kZOrder)
   std::vector<std::string> files;  // relative paths of the written data files
   int64_t input_files = 0;
   int64_t rows = 0;
