@@ -6,7 +6,8 @@
 // first cold (index pages not cached), then the same keys again warm (index pages cached). Per
 // lookup: wall time, physical requests, payload bytes and dependent rounds as LookupStats reports
 // them (rap-netsim's own request counter is printed as a cross-check). Prints medians and p99 and
-// writes CSV.
+// writes CSV. --batch N adds, per layout and latency, one N-key lookup against the same N keys
+// looked up one at a time (time, index data pages decoded, requests).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -119,7 +120,7 @@ double Quantile(std::vector<double> v, double q) {
 int main(int argc, char** argv) {
   CLI::App app{"bench_layouts_lookup: RAP index lookups per file layout over rap-netsim"};
   int64_t rows = 200'000, row_bytes = 100;
-  int keys = 60, buckets = 4;
+  int keys = 60, buckets = 4, batch = 0;
   std::string latencies = "30ms,5ms", csv = "layouts_lookup.csv", temp;
   app.add_option("--rows", rows, "Table rows")->capture_default_str();
   app.add_option("--row-bytes", row_bytes, "Approximate bytes per row")->capture_default_str();
@@ -127,6 +128,10 @@ int main(int argc, char** argv) {
   app.add_option("--buckets", buckets, "rap rewrite --buckets (output files)")->capture_default_str();
   app.add_option("--latencies", latencies, "rap-netsim latencies, comma-separated")->capture_default_str();
   app.add_option("--csv", csv, "CSV output")->capture_default_str();
+  app.add_option("--batch", batch,
+                 "Also per layout and latency: one lookup of this many keys vs as many single-key lookups, each "
+                 "through a fresh Index (0: skip)")
+      ->capture_default_str();
   app.add_option("--temp-dir", temp, "Where the tables are written (default: a temporary directory)");
   CLI11_PARSE(app, argc, argv);
   rap::testing::TempDir tmp;
@@ -212,6 +217,54 @@ int main(int argc, char** argv) {
     }
   }
   std::fclose(out);
+  if (batch > 0) {
+    // A batch against the same keys one at a time, each through a fresh Index (nothing cached):
+    // the batch should cost no more than the singles (issue 36: it was quadratic in the batch).
+    std::printf("\n%-8s %-18s %6s %10s %10s %12s %12s %10s %10s\n", "latency", "layout", "keys", "batch ms",
+                "singles ms", "batch pages", "singles pgs", "batch req", "singles rq");
+    for (size_t start = 0; start <= latencies.size();) {
+      const size_t comma = std::min(latencies.find(',', start), latencies.size());
+      const std::string latency = latencies.substr(start, comma - start);
+      start = comma + 1;
+      if (latency.empty()) continue;
+      Check((*server)->SetProfile(latency, "unlimited"), "netsim profile");
+      for (const LayoutSpec& l : layouts) {
+        index::LookupOptions lo;
+        lo.columns = {"ts", "amount", "country", "payload"};
+        auto open = [&] {
+          auto idx = index::Index::Open((*server)->url() + "/" + l.name, index::IndexOpenOptions{});
+          Check(idx.status(), "open the index of " + l.name);
+          return *idx;
+        };
+        std::vector<index::Key> ks;
+        auto first = open();
+        for (int i = 0; i < batch; ++i) {
+          auto key = first->ParseKey({std::to_string(static_cast<int64_t>(rng() % key_count))});
+          Check(key.status(), "key");
+          ks.push_back(*key);
+        }
+        auto t0 = Clock::now();
+        auto res = first->Lookup(ks, lo);
+        const double batch_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+        Check(res.status(), "batch lookup in " + l.name);
+        auto singles = open();
+        double singles_ms = 0;
+        int64_t pages = 0, requests = 0;
+        for (const index::Key& k : ks) {
+          t0 = Clock::now();
+          auto one = singles->Lookup({&k, 1}, lo);
+          singles_ms += std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+          Check(one.status(), "single lookup in " + l.name);
+          pages += one->stats.index_data_pages_decoded;
+          requests += one->stats.requests;
+        }
+        std::printf("%-8s %-18s %6d %10.1f %10.1f %12lld %12lld %10lld %10lld\n", latency.c_str(), l.name.c_str(), batch,
+                    batch_ms, singles_ms, static_cast<long long>(res->stats.index_data_pages_decoded),
+                    static_cast<long long>(pages), static_cast<long long>(res->stats.requests),
+                    static_cast<long long>(requests));
+      }
+    }
+  }
   Check((*server)->Stop(), "stop rap-netsim");
   return 0;
 }

@@ -176,6 +176,7 @@ StatsList LookupStatsList(const index::LookupStats& s) {
   i("bytes", static_cast<double>(s.bytes));
   i("index_pages_read", s.index_pages_read);
   i("index_page_cache_hits", s.index_page_cache_hits);
+  i("index_data_pages_decoded", s.index_data_pages_decoded);
   i("data_files", s.data_files);
   i("covered_files", s.covered_files);
   i("hoisted_only", s.hoisted_only);

@@ -68,9 +68,10 @@ Result<std::pair<Buffer, io::ObjectInfo>> CountingStore::ReadTail(const std::str
 
 std::string LookupStats::ToString() const {
   return fmt::format(
-      "dependent_rounds {}\nrequests {}\nbytes {}\nindex_pages_read {}\nindex_page_cache_hits {}\ndata_files {}\n"
-      "covered_files {}\nhoisted_only {}\nrows {}\nlookup_s {:.6f}\n",
-      dependent_rounds, requests, bytes, index_pages_read, index_page_cache_hits, data_files, covered_files,
+      "dependent_rounds {}\nrequests {}\nbytes {}\nindex_pages_read {}\nindex_page_cache_hits {}\n"
+      "index_data_pages_decoded {}\ndata_files {}\ncovered_files {}\nhoisted_only {}\nrows {}\nlookup_s {:.6f}\n",
+      dependent_rounds, requests, bytes, index_pages_read, index_page_cache_hits, index_data_pages_decoded, data_files,
+      covered_files,
       hoisted_only, rows, seconds);
 }
 

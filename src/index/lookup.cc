@@ -275,22 +275,60 @@ Status ReadFragmentPages(LookupState& st, int fi, const std::vector<int>& plist,
   std::map<int, std::vector<int>> by_rg;
   for (int p : plist) by_rg[f.pages[static_cast<size_t>(p)].rg].push_back(p);
   for (auto& [rg, ps] : by_rg) {
+    // The pages of one row group decoded in ONE pass, then cut per page. Decoding each page on its
+    // own restarts its column readers at the first fetched page, and the entries' nested columns
+    // (cover locations, lists) have pages whose row count is unknown until their levels are
+    // decoded, so every earlier fetched page was decompressed again: a batch of k keys on k pages
+    // decoded O(k^2) pages (issue 36).
+    std::sort(ps.begin(), ps.end(), [&](int a, int b) {
+      return f.pages[static_cast<size_t>(a)].begin < f.pages[static_cast<size_t>(b)].begin;
+    });
     std::vector<read::RowRange> ranges;
-    for (int p : ps) ranges.push_back({f.pages[static_cast<size_t>(p)].begin, f.pages[static_cast<size_t>(p)].end});
-    RAP_ASSIGN_OR_RETURN(auto fetched, reader->FetchRowGroup(rg, read::RowSelection::FromRanges(ranges), proj));
+    int64_t want = 0;
     for (int p : ps) {
       const KeyPage& kp = f.pages[static_cast<size_t>(p)];
-      RAP_ASSIGN_OR_RETURN(RecordBatch b, fetched->Read(read::RowSelection::Range(kp.begin, kp.end), proj));
-      if (b.num_rows != kp.end - kp.begin) {
-        return Status::Corrupt("index fragment " + f.path + ": page " + std::to_string(p) + " decoded " +
-                               std::to_string(b.num_rows) + " rows, expected " + std::to_string(kp.end - kp.begin));
+      ranges.push_back({kp.begin, kp.end});
+      want += kp.end - kp.begin;
+    }
+    const read::RowSelection all = read::RowSelection::FromRanges(ranges);
+    if (all.Count() != want) {
+      return Status::Corrupt("index fragment " + f.path + ": key pages of row group " + std::to_string(rg) +
+                             " overlap in the page directory");
+    }
+    RAP_ASSIGN_OR_RETURN(auto fetched, reader->FetchRowGroup(rg, all, proj));
+    RAP_ASSIGN_OR_RETURN(RecordBatch b, fetched->Read(all, proj));
+    if (b.num_rows != want) {
+      return Status::Corrupt("index fragment " + f.path + ": row group " + std::to_string(rg) + " decoded " +
+                             std::to_string(b.num_rows) + " rows of its key pages, expected " + std::to_string(want));
+    }
+    int64_t at = 0;  // rows of `b` before page p
+    for (int p : ps) {
+      const KeyPage& kp = f.pages[static_cast<size_t>(p)];
+      const int64_t n = kp.end - kp.begin;
+      RecordBatch page;
+      page.schema = b.schema;
+      page.num_rows = n;
+      for (const ArrayPtr& c : b.columns) {
+        // A compact copy when the batch holds several pages, so that a cached page owns (and the
+        // cache counts) its own bytes; the first page (offset 0) keeps the batch's buffers, which
+        // PageCache::BatchBytes then counts in full, as they stay allocated.
+        ArrayPtr col = columnar::SliceArray(c, at, n);
+        if (ps.size() > 1) {
+          RAP_ASSIGN_OR_RETURN(col, columnar::ConcatArrays({col}));
+        }
+        page.columns.push_back(std::move(col));
       }
-      auto shared = std::make_shared<const RecordBatch>(std::move(b));
+      at += n;
+      auto shared = std::make_shared<const RecordBatch>(std::move(page));
       if (impl.options.page_cache_bytes > 0) impl.cache->Put(CacheKey(st, fi, p), shared, PageCache::BatchBytes(*shared));
       std::lock_guard<std::mutex> lock(mu);
       st.pages[{fi, p}] = shared;
     }
   }
+  int64_t decoded = 0;
+  for (const read::ColumnReadStats& cs : reader->stats().columns) decoded += cs.data_pages_read;
+  std::lock_guard<std::mutex> lock(mu);
+  st.res.stats.index_data_pages_decoded += decoded;
   return Status::OK();
 }
 

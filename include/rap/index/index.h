@@ -86,6 +86,7 @@ struct LookupStats {
   uint64_t bytes = 0;           // payload bytes
   int64_t index_pages_read = 0;       // index pages fetched from fragments
   int64_t index_page_cache_hits = 0;  // index pages served by the cache
+  int64_t index_data_pages_decoded = 0;  // Parquet data pages of index fragments decompressed and decoded
   int64_t data_files = 0;             // data files read
   int64_t covered_files = 0;          // of those, read through covering data (no footer)
   int64_t hoisted_only = 0;           // keys answered from hoisted values only
