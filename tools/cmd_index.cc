@@ -13,6 +13,7 @@
 #include "rap/index/build.h"
 #include "rap/index/maintenance.h"
 #include "rap/util/clock.h"
+#include "rap/util/units.h"
 
 namespace rap::cli {
 namespace {
@@ -36,6 +37,7 @@ struct BuildArgs {
   std::string cover, hoist;
   int threads = 2;
   int64_t page_rows = 256;
+  std::string memory = "1GiB";
   bool quiet = false;
 };
 
@@ -50,6 +52,8 @@ Status RunBuild(const BuildArgs& a) {
   o.hoist = SplitColumns(a.hoist);
   o.threads = a.threads;
   o.fragment.page_rows = a.page_rows;
+  RAP_ASSIGN_OR_RETURN(uint64_t memory, ParseByteSize(a.memory));
+  o.memory = static_cast<int64_t>(memory);
   o.progress = Progress(a.quiet);
   RAP_ASSIGN_OR_RETURN(index::BuildResult r, index::BuildIndex(a.table, o));
   uint64_t bytes = 0;
@@ -61,6 +65,10 @@ Status RunBuild(const BuildArgs& a) {
               static_cast<long long>(r.key_rows), static_cast<long long>(r.entries), r.manifest.fragments.size(),
               static_cast<unsigned long long>(bytes), r.entries ? static_cast<double>(bytes) / r.entries : 0.0,
               r.seconds, r.seconds > 0 ? r.key_rows / r.seconds : 0.0);
+  if (r.spills > 0) {
+    std::printf("entry buffer reached --memory %lld time(s): spilled as extra fragments (rap index compact merges them)\n",
+                static_cast<long long>(r.spills));
+  }
   return Status::OK();
 }
 
@@ -74,12 +82,15 @@ std::string IndexUrlOf(const std::string& url) {
 struct UpdateArgs {
   std::string url;
   int threads = 2;
+  std::string memory = "1GiB";
   bool quiet = false;
 };
 
 Status RunUpdate(const UpdateArgs& a) {
   index::UpdateOptions o;
   o.threads = a.threads;
+  RAP_ASSIGN_OR_RETURN(uint64_t memory, ParseByteSize(a.memory));
+  o.memory = static_cast<int64_t>(memory);
   o.progress = Progress(a.quiet);
   const std::string url = IndexUrlOf(a.url);
   RAP_ASSIGN_OR_RETURN(index::UpdateResult r, index::UpdateIndex(url, o));
@@ -200,6 +211,10 @@ CommandRegistrar reg("index", [](CLI::App& app) {
   build->add_option("--threads", b->threads, "Files indexed in parallel")->capture_default_str()->check(CLI::Range(1, 256));
   build->add_option("--page-rows", b->page_rows, "Index entries per fragment page")->capture_default_str()
       ->check(CLI::Range(int64_t{8}, int64_t{1} << 20));
+  build->add_option("--memory", b->memory,
+                    "Memory budget of the buffered index entries (e.g. 512MiB; 0: unbounded); past it they are "
+                    "written out as one more fragment per bucket")
+      ->capture_default_str();
   build->add_flag("-q,--quiet", b->quiet, "No progress on stderr");
   build->callback([b] {
     Status st = RunBuild(*b);
@@ -219,6 +234,8 @@ CommandRegistrar reg("index", [](CLI::App& app) {
   CLI::App* update = cmd->add_subcommand("update", "Index the files added to the table since the indexed version");
   update->add_option("url", u->url, "Table or index URL")->required();
   update->add_option("--threads", u->threads, "Files indexed in parallel")->capture_default_str()->check(CLI::Range(1, 256));
+  update->add_option("--memory", u->memory, "Memory budget of the buffered index entries (as for build)")
+      ->capture_default_str();
   update->add_flag("-q,--quiet", u->quiet, "No progress on stderr");
   update->callback([u] {
     Status st = RunUpdate(*u);

@@ -27,9 +27,13 @@ Status CompressZstd(int level, std::span<const uint8_t> in, std::string* out) {
     return Status::InvalidArgument("ZSTD level " + std::to_string(level) + " is not 0 (default) or 1.." +
                                    std::to_string(ZSTD_maxCLevel()));
   }
+  // One context per thread, reused: ZSTD_compress allocates and initialises a fresh one per call,
+  // which dominated compressing many small pages (an index fragment's 256-row pages).
+  thread_local std::unique_ptr<ZSTD_CCtx, size_t (*)(ZSTD_CCtx*)> ctx(ZSTD_createCCtx(), ZSTD_freeCCtx);
+  if (!ctx) return Status::Internal("ZSTD: cannot create a compression context");
   out->resize(base + ZSTD_compressBound(in.size()));
-  const size_t n = ZSTD_compress(out->data() + base, out->size() - base, in.data(), in.size(),
-                                 level == 0 ? ZSTD_CLEVEL_DEFAULT : level);
+  const size_t n = ZSTD_compressCCtx(ctx.get(), out->data() + base, out->size() - base, in.data(), in.size(),
+                                     level == 0 ? ZSTD_CLEVEL_DEFAULT : level);
   if (ZSTD_isError(n)) {
     out->resize(base);
     return Status::Internal(std::string("ZSTD: ") + ZSTD_getErrorName(n));

@@ -244,6 +244,7 @@ Result<BuildResult> BuildIndex(const std::string& table_url, const BuildOptions&
       wo.hoist = f.hoisted;
       wo.fragment = options.fragment;
       wo.threads = options.threads;
+      wo.memory_budget = options.memory;
       wo.etag_source = snap.store->endpoint();
       RAP_ASSIGN_OR_RETURN(writer, IndexWriter::Make(out.index_url, wo, std::nullopt));
     }
@@ -255,6 +256,8 @@ Result<BuildResult> BuildIndex(const std::string& table_url, const BuildOptions&
   };
   RAP_RETURN_NOT_OK(IndexFiles(snap, files, spec, options.threads, options.progress, sink, options.cancel.get()));
   out.entries = writer->entries();
+  out.spills = writer->spills();
+  out.peak_buffered_bytes = writer->peak_buffered_bytes();
   out.files = static_cast<int64_t>(files.size());
   RAP_ASSIGN_OR_RETURN(out.manifest,
                        writer->Commit(TableRootFor(table_url, out.index_url, options.name),
@@ -342,6 +345,7 @@ Result<Manifest> BuildPart(const std::string& table_url, const BuildPlan& plan, 
       wo.hoist = f.hoisted;
       wo.fragment = options.fragment;
       wo.threads = options.threads;
+      wo.memory_budget = options.memory;
       wo.etag_source = plan.etag_source;
       wo.run = plan.run;
       wo.token = token;
@@ -466,6 +470,7 @@ Result<UpdateResult> UpdateOnce(const std::string& index_url, const UpdateOption
   wo.cover = base.cover;
   wo.fragment = options.fragment;
   wo.threads = options.threads;
+  wo.memory_budget = options.memory;
   const bool keep_etags = KeepEtags(base, snap.store->endpoint());
   if (keep_etags) wo.etag_source = snap.store->endpoint();
   IndexDiff diff = DiffIndex(base, snap);

@@ -225,6 +225,19 @@ std::vector<uint32_t> KeyOrder(const FileKeys& fk) {
   for (size_t r = 0; r < fk.n; ++r) {
     if (fk.valid[r]) order.push_back(static_cast<uint32_t>(r));
   }
+  // One integer key (the common case): sort (key, row) pairs, a flat comparison without branches on
+  // the key type; the rows come back in (key, row) order as with the general comparison below.
+  if (fk.keys.size() == 1 && IsIntegerKey(fk.keys[0].type)) {
+    const std::vector<int64_t>& ints = fk.keys[0].ints;
+    bool sorted = true;
+    for (size_t i = 1; i < order.size() && sorted; ++i) sorted = ints[order[i - 1]] <= ints[order[i]];
+    if (sorted) return order;
+    std::vector<std::pair<int64_t, uint32_t>> pairs(order.size());
+    for (size_t i = 0; i < order.size(); ++i) pairs[i] = {ints[order[i]], order[i]};
+    std::sort(pairs.begin(), pairs.end());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = pairs[i].second;
+    return order;
+  }
   // Already sorted files (the common layout for an indexed table) skip the sort.
   auto less = [&](uint32_t a, uint32_t b) {
     for (const KeyValues& kv : fk.keys) {

@@ -2,6 +2,7 @@
 #include "rap/index/fragment.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 
 #include "rap/format/writer.h"
@@ -80,13 +81,73 @@ SchemaPtr FragmentSchema(const std::vector<KeyColumn>& key, bool cover, const st
   return s;
 }
 
+namespace {
+
+// Applies the permutation `perm` (the new order by old position) to `entries`, moving each entry once.
+void Permute(std::vector<IndexEntry>* entries, const std::vector<uint32_t>& perm) {
+  std::vector<IndexEntry> out;
+  out.reserve(entries->size());
+  for (uint32_t i : perm) out.push_back(std::move((*entries)[i]));
+  *entries = std::move(out);
+}
+
+}  // namespace
+
 void SortEntries(const std::vector<KeyColumn>& key, std::vector<IndexEntry>* entries) {
-  std::sort(entries->begin(), entries->end(), [&](const IndexEntry& a, const IndexEntry& b) {
+  const size_t n = entries->size();
+  if (n < 2) return;
+  // Sorting compact records instead of the entries: one 24-byte record per entry for an integer key
+  // (no key-type branches, no entry moves until the one permutation), string views otherwise.
+  if (key.size() == 1 && IsIntegerKey(key[0].type) && n <= UINT32_MAX) {
+    struct Rec {
+      int64_t k;
+      int64_t first_row;
+      int32_t file;
+      uint32_t idx;
+    };
+    std::vector<Rec> recs(n);
+    bool sorted = true;
+    for (size_t i = 0; i < n; ++i) {
+      const IndexEntry& e = (*entries)[i];
+      recs[i] = {e.key.parts[0].i, e.first_row, e.file, static_cast<uint32_t>(i)};
+      if (i > 0 && sorted) {
+        const Rec& a = recs[i - 1];
+        const Rec& b = recs[i];
+        sorted = a.k < b.k || (a.k == b.k && (a.file < b.file || (a.file == b.file && a.first_row <= b.first_row)));
+      }
+    }
+    if (sorted) return;
+    std::sort(recs.begin(), recs.end(), [](const Rec& a, const Rec& b) {
+      if (a.k != b.k) return a.k < b.k;
+      if (a.file != b.file) return a.file < b.file;
+      return a.first_row < b.first_row;
+    });
+    std::vector<uint32_t> perm(n);
+    for (size_t i = 0; i < n; ++i) perm[i] = recs[i].idx;
+    Permute(entries, perm);
+    return;
+  }
+  if (n > UINT32_MAX) {
+    std::sort(entries->begin(), entries->end(), [&](const IndexEntry& a, const IndexEntry& b) {
+      const int c = CompareKeys(key, a.key, b.key);
+      if (c != 0) return c < 0;
+      if (a.file != b.file) return a.file < b.file;
+      return a.first_row < b.first_row;
+    });
+    return;
+  }
+  std::vector<uint32_t> perm(n);
+  for (size_t i = 0; i < n; ++i) perm[i] = static_cast<uint32_t>(i);
+  const std::vector<IndexEntry>& es = *entries;
+  std::sort(perm.begin(), perm.end(), [&](uint32_t ia, uint32_t ib) {
+    const IndexEntry& a = es[ia];
+    const IndexEntry& b = es[ib];
     const int c = CompareKeys(key, a.key, b.key);
     if (c != 0) return c < 0;
     if (a.file != b.file) return a.file < b.file;
     return a.first_row < b.first_row;
   });
+  Permute(entries, perm);
 }
 
 Result<FragmentEntry> WriteFragment(io::ObjectStore& store, const std::string& index_dir,

@@ -99,9 +99,39 @@ Status IndexWriter::AddEntry(IndexEntry e) {
   if (e.num_rows <= 0 || e.first_row < 0) return Status::InvalidArgument("an entry needs first_row >= 0 and num_rows > 0");
   if (e.hoisted.size() != options_.hoist.size()) return Status::InvalidArgument("an entry lacks hoisted values");
   const int32_t b = choose_boundaries_ ? 0 : manifest_.BucketOfKey(e.key);
-  buckets_[static_cast<size_t>(b)].push_back(std::move(e));
+  std::vector<IndexEntry>* bucket = &buckets_[static_cast<size_t>(b)];
+  const int64_t heap = EntryHeapBytes(e);
+  // A full vector grows to twice its slots while still holding the old ones.
+  auto growth = [&] {
+    return bucket->size() < bucket->capacity()
+               ? int64_t{0}
+               : static_cast<int64_t>(std::max<size_t>(1, 2 * bucket->capacity()) * sizeof(IndexEntry));
+  };
+  if (options_.memory_budget > 0 && !choose_boundaries_ && buffered_bytes_ > 0 &&
+      buffered_bytes_ + heap + growth() > options_.memory_budget) {
+    RAP_RETURN_NOT_OK(WriteBuckets("-s" + std::to_string(spills_)));
+    ++spills_;
+  }
+  const size_t cap = bucket->capacity();
+  peak_bytes_ = std::max(peak_bytes_, buffered_bytes_ + heap + growth());
+  bucket->push_back(std::move(e));
+  buffered_bytes_ += heap + static_cast<int64_t>((bucket->capacity() - cap) * sizeof(IndexEntry));
+  peak_bytes_ = std::max(peak_bytes_, buffered_bytes_);
   ++num_entries_;
   return Status::OK();
+}
+
+int64_t IndexWriter::EntryHeapBytes(const IndexEntry& e) {
+  auto str = [](const std::string& s) { return s.capacity() > 15 ? static_cast<int64_t>(s.capacity() + 1) : 0; };
+  int64_t b = static_cast<int64_t>(e.key.parts.capacity() * sizeof(KeyPart));
+  for (const KeyPart& p : e.key.parts) b += str(p.s);
+  b += static_cast<int64_t>(e.cover.capacity() * sizeof(Location));
+  for (const Location& l : e.cover) b += str(l.aux);
+  b += static_cast<int64_t>(e.hoisted.capacity() * sizeof(ArrayPtr));
+  // A hoisted slice: its array header, and its share of the values it keeps alive (8 bytes a value
+  // as an estimate; strings may take more).
+  for (const ArrayPtr& h : e.hoisted) b += static_cast<int64_t>(sizeof(ArrayData)) + 8 * (h ? h->length : 0);
+  return b;
 }
 
 Result<Manifest> IndexWriter::Commit(const std::string& table_root, const std::string& table_kind,
@@ -142,23 +172,45 @@ void IndexWriter::ChooseBoundaries() {
 Status IndexWriter::Stage() {
   if (staged_) return Status::OK();
   if (choose_boundaries_) ChooseBoundaries();
-  const int64_t run = options_.run.value_or(manifest_.next_run);
-  std::string token = options_.token;
-  if (token.empty()) {
-    std::random_device rd;
-    char random[16];
-    std::snprintf(random, sizeof(random), "%08x", static_cast<unsigned>(rd()));
-    token = random;
-  }
+  ChooseRunToken();
   for (const auto& [rel, bytes] : schema_files_) {
     staged_schemas_.push_back(io::JoinPath(dir_, rel));
     RAP_RETURN_NOT_OK(store_->Put(staged_schemas_.back(), Buffer::Copy(bytes)));
   }
+  RAP_RETURN_NOT_OK(WriteBuckets(""));
+  if (spills_ > 0) {
+    // Spilled fragments were written before the last ones: bucket order, then write order.
+    std::stable_sort(manifest_.fragments.begin() + static_cast<std::ptrdiff_t>(first_new_fragment_), manifest_.fragments.end(),
+                     [](const FragmentEntry& a, const FragmentEntry& b) { return a.bucket < b.bucket; });
+  }
+  const int64_t run = run_;
+  manifest_.next_run = run + 1;
+  staged_ = true;
+  return Status::OK();
+}
+
+void IndexWriter::ChooseRunToken() {
+  if (!run_token_.empty()) return;
+  run_ = options_.run.value_or(manifest_.next_run);
+  first_new_fragment_ = manifest_.fragments.size();
+  run_token_ = options_.token;
+  if (run_token_.empty()) {
+    std::random_device rd;
+    char random[16];
+    std::snprintf(random, sizeof(random), "%08x", static_cast<unsigned>(rd()));
+    run_token_ = random;
+  }
+}
+
+Status IndexWriter::WriteBuckets(const std::string& suffix) {
+  ChooseRunToken();
+  const int64_t run = run_;
   std::vector<std::string> fragment_names(buckets_.size());
   for (size_t b = 0; b < buckets_.size(); ++b) {
     if (buckets_[b].empty()) continue;
-    char name[128];
-    std::snprintf(name, sizeof(name), "fragments/r%06lld-%s-b%05zu.parquet", static_cast<long long>(run), token.c_str(), b);
+    char name[160];
+    std::snprintf(name, sizeof(name), "fragments/r%06lld-%s-b%05zu%s.parquet", static_cast<long long>(run),
+                  run_token_.c_str(), b, suffix.c_str());
     fragment_names[b] = name;
     staged_fragments_.push_back(io::JoinPath(dir_, name));
   }
@@ -176,6 +228,7 @@ Status IndexWriter::Stage() {
       });
     }
   }
+  buffered_bytes_ = 0;
   for (auto& w : written) {
     if (!w) continue;
     if (!w->ok()) return w->status();
@@ -184,8 +237,6 @@ Status IndexWriter::Stage() {
     if (info.ok()) fe.etag = info->etag;
     manifest_.fragments.push_back(std::move(fe));
   }
-  manifest_.next_run = run + 1;
-  staged_ = true;
   return Status::OK();
 }
 

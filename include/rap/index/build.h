@@ -31,6 +31,10 @@ struct BuildOptions {
   std::vector<std::string> hoist;
   int threads = 2;
   FragmentWriteOptions fragment;
+  // Memory budget of the entries buffered for the fragments (IndexWriterOptions::memory_budget;
+  // `--memory`, 0: unbounded). Past it, the buffered entries are written out as one more fragment
+  // per bucket; lookups are the same.
+  int64_t memory = 1ll << 30;
   // Called after each data file is indexed (from the calling thread).
   std::function<void(int64_t files_done, int64_t files_total)> progress;
   // Optional stop (e.g. Ctrl-C in the Python binding): once cancelled, no further file is indexed
@@ -45,6 +49,8 @@ struct BuildResult {
   int64_t key_rows = 0;  // rows indexed (non-NULL keys)
   int64_t entries = 0;
   double seconds = 0;
+  int64_t spills = 0;                // times the entry buffer reached the memory budget
+  int64_t peak_buffered_bytes = 0;   // IndexWriter::peak_buffered_bytes
 };
 
 // Indexes every live file of the table as a new index version (replacing earlier versions' content).
@@ -94,6 +100,7 @@ Result<Manifest> CommitBuild(const BuildPlan& plan, const std::vector<BuildPartR
 struct UpdateOptions {
   int threads = 2;
   FragmentWriteOptions fragment;
+  int64_t memory = 1ll << 30;  // as BuildOptions::memory
   std::function<void(int64_t files_done, int64_t files_total)> progress;
   std::shared_ptr<const io::CancellationToken> cancel;  // as BuildOptions::cancel
 };

@@ -33,6 +33,13 @@ struct IndexWriterOptions {
   // Stage writes. Defaults: the index's next run and a random token.
   std::optional<int64_t> run;
   std::string token;
+  // Memory budget of the buffered entries (bytes, as AccountedBytes counts them; 0: unbounded). When
+  // adding an entry would pass it, the buffered entries are written out as fragments of the run
+  // (`r<run>-<token>-b<bucket>-s<n>.parquet`, one per bucket with entries) and the buffer starts
+  // empty: a bucket then has one fragment per spill, as after an update or a distributed build
+  // (`rap index compact` merges them); lookups are the same. A new sorted (range-partitioned) index
+  // chooses its boundaries from all entries and does not spill.
+  int64_t memory_budget = 0;
 };
 
 class IndexWriter {
@@ -53,6 +60,13 @@ class IndexWriter {
   Status AddEntry(IndexEntry entry);
 
   int64_t entries() const { return num_entries_; }
+  // The bytes the buffered entries take (entry slots of the buckets' vectors, keys, locations,
+  // hoisted values) now and at most so far, and how many times the buffer was spilled.
+  int64_t buffered_bytes() const { return buffered_bytes_; }
+  int64_t peak_buffered_bytes() const { return peak_bytes_; }
+  int64_t spills() const { return spills_; }
+  // The heap bytes of one entry beyond its slot (key strings, locations, hoisted slices).
+  static int64_t EntryHeapBytes(const IndexEntry& e);
   const Manifest& manifest() const { return manifest_; }
 
   // Writes the fragments and schema files and publishes the next manifest version. kChanged when
@@ -81,6 +95,13 @@ class IndexWriter {
   void ChooseBoundaries();
   std::vector<std::pair<std::string, std::string>> schema_files_;  // (relative path, bytes) to write
   int64_t num_entries_ = 0;
+  int64_t buffered_bytes_ = 0, peak_bytes_ = 0, spills_ = 0;
+  int64_t run_ = 0;
+  std::string run_token_;  // empty until the first fragment is written
+  size_t first_new_fragment_ = 0;  // manifest_.fragments from here on are this run's
+  void ChooseRunToken();
+  // Writes the buffered buckets as fragments named with `suffix` and empties them.
+  Status WriteBuckets(const std::string& suffix);
   bool staged_ = false;
   std::vector<std::string> staged_fragments_, staged_schemas_;  // store paths Stage wrote or began to write
 };
