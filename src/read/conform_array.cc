@@ -130,13 +130,56 @@ DataTypePtr RenameByIds(const DataTypePtr& base, const FieldIdTree& ids, const p
   return out;
 }
 
+const NameMappingField* FindMapped(const std::vector<NameMappingField>& mapping, const std::string& name) {
+  for (const NameMappingField& m : mapping) {
+    for (const std::string& n : m.names) {
+      if (n == name) return &m;
+    }
+  }
+  return nullptr;
+}
+
+// `node`'s children get the ids of `mapping` (the fields of the mapping entry `node` matched).
+void MapChildren(const std::vector<NameMappingField>& mapping, parquet::FieldNode& node, int depth) {
+  if (depth > kMaxDepth || !node.field.type) return;
+  const TypeId t = node.field.type->id;
+  if (t == TypeId::kStruct) {
+    for (parquet::FieldNode& c : node.children) {
+      const NameMappingField* m = FindMapped(mapping, c.field.name);
+      c.field_id = m ? m->id : std::nullopt;
+      MapChildren(m ? m->fields : std::vector<NameMappingField>{}, c, depth + 1);
+    }
+  } else if (t == TypeId::kList && node.children.size() == 1) {
+    // The element whatever its in-file name ("element", "item", "array"): the mapping's "element".
+    const NameMappingField* m = FindMapped(mapping, "element");
+    node.children[0].field_id = m ? m->id : std::nullopt;
+    MapChildren(m ? m->fields : std::vector<NameMappingField>{}, node.children[0], depth + 1);
+  } else if (t == TypeId::kMap && node.children.size() == 1 && node.children[0].children.size() == 2) {
+    parquet::FieldNode& entries = node.children[0];
+    entries.field_id = std::nullopt;
+    for (size_t k = 0; k < 2; ++k) {
+      const NameMappingField* m = FindMapped(mapping, k == 0 ? "key" : "value");
+      entries.children[k].field_id = m ? m->id : std::nullopt;
+      MapChildren(m ? m->fields : std::vector<NameMappingField>{}, entries.children[k], depth + 1);
+    }
+  }
+}
+
 }  // namespace
 
-FileColumn BindColumn(const ColumnSource& cs, const FileReader& reader) {
+void ApplyNameMapping(const NameMapping& mapping, std::vector<parquet::FieldNode>& fields) {
+  for (parquet::FieldNode& f : fields) {
+    const NameMappingField* m = FindMapped(mapping, f.field.name);
+    f.field_id = m ? m->id : std::nullopt;
+    MapChildren(m ? m->fields : NameMapping{}, f, 1);
+  }
+}
+
+FileColumn BindColumn(const ColumnSource& cs, const std::vector<parquet::FieldNode>& fields) {
   FileColumn out;
   if (cs.partition >= 0) return out;
   const parquet::FieldNode* node = nullptr;
-  for (const parquet::FieldNode& f : reader.schema().fields()) {
+  for (const parquet::FieldNode& f : fields) {
     if (cs.by_id && cs.ids.id ? f.field_id == cs.ids.id : f.field.name == cs.physical) {
       node = &f;
       break;

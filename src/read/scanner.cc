@@ -244,18 +244,26 @@ Result<std::shared_ptr<Scanner::Impl::OpenedFile>> Scanner::Impl::PrepareFile(
   }
   RAP_ASSIGN_OR_RETURN(opened->reader, FileReader::Open(source.store, file.path, ro));
   const FileReader& reader = *opened->reader;
+  const std::vector<parquet::FieldNode>* fields = &reader.schema().fields();
+  std::vector<parquet::FieldNode> mapped;  // the file's fields with ids from the name mapping
   if (!source.field_ids.empty()) {
-    // Column mapping `id`: a file without field ids cannot be read by id (the protocol: refuse it).
     bool any_id = false;
     for (const parquet::SchemaNode& n : reader.schema().nodes()) any_id = any_id || n.field_id.has_value();
-    if (!any_id) {
+    if (!any_id && source.name_mapping) {
+      mapped = *fields;
+      ApplyNameMapping(*source.name_mapping, mapped);
+      fields = &mapped;
+    } else if (!any_id) {
+      // Delta column mapping `id`: a file without field ids cannot be read by id (the protocol: refuse
+      // it); an Iceberg table without a name mapping likewise.
       return Status::NotSupported(file.path + ": the Parquet schema holds no field ids, but the table finds its "
-                                  "columns by field id (Delta column mapping mode 'id')");
+                                  "columns by field id (Delta column mapping mode 'id', Iceberg without "
+                                  "schema.name-mapping.default)");
     }
   }
   auto columns = std::make_shared<FileColumns>();
-  for (const ColumnSource& cs : out_cols) columns->out.push_back(BindColumn(cs, reader));
-  for (const ColumnSource& cs : filter_cols) columns->filter.push_back(BindColumn(cs, reader));
+  for (const ColumnSource& cs : out_cols) columns->out.push_back(BindColumn(cs, *fields));
+  for (const ColumnSource& cs : filter_cols) columns->filter.push_back(BindColumn(cs, *fields));
   opened->columns = columns;
   for (const FileColumn& fc : columns->filter) {
     int leaf = -1;

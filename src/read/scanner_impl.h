@@ -49,7 +49,10 @@ struct FileColumns {
 };
 // The binding of `cs` in the file `reader` reads (src/read/conform_array.cc): by field id when
 // cs.by_id (struct fields at any depth too; ids the file lacks are absent), else by cs.physical.
-FileColumn BindColumn(const ColumnSource& cs, const FileReader& reader);
+FileColumn BindColumn(const ColumnSource& cs, const std::vector<parquet::FieldNode>& fields);
+// Gives the fields of a file written without field ids (and the fields inside them) the ids of
+// `mapping` by name (ScanSource::name_mapping); names the mapping lacks keep no id.
+void ApplyNameMapping(const NameMapping& mapping, std::vector<parquet::FieldNode>& fields);
 // The struct field at `path` (child indices) of a struct column: its values, NULL where it or any
 // struct above it is NULL.
 Result<ArrayPtr> StructFieldAt(const ArrayPtr& column, const std::vector<size_t>& path);

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace rap::read {
@@ -14,5 +15,16 @@ struct FieldIdTree {
   std::optional<int32_t> id;
   std::vector<FieldIdTree> children;
 };
+
+// Field ids for the columns of files written without them (Iceberg's `schema.name-mapping.default`:
+// files added from elsewhere, migrated tables): at each level, a file field whose name is one of an
+// entry's `names` gets the entry's id. `fields`: a struct's fields; a list's "element"; a map's "key"
+// and "value".
+struct NameMappingField {
+  std::optional<int32_t> id;
+  std::vector<std::string> names;
+  std::vector<NameMappingField> fields;
+};
+using NameMapping = std::vector<NameMappingField>;
 
 }  // namespace rap::read

@@ -58,8 +58,11 @@ struct ScanSource {
   // Field ids per schema field (Delta column mapping mode `id`); empty = columns found by name. When
   // set, a file's top-level column and the fields of its structs (at any depth) are found by Parquet
   // field_id, whatever their in-file names; ids a file lacks read as NULL, and a file whose schema
-  // holds no field id at all is refused (NotSupported naming it).
+  // holds no field id at all is refused (NotSupported naming it) unless name_mapping gives them.
   std::vector<FieldIdTree> field_ids;
+  // With field_ids: the ids of the columns of files whose schema holds no field id at all, by name
+  // (Iceberg's name mapping); null: such files are refused.
+  std::shared_ptr<const NameMapping> name_mapping;
   std::vector<Field> partition_columns;
   std::vector<ScanFile> files;  // in scan order
 };

@@ -71,6 +71,10 @@ Result<TableMetadata> ParseTableMetadata(std::string_view json, const std::strin
 Result<const Snapshot*> SelectSnapshot(const TableMetadata& metadata, std::optional<int64_t> snapshot_id,
                                        std::optional<int64_t> as_of_ms, const std::string& what);
 
+// The table property `schema.name-mapping.default` (a JSON array of {"field-id", "names", "fields"}):
+// Corrupt naming `what` when malformed.
+Result<read::NameMapping> ParseNameMapping(std::string_view json, const std::string& what);
+
 // `--as-of`: milliseconds since the epoch, or a UTC time "YYYY-MM-DD[ |T]HH:MM:SS[.fff][Z]" or a date.
 Result<int64_t> ParseAsOf(std::string_view text);
 

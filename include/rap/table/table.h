@@ -75,6 +75,9 @@ struct TableSnapshot {
   // Delta column mapping mode id: per schema field, the column-mapping ids (the Parquet field_ids
   // files are read by, read::ScanSource::field_ids). Empty otherwise.
   std::vector<read::FieldIdTree> field_ids;
+  // Iceberg `schema.name-mapping.default`: field ids for files written without them
+  // (read::ScanSource::name_mapping). Null otherwise.
+  std::shared_ptr<const read::NameMapping> name_mapping;
   std::vector<DataFile> files;  // deterministic order: sorted by relative_path
   std::shared_ptr<const TableFormatState> format_state;  // null for Delta and folders
 };

@@ -143,6 +143,10 @@ class IcebergTableFormat : public TableFormat {
     out.version = snap ? snap->snapshot_id : -1;
     out.schema = state->schema.schema;
     out.field_ids = state->schema.field_ids;
+    if (auto nm = meta.properties.find("schema.name-mapping.default"); nm != meta.properties.end()) {
+      RAP_ASSIGN_OR_RETURN(read::NameMapping mapping, ParseNameMapping(nm->second, metadata_path));
+      out.name_mapping = std::make_shared<const read::NameMapping>(std::move(mapping));
+    }
     if (!snap) {
       out.format_state = state;
       return out;

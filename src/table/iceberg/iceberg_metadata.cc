@@ -242,7 +242,43 @@ Result<TableMetadata> Parse(const json& j, const std::string& what) {
   return m;
 }
 
+Result<std::vector<read::NameMappingField>> ConvertMapping(const json& a, const std::string& where, int depth) {
+  if (depth > 64) return Status::Corrupt(where + ": name mapping nested deeper than 64");
+  if (!a.is_array()) return Status::Corrupt(where + ": name mapping fields are not an array");
+  std::vector<read::NameMappingField> out;
+  for (const json& f : a) {
+    if (!f.is_object()) return Status::Corrupt(where + ": a name mapping field is not an object");
+    read::NameMappingField m;
+    if (auto id = f.find("field-id"); id != f.end() && !id->is_null()) {
+      if (!id->is_number_integer()) return Status::Corrupt(where + ": 'field-id' is not an integer");
+      m.id = id->get<int32_t>();
+    }
+    auto names = f.find("names");
+    if (names == f.end() || !names->is_array()) return Status::Corrupt(where + ": a name mapping field without 'names'");
+    for (const json& n : *names) {
+      if (!n.is_string()) return Status::Corrupt(where + ": 'names' holds a non-string");
+      m.names.push_back(n.get<std::string>());
+    }
+    if (auto sub = f.find("fields"); sub != f.end() && !sub->is_null()) {
+      RAP_ASSIGN_OR_RETURN(m.fields, ConvertMapping(*sub, where, depth + 1));
+    }
+    out.push_back(std::move(m));
+  }
+  return out;
+}
+
 }  // namespace
+
+Result<read::NameMapping> ParseNameMapping(std::string_view text, const std::string& what) {
+  const std::string where = what + ": schema.name-mapping.default";
+  json j = json::parse(text, nullptr, false);
+  if (j.is_discarded()) return Status::Corrupt(where + " is not valid JSON");
+  try {
+    return ConvertMapping(j, where, 0);
+  } catch (const std::exception& e) {  // nlohmann range errors in get<int32_t>()
+    return Status::Corrupt(where + ": " + e.what());
+  }
+}
 
 bool PartitionSpec::Unpartitioned() const {
   for (const PartitionField& f : fields) {
