@@ -1,6 +1,6 @@
-// MergeReader: run cursors (one FileReader batch stream per run, files in order), the loser tree
-// over their heads, keep-last deduplication and the output batches (slices of the input batches,
-// concatenated per output batch).
+// MergeReader: run cursors (one FileReader batch stream per run, files in order; an ORC file is read
+// stripe by stripe through the OrcFileReader), the loser tree over their heads, keep-last
+// deduplication and the output batches (slices of the input batches, concatenated per output batch).
 #include "rap/read/merge_reader.h"
 
 #include <fmt/format.h>
@@ -9,6 +9,7 @@
 #include <functional>
 
 #include "rap/read/loser_tree.h"
+#include "rap/read/orc_file_reader.h"
 #include "rap/util/thread_pool.h"
 
 namespace rap::read {
@@ -32,6 +33,29 @@ bool SameType(const DataType& a, const DataType& b) { return a.id == b.id && a.T
 struct RowRef {
   BatchPtr batch;
   int64_t row = 0;
+};
+
+// An ORC file's batches: one per stripe, the projected top-level fields (by name) in file order.
+class OrcStripeBatches : public columnar::RecordBatchReader {
+ public:
+  OrcStripeBatches(std::shared_ptr<OrcFileReader> reader, std::vector<int> fields)
+      : reader_(std::move(reader)), fields_(std::move(fields)) {
+    auto schema = std::make_shared<Schema>();
+    for (int f : fields_) schema->fields.push_back(reader_->arrow_schema()->fields[static_cast<size_t>(f)]);
+    schema_ = std::move(schema);
+  }
+  SchemaPtr schema() const override { return schema_; }
+  Result<std::optional<RecordBatch>> Next() override {
+    if (next_ >= reader_->num_stripes()) return std::optional<RecordBatch>();
+    RAP_ASSIGN_OR_RETURN(RecordBatch b, reader_->ReadStripe(next_++, fields_));
+    return std::optional<RecordBatch>(std::move(b));
+  }
+
+ private:
+  std::shared_ptr<OrcFileReader> reader_;
+  std::vector<int> fields_;
+  SchemaPtr schema_;
+  size_t next_ = 0;
 };
 
 }  // namespace
@@ -66,7 +90,8 @@ struct MergeReader::Impl {
     size_t run = 0;
     uint64_t ordinal_base = 0;  // file ordinal of the run's first file
     size_t next_file = 0;
-    std::shared_ptr<FileReader> reader;
+    std::shared_ptr<FileReader> reader;   // a Parquet file
+    std::shared_ptr<OrcFileReader> orc;   // or an ORC file (IsOrcPath)
     std::unique_ptr<columnar::RecordBatchReader> batches;
     int64_t file_rows = 0;  // rows of the current file read so far
     BatchPtr head;          // current batch (null: exhausted)
@@ -93,27 +118,47 @@ struct MergeReader::Impl {
     return 0;
   }
 
-  void CountReader(const FileReader& r) {
-    const ReaderStats rs = r.stats();
-    stats.requests += rs.requests;
-    stats.bytes += rs.bytes;
+  // Counts the requests and bytes of the cursor's open file, then closes it.
+  void CloseFile(Cursor& c) {
+    if (c.reader || c.orc) {
+      const ReaderStats rs = c.reader ? c.reader->stats() : c.orc->stats();
+      stats.requests += rs.requests;
+      stats.bytes += rs.bytes;
+    }
+    c.reader.reset();
+    c.orc.reset();
+    c.batches.reset();
   }
 
   // Opens the cursor's next file (touches only the cursor: Warm() runs it on several threads).
   Status OpenFile(Cursor& c) {
     const ScanFile& f = runs[c.run].files[c.next_file++];
-    RAP_ASSIGN_OR_RETURN(c.reader, FileReader::Open(store, f.path, options.reader));
-    RAP_ASSIGN_OR_RETURN(Projection proj, c.reader->Project(ProjectedNames()));
-    RAP_ASSIGN_OR_RETURN(c.batches, c.reader->NewBatchReader(std::nullopt, proj));
+    if (IsOrcPath(f.path)) {
+      RAP_ASSIGN_OR_RETURN(c.orc, OrcFileReader::Open(store, f.path, options.reader));
+      std::vector<int> fields;
+      for (const std::string& n : ProjectedNames()) {
+        const int i = c.orc->FieldIndex(n);
+        if (i < 0) return Status::InvalidArgument(fmt::format("merge: {}: no column '{}'", f.path, n));
+        fields.push_back(i);
+      }
+      if (options.columns.empty()) {
+        for (size_t i = 0; i < c.orc->arrow_schema()->fields.size(); ++i) fields.push_back(static_cast<int>(i));
+      }
+      std::sort(fields.begin(), fields.end());
+      fields.erase(std::unique(fields.begin(), fields.end()), fields.end());
+      c.batches = std::make_unique<OrcStripeBatches>(c.orc, std::move(fields));
+    } else {
+      RAP_ASSIGN_OR_RETURN(c.reader, FileReader::Open(store, f.path, options.reader));
+      RAP_ASSIGN_OR_RETURN(Projection proj, c.reader->Project(ProjectedNames()));
+      RAP_ASSIGN_OR_RETURN(c.batches, c.reader->NewBatchReader(std::nullopt, proj));
+    }
     c.file_rows = 0;
     return Status::OK();
   }
 
   // Closes the cursor's file and opens the next one; false when the run has no more files.
   Result<bool> OpenNextFile(Cursor& c) {
-    if (c.reader) CountReader(*c.reader);
-    c.reader.reset();
-    c.batches.reset();
+    CloseFile(c);
     if (c.next_file >= runs[c.run].files.size()) return false;
     RAP_RETURN_NOT_OK(OpenFile(c));
     ++stats.files;
@@ -230,9 +275,7 @@ struct MergeReader::Impl {
   void Finish() {
     done = true;
     for (Cursor& c : cursors) {
-      if (c.reader) CountReader(*c.reader);
-      c.reader.reset();
-      c.batches.reset();
+      CloseFile(c);
       c.head.reset();
       c.last = RowRef{};
     }
@@ -370,19 +413,20 @@ Result<std::unique_ptr<MergeReader>> MergeReader::Make(io::ObjectStorePtr store,
   auto schema = std::make_shared<Schema>();
   const Impl::Cursor* first = nullptr;
   for (const Impl::Cursor& c : impl->cursors) {
-    if (c.reader) {
+    if (c.reader || c.orc) {
       first = &c;
       break;
     }
   }
   if (first) {
-    const SchemaPtr& fs = first->reader->arrow_schema();
+    const SchemaPtr& fs = first->reader ? first->reader->arrow_schema() : first->orc->arrow_schema();
+    const std::string& first_path = first->reader ? first->reader->path() : first->orc->path();
     if (impl->options.columns.empty()) {
       schema->fields = fs->fields;
     } else {
       for (const std::string& n : impl->options.columns) {
         const int i = fs->FieldIndex(n);
-        if (i < 0) return Status::InvalidArgument(fmt::format("merge: {}: no column '{}'", first->reader->path(), n));
+        if (i < 0) return Status::InvalidArgument(fmt::format("merge: {}: no column '{}'", first_path, n));
         schema->fields.push_back(fs->fields[static_cast<size_t>(i)]);
       }
     }

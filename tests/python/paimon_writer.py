@@ -127,13 +127,25 @@ def main(out: pathlib.Path) -> None:
     commit(t, [{"id": i, "region": "q", "amount": i / 16, "note": "m"} for i in range(10, 20)], s)
     record("append_orc", t, ["id", "amount"], [None])
 
-    s = pa.schema([("id", pa.int64()), ("v", pa.string())])
+    # ORC primary-key table merged on read: partitioned, two buckets, a two-column key (string and
+    # int), four commits with updates and deletes of the same keys across runs.
+    s = pa.schema([("id", pa.int64()), ("name", pa.string()), ("p", pa.string()), ("v", pa.string()),
+                   ("d", pa.float64()), ("day", pa.date32()), ("op", pa.string())])
     catalog.create_table("db.pk_orc", Schema.from_pyarrow_schema(
-        s, primary_keys=["id"], options={"bucket": "1", "file.format": "orc"}), False)
+        s, partition_keys=["p"], primary_keys=["name", "id", "p"],
+        options={"bucket": "2", "rowkind.field": "op", "file.format": "orc"}), False)
     t = catalog.get_table("db.pk_orc")
-    commit(t, [{"id": i, "v": f"a{i}"} for i in range(10)], s)
-    commit(t, [{"id": i, "v": f"b{i}"} for i in range(5)], s)
-    record("pk_orc", t, ["id"], [None])
+
+    def orc_row(i, v, op):
+        return {"id": i, "name": f"n{i % 5}", "p": "a" if i % 3 else "b", "v": v,
+                "d": None if v is None else i / 4, "day": datetime.date(2025, 3, 1) + datetime.timedelta(days=i),
+                "op": op}
+
+    commit(t, [orc_row(i, f"a{i}", "+I") for i in range(40)], s)
+    commit(t, [orc_row(i, f"b{i}", "+U") for i in range(0, 40, 3)], s)
+    commit(t, [orc_row(i, None, "-D") for i in range(0, 40, 4)], s)
+    commit(t, [orc_row(i, f"c{i}", "+I") for i in range(0, 48, 8)] + [orc_row(i, None, "-D") for i in (1, 13)], s)
+    record("pk_orc", t, ["name", "id"], [None, 1, 2, 3])
 
     (out / "cases.json").write_text(json.dumps(cases, indent=1))
 

@@ -54,8 +54,6 @@ def rows(table: pa.Table, keys: list) -> list:
 def test_every_table_and_snapshot_reads_as_pypaimon_reads_it(written) -> None:
     checked = set()
     for case in written:
-        if case["table"] == "pk_orc":
-            continue
         expected = pq.read_table(case["expected"])
         got = pa.table(rap.scan(case["path"], snapshot_id=case["snapshot"]))
         what = f"{case['table']} snapshot {case['snapshot']}"
@@ -65,7 +63,8 @@ def test_every_table_and_snapshot_reads_as_pypaimon_reads_it(written) -> None:
             assert got.schema.field(name).type == expected.schema.field(name).type, (what, name)
         assert rows(got, case["keys"]) == rows(expected, case["keys"]), what
         checked.add(case["table"])
-    assert checked == {"pk_multi", "pk_first_row", "pk_types", "append_parts", "append_bucketed", "append_orc"}
+    assert checked == {"pk_multi", "pk_first_row", "pk_types", "append_parts", "append_bucketed", "append_orc",
+                       "pk_orc"}
 
 
 def test_primary_key_table_is_merged_not_listed(written) -> None:
@@ -90,7 +89,18 @@ def test_filters_and_projection_on_a_merged_table(written) -> None:
     assert sorted(got.column("k").to_pylist()) == want
 
 
-def test_orc_primary_key_bucket_is_refused_not_misread(written) -> None:
-    case = next(c for c in written if c["table"] == "pk_orc")
-    with pytest.raises(rap.NotSupported, match="Parquet files only"):
-        pa.table(rap.scan(case["path"]))
+def test_orc_primary_key_table_is_merged(written) -> None:
+    case = next(c for c in written if c["table"] == "pk_orc" and c["snapshot"] is None)
+    path = pathlib.Path(case["path"])
+    orc_files = list(path.glob("p=*/bucket-*/*.orc"))
+    assert orc_files and not list(path.glob("p=*/bucket-*/*.parquet"))
+    merged = pa.table(rap.scan(str(path)))
+    expected = pq.read_table(case["expected"])
+    assert merged.num_rows == expected.num_rows
+    ks = {(r["name"], r["id"]): r["v"] for r in merged.to_pylist()}
+    assert len(ks) == merged.num_rows  # one row per key
+    assert ks[("n0", 0)] == "c0" and ks[("n3", 3)] == "b3" and ks[("n2", 2)] == "a2"
+    assert ("n4", 4) not in ks and ("n1", 1) not in ks and ("n3", 13) not in ks
+    info = rap.scan(str(path), columns=["id"], where="p = 'b' AND id > 20")
+    want = sorted(r["id"] for r in expected.to_pylist() if r["p"] == "b" and r["id"] > 20)
+    assert sorted(pa.table(info).column("id").to_pylist()) == want

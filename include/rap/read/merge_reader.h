@@ -1,7 +1,7 @@
-// MergeReader: merge-on-read of sorted runs (seed 001). A run is an ordered list of Parquet files,
-// each sorted by the key columns (and the run as a whole sorted: a file's first key is not below the
-// previous file's last). The reader yields one stream ordered by the key through a LoserTree (one
-// key comparison per tree level per row); rows with equal keys keep run order (run 0 first), and
+// MergeReader: merge-on-read of sorted runs (seed 001). A run is an ordered list of Parquet or ORC
+// files (ORC by IsOrcPath, read stripe by stripe), each sorted by the key columns (and the run as a
+// whole sorted: a file's first key is not below the previous file's last). The reader yields one
+// stream ordered by the key through a LoserTree (one key comparison per tree level per row); rows with equal keys keep run order (run 0 first), and
 // within a run file and row order. With keep_last_per_key only the last row of each group of equal
 // keys is returned: the latest run's (and within it the last) version, as a primary-key table's
 // merge-on-read. Before merging, the first file of every run is warmed: opened (footer) and its

@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "rap/read/merge_reader.h"
+#include "rap/read/orc_file_reader.h"
 #include "table/paimon/paimon_table.h"
 
 namespace rap::table::paimon {
@@ -77,9 +78,12 @@ std::vector<std::vector<const BucketFile*>> SortedRuns(const Bucket& b, const st
 Status MergeBucket(const TableSnapshot& snapshot, const PaimonState& state, Bucket& b, std::mutex& counters_mu) {
   const std::string where = fmt::format("{}: bucket {}", snapshot.root, b.bucket);
   for (const BucketFile& f : b.files) {
-    if (f.path.size() < 8 || f.path.compare(f.path.size() - 8, 8, ".parquet") != 0) {
+    const bool parquet = f.path.size() >= 8 && f.path.compare(f.path.size() - 8, 8, ".parquet") == 0;
+    if (!parquet && !read::IsOrcPath(f.path)) {
       return Status::NotSupported(fmt::format(
-          "{}: {} is not a Parquet file; rap merges Paimon primary-key buckets of Parquet files only", where, f.path));
+          "{}: {} is neither a Parquet nor an ORC file; rap merges Paimon primary-key buckets of Parquet and ORC "
+          "files only",
+          where, f.path));
     }
   }
   const std::vector<std::vector<const BucketFile*>> groups = SortedRuns(b, state.key_types, where);
