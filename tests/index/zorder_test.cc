@@ -26,6 +26,7 @@
 #include "testing/arrays.h"
 #include "testing/cli_run.h"
 #include "testing/paths.h"
+#include "testing/scan_table.h"
 
 namespace rap::index {
 namespace {
@@ -385,6 +386,54 @@ TEST_F(ZOrderRewriteTest, SameRowsInZOrderAndBoxesPrunePages) {
     area += static_cast<double>(x1 - x0) / 100000.0 * (y1 - y0) / 2.0;
   }
   EXPECT_LT(area, 1.5) << groups.size() << " row groups";
+}
+
+// A Hive-partitioned folder: the partition column becomes an ordinary column of the output and can
+// cluster (its range comes from the partition values, not from the files).
+TEST(ZOrderPartitionedTest, PartitionColumnClusters) {
+  rap::testing::LocalScanTable t;
+  rap::testing::ScanTableOptions so;
+  so.files = 3;
+  so.rows_per_file = 1500;
+  ASSERT_TRUE(t.Write(so).ok());
+  rap::testing::TempDir dir;
+  RewriteOptions o;
+  o.layout = RewriteLayout::kZOrder;
+  o.cluster_by = {"part", "d", "v"};
+  o.delta = false;
+  o.writer.defaults.page_max_rows = 100;
+  auto r = RewriteTable(t.root(), dir.Join("z"), o);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->rows, 4500);
+  const auto all = [](const std::string& url, const std::string& where) -> Result<std::vector<std::string>> {
+    RAP_ASSIGN_OR_RETURN(table::TableSnapshot snap, table::OpenTable(url));
+    RAP_ASSIGN_OR_RETURN(read::ScanSource source, table::ToScanSource(snap));
+    read::ScanOptions sc;
+    sc.columns = {"id", "v", "s", "d", "part"};
+    if (!where.empty()) {
+      RAP_ASSIGN_OR_RETURN(sc.filter, read::ParseExpr(where));
+    }
+    RAP_ASSIGN_OR_RETURN(auto scanner, read::Scanner::Make(std::move(source), sc));
+    std::vector<std::string> rows;
+    while (true) {
+      RAP_ASSIGN_OR_RETURN(auto b, scanner->Next());
+      if (!b) break;
+      for (int64_t i = 0; i < b->batch.num_rows; ++i) rows.push_back(rap::testing::RowText(b->batch, i));
+    }
+    std::sort(rows.begin(), rows.end());
+    return rows;
+  };
+  auto in = all(t.root(), "");
+  auto out = all(dir.Join("z"), "");
+  ASSERT_TRUE(in.ok() && out.ok());
+  ASSERT_EQ(in->size(), 4500u);
+  EXPECT_EQ(*out, *in);
+  const std::string where = "part = 'b' AND d BETWEEN 19005 AND 19010 AND v BETWEEN 0 AND 100";
+  auto in_box = all(t.root(), where);
+  auto out_box = all(dir.Join("z"), where);
+  ASSERT_TRUE(in_box.ok() && out_box.ok());
+  EXPECT_FALSE(in_box->empty());
+  EXPECT_EQ(*out_box, *in_box);
 }
 
 TEST_F(ZOrderRewriteTest, RefusesWhatDoesNotApply) {
