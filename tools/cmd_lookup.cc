@@ -95,6 +95,8 @@ Status RunRangeLookup(const LookupArgs& a, const index::Index& idx) {
 Status RunLookup(const LookupArgs& a) {
   index::IndexOpenOptions oo;
   RAP_ASSIGN_OR_RETURN(oo.plan, a.plan.Options());
+  // One process, one lookup: read only the fragments the keys' buckets name, not every fragment.
+  oo.preload = false;
   // --index NAME: the table's index <url>/_rap_index/NAME (a secondary index).
   const std::string url = a.index_name.empty() ? a.url : index::DefaultIndexUrl(a.url, a.index_name);
   RAP_ASSIGN_OR_RETURN(auto idx, index::Index::Open(url, oo));

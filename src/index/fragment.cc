@@ -244,6 +244,17 @@ Result<FragmentEntry> WriteFragment(io::ObjectStore& store, const std::string& i
   }
   RAP_RETURN_NOT_OK(writer->Close());
   fe.size = writer->summary().file_bytes;
+  // Format 2: where the page indexes begin (they precede the footer), so that a reader loads them
+  // with the footer in one read; 0 (unknown) without a page index.
+  uint64_t meta_begin = fe.size;
+  for (const auto& rg : writer->metadata().row_groups) {
+    for (const auto& cc : rg.columns) {
+      for (const auto& off : {cc.column_index_offset, cc.offset_index_offset}) {
+        if (off && *off >= 0) meta_begin = std::min(meta_begin, static_cast<uint64_t>(*off));
+      }
+    }
+  }
+  fe.meta_bytes = fe.size - meta_begin;
   if (!entries.empty()) {
     fe.min_key = entries.front().key;
     fe.max_key = entries.back().key;

@@ -102,6 +102,8 @@ Status Index::Impl::EnsureLoaded(FragmentState& f, const Manifest& m, io::Object
   if (f.loaded) return Status::OK();
   read::FileReaderOptions ro;
   if (!f.entry.etag.empty()) ro.object_info = io::ObjectInfo{f.path, f.entry.size, f.entry.etag, 0};
+  // Format 2: the footer read takes the page indexes with it (one request, one round).
+  if (f.entry.meta_bytes > 0) ro.tail_read_size = std::max<uint64_t>(f.entry.meta_bytes, 8);
   RAP_ASSIGN_OR_RETURN(auto reader, read::FileReader::Open(store, f.path, ro));
   if (reader->info().size != f.entry.size) {
     return Status::Corrupt("index fragment " + f.path + " is " + std::to_string(reader->info().size) +
@@ -205,8 +207,13 @@ Status ApplyTableSchema(const std::vector<parquet::KeyValue>& kvs, const std::st
 }  // namespace
 
 Result<std::shared_ptr<Index::Snapshot>> Index::Impl::Load(int64_t version) const {
+  RAP_ASSIGN_OR_RETURN(Manifest m, ReadManifest(*store, dir, version));
+  return Load(std::move(m));
+}
+
+Result<std::shared_ptr<Index::Snapshot>> Index::Impl::Load(Manifest manifest) const {
   auto s = std::make_shared<Snapshot>();
-  RAP_ASSIGN_OR_RETURN(s->manifest, ReadManifest(*store, dir, version));
+  s->manifest = std::move(manifest);
   const Manifest& m = s->manifest;
   s->index_store = store;
   s->index_dir = dir;
@@ -294,11 +301,11 @@ Result<std::shared_ptr<Index>> Index::Open(const std::string& url, IndexOpenOpti
   std::string index_url = url;
   while (index_url.size() > 1 && index_url.back() == '/') index_url.pop_back();
   RAP_ASSIGN_OR_RETURN(io::ResolvedUrl r, io::OpenUrl(index_url));
-  auto latest = FindLatestVersion(*r.store, r.path);
+  auto latest = ReadLatestManifest(*r.store, r.path);
   if (!latest.ok() && latest.status().code() == StatusCode::kNotFound) {
     const std::string def = DefaultIndexUrl(index_url);
     RAP_ASSIGN_OR_RETURN(io::ResolvedUrl d, io::OpenUrl(def));
-    auto l2 = FindLatestVersion(*d.store, d.path);
+    auto l2 = ReadLatestManifest(*d.store, d.path);
     if (!l2.ok() && l2.status().code() == StatusCode::kNotFound) {
       return Status::NotFound(url + ": neither an index nor a table with an index (no " +
                               ManifestPath(r.path, 1) + " or " + ManifestPath(d.path, 1) + ")");
@@ -312,7 +319,7 @@ Result<std::shared_ptr<Index>> Index::Open(const std::string& url, IndexOpenOpti
   impl->url = index_url;
   impl->store = r.store;
   impl->dir = r.path;
-  RAP_ASSIGN_OR_RETURN(auto snap, impl->Load(*latest));
+  RAP_ASSIGN_OR_RETURN(auto snap, impl->Load(std::move(*latest)));
   impl->snapshot = std::move(snap);
   return std::shared_ptr<Index>(new Index(std::move(impl)));
 }

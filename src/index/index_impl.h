@@ -140,6 +140,7 @@ class Index::Impl {
     return snapshot;
   }
   Result<std::shared_ptr<Snapshot>> Load(int64_t version) const;
+  Result<std::shared_ptr<Snapshot>> Load(Manifest manifest) const;  // a manifest already read
   // Loads the fragment's footer and key page directory once (through `store`, for accounting).
   static Status EnsureLoaded(FragmentState& f, const Manifest& m, io::ObjectStorePtr store, PageCache& cache);
   // Runs tasks on the pool and waits for all of them.

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <future>
 
 #include <nlohmann/json.hpp>
 
@@ -124,7 +125,7 @@ struct Reader {
 std::string ManifestToJson(const Manifest& m) {
   json j;
   j["format"] = "rap-index";
-  j["format_version"] = m.format_version;
+  j["format_version"] = kIndexFormatVersion;  // what this writer writes, whatever the base manifest was
   j["version"] = m.version;
   j["name"] = m.name;
   j["created_ms"] = m.created_ms;
@@ -165,6 +166,7 @@ std::string ManifestToJson(const Manifest& m) {
   for (const FragmentEntry& f : m.fragments) {
     json fr = {{"path", f.path}, {"bucket", f.bucket}, {"run", f.run},   {"entries", f.entries},
                {"rows", f.rows}, {"size", f.size},     {"etag", f.etag}};
+    if (f.meta_bytes > 0) fr["meta_bytes"] = f.meta_bytes;
     if (f.entries > 0) {
       fr["min_key"] = KeyToJson(m.key, f.min_key);
       fr["max_key"] = KeyToJson(m.key, f.max_key);
@@ -186,9 +188,10 @@ Status HeaderFromJson(const json& j, Reader& r, const std::string& what, Manifes
   RAP_ASSIGN_OR_RETURN(std::string format, r.Str(j, "", "format"));
   if (format != "rap-index") return r.Bad("/format", "\"rap-index\"");
   RAP_ASSIGN_OR_RETURN(int64_t fv, r.Int(j, "", "format_version"));
-  if (fv != kIndexFormatVersion) {
+  if (fv < kIndexFormatVersionMin || fv > kIndexFormatVersion) {
     return Status::NotSupported("index manifest " + what + ": format_version " + std::to_string(fv) +
-                                " (this rap reads version " + std::to_string(kIndexFormatVersion) + ")");
+                                " (this rap reads versions " + std::to_string(kIndexFormatVersionMin) + " to " +
+                                std::to_string(kIndexFormatVersion) + ")");
   }
   m->format_version = static_cast<int>(fv);
   RAP_ASSIGN_OR_RETURN(m->version, r.Int(j, "", "version"));
@@ -307,6 +310,9 @@ Result<FragmentEntry> FragmentFromJson(const json& fj, Reader& r, size_t i, cons
   if (size < 0) return r.Bad(where + "/size", "a size >= 0");
   f.size = static_cast<uint64_t>(size);
   RAP_ASSIGN_OR_RETURN(f.etag, r.Str(fj, where, "etag", std::string()));
+  RAP_ASSIGN_OR_RETURN(int64_t meta, r.Int(fj, where, "meta_bytes", 0));
+  if (meta < 0 || static_cast<uint64_t>(meta) > f.size) return r.Bad(where + "/meta_bytes", "0 to the fragment's size");
+  f.meta_bytes = static_cast<uint64_t>(meta);
   if (f.entries > 0) {
     RAP_ASSIGN_OR_RETURN(const json* mn, r.Get(fj, where, "min_key"));
     RAP_ASSIGN_OR_RETURN(f.min_key, r.KeyOf(m.key, *mn, where + "/min_key"));
@@ -416,6 +422,32 @@ Result<Manifest> ReadManifest(io::ObjectStore& store, const std::string& index_d
                            std::to_string(version));
   }
   return m;
+}
+
+Result<Manifest> ReadLatestManifest(io::ObjectStore& store, const std::string& index_dir) {
+  int64_t v = 0;
+  auto hint = store.ReadTail(LastVersionHintPath(index_dir), 4096, io::ReadOptions{}, nullptr);
+  if (hint.ok()) {
+    try {
+      json j = json::parse(hint->first.view());
+      if (j.is_object() && j.contains("version") && j["version"].is_number_integer()) v = j["version"].get<int64_t>();
+    } catch (const json::exception&) {
+      v = 0;
+    }
+  } else if (hint.status().code() != StatusCode::kNotFound) {
+    return hint.status();
+  }
+  if (v > 0) {
+    // One round: the hinted manifest and the probe of the next version.
+    auto next = std::async(std::launch::async, [&] { return store.Head(ManifestPath(index_dir, v + 1)); });
+    auto m = ReadManifest(store, index_dir, v);
+    auto h = next.get();
+    if (m.ok() && !h.ok() && h.status().code() == StatusCode::kNotFound) return m;
+    if (!h.ok() && h.status().code() != StatusCode::kNotFound) return h.status();
+    if (!m.ok() && m.status().code() != StatusCode::kNotFound) return m.status();
+  }
+  RAP_ASSIGN_OR_RETURN(const int64_t latest, FindLatestVersion(store, index_dir));
+  return ReadManifest(store, index_dir, latest);
 }
 
 Status PublishManifest(io::ObjectStore& store, const std::string& index_dir, const Manifest& m) {

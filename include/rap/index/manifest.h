@@ -22,7 +22,9 @@
 
 namespace rap::index {
 
-inline constexpr int kIndexFormatVersion = 1;
+// Version 2 (issue 36) adds fragments' `meta_bytes`; readers read versions 1 and 2.
+inline constexpr int kIndexFormatVersion = 2;
+inline constexpr int kIndexFormatVersionMin = 1;
 inline constexpr const char* kBucketFunction = "md5_60_mod";  // see key.h BucketOfCanonical
 inline constexpr const char* kDefaultIndexName = "default";
 inline constexpr const char* kRangeFunction = "range";  // the sorted kind's partition function
@@ -60,6 +62,10 @@ struct FragmentEntry {
   int64_t rows = 0;       // data rows referenced (sum of num_rows)
   uint64_t size = 0;      // bytes
   std::string etag;       // optional: lets the footer come from the cache without a request
+  // Format 2 (0: unknown, format 1): the bytes from the first page-index byte to the end of the
+  // file (page indexes, footer, its length and magic): one read of this tail loads the fragment's
+  // footer and key page directory.
+  uint64_t meta_bytes = 0;
   Key min_key, max_key;   // valid when entries > 0
   std::vector<OrdinalRange> files;  // the file ordinals whose entries (of this bucket) it holds
 };
@@ -109,6 +115,10 @@ Result<Manifest> ManifestFromJson(std::string_view json, const std::string& what
 // is missing. NotFound when the index has no manifest.
 Result<int64_t> FindLatestVersion(io::ObjectStore& store, const std::string& index_dir);
 Result<Manifest> ReadManifest(io::ObjectStore& store, const std::string& index_dir, int64_t version);
+// The newest manifest in two dependent rounds when the hint is current: the hint, then manifest
+// `hint` read and version hint+1 probed (Head) together. Any other case (no or stale hint, the
+// hinted version gone) falls back to FindLatestVersion and ReadManifest.
+Result<Manifest> ReadLatestManifest(io::ObjectStore& store, const std::string& index_dir);
 // Publishes `m` as version m.version (atomic create) and then advances the hint. kChanged when that
 // version exists already (a concurrent publisher won): nothing is overwritten.
 Status PublishManifest(io::ObjectStore& store, const std::string& index_dir, const Manifest& m);
