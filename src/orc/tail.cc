@@ -119,6 +119,7 @@ Status ReadFooter(FileTail* tail, const proto::Footer& f, const std::string& whe
     o.maximum_length = t.maximum_length();
     o.precision = t.precision();
     o.scale = t.scale();
+    for (const auto& a : t.attributes()) o.attributes.emplace_back(a.key(), a.value());
     tail->types.nodes.push_back(std::move(o));
   }
   RAP_RETURN_NOT_OK(CheckTypes(where, tail->types));

@@ -5,7 +5,10 @@
 // column to a file's column (BindColumn): by name, or by Parquet field id (Delta column mapping `id`).
 #include <cstring>
 
+#include <cstdlib>
+
 #include "rap/columnar/cast.h"
+#include "rap/columnar/take.h"
 #include "rap/read/scanner.h"
 #include "read/scanner_impl.h"
 
@@ -165,7 +168,73 @@ void MapChildren(const std::vector<NameMappingField>& mapping, parquet::FieldNod
   }
 }
 
+std::optional<int32_t> OrcFieldId(const orc::OrcType& t) {
+  for (const auto& [k, v] : t.attributes) {
+    if (k != "iceberg.id") continue;
+    char* end = nullptr;
+    const long id = std::strtol(v.c_str(), &end, 10);
+    if (end != v.c_str() && !*end && id >= 0 && id <= INT32_MAX) return static_cast<int32_t>(id);
+  }
+  return std::nullopt;
+}
+
+Result<parquet::FieldNode> OrcNode(const orc::TypeTree& types, uint32_t id, const std::string& name, int depth) {
+  if (depth > kMaxDepth) return Status::NotSupported(name + ": ORC types nested deeper than 64 levels");
+  if (id >= types.nodes.size()) return Status::Corrupt(name + ": ORC subtype " + std::to_string(id) + " out of range");
+  const orc::OrcType& t = types.nodes[id];
+  parquet::FieldNode n;
+  RAP_ASSIGN_OR_RETURN(DataTypePtr type, types.ArrowType(id));
+  n.field = Field{name, type, true};
+  n.field_id = OrcFieldId(t);
+  if (t.kind == orc::TypeKind::kStruct) {
+    for (size_t i = 0; i < t.subtypes.size() && i < t.field_names.size(); ++i) {
+      RAP_ASSIGN_OR_RETURN(parquet::FieldNode c, OrcNode(types, t.subtypes[i], t.field_names[i], depth + 1));
+      n.children.push_back(std::move(c));
+    }
+  } else if (t.kind == orc::TypeKind::kList && t.subtypes.size() == 1) {
+    RAP_ASSIGN_OR_RETURN(parquet::FieldNode c, OrcNode(types, t.subtypes[0], "element", depth + 1));
+    n.children.push_back(std::move(c));
+  } else if (t.kind == orc::TypeKind::kMap && t.subtypes.size() == 2 && type->children.size() == 1) {
+    parquet::FieldNode entries;
+    entries.field = type->children[0];
+    for (size_t k = 0; k < 2; ++k) {
+      RAP_ASSIGN_OR_RETURN(parquet::FieldNode c, OrcNode(types, t.subtypes[k], k == 0 ? "key" : "value", depth + 1));
+      entries.children.push_back(std::move(c));
+    }
+    n.children.push_back(std::move(entries));
+  }
+  return n;
+}
+
 }  // namespace
+
+Result<ArrayPtr> AbsentColumn(const ColumnSource& cs, int64_t rows) {
+  if (cs.absent) return columnar::RepeatValue(*cs.absent, rows);
+  return columnar::MakeNullArray(cs.type, rows);
+}
+
+ColumnStats AbsentStats(const ColumnSource& cs, int64_t rows) {
+  ColumnStats s;
+  if (cs.absent) {
+    s = StatsFromValue(ValueAt(*cs.absent, 0));
+    if (s.null_count && *s.null_count > 0) s.null_count = rows;
+  } else {
+    s.null_count = rows;
+  }
+  s.num_values = rows;
+  return s;
+}
+
+Result<std::vector<parquet::FieldNode>> OrcFieldNodes(const orc::TypeTree& types) {
+  std::vector<parquet::FieldNode> out;
+  if (types.nodes.empty()) return out;
+  const orc::OrcType& root = types.nodes[0];
+  for (size_t i = 0; i < root.subtypes.size() && i < root.field_names.size(); ++i) {
+    RAP_ASSIGN_OR_RETURN(parquet::FieldNode n, OrcNode(types, root.subtypes[i], root.field_names[i], 1));
+    out.push_back(std::move(n));
+  }
+  return out;
+}
 
 void ApplyNameMapping(const NameMapping& mapping, std::vector<parquet::FieldNode>& fields) {
   for (parquet::FieldNode& f : fields) {

@@ -33,6 +33,7 @@ struct ColumnSource {
   int partition = -1;    // index into partition_columns, or -1 for a data column
   bool by_id = false;    // found in files by field id (ScanSource::field_ids)
   FieldIdTree ids;       // when by_id
+  ArrayPtr absent;       // 1 row: the value where a file lacks the column (ScanSource::defaults); null: NULL
   // A struct field projected as a column of its own (ScanOptions::columns "s.x"): the child indices
   // from the top-level column (`type`) down to it; empty = the whole column.
   std::vector<size_t> path;
@@ -50,6 +51,13 @@ struct FileColumns {
 // The binding of `cs` in the file `reader` reads (src/read/conform_array.cc): by field id when
 // cs.by_id (struct fields at any depth too; ids the file lacks are absent), else by cs.physical.
 FileColumn BindColumn(const ColumnSource& cs, const std::vector<parquet::FieldNode>& fields);
+// The column `cs` of `rows` rows in a file that lacks it: its default (ColumnSource::absent) or NULL.
+Result<ArrayPtr> AbsentColumn(const ColumnSource& cs, int64_t rows);
+// Statistics of such a column over `rows` rows (all NULL, or the default `rows` times).
+ColumnStats AbsentStats(const ColumnSource& cs, int64_t rows);
+// The fields of an ORC file's root struct as Parquet field nodes (names, types, Iceberg field ids from
+// the "iceberg.id" type attributes, children), for BindColumn.
+Result<std::vector<parquet::FieldNode>> OrcFieldNodes(const orc::TypeTree& types);
 // Gives the fields of a file written without field ids (and the fields inside them) the ids of
 // `mapping` by name (ScanSource::name_mapping); names the mapping lacks keep no id.
 void ApplyNameMapping(const NameMapping& mapping, std::vector<parquet::FieldNode>& fields);
@@ -251,6 +259,7 @@ struct Scanner::Impl {
       c.by_id = true;
       c.ids = source.field_ids[static_cast<size_t>(field)];
     }
+    if (static_cast<size_t>(field) < source.defaults.size()) c.absent = source.defaults[static_cast<size_t>(field)];
     for (size_t p = 0; p < source.partition_columns.size(); ++p) {
       if (source.partition_columns[p].name == c.name) c.partition = static_cast<int>(p);
     }

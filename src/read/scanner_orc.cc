@@ -61,12 +61,25 @@ std::optional<ColumnStats> OrcStats(const orc::ColumnStats& s, const DataType& t
 
 Status Scanner::Impl::PrepareOrcFile(OpenedFile& opened, const FileReaderOptions& ro) const {
   const ScanFile& file = source.files[opened.index];
-  if (!source.field_ids.empty()) {
-    return Status::NotSupported(file.path + ": an ORC file in a table that finds its columns by field id");
-  }
   RAP_ASSIGN_OR_RETURN(opened.orc, OrcFileReader::Open(source.store, file.path, ro));
   const OrcFileReader& reader = *opened.orc;
+  // By field id (Iceberg: the "iceberg.id" type attributes, else the name mapping), as for Parquet.
+  std::vector<parquet::FieldNode> nodes;
+  if (!source.field_ids.empty()) {
+    RAP_ASSIGN_OR_RETURN(nodes, OrcFieldNodes(reader.tail().types));
+    bool any_id = false;
+    for (const orc::OrcType& t : reader.tail().types.nodes) {
+      for (const auto& [k, v] : t.attributes) any_id = any_id || k == "iceberg.id";
+    }
+    if (!any_id && source.name_mapping) {
+      ApplyNameMapping(*source.name_mapping, nodes);
+    } else if (!any_id) {
+      return Status::NotSupported(file.path + ": the ORC types carry no field ids (iceberg.id), but the table finds "
+                                  "its columns by field id (Iceberg without schema.name-mapping.default)");
+    }
+  }
   auto bind = [&](const ColumnSource& cs) {
+    if (!source.field_ids.empty()) return BindColumn(cs, nodes);
     FileColumn fc;
     if (cs.partition >= 0 || reader.FieldIndex(cs.physical) < 0) return fc;
     fc.present = true;
@@ -111,12 +124,7 @@ bool Scanner::Impl::OrcStatsMayMatch(size_t file_index, const OrcFileReader& rea
       if (s.null_count && *s.null_count > 0) s.null_count = rows;
       return s;
     }
-    if (!fc.present) {  // absent from this file: all NULL
-      ColumnStats s;
-      s.null_count = rows;
-      s.num_values = rows;
-      return s;
-    }
+    if (!fc.present) return AbsentStats(cs, rows);  // absent from this file: all NULL or its default
     if (!options.use_statistics) return std::nullopt;
     const orc::ColumnStats* os = stats_of(orc::OrcReader::FieldColumn(tail, reader.FieldIndex(fc.name)));
     if (!os) return std::nullopt;
@@ -248,7 +256,7 @@ Status Scanner::Impl::EmitOrcRows(size_t file_index, const OrcFileReader& reader
   // A column of the rows (as the table type).
   auto column_of = [&](const ColumnSource& cs, const FileColumn& fc) -> Result<ArrayPtr> {
     if (cs.partition >= 0) return columnar::RepeatValue(*file.partition_values[static_cast<size_t>(cs.partition)], rows);
-    if (!fc.present) return columnar::MakeNullArray(cs.type, rows);
+    if (!fc.present) return AbsentColumn(cs, rows);
     const int bi = batch.schema ? batch.schema->FieldIndex(fc.name) : -1;
     if (bi < 0) return Status::Internal(file.path + ": column '" + cs.name + "' missing from the stripe read");
     return ConformArray(batch.columns[static_cast<size_t>(bi)], cs.type, fc.file_type,

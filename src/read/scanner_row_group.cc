@@ -90,12 +90,7 @@ Result<RowSelection> Scanner::Impl::RangeCandidates(size_t file_index, FileReade
         return s;
       }
       int leaf = filter_leaf[static_cast<size_t>(c)];
-      if (leaf < 0) {  // absent from this file: all NULL
-        ColumnStats s;
-        s.null_count = rg_rows;
-        s.num_values = rg_rows;
-        return s;
-      }
+      if (leaf < 0) return AbsentStats(cs, rg_rows);  // absent from this file: all NULL or its default
       const DataTypePtr* ft = usable_type(static_cast<size_t>(c));
       const auto& cc = rg_meta.columns[static_cast<size_t>(leaf)];
       if (!ft || !options.use_statistics || !cc.meta_data || !cc.meta_data->statistics) return std::nullopt;
@@ -227,7 +222,7 @@ Status Scanner::Impl::FilterRange(size_t file_index, FileReader& reader, const R
     if (cs.partition >= 0) {
       RAP_ASSIGN_OR_RETURN(arr, columnar::RepeatValue(*file.partition_values[static_cast<size_t>(cs.partition)], n));
     } else if (filter_leaf[c] < 0) {
-      RAP_ASSIGN_OR_RETURN(arr, columnar::MakeNullArray(cs.type, n));
+      RAP_ASSIGN_OR_RETURN(arr, AbsentColumn(cs, n));
     } else {
       RAP_ASSIGN_OR_RETURN(arr, ColumnOfRead(fb, cs, columns.filter[c], n, file.path, "read 1"));
     }
@@ -334,7 +329,7 @@ Status Scanner::Impl::MaterializeRange(size_t file_index, FileReader& reader, co
         RAP_ASSIGN_OR_RETURN(arr, columnar::TakeArray(*sel.filter_arrays[f], sel.keep_positions));
       }
     } else if (!in_file[o]) {
-      RAP_ASSIGN_OR_RETURN(arr, columnar::MakeNullArray(cs.type, n));
+      RAP_ASSIGN_OR_RETURN(arr, AbsentColumn(cs, n));
     } else {
       RAP_ASSIGN_OR_RETURN(arr, ColumnOfRead(db, cs, columns.out[o], n, file.path, "read 2"));
     }

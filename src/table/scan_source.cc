@@ -15,6 +15,7 @@ Result<read::ScanSource> ToScanSource(const TableSnapshot& snapshot) {
   src.physical_types = snapshot.physical_types;
   src.field_ids = snapshot.field_ids;
   src.name_mapping = snapshot.name_mapping;
+  src.defaults = snapshot.column_defaults;
   src.partition_columns = snapshot.partition_columns;
   src.files.reserve(snapshot.files.size());
   for (const DataFile& f : snapshot.files) {

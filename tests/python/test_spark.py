@@ -38,7 +38,7 @@ def delta_jars() -> list[str]:
     dest = os.environ.get("RAP_JARS_DIR") or str(ROOT / "build" / "jars")
     out = subprocess.run(["bash", str(ROOT / "scripts" / "fetch-jars.sh"), dest], check=True, capture_output=True,
                          text=True)
-    return out.stdout.split()
+    return [p for p in out.stdout.split() if "/delta-" in p]
 
 
 @pytest.fixture(scope="module")

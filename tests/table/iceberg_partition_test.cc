@@ -34,6 +34,46 @@ TEST(IcebergPartition, Murmur3SpecVectors) {
   EXPECT_EQ(iceberg::IcebergBucket(2017239379, 16), 2017239379 % 16);
 }
 
+TEST(IcebergPartition, BucketHashOfWhereLiteralsIsTheSpecs) {
+  using iceberg::BucketHashOfLiteral;
+  using K = read::Literal::Kind;
+  auto lit = [](K k, std::string t) { return read::Literal{k, std::move(t)}; };
+  // The Appendix B vectors, from the literals a --where filter holds.
+  EXPECT_EQ(BucketHashOfLiteral(lit(K::kNumber, "14.20"), *MakeDecimal(9, 2)), -500754589);
+  EXPECT_EQ(BucketHashOfLiteral(lit(K::kNumber, "14.2"), *MakeDecimal(38, 2)), -500754589);  // same value
+  EXPECT_EQ(BucketHashOfLiteral(lit(K::kString, "2017-11-16T22:31:08"), *MakeTemporal(TypeId::kTimestamp,
+                                                                                       TimeUnit::kMicro)),
+            -2047944441);
+  EXPECT_EQ(BucketHashOfLiteral(lit(K::kString, "2017-11-16T14:31:08-08:00"),
+                                *MakeTemporal(TypeId::kTimestamp, TimeUnit::kMicro, "UTC")),
+            -2047944441);  // timestamptz: the zone applied
+  auto uuid = std::make_shared<DataType>(*MakeFixedSizeBinary(16));
+  uuid->extension = "uuid";
+  EXPECT_EQ(BucketHashOfLiteral(lit(K::kString, "f79c3e09-677c-4bbd-a479-3f349cb785e7"), *uuid), 1488055340);
+  EXPECT_EQ(BucketHashOfLiteral(lit(K::kString, "F79C3E09-677C-4BBD-A479-3F349CB785E7"), *uuid), 1488055340);
+  EXPECT_EQ(BucketHashOfLiteral(lit(K::kString, std::string("\x00\x01\x02\x03", 4)), *MakeType(TypeId::kBinary)),
+            -188683207);
+  EXPECT_EQ(BucketHashOfLiteral(lit(K::kNumber, "34"), *MakeType(TypeId::kInt32)), 2017239379);
+  EXPECT_EQ(BucketHashOfLiteral(lit(K::kString, "iceberg"), *MakeType(TypeId::kString)), 1210000089);
+  // Decimals use the minimal two's-complement bytes (Java's BigInteger.toByteArray): -1 is 0xff, -129
+  // is 0xff 0x7f, -128 is 0x80, 128 is 0x00 0x80.
+  EXPECT_EQ(BucketHashOfLiteral(lit(K::kNumber, "-0.01"), *MakeDecimal(9, 2)),
+            iceberg::Murmur3Hash(std::string("\xff", 1)));
+  EXPECT_EQ(BucketHashOfLiteral(lit(K::kNumber, "-1.29"), *MakeDecimal(9, 2)),
+            iceberg::Murmur3Hash(std::string("\xff\x7f", 2)));
+  EXPECT_EQ(BucketHashOfLiteral(lit(K::kNumber, "-1.28"), *MakeDecimal(9, 2)),
+            iceberg::Murmur3Hash(std::string("\x80", 1)));
+  EXPECT_EQ(BucketHashOfLiteral(lit(K::kNumber, "1.28"), *MakeDecimal(9, 2)),
+            iceberg::Murmur3Hash(std::string("\x00\x80", 2)));
+  // Literals that are no value of the column give no hash (no pruning).
+  EXPECT_FALSE(BucketHashOfLiteral(lit(K::kNumber, "14.205"), *MakeDecimal(9, 2)));
+  EXPECT_FALSE(BucketHashOfLiteral(lit(K::kString, "not-a-uuid"), *uuid));
+  EXPECT_FALSE(BucketHashOfLiteral(lit(K::kString, "2017-11-16T22:31:08.0000005"),
+                                   *MakeTemporal(TypeId::kTimestamp, TimeUnit::kMicro)));
+  EXPECT_FALSE(BucketHashOfLiteral(lit(K::kString, "2017-11-16T22:31:08"),
+                                   *MakeTemporal(TypeId::kTimestamp, TimeUnit::kNano)));
+}
+
 struct Scanned {
   size_t files = 0;
   std::vector<std::string> rows;

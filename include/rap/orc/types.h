@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "rap/columnar/array.h"
@@ -46,6 +47,8 @@ struct OrcType {
   uint32_t maximum_length = 0;           // char / varchar
   uint32_t precision = 0;                // decimal (0 in files of Hive 0.11: unknown)
   uint32_t scale = 0;
+  // Type.attributes (key, value): Iceberg writes its field ids as "iceberg.id".
+  std::vector<std::pair<std::string, std::string>> attributes;
 };
 
 // A validated type tree: every subtype id is larger than its parent's and every node but the root

@@ -63,6 +63,9 @@ struct ScanSource {
   // With field_ids: the ids of the columns of files whose schema holds no field id at all, by name
   // (Iceberg's name mapping); null: such files are refused.
   std::shared_ptr<const NameMapping> name_mapping;
+  // Per schema field: the value of a column a file lacks (a 1-row array of the field's type; Iceberg
+  // v3 `initial-default`); empty, or a null entry: NULL.
+  std::vector<ArrayPtr> defaults;
   std::vector<Field> partition_columns;
   std::vector<ScanFile> files;  // in scan order
 };

@@ -23,6 +23,9 @@ struct IcebergSchema {
   SchemaPtr schema;                          // top-level columns as rap types
   std::vector<read::FieldIdTree> field_ids;  // per top-level column
   std::map<int32_t, std::string> primitive;  // field id -> Iceberg primitive type ("int", "decimal(9,2)", ...)
+  // Per top-level column: its v3 `initial-default` (the value of files written before it was added) in
+  // the text form table::MakePartitionArray parses; nullopt: NULL.
+  std::vector<std::optional<std::string>> initial_defaults;
 };
 
 struct PartitionField {

@@ -78,6 +78,9 @@ struct TableSnapshot {
   // Iceberg `schema.name-mapping.default`: field ids for files written without them
   // (read::ScanSource::name_mapping). Null otherwise.
   std::shared_ptr<const read::NameMapping> name_mapping;
+  // Per schema field: the value of a column a data file lacks (Iceberg v3 `initial-default`, a 1-row
+  // array; read::ScanSource::defaults). Empty, or a null entry: NULL.
+  std::vector<ArrayPtr> column_defaults;
   std::vector<DataFile> files;  // deterministic order: sorted by relative_path
   std::shared_ptr<const TableFormatState> format_state;  // null for Delta and folders
 };

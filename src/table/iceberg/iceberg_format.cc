@@ -4,7 +4,10 @@
 // snapshot's manifest list and manifests (Avro, iceberg_manifest.cc); deletes from position and
 // equality delete files and deletion vectors (iceberg_deletes.cc). docs/iceberg.md.
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
+
+#include "rap/table/delta_schema.h"
 
 #include "table/formats.h"
 #include "table/iceberg/iceberg_partition.h"
@@ -147,6 +150,20 @@ class IcebergTableFormat : public TableFormat {
       RAP_ASSIGN_OR_RETURN(read::NameMapping mapping, ParseNameMapping(nm->second, metadata_path));
       out.name_mapping = std::make_shared<const read::NameMapping>(std::move(mapping));
     }
+    const std::vector<std::optional<std::string>>& initial = state->schema.initial_defaults;
+    if (std::any_of(initial.begin(), initial.end(), [](const auto& d) { return d.has_value(); })) {
+      for (size_t i = 0; i < initial.size() && i < out.schema->fields.size(); ++i) {
+        const Field& f = out.schema->fields[i];
+        if (!initial[i]) {
+          out.column_defaults.push_back(nullptr);
+          continue;
+        }
+        auto arr = MakePartitionArray(f.name, *f.type, initial[i], 1);
+        if (!arr.ok()) return Status::Corrupt(metadata_path + ": initial-default of '" + f.name + "': " +
+                                              arr.status().message());
+        out.column_defaults.push_back(*arr);
+      }
+    }
     if (!snap) {
       out.format_state = state;
       return out;
@@ -166,9 +183,17 @@ class IcebergTableFormat : public TableFormat {
       }
     }
     for (const ContentFile& f : data) {
-      if (f.file_format != "PARQUET") {
+      // ORC files are read by the Scanner's ORC path, which it takes by the ".orc" name.
+      std::string ext = f.file_path.size() > 4 ? f.file_path.substr(f.file_path.size() - 4) : std::string();
+      for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      const bool orc_name = ext == ".orc";
+      if (f.file_format == "ORC" && !orc_name) {
+        return Status::NotSupported(f.file_path + ": an Iceberg ORC data file whose name does not end in .orc "
+                                    "(rap takes ORC files by their name)");
+      }
+      if (f.file_format != "PARQUET" && f.file_format != "ORC") {
         return Status::NotSupported(f.file_path + ": Iceberg data files in " + f.file_format +
-                                    " are not read by rap yet (Parquet only)");
+                                    " are not read by rap (Parquet and ORC only)");
       }
       DataFile df;
       RAP_ASSIGN_OR_RETURN(df.path, locations.Resolve(f.file_path));

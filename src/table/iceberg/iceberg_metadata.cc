@@ -33,6 +33,40 @@ Result<std::string> GetString(const json& j, const char* key, const std::string&
 
 Result<Typed> ConvertType(const json& t, const std::string& where, int depth, IcebergSchema* out);
 
+// A field's `initial-default` (the spec's JSON single-value serialization) as the text
+// MakePartitionArray parses; nullopt for none or null. NotSupported for defaults rap does not apply:
+// of nested fields, of nested, binary, fixed, uuid or time columns, and the empty string.
+Result<std::optional<std::string>> InitialDefault(const json& f, const json& type, bool top_level,
+                                                  const std::string& where) {
+  auto d = f.find("initial-default");
+  if (d == f.end() || d->is_null()) return std::optional<std::string>();
+  const std::string t = type.is_string() ? type.get<std::string>() : std::string("nested");
+  auto refuse = [&] {
+    return Status::NotSupported(where + ": the initial-default of a " + (top_level ? t + " column" : "nested field") +
+                                " is not applied by rap yet");
+  };
+  if (!top_level) return refuse();
+  if (t == "boolean" && d->is_boolean()) return std::optional<std::string>(d->get<bool>() ? "true" : "false");
+  if ((t == "int" || t == "long") && d->is_number_integer()) return std::optional<std::string>(d->dump());
+  if ((t == "float" || t == "double") && d->is_number()) return std::optional<std::string>(d->dump());
+  if (t == "string" || t == "date" || t.rfind("decimal", 0) == 0 || t.rfind("timestamp", 0) == 0) {
+    if (!d->is_string()) return Status::Corrupt(where + ": initial-default of a " + t + " column is not a string");
+    std::string v = d->get<std::string>();
+    if (v.empty()) return refuse();
+    if (t.rfind("timestamptz", 0) == 0) {  // "...+00:00": UTC
+      if (v.size() < 6 || v.compare(v.size() - 6, 6, "+00:00") != 0) {
+        return Status::Corrupt(where + ": initial-default '" + v + "' of a timestamptz column is not in UTC (+00:00)");
+      }
+      v = v.substr(0, v.size() - 6) + "Z";
+    }
+    return std::optional<std::string>(v);
+  }
+  if (t == "boolean" || t == "int" || t == "long" || t == "float" || t == "double") {
+    return Status::Corrupt(where + ": initial-default " + d->dump() + " is not a " + t);
+  }
+  return refuse();
+}
+
 // A struct's fields (a schema, a struct type).
 Result<std::vector<std::pair<Field, read::FieldIdTree>>> ConvertFields(const json& t, const std::string& where, int depth,
                                                                       IcebergSchema* out) {
@@ -45,6 +79,8 @@ Result<std::vector<std::pair<Field, read::FieldIdTree>>> ConvertFields(const jso
     RAP_ASSIGN_OR_RETURN(std::string name, GetString(f, "name", where));
     auto type = f.find("type");
     if (type == f.end()) return Status::Corrupt(where + "." + name + ": no 'type'");
+    RAP_ASSIGN_OR_RETURN(std::optional<std::string> initial, InitialDefault(f, *type, depth == 0, where + "." + name));
+    if (depth == 0) out->initial_defaults.push_back(std::move(initial));
     RAP_ASSIGN_OR_RETURN(Typed typed, ConvertType(*type, where + "." + name, depth + 1, out));
     if (type->is_string()) out->primitive[static_cast<int32_t>(id)] = type->get<std::string>();
     typed.ids.id = static_cast<int32_t>(id);

@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "rap/columnar/literal.h"
+
 namespace rap::table::iceberg {
 
 namespace {
@@ -207,26 +209,47 @@ PartValue FromBound(const std::string& bytes, const DataType& source, const std:
   return p;
 }
 
-// The bucket hash of a literal for a column of `type` (int, long, date, string); nullopt otherwise.
-std::optional<int32_t> LiteralHash(const read::Literal& lit, const DataType& type) {
-  if ((type.id == TypeId::kInt32 || type.id == TypeId::kInt64) && lit.kind == read::Literal::Kind::kNumber) {
-    char* end = nullptr;
-    errno = 0;
-    const long long v = std::strtoll(lit.text.c_str(), &end, 10);
-    if (errno != 0 || end == lit.text.c_str() || *end) return std::nullopt;
-    if (type.id == TypeId::kInt32 && (v < INT32_MIN || v > INT32_MAX)) return std::nullopt;
-    return IcebergHashLong(v);
-  }
-  if (type.id == TypeId::kDate32 && lit.kind == read::Literal::Kind::kString) {
-    int y = 0, m = 0, d = 0;
-    char tail = 0;
-    if (std::sscanf(lit.text.c_str(), "%d-%d-%d%c", &y, &m, &d, &tail) != 3 || m < 1 || m > 12 || d < 1 || d > 31) {
-      return std::nullopt;
+// The spec's decimal bucket input: the unscaled value's minimal two's-complement big-endian bytes.
+std::string MinimalBigEndian(__int128 v) {
+  std::string b;
+  for (int i = 15; i >= 0; --i) b.push_back(static_cast<char>((static_cast<unsigned __int128>(v) >> (8 * i)) & 0xff));
+  size_t skip = 0;
+  while (skip + 1 < b.size()) {
+    const auto c = static_cast<unsigned char>(b[skip]);
+    const auto next = static_cast<unsigned char>(b[skip + 1]);
+    if ((c == 0x00 && !(next & 0x80)) || (c == 0xff && (next & 0x80))) {
+      ++skip;
+    } else {
+      break;
     }
-    return IcebergHashLong(DaysFromCivil(y, m, d));
   }
-  if (type.id == TypeId::kString && lit.kind == read::Literal::Kind::kString) return Murmur3Hash(lit.text);
-  return std::nullopt;
+  return b.substr(skip);
+}
+
+// The 16 bytes of a UUID written "xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" (hex digits in any case).
+std::optional<std::string> UuidBytes(const std::string& s) {
+  if (s.size() != 36) return std::nullopt;
+  std::string out;
+  int hi = -1;
+  for (size_t i = 0; i < s.size(); ++i) {
+    const char c = s[i];
+    if (i == 8 || i == 13 || i == 18 || i == 23) {
+      if (c != '-') return std::nullopt;
+      continue;
+    }
+    int v = -1;
+    if (c >= '0' && c <= '9') v = c - '0';
+    else if (c >= 'a' && c <= 'f') v = c - 'a' + 10;
+    else if (c >= 'A' && c <= 'F') v = c - 'A' + 10;
+    if (v < 0) return std::nullopt;
+    if (hi < 0) {
+      hi = v;
+    } else {
+      out.push_back(static_cast<char>(hi * 16 + v));
+      hi = -1;
+    }
+  }
+  return out;
 }
 
 }  // namespace
@@ -275,6 +298,50 @@ int32_t IcebergHashLong(int64_t v) {
 
 int32_t IcebergBucket(int32_t hash, int32_t n) { return n <= 0 ? 0 : (hash & 0x7fffffff) % n; }
 
+// The bucket hash of a literal for a column of `type` (int, long, date, string, decimal, timestamp(tz)
+// in µs, uuid, binary, fixed); nullopt otherwise.
+std::optional<int32_t> BucketHashOfLiteral(const read::Literal& lit, const DataType& type) {
+  if ((type.id == TypeId::kInt32 || type.id == TypeId::kInt64) && lit.kind == read::Literal::Kind::kNumber) {
+    char* end = nullptr;
+    errno = 0;
+    const long long v = std::strtoll(lit.text.c_str(), &end, 10);
+    if (errno != 0 || end == lit.text.c_str() || *end) return std::nullopt;
+    if (type.id == TypeId::kInt32 && (v < INT32_MIN || v > INT32_MAX)) return std::nullopt;
+    return IcebergHashLong(v);
+  }
+  if (type.id == TypeId::kDate32 && lit.kind == read::Literal::Kind::kString) {
+    int y = 0, m = 0, d = 0;
+    char tail = 0;
+    if (std::sscanf(lit.text.c_str(), "%d-%d-%d%c", &y, &m, &d, &tail) != 3 || m < 1 || m > 12 || d < 1 || d > 31) {
+      return std::nullopt;
+    }
+    return IcebergHashLong(DaysFromCivil(y, m, d));
+  }
+  if (type.id == TypeId::kString && lit.kind == read::Literal::Kind::kString) return Murmur3Hash(lit.text);
+  if (type.id == TypeId::kDecimal128 && lit.kind == read::Literal::Kind::kNumber) {
+    const std::optional<__int128> unscaled = columnar::ParseDecimal(lit.text, type.scale);  // exact at the scale
+    if (!unscaled) return std::nullopt;
+    return Murmur3Hash(MinimalBigEndian(*unscaled));
+  }
+  if (type.id == TypeId::kTimestamp && type.unit == TimeUnit::kMicro && lit.kind == read::Literal::Kind::kString) {
+    columnar::TimestampLiteral ts;
+    if (!columnar::ParseTimestamp(lit.text, &ts).ok() || ts.nanos % 1000 != 0) return std::nullopt;
+    if (ts.seconds > INT64_MAX / 1000000 || ts.seconds < INT64_MIN / 1000000 + 1) return std::nullopt;
+    return IcebergHashLong(ts.seconds * 1000000 + ts.nanos / 1000);
+  }
+  if (type.id == TypeId::kFixedSizeBinary && type.extension == "uuid" && lit.kind == read::Literal::Kind::kString) {
+    const std::optional<std::string> b = UuidBytes(lit.text);
+    if (!b) return std::nullopt;
+    return Murmur3Hash(*b);
+  }
+  if ((type.id == TypeId::kBinary || type.id == TypeId::kFixedSizeBinary) && type.extension.empty() &&
+      lit.kind == read::Literal::Kind::kString) {
+    return Murmur3Hash(lit.text);
+  }
+  return std::nullopt;
+}
+
+
 PartitionPruner::PartitionPruner(const TableMetadata& meta, const IcebergSchema& schema, const read::ExprPtr& filter)
     : schema_(schema) {
   if (!filter || !schema.schema) return;
@@ -316,7 +383,7 @@ PartitionPruner::PartitionPruner(const TableMetadata& meta, const IcebergSchema&
     std::vector<int32_t> hashes;
     bool all = true;
     for (const read::Literal& lit : e->values) {
-      auto h = LiteralHash(lit, *fields[static_cast<size_t>(c)].type);
+      auto h = BucketHashOfLiteral(lit, *fields[static_cast<size_t>(c)].type);
       if (!h) {
         all = false;
         break;

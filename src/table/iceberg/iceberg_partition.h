@@ -2,8 +2,8 @@
 // Planning"): a scan's filter is checked against each data manifest's partition summaries (the
 // manifest list's field_summary bounds) and each data file's partition tuple, through the transforms
 // — identity, year/month/day/hour and truncate[W] give the source column's range; bucket[N]
-// (murmur3_x86_32, the spec's Appendix B) decides equality and IN on int, long, date and string
-// columns; void says nothing. A manifest or file that cannot hold a matching row is not read. Private
+// (murmur3_x86_32, the spec's Appendix B) decides equality and IN on int, long, date, string,
+// decimal, timestamp(tz), uuid, binary and fixed columns; void says nothing. A manifest or file that cannot hold a matching row is not read. Private
 // to src/table/iceberg.
 #pragma once
 
@@ -26,6 +26,13 @@ int32_t Murmur3Hash(std::string_view bytes);
 int32_t IcebergHashLong(int64_t v);
 // bucket[N] of a hash: (hash & Integer.MAX_VALUE) % N.
 int32_t IcebergBucket(int32_t hash, int32_t n);
+
+// The bucket hash of a `--where` literal compared with a column of `type` (the spec's Appendix B):
+// int, long and date as longs; string, binary and fixed by their bytes; decimal by the unscaled
+// value's minimal big-endian bytes (the literal exact at the column's scale); timestamp(tz) in µs as
+// a long of microseconds (a zone in the literal applied); uuid by its 16 bytes. nullopt for other
+// types and literals that are not a value of the column.
+std::optional<int32_t> BucketHashOfLiteral(const read::Literal& lit, const DataType& type);
 
 class PartitionPruner {
  public:

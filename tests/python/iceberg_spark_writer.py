@@ -1,0 +1,76 @@
+"""Writes the Iceberg tables of tests/python/test_iceberg_spark.py with Spark and the Iceberg runtime
+(a Hadoop catalog on a local warehouse), in a process of its own (its own JVM, beside the Delta Spark
+session of test_spark.py), and each table's rows as Spark reads them, as JSON.
+
+Usage: iceberg_spark_writer.py JAR WAREHOUSE OUT.json
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from pyspark.sql import SparkSession
+
+
+def rows(spark, sql: str) -> list[dict]:
+    return [r.asDict(recursive=True) for r in spark.sql(sql).collect()]
+
+
+def main() -> None:
+    jar, warehouse, out = sys.argv[1:4]
+    spark = (
+        SparkSession.builder.master("local[2]")
+        .appName("rap-test-iceberg-spark")
+        .config("spark.jars", jar)
+        .config("spark.sql.extensions", "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions")
+        .config("spark.sql.catalog.local", "org.apache.iceberg.spark.SparkCatalog")
+        .config("spark.sql.catalog.local.type", "hadoop")
+        .config("spark.sql.catalog.local.warehouse", warehouse)
+        .config("spark.sql.session.timeZone", "UTC")
+        .config("spark.sql.shuffle.partitions", "2")
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .getOrCreate()
+    )
+    spark.sparkContext.setLogLevel("ERROR")
+    jvm = spark._jvm
+    result = {}
+
+    # v3, Parquet: a column added through Iceberg's Java API with an initial default (42), then
+    # rows with their own value, an UPDATE (row lineage: _row_id kept, _last_updated_sequence_number).
+    spark.sql("CREATE TABLE local.db.defaults (id BIGINT, s STRING) USING iceberg "
+              "TBLPROPERTIES ('format-version'='3')")
+    spark.sql("INSERT INTO local.db.defaults VALUES (1, 'a'), (2, 'b'), (3, 'c')")
+    table = jvm.org.apache.iceberg.spark.Spark3Util.loadIcebergTable(spark._jsparkSession, "local.db.defaults")
+    int_type = jvm.org.apache.iceberg.types.Types.IntegerType.get()
+    table.updateSchema().addColumn("k", int_type, "added later", jvm.org.apache.iceberg.expressions.Literal.of(42)) \
+        .commit()
+    spark.sql("REFRESH TABLE local.db.defaults")
+    spark.sql("INSERT INTO local.db.defaults VALUES (4, 'd', 7), (5, 'e', NULL)")
+    spark.sql("UPDATE local.db.defaults SET s = 'B' WHERE id = 2")
+    result["defaults"] = rows(spark, "SELECT * FROM local.db.defaults")
+    result["defaults_lineage"] = rows(spark, "SELECT id, _row_id, _last_updated_sequence_number "
+                                             "FROM local.db.defaults")
+
+    # v2, ORC data files (Iceberg's field ids in the ORC type attributes), a rename, a struct, and
+    # merge-on-read position deletes (in Parquet).
+    spark.sql("CREATE TABLE local.db.orc (id BIGINT, s STRING, st STRUCT<a: INT, b: STRING>, d DECIMAL(10, 2)) "
+              "USING iceberg TBLPROPERTIES ('format-version'='2', 'write.format.default'='orc', "
+              "'write.delete.format.default'='parquet', 'write.delete.mode'='merge-on-read')")
+    spark.sql("INSERT INTO local.db.orc SELECT /*+ COALESCE(1) */ id, concat('s', id), "
+              "IF(id % 3 = 0, NULL, named_struct('a', CAST(id * 10 AS INT), 'b', IF(id % 2 = 0, NULL, 'x'))), "
+              "CAST(id * 1.25 AS DECIMAL(10, 2)) FROM range(0, 40)")
+    spark.sql("ALTER TABLE local.db.orc RENAME COLUMN s TO label")
+    spark.sql("INSERT INTO local.db.orc VALUES (100, 'late', NULL, 9.99)")
+    spark.sql("DELETE FROM local.db.orc WHERE id IN (3, 17)")
+    result["orc"] = rows(spark, "SELECT * FROM local.db.orc")
+    files = rows(spark, "SELECT file_format, content FROM local.db.orc.files")
+    result["orc_files"] = sorted((f["file_format"], f["content"]) for f in files)
+    spark.stop()
+    with open(out, "w") as f:
+        json.dump(result, f, default=str)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,68 @@
+"""Iceberg tables written by Apache Spark with the Iceberg runtime (pinned jar from Maven Central,
+scripts/fetch-jars.sh), read by rap.scan with every value compared with Spark's own reading
+(docs/iceberg.md): a v3 table with a column added with an `initial-default` (files written before
+read it as the default), and a table whose data files are ORC (field ids in the ORC type attributes,
+a renamed column, position deletes). Spark runs once, in a process of its own
+(iceberg_spark_writer.py)."""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import subprocess
+import sys
+
+import pyarrow as pa
+import pytest
+
+import rap
+
+from conftest import ROOT
+
+pytest.importorskip("pyspark")
+
+
+@pytest.fixture(scope="module")
+def spark_tables(tmp_path_factory) -> tuple[pathlib.Path, dict]:
+    dest = os.environ.get("RAP_JARS_DIR") or str(ROOT / "build" / "jars")
+    out = subprocess.run(["bash", str(ROOT / "scripts" / "fetch-jars.sh"), dest], check=True, capture_output=True,
+                         text=True)
+    jar = next(p for p in out.stdout.split() if "iceberg-spark-runtime" in p)
+    tmp = tmp_path_factory.mktemp("iceberg_spark")
+    warehouse = tmp / "warehouse"
+    expected = tmp / "expected.json"
+    env = dict(os.environ, PYSPARK_PYTHON=sys.executable)
+    subprocess.run([sys.executable, str(pathlib.Path(__file__).with_name("iceberg_spark_writer.py")), jar,
+                    str(warehouse), str(expected)], check=True, env=env, timeout=600)
+    return warehouse / "db", json.loads(expected.read_text())
+
+
+def plain(rows: list[dict]) -> list[dict]:
+    """Rows as the writer's JSON holds them (decimals and times as text), sorted by id."""
+    return sorted(json.loads(json.dumps(rows, default=str)), key=lambda r: r["id"])
+
+
+def test_initial_default_of_an_added_column(spark_tables) -> None:
+    db, expected = spark_tables
+    got = pa.table(rap.scan(str(db / "defaults")))
+    assert got.column_names == ["id", "s", "k"]
+    assert got.schema.field("k").type == pa.int32()
+    assert plain(got.to_pylist()) == plain(expected["defaults"])
+    # The rows written before the column was added read its default, the later ones their own value.
+    assert [r["k"] for r in plain(got.to_pylist())] == [42, 42, 42, 7, None]
+    # The default takes part in filters (it is not NULL for the old files).
+    assert sorted(pa.table(rap.scan(str(db / "defaults"), where="k = 42")).column("id").to_pylist()) == [1, 2, 3]
+    assert pa.table(rap.scan(str(db / "defaults"), where="k IS NULL")).column("id").to_pylist() == [5]
+
+
+def test_orc_data_files(spark_tables) -> None:
+    db, expected = spark_tables
+    assert ("ORC", 0) in [tuple(f) for f in expected["orc_files"]]
+    assert ("PARQUET", 1) in [tuple(f) for f in expected["orc_files"]]  # position deletes
+    got = pa.table(rap.scan(str(db / "orc")))
+    assert got.column_names == ["id", "label", "st", "d"]
+    assert plain(got.to_pylist()) == plain(expected["orc"])
+    assert len(got) == 39
+    where = pa.table(rap.scan(str(db / "orc"), where="label = 's5' OR id = 100"))
+    assert sorted(where.column("id").to_pylist()) == [5, 100]
