@@ -252,8 +252,8 @@ Result<std::shared_ptr<Scanner::Impl::OpenedFile>> Scanner::Impl::PrepareFile(
     }
   }
   auto columns = std::make_shared<FileColumns>();
-  for (const ColumnSource& cs : out_cols) columns->out.push_back(BindColumn(cs, reader));
-  for (const ColumnSource& cs : filter_cols) columns->filter.push_back(BindColumn(cs, reader));
+  for (const ColumnSource& cs : out_cols) columns->out.push_back(BindColumn(ForFile(cs, file), reader));
+  for (const ColumnSource& cs : filter_cols) columns->filter.push_back(BindColumn(ForFile(cs, file), reader));
   opened->columns = columns;
   for (const FileColumn& fc : columns->filter) {
     int leaf = -1;

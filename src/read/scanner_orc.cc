@@ -67,9 +67,10 @@ Status Scanner::Impl::PrepareOrcFile(OpenedFile& opened, const FileReaderOptions
   const OrcFileReader& reader = *opened.orc;
   auto bind = [&](const ColumnSource& cs) {
     FileColumn fc;
-    if (cs.partition >= 0 || reader.FieldIndex(cs.physical) < 0) return fc;
+    const ColumnSource in_file = ForFile(cs, file);
+    if (cs.partition >= 0 || in_file.physical.empty() || reader.FieldIndex(in_file.physical) < 0) return fc;
     fc.present = true;
-    fc.name = cs.physical;
+    fc.name = in_file.physical;
     fc.file_type = cs.file_type;
     return fc;
   };
