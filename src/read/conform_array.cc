@@ -244,12 +244,19 @@ void ApplyNameMapping(const NameMapping& mapping, std::vector<parquet::FieldNode
   }
 }
 
+ColumnSource ForFile(const ColumnSource& cs, const ScanFile& file) {
+  if (cs.field < 0 || static_cast<size_t>(cs.field) >= file.physical_names.size()) return cs;
+  ColumnSource out = cs;
+  out.physical = file.physical_names[static_cast<size_t>(cs.field)];
+  return out;
+}
+
 FileColumn BindColumn(const ColumnSource& cs, const std::vector<parquet::FieldNode>& fields) {
   FileColumn out;
   if (cs.partition >= 0) return out;
   const parquet::FieldNode* node = nullptr;
   for (const parquet::FieldNode& f : fields) {
-    if (cs.by_id && cs.ids.id ? f.field_id == cs.ids.id : f.field.name == cs.physical) {
+    if (cs.by_id && cs.ids.id ? f.field_id == cs.ids.id : !cs.physical.empty() && f.field.name == cs.physical) {
       node = &f;
       break;
     }

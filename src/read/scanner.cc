@@ -262,8 +262,8 @@ Result<std::shared_ptr<Scanner::Impl::OpenedFile>> Scanner::Impl::PrepareFile(
     }
   }
   auto columns = std::make_shared<FileColumns>();
-  for (const ColumnSource& cs : out_cols) columns->out.push_back(BindColumn(cs, *fields));
-  for (const ColumnSource& cs : filter_cols) columns->filter.push_back(BindColumn(cs, *fields));
+  for (const ColumnSource& cs : out_cols) columns->out.push_back(BindColumn(ForFile(cs, file), *fields));
+  for (const ColumnSource& cs : filter_cols) columns->filter.push_back(BindColumn(ForFile(cs, file), *fields));
   opened->columns = columns;
   for (const FileColumn& fc : columns->filter) {
     int leaf = -1;

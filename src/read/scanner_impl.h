@@ -31,6 +31,7 @@ struct ColumnSource {
   DataTypePtr type;      // table type
   DataTypePtr file_type; // in-file names of nested fields (ScanSource::physical_types), or null
   int partition = -1;    // index into partition_columns, or -1 for a data column
+  int field = -1;        // index into the table schema
   bool by_id = false;    // found in files by field id (ScanSource::field_ids)
   FieldIdTree ids;       // when by_id
   ArrayPtr absent;       // 1 row: the value where a file lacks the column (ScanSource::defaults); null: NULL
@@ -61,6 +62,8 @@ Result<std::vector<parquet::FieldNode>> OrcFieldNodes(const orc::TypeTree& types
 // Gives the fields of a file written without field ids (and the fields inside them) the ids of
 // `mapping` by name (ScanSource::name_mapping); names the mapping lacks keep no id.
 void ApplyNameMapping(const NameMapping& mapping, std::vector<parquet::FieldNode>& fields);
+// `cs` with the in-file name `file` gives it (ScanFile::physical_names), else `cs` itself.
+ColumnSource ForFile(const ColumnSource& cs, const ScanFile& file);
 // The struct field at `path` (child indices) of a struct column: its values, NULL where it or any
 // struct above it is NULL.
 Result<ArrayPtr> StructFieldAt(const ArrayPtr& column, const std::vector<size_t>& path);
@@ -253,6 +256,7 @@ struct Scanner::Impl {
     ColumnSource c;
     c.name = table_schema->fields[static_cast<size_t>(field)].name;
     c.physical = Physical(field);
+    c.field = field;
     c.type = table_schema->fields[static_cast<size_t>(field)].type;
     if (static_cast<size_t>(field) < source.physical_types.size()) c.file_type = source.physical_types[static_cast<size_t>(field)];
     if (static_cast<size_t>(field) < source.field_ids.size()) {

@@ -81,9 +81,10 @@ Status Scanner::Impl::PrepareOrcFile(OpenedFile& opened, const FileReaderOptions
   auto bind = [&](const ColumnSource& cs) {
     if (!source.field_ids.empty()) return BindColumn(cs, nodes);
     FileColumn fc;
-    if (cs.partition >= 0 || reader.FieldIndex(cs.physical) < 0) return fc;
+    const ColumnSource in_file = ForFile(cs, file);
+    if (cs.partition >= 0 || in_file.physical.empty() || reader.FieldIndex(in_file.physical) < 0) return fc;
     fc.present = true;
-    fc.name = cs.physical;
+    fc.name = in_file.physical;
     fc.file_type = cs.file_type;
     return fc;
   };

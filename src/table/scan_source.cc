@@ -22,6 +22,7 @@ Result<read::ScanSource> ToScanSource(const TableSnapshot& snapshot) {
     read::ScanFile sf;
     sf.path = f.path;
     sf.size = f.size;
+    sf.physical_names = f.physical_names;
     if (f.partition_values.size() != snapshot.partition_columns.size()) {
       return Status::Internal(f.path + ": partition values do not match the partition columns");
     }

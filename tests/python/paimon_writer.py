@@ -18,6 +18,8 @@ import sys
 import pyarrow as pa
 import pyarrow.parquet as pq
 from pypaimon import CatalogFactory, Schema
+from pypaimon.schema.data_types import AtomicType
+from pypaimon.schema.schema_change import SchemaChange
 
 
 def commit(table, rows, schema):
@@ -146,6 +148,39 @@ def main(out: pathlib.Path) -> None:
     commit(t, [orc_row(i, None, "-D") for i in range(0, 40, 4)], s)
     commit(t, [orc_row(i, f"c{i}", "+I") for i in range(0, 48, 8)] + [orc_row(i, None, "-D") for i in (1, 13)], s)
     record("pk_orc", t, ["name", "id"], [None, 1, 2, 3])
+
+    # Schema evolution (columns matched by field id through each file's schema): a column renamed,
+    # one dropped, one added, and one dropped and added again under its old name (a new field id:
+    # NULL in the older files), with commits under each schema. A primary-key table of Parquet files
+    # merged across the schemas, and an append table of ORC files.
+    for name, pk, fmt in (("evolve_pk", ["id"], "parquet"), ("evolve_append_orc", [], "orc")):
+        s0 = pa.schema([("id", pa.int64()), ("a", pa.string()), ("b", pa.int32()), ("c", pa.float64())])
+        catalog.create_table(f"db.{name}", Schema.from_pyarrow_schema(
+            s0, primary_keys=pk, options={"bucket": "2", "file.format": fmt} if pk else
+            {"bucket": "2", "bucket-key": "id", "file.format": fmt}), False)
+        t = catalog.get_table(f"db.{name}")
+        commit(t, [{"id": i, "a": f"a{i}", "b": i, "c": i / 2} for i in range(20)], s0)
+        catalog.alter_table(f"db.{name}", [SchemaChange.rename_column("a", "a2"),
+                                           SchemaChange.add_column("e", AtomicType("STRING"))])
+        t = catalog.get_table(f"db.{name}")
+        s1 = pa.schema([("id", pa.int64()), ("a2", pa.string()), ("b", pa.int32()), ("c", pa.float64()),
+                        ("e", pa.string())])
+        commit(t, [{"id": i, "a2": f"r{i}", "b": -i, "c": i * 3.0, "e": f"e{i}"} for i in range(10, 30, 2)], s1)
+        catalog.alter_table(f"db.{name}", [SchemaChange.drop_column("b"), SchemaChange.drop_column("c")])
+        catalog.alter_table(f"db.{name}", [SchemaChange.add_column("c", AtomicType("STRING"))])
+        t = catalog.get_table(f"db.{name}")
+        s2 = pa.schema([("id", pa.int64()), ("a2", pa.string()), ("e", pa.string()), ("c", pa.string())])
+        commit(t, [{"id": i, "a2": f"z{i}", "e": None, "c": f"c{i}"} for i in range(25, 35)], s2)
+        record(name, t, ["id", "a2"], [None, 1, 2])
+
+    # A column whose type changed (INT to BIGINT): rap refuses it (it does not convert types).
+    s0 = pa.schema([("id", pa.int64()), ("b", pa.int32())])
+    catalog.create_table("db.evolve_type", Schema.from_pyarrow_schema(s0, options={"file.format": "parquet"}), False)
+    t = catalog.get_table("db.evolve_type")
+    commit(t, [{"id": i, "b": i} for i in range(5)], s0)
+    catalog.alter_table("db.evolve_type", [SchemaChange.update_column_type("b", AtomicType("BIGINT"))])
+    cases.append({"table": "evolve_type", "path": str(warehouse / "db.db" / "evolve_type"), "snapshot": None,
+                  "expected": None, "keys": ["id"]})
 
     (out / "cases.json").write_text(json.dumps(cases, indent=1))
 

@@ -48,12 +48,15 @@ def written(tmp_path_factory) -> list:
 
 
 def rows(table: pa.Table, keys: list) -> list:
-    return table.sort_by([(k, "ascending") for k in keys]).to_pylist()
+    keys = [k for k in keys if k in table.column_names]  # a key column may be renamed in older snapshots
+    return sorted(table.sort_by([(k, "ascending") for k in keys]).to_pylist(), key=repr)
 
 
 def test_every_table_and_snapshot_reads_as_pypaimon_reads_it(written) -> None:
     checked = set()
     for case in written:
+        if case["expected"] is None:
+            continue
         expected = pq.read_table(case["expected"])
         got = pa.table(rap.scan(case["path"], snapshot_id=case["snapshot"]))
         what = f"{case['table']} snapshot {case['snapshot']}"
@@ -64,7 +67,7 @@ def test_every_table_and_snapshot_reads_as_pypaimon_reads_it(written) -> None:
         assert rows(got, case["keys"]) == rows(expected, case["keys"]), what
         checked.add(case["table"])
     assert checked == {"pk_multi", "pk_first_row", "pk_types", "append_parts", "append_bucketed", "append_orc",
-                       "pk_orc"}
+                       "pk_orc", "evolve_pk", "evolve_append_orc"}
 
 
 def test_primary_key_table_is_merged_not_listed(written) -> None:
@@ -104,3 +107,27 @@ def test_orc_primary_key_table_is_merged(written) -> None:
     info = rap.scan(str(path), columns=["id"], where="p = 'b' AND id > 20")
     want = sorted(r["id"] for r in expected.to_pylist() if r["p"] == "b" and r["id"] > 20)
     assert sorted(pa.table(info).column("id").to_pylist()) == want
+
+
+def test_schema_evolution_matches_columns_by_field_id(written) -> None:
+    for table in ("evolve_pk", "evolve_append_orc"):
+        case = next(c for c in written if c["table"] == table and c["snapshot"] is None)
+        got = pa.table(rap.scan(case["path"]))
+        assert got.column_names == ["id", "a2", "e", "c"], table
+        by_id = {}
+        for r in got.to_pylist():
+            by_id.setdefault(r["id"], []).append(r)
+        # Written under schema 0: "a" renamed to "a2" is read, "e" added later and "c" dropped and
+        # added again (a new field id) are NULL.
+        assert {"id": 3, "a2": "a3", "e": None, "c": None} in by_id[3], table
+        assert {"id": 12, "a2": "r12", "e": "e12", "c": None} in by_id[12], table
+        assert {"id": 27, "a2": "z27", "e": None, "c": "c27"} in by_id[27], table
+        # A filter on a renamed column finds the rows of the files that still call it "a".
+        sel = pa.table(rap.scan(case["path"], columns=["id"], where="a2 = 'a5'"))
+        assert sel.column("id").to_pylist() == [5], table
+
+
+def test_column_type_change_is_refused(written) -> None:
+    case = next(c for c in written if c["table"] == "evolve_type")
+    with pytest.raises(rap.NotSupported, match="does not convert column types"):
+        pa.table(rap.scan(case["path"]))

@@ -42,6 +42,11 @@ struct ScanFile {
   // (rap/index/indexed_scan.h). The filter is still applied to them. An empty selection skips the file
   // without opening it (files_pruned_by_index); nullopt: every row is a candidate.
   std::optional<RowSelection> candidate_rows;
+  // In-file name per ScanSource::schema field for this file, when the table's files were written
+  // under different schemas (Paimon schema evolution: columns matched by field id through the
+  // file's schema); an empty name = the file lacks the column (read as NULL). Empty = the source's
+  // physical_names.
+  std::vector<std::string> physical_names;
 };
 
 struct ScanSource {

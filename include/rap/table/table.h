@@ -47,6 +47,9 @@ struct DataFile {
   // Bounds of the file's columns from the table format's own metadata (Iceberg manifest metrics), one
   // per TableSnapshot::schema field; used instead of stats_json when not empty.
   std::vector<std::optional<read::ColumnStats>> column_stats;
+  // In-file name per TableSnapshot::schema field when this file was written under another schema
+  // (Paimon schema evolution; "" = the file lacks the column); empty = TableSnapshot::physical_names.
+  std::vector<std::string> physical_names;
 };
 
 // What a table format keeps from Open for DeletedRows (Iceberg: the delete files of each data file).

@@ -12,6 +12,9 @@
 #include <map>
 #include <set>
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include "rap/table/paimon.h"
 #include "table/formats.h"
 #include "table/paimon/paimon_table.h"
@@ -123,6 +126,40 @@ Result<TableSchema> ReadSchema(TableProbe& probe, int64_t id) {
   RAP_ASSIGN_OR_RETURN(TableSchema s, ParseSchema(text, path));
   if (s.id != id) return Status::Corrupt(path + ": holds schema id " + std::to_string(s.id));
   return s;
+}
+
+// Schema evolution: the in-file names of `schema`'s fields in a data file written under `file_schema`,
+// matched by field id as Paimon does (a renamed column keeps its id; an added one is "", read as
+// NULL; a dropped one is not in `schema`); empty when every name is the same. A column whose type
+// changed, and a primary key whose columns are named otherwise in the file, are NotSupported.
+Result<std::vector<std::string>> EvolvedNames(const TableSchema& schema, const TableSchema& file_schema,
+                                              const std::string& where) {
+  std::vector<std::string> names;
+  bool same = true;
+  for (const SchemaField& f : schema.fields) {
+    const SchemaField* old = nullptr;
+    for (const SchemaField& g : file_schema.fields) {
+      if (g.id == f.id) {
+        old = &g;
+        break;
+      }
+    }
+    if (old && old->type->ToString() != f.type->ToString()) {
+      return Status::NotSupported(fmt::format(
+          "{}: column '{}' (field id {}) is {} in schema {} of the file and {} in schema {}; rap does not convert "
+          "column types across schema versions",
+          where, f.name, f.id, old->type->ToString(), file_schema.id, f.type->ToString(), schema.id));
+    }
+    names.push_back(old ? old->name : std::string());
+    same = same && old && old->name == f.name;
+  }
+  if (file_schema.primary_keys != schema.primary_keys) {
+    return Status::NotSupported(fmt::format("{}: the primary key is ({}) in schema {} of the file and ({}) in schema {}",
+                                            where, fmt::join(file_schema.primary_keys, ", "), file_schema.id,
+                                            fmt::join(schema.primary_keys, ", "), schema.id));
+  }
+  if (same) names.clear();
+  return names;
 }
 
 Result<std::vector<avro::Value>> ReadRecords(TableProbe& probe, const std::string& name) {
@@ -266,6 +303,7 @@ class PaimonTableFormat : public TableFormat {
     }
     out.schema = arrow_schema;
     std::map<std::pair<std::string, int32_t>, size_t> bucket_index;
+    std::map<int64_t, TableSchema> file_schemas;  // schemas of files written under another schema
     for (ManifestEntry& e : adds) {
       if (deleted.count(EntryKey{e.partition, e.bucket, e.file.level, e.file.file_name})) continue;
       // A first-row table's batch scan skips level-0 files (Paimon's batchScanSkipLevel0): its lookup
@@ -294,6 +332,14 @@ class PaimonTableFormat : public TableFormat {
       df.path = probe.root().empty() ? rel : probe.root() + "/" + rel;
       df.size = static_cast<uint64_t>(e.file.file_size);
       df.num_records = e.file.row_count;
+      if (e.file.schema_id != schema.id) {
+        auto known = file_schemas.find(e.file.schema_id);
+        if (known == file_schemas.end()) {
+          RAP_ASSIGN_OR_RETURN(TableSchema fs, ReadSchema(probe, e.file.schema_id));
+          known = file_schemas.emplace(e.file.schema_id, std::move(fs)).first;
+        }
+        RAP_ASSIGN_OR_RETURN(df.physical_names, EvolvedNames(schema, known->second, where));
+      }
       const auto key = std::make_pair(e.partition, e.bucket);
       auto [it, added] = bucket_index.emplace(key, state->buckets.size());
       if (added) {
@@ -309,8 +355,7 @@ class PaimonTableFormat : public TableFormat {
     for (DataFile& df : out.files) {
       df.format_deletes = state->buckets[state->bucket_of[df.path]].needs_merge;
     }
-    // Columns are found by name: Java Paimon writes Parquet field ids, pypaimon does not (so a column
-    // renamed after a file was written is not found in it: docs/paimon.md).
+    // Columns are found by name in each file, the names of the file's own schema (EvolvedNames).
     std::sort(out.files.begin(), out.files.end(),
               [](const DataFile& a, const DataFile& b) { return a.relative_path < b.relative_path; });
     out.format_state = state;
