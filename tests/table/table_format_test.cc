@@ -10,6 +10,7 @@
 
 #include "rap/io/object_store.h"
 #include "rap/table/file_listing.h"
+#include "rap/table/pending_write.h"
 #include "rap/table/scan_source.h"
 #include "rap/table/table.h"
 #include "rap/table/table_format.h"
@@ -107,8 +108,40 @@ TEST(TableFormat, DeltaTablesGoThroughTheSeam) {
   EXPECT_TRUE(deleted->empty());
   // The formats in the order OpenTable asks them: Delta first (a Delta table with Iceberg metadata
   // beside its log, as Delta UniForm writes, is read as Delta).
-  ASSERT_EQ(TableFormats().size(), 4u);
+  ASSERT_EQ(TableFormats().size(), 5u);
   EXPECT_EQ(TableFormats()[0]->name(), "delta");
+  EXPECT_EQ(TableFormats().back()->name(), "pending-write");  // asked last: a committed table is itself
+}
+
+// A new table whose writer has begun and not committed (rap/table/pending_write.h): refused, never a
+// folder of the files written so far; a committed Delta table with a leftover marker reads as Delta.
+TEST(TableFormat, PendingWriteIsNoTableYet) {
+  rap::testing::TempDir dir;
+  const std::string t = dir.Join("t");
+  fs::create_directories(t);
+  fs::copy_file(rap::testing::ParquetTestingData() + "/alltypes_plain.parquet", t + "/part-0.parquet");
+  auto store = io::OpenUrl(t);
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  ASSERT_TRUE(BeginPendingWrite(*store->store, store->path, "test", "tok").ok());
+  auto snap = OpenTable(t);
+  ASSERT_FALSE(snap.ok()) << "opened as a table of " << snap->files.size() << " files";
+  EXPECT_TRUE(snap.status().Is(StatusCode::kNotFound)) << snap.status().ToString();
+  EXPECT_NE(snap.status().message().find("no table yet"), std::string::npos) << snap.status().ToString();
+  // A second writer of the same new table.
+  EXPECT_TRUE(BeginPendingWrite(*store->store, store->path, "test", "tok2").Is(StatusCode::kChanged));
+  ASSERT_TRUE(EndPendingWrite(*store->store, store->path).ok());
+  auto folder = OpenTable(t);
+  ASSERT_TRUE(folder.ok()) << folder.status().ToString();
+  EXPECT_EQ(folder->files.size(), 1u);
+  // A Delta table with a marker left by a writer killed after its commit.
+  const std::string d = dir.Join("d");
+  fs::copy(rap::testing::SharedDir() + "/delta-tables/delta-0.8.0-partitioned", d, fs::copy_options::recursive);
+  auto dstore = io::OpenUrl(d);
+  ASSERT_TRUE(dstore.ok());
+  ASSERT_TRUE(BeginPendingWrite(*dstore->store, dstore->path, "test", "tok").ok());
+  auto delta = OpenTable(d);
+  ASSERT_TRUE(delta.ok()) << delta.status().ToString();
+  EXPECT_EQ(FormatName(*delta), "delta");
 }
 
 TEST(TableFormat, DeltaTableWithIcebergMetadataIsReadAsDelta) {
