@@ -11,7 +11,6 @@
 set -euo pipefail
 
 DEST="${1:-build/jars}"
-CENTRAL="https://repo1.maven.org/maven2"
 # group/artifact/version  sha256
 JARS=(
   "io/delta/delta-spark_2.12/3.3.3 4912bf902a1c453aba3bd838ff212dedd357155212f9bb37a6b47d97f2827ebc"
@@ -20,24 +19,5 @@ JARS=(
   "org/apache/iceberg/iceberg-spark-runtime-3.5_2.12/1.10.0 70f9471870b2d456167d703c829f098a446b86bb1379eee338c0efa03a341026"
 )
 
-mkdir -p "$DEST"
-for entry in "${JARS[@]}"; do
-  coord="${entry% *}"
-  sha="${entry#* }"
-  version="${coord##*/}"
-  artifact="$(basename "$(dirname "$coord")")"
-  jar="$DEST/$artifact-$version.jar"
-  if [ -f "$jar" ] && echo "$sha  $jar" | sha256sum -c --quiet - >/dev/null 2>&1; then
-    echo "$jar"
-    continue
-  fi
-  tmp="$jar.part.$$"
-  curl -sfSL --retry 3 -o "$tmp" "$CENTRAL/$coord/$artifact-$version.jar"
-  if ! echo "$sha  $tmp" | sha256sum -c --quiet - >/dev/null 2>&1; then
-    rm -f "$tmp"
-    echo "fetch-jars: $artifact-$version.jar from Maven Central does not have the pinned SHA-256 $sha" >&2
-    exit 1
-  fi
-  mv "$tmp" "$jar"
-  echo "$jar"
-done
+source "$(dirname "$0")/maven-jars.sh"
+fetch_pinned_jars fetch-jars "$DEST" "${JARS[@]}"

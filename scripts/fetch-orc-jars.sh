@@ -11,7 +11,6 @@
 set -euo pipefail
 
 DEST="${1:-build/jars}"
-CENTRAL="https://repo1.maven.org/maven2"
 # group/artifact/version  sha256
 JARS=(
   "org/apache/orc/orc-core/2.1.3 824c78dd07615fe9baa2716f2c714c81e43a1cfb89b5a2c3afd3f2ea63cfa48c"
@@ -29,24 +28,5 @@ JARS=(
   "commons-logging/commons-logging/1.2 daddea1ea0be0f56978ab3006b8ac92834afeefbd9b7e4e6316fca57df0fa636"
 )
 
-mkdir -p "$DEST"
-for entry in "${JARS[@]}"; do
-  coord="${entry% *}"
-  sha="${entry#* }"
-  version="${coord##*/}"
-  artifact="$(basename "$(dirname "$coord")")"
-  jar="$DEST/$artifact-$version.jar"
-  if [ -f "$jar" ] && echo "$sha  $jar" | sha256sum -c --quiet - >/dev/null 2>&1; then
-    echo "$jar"
-    continue
-  fi
-  tmp="$jar.part.$$"
-  curl -sfSL --retry 3 -o "$tmp" "$CENTRAL/$coord/$artifact-$version.jar"
-  if ! echo "$sha  $tmp" | sha256sum -c --quiet - >/dev/null 2>&1; then
-    rm -f "$tmp"
-    echo "fetch-orc-jars: $artifact-$version.jar from Maven Central does not have the pinned SHA-256 $sha" >&2
-    exit 1
-  fi
-  mv "$tmp" "$jar"
-  echo "$jar"
-done
+source "$(dirname "$0")/maven-jars.sh"
+fetch_pinned_jars fetch-orc-jars "$DEST" "${JARS[@]}"

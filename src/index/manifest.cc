@@ -362,19 +362,27 @@ Result<Manifest> ManifestFromJson(std::string_view text, const std::string& what
   return m;
 }
 
-Result<int64_t> FindLatestVersion(io::ObjectStore& store, const std::string& index_dir) {
-  int64_t v = 0;
+namespace {
+
+// The version the hint names; 0 when it is missing or damaged (that only costs probes).
+Result<int64_t> ReadVersionHint(io::ObjectStore& store, const std::string& index_dir) {
   auto hint = store.ReadTail(LastVersionHintPath(index_dir), 4096, io::ReadOptions{}, nullptr);
-  if (hint.ok()) {
-    try {
-      json j = json::parse(hint->first.view());
-      if (j.is_object() && j.contains("version") && j["version"].is_number_integer()) v = j["version"].get<int64_t>();
-    } catch (const json::exception&) {
-      v = 0;  // a damaged hint only costs probes
-    }
-  } else if (hint.status().code() != StatusCode::kNotFound) {
+  if (!hint.ok()) {
+    if (hint.status().code() == StatusCode::kNotFound) return int64_t{0};
     return hint.status();
   }
+  try {
+    json j = json::parse(hint->first.view());
+    if (j.is_object() && j.contains("version") && j["version"].is_number_integer()) return j["version"].get<int64_t>();
+  } catch (const json::exception&) {
+  }
+  return int64_t{0};
+}
+
+}  // namespace
+
+Result<int64_t> FindLatestVersion(io::ObjectStore& store, const std::string& index_dir) {
+  RAP_ASSIGN_OR_RETURN(int64_t v, ReadVersionHint(store, index_dir));
   if (v > 0) {
     auto h = store.Head(ManifestPath(index_dir, v));
     if (!h.ok()) {
@@ -425,18 +433,7 @@ Result<Manifest> ReadManifest(io::ObjectStore& store, const std::string& index_d
 }
 
 Result<Manifest> ReadLatestManifest(io::ObjectStore& store, const std::string& index_dir) {
-  int64_t v = 0;
-  auto hint = store.ReadTail(LastVersionHintPath(index_dir), 4096, io::ReadOptions{}, nullptr);
-  if (hint.ok()) {
-    try {
-      json j = json::parse(hint->first.view());
-      if (j.is_object() && j.contains("version") && j["version"].is_number_integer()) v = j["version"].get<int64_t>();
-    } catch (const json::exception&) {
-      v = 0;
-    }
-  } else if (hint.status().code() != StatusCode::kNotFound) {
-    return hint.status();
-  }
+  RAP_ASSIGN_OR_RETURN(const int64_t v, ReadVersionHint(store, index_dir));
   if (v > 0) {
     // One round: the hinted manifest and the probe of the next version.
     auto next = std::async(std::launch::async, [&] { return store.Head(ManifestPath(index_dir, v + 1)); });
