@@ -26,6 +26,7 @@ import sys
 import tempfile
 import threading
 import time
+import traceback
 
 import pyarrow as pa
 from deltalake import DeltaTable, write_deltalake
@@ -142,7 +143,6 @@ def writer(args, table: str, index: str, stats: Stats, stop: threading.Event, lo
                     stats.fail("error", f"rap {' '.join(cmd[:2])}: exit {r.returncode}: {r.stderr.strip()}")
             log.append((time.time(), DeltaTable(table).version()))
         except Exception as e:  # noqa: BLE001 - a failed write is a soak failure, reported
-            import traceback
             where = traceback.extract_tb(e.__traceback__)[-1]
             stats.fail("error", f"writer ({'delete' if tag % 4 == 0 else 'append'}, {where.filename}:{where.lineno}): "
                                 f"{e!r}")
