@@ -2,7 +2,7 @@
 // The write column of the fault matrix (docs/reliability.md): `rap convert INPUT s3://bkt/out/...`
 // against rap-netsim (which stores PUTs atomically: object_put.h) under every fault it injects on the
 // upload. Transient faults (reset mid-body, 500, 503, 429 and SlowDown with Retry-After, a truncated
-// exchange, a wrong Content-Range) end in success with exactly the bytes a local convert writes;
+// exchange, a wrong Content-Range, an answer lost after the store) end in success with exactly the bytes a local convert writes;
 // persistent ones (503 on every attempt, a reset on every attempt, a stall past the deadline) end in
 // an error that names the object, and no object — partial or whole — is visible afterwards.
 // The rewrite column: `rap rewrite TABLE s3://bkt/rw/...` (a Delta table of Parquet files and its RAP
@@ -168,7 +168,7 @@ TEST_F(ConvertOutputFaults, TransientFaultsStoreTheRightObject) {
   for (const char* f : {"", "kind=reset&count=2&path=/bkt/out/", "kind=500&count=2&path=/bkt/out/",
                         "kind=503&count=2&path=/bkt/out/", "kind=429&count=1&retry_after=1&path=/bkt/out/",
                         "kind=503&count=1&retry_after=1", "kind=truncate&count=2&path=/bkt/out/",
-                        "kind=bad_range&count=1&path=/bkt/out/"}) {
+                        "kind=bad_range&count=1&path=/bkt/out/", "kind=lost&count=1&path=/bkt/out/"}) {
     ExpectStored(f);
   }
 }
@@ -183,7 +183,12 @@ TEST_F(ConvertOutputFaults, PersistentFaultsNameTheObjectAndStoreNothing) {
 TEST_F(ConvertOutputFaults, RewriteUnderTransientFaultsWritesTheLocalFiles) {
   for (const char* f : {"", "kind=reset&count=2&path=/bkt/rw/", "kind=503&count=2&path=/bkt/rw/",
                         "kind=429&count=1&retry_after=1&path=/bkt/rw/", "kind=truncate&count=2&path=/bkt/rw/",
-                        "kind=500&count=1&path=_delta_log"}) {
+                        "kind=500&count=1&path=_delta_log",
+                        // Lost answers (stored, then the connection reset): the conditional PUTs of the
+                        // pending-write marker, the Delta commit and the index manifest are retried, meet
+                        // their own object (412) and are recognised as their own; plain PUTs are redone.
+                        "kind=lost&count=1&path=_rap_pending_write", "kind=lost&count=1&path=_delta_log/0",
+                        "kind=lost&count=1&path=_manifest/0", "kind=lost&count=1&path=/part-00000.parquet"}) {
     ExpectRewritten(f);
   }
 }

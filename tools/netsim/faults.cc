@@ -19,6 +19,7 @@ std::string FaultRule::Name() const {
     case FaultKind::kTruncate: return "truncate";
     case FaultKind::kBadRange: return "bad_range";
     case FaultKind::kStall: return "stall";
+    case FaultKind::kLost: return "lost";
   }
   return "unknown";
 }
@@ -46,12 +47,14 @@ Result<FaultRule> ParseFaultRule(std::string_view spec) {
     rule.kind = FaultKind::kBadRange;
   } else if (kind == "stall") {
     rule.kind = FaultKind::kStall;
+  } else if (kind == "lost") {
+    rule.kind = FaultKind::kLost;
   } else {
     unsigned code = 0;
     auto [ptr, ec] = std::from_chars(kind.data(), kind.data() + kind.size(), code);
     if (ec != std::errc() || ptr != kind.data() + kind.size() || code < 400 || code > 599) {
       return Status::InvalidArgument(fmt::format(
-          "fault '{}': kind '{}' is not reset, truncate, bad_range, stall or a 4xx/5xx status", spec, kind));
+          "fault '{}': kind '{}' is not reset, truncate, bad_range, stall, lost or a 4xx/5xx status", spec, kind));
     }
     rule.kind = FaultKind::kStatus;
     rule.status = code;
@@ -91,13 +94,14 @@ Result<FaultRule> ParseFaultRule(std::string_view spec) {
   return rule;
 }
 
-std::optional<FaultRule> FaultInjector::Pick(const std::string& path, bool body_response) {
+std::optional<FaultRule> FaultInjector::Pick(const std::string& path, bool body_response, bool is_write) {
   for (FaultRule& rule : rules_) {
     if (rule.remaining == 0) continue;
     if (!rule.path.empty() && path.find(rule.path) == std::string::npos) continue;
     bool needs_body = rule.kind == FaultKind::kTruncate || rule.kind == FaultKind::kBadRange ||
                       rule.kind == FaultKind::kStall;
     if (needs_body && !body_response) continue;
+    if (rule.kind == FaultKind::kLost && !is_write) continue;
     if (rule.probability < 1.0) {
       std::uniform_real_distribution<double> dist(0.0, 1.0);
       if (dist(rng_) >= rule.probability) continue;

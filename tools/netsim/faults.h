@@ -10,6 +10,9 @@
 //              then the connection closes
 //   bad_range  a 206 whose Content-Range names a range shifted by one byte (the body is the one asked)
 //   stall      headers are sent, then nothing for `seconds`, then the body
+//   lost       writes only (PUT, DELETE): the write is carried out, then the connection is closed
+//              with a TCP RST instead of the answer — a client sees a reset and cannot know the
+//              write landed (the "lost answer" of docs/reliability.md)
 // Spec syntax (query string or CLI, '&' or ','): kind=503&count=2&prob=0.5&path=/t/&retry_after=1
 #pragma once
 
@@ -23,7 +26,7 @@
 
 namespace rap::netsim {
 
-enum class FaultKind { kReset, kStatus, kTruncate, kBadRange, kStall };
+enum class FaultKind { kReset, kStatus, kTruncate, kBadRange, kStall, kLost };
 
 struct FaultRule {
   FaultKind kind = FaultKind::kReset;
@@ -53,7 +56,7 @@ class FaultInjector {
   // The first rule that matches `path`, applies to this response (`body_response`: a GET that
   // would send a 200/206 body; truncate, bad_range and stall need one), has firings left and wins its
   // probability draw. The returned copy describes the firing; the rule's count is decremented.
-  std::optional<FaultRule> Pick(const std::string& path, bool body_response);
+  std::optional<FaultRule> Pick(const std::string& path, bool body_response, bool is_write = false);
 
   std::string ToJson() const;  // [{"kind":"503","path":"","remaining":1,"probability":1,"fired":0,...}]
 

@@ -63,7 +63,7 @@ int main(int argc, char** argv) {
   app.add_option("--chunk", chunk, "fairness quantum of the shared throughput limit: the payload granted to one response at a time")->capture_default_str();
   app.add_option("--fault", fault_specs,
                  "inject a fault, e.g. 'kind=503,count=2,path=/t/' or 'kind=reset,prob=0.1,count=-1'; kinds: reset, "
-                 "4xx/5xx status, truncate[,after=N], bad_range, stall[,seconds=S] (repeatable)");
+                 "4xx/5xx status, truncate[,after=N], bad_range, stall[,seconds=S], lost (writes: done, answer dropped) (repeatable)");
   app.add_option("--seed", seed, "random seed for probabilistic faults")->capture_default_str();
   app.add_flag("--quiet", quiet, "do not log connection errors");
   bool exit_with_parent = false;

@@ -246,9 +246,10 @@ class Session : public std::enable_shared_from_this<Session> {
   // S3 PutObject (object_put.h): stored atomically once the whole body arrived. Faults: reset and
   // status as for reads (nothing stored); truncate and bad_range close the connection without an
   // answer and store nothing (an upload cut off mid-body); stall stores nothing and answers nothing
-  // for `seconds`, then closes.
+  // for `seconds`, then closes; lost stores the object and resets the connection instead of
+  // answering.
   void RespondPut() {
-    auto fault = srv_.faults.Pick(path_, /*body_response=*/true);
+    auto fault = srv_.faults.Pick(path_, /*body_response=*/true, /*is_write=*/true);
     if (fault) srv_.stats.OnFault(fault->Name());
     if (fault && ApplyEarlyFault(*fault)) return;
     if (fault && fault->kind == FaultKind::kStall) {
@@ -260,13 +261,14 @@ class Session : public std::enable_shared_from_this<Session> {
       });
       return;
     }
-    if (fault) {  // truncate, bad_range
+    if (fault && fault->kind != FaultKind::kLost) {  // truncate, bad_range
       Close();
       EndResponse();
       return;
     }
     const bool if_none_match = req_.find(http::field::if_none_match) != req_.end();
     Status st = PutObject(srv_.options.root, path_, req_.body(), if_none_match);
+    if (fault) return LoseAnswer();  // kLost: stored (or refused), and the answer never sent
     if (st.Is(StatusCode::kChanged)) return WriteSimple(http::status::precondition_failed, st.message(), keep_alive_, true);
     if (st.Is(StatusCode::kAccessDenied)) return WriteSimple(http::status::forbidden, st.message(), keep_alive_, true);
     if (st.Is(StatusCode::kInvalidArgument)) return WriteSimple(http::status::bad_request, st.message(), keep_alive_, true);
@@ -274,10 +276,14 @@ class Session : public std::enable_shared_from_this<Session> {
     WriteSimple(http::status::ok, "stored", keep_alive_, true);
   }
 
-  // S3 DeleteObject (200 here, S3 answers 204; also for a missing key). Reset and status faults apply.
+  // S3 DeleteObject (200 here, S3 answers 204; also for a missing key). Reset and status faults apply,
+  // and lost (deleted, then the connection reset instead of the answer).
   void RespondDelete() {
-    if (MaybeStatusFault()) return;
+    auto fault = srv_.faults.Pick(path_, /*body_response=*/false, /*is_write=*/true);
+    if (fault) srv_.stats.OnFault(fault->Name());
+    if (fault && ApplyEarlyFault(*fault)) return;
     Status st = DeleteObject(srv_.options.root, path_);
+    if (fault) return LoseAnswer();  // kLost: deleted, and the answer never sent
     if (st.Is(StatusCode::kAccessDenied)) return WriteSimple(http::status::forbidden, st.message(), keep_alive_, true);
     if (st.Is(StatusCode::kInvalidArgument)) return WriteSimple(http::status::bad_request, st.message(), keep_alive_, true);
     if (!st.ok()) return WriteSimple(http::status::internal_server_error, st.message(), keep_alive_, true);
@@ -298,6 +304,14 @@ class Session : public std::enable_shared_from_this<Session> {
       return true;
     }
     return false;
+  }
+
+  // The "lost" fault of a write: the write happened; the connection is reset instead of answering.
+  void LoseAnswer() {
+    error_code ec;
+    socket_.set_option(asio::socket_base::linger(true, 0), ec);  // close() then sends RST
+    socket_.close(ec);
+    EndResponse();
   }
 
   // For responses without a file (404, 416): only reset and status faults apply.
