@@ -43,6 +43,7 @@ struct ScanArgs {
   bool fingerprint = false;
   bool no_statistics = false;
   bool no_page_index = false;
+  bool no_bloom_filter = false;
   bool no_dictionary_filter = false;
   int prefetch = 3;
   std::string warmup = "raw";
@@ -149,6 +150,7 @@ Status RunScan(const ScanArgs& args) {
   so.batch_size = args.batch_size;
   so.use_statistics = !args.no_statistics;
   so.use_page_index = !args.no_page_index;
+  so.use_bloom_filters = !args.no_bloom_filter;
   so.dictionary_filter = !args.no_dictionary_filter;
   so.prefetch.producers = args.prefetch;
   so.prefetch.ranges.natural_read_size = args.natural_read_size;
@@ -222,6 +224,7 @@ CommandRegistrar reg("scan", [](CLI::App& app) {
   cmd->add_flag("--fingerprint", args->fingerprint, "Print the result fingerprint (fnv1a64:<16 hex>)");
   cmd->add_flag("--no-statistics", args->no_statistics, "Do not prune row groups by statistics");
   cmd->add_flag("--no-page-index", args->no_page_index, "Do not use ColumnIndex/OffsetIndex");
+  cmd->add_flag("--no-bloom-filter", args->no_bloom_filter, "Do not use ORC bloom filters for = and IN");
   cmd->add_flag("--no-dictionary-filter", args->no_dictionary_filter,
                 "Evaluate the filter on decoded values only, never once per dictionary entry");
   cmd->add_option("--prefetch,--threads", args->prefetch,

@@ -41,6 +41,7 @@ StatsList ScanStatsList(const read::ScanStats& s, const index::IndexedScanReport
   i("rows_in_row_groups", s.rows_in_row_groups);
   i("row_index_groups", s.row_index_groups);
   i("row_index_groups_pruned", s.row_index_groups_pruned);
+  i("bloom_filter_groups_pruned", s.bloom_filter_groups_pruned);
   i("rows_deleted", s.rows_deleted);
   i("rows_candidate", s.rows_candidate);
   i("rows_selected", s.rows_selected);

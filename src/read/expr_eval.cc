@@ -349,7 +349,23 @@ Status Eval(const Node& node, const RecordBatch& batch, const std::vector<int>& 
 
 // ---- pruning ----
 
+Possible LeafBoundsPossible(const Node& node, const std::optional<ColumnStats>& s);
+
+// A leaf from the statistics, then from the membership test: `column = v` or `column IN (...)` is
+// never TRUE when none of the values may be in the rows (FALSE and NULL stay as the bounds say).
 Possible LeafPossible(const Node& node, const std::optional<ColumnStats>& s) {
+  Possible p = LeafBoundsPossible(node, s);
+  if (!p.t || !s || !s->might_contain || node.negated) return p;
+  const bool equality = node.kind == Expr::Kind::kIn || (node.kind == Expr::Kind::kCompare && node.op == CompareOp::kEq);
+  if (!equality) return p;
+  for (const auto& v : node.values) {
+    if (v && s->might_contain(*v)) return p;
+  }
+  p.t = false;
+  return p;
+}
+
+Possible LeafBoundsPossible(const Node& node, const std::optional<ColumnStats>& s) {
   Possible p;
   if (!s) return p;
   if (s->num_values && *s->num_values == 0) return Possible{false, false, false};

@@ -121,12 +121,18 @@ std::vector<uint32_t> OrcFileReader::FieldColumns(const std::vector<int>& fields
 }
 
 Result<std::map<uint32_t, orc::RowIndexInfo>> OrcFileReader::ReadRowIndex(size_t s,
-                                                                          const std::vector<uint32_t>& columns) {
+                                                                          const std::vector<uint32_t>& columns,
+                                                                          const std::vector<uint32_t>& bloom_columns) {
   if (s >= footers_.size()) {
     return Status::InvalidArgument(fmt::format("{}: stripe {} does not exist ({} stripes)", path_, s, footers_.size()));
   }
   std::map<uint32_t, orc::RowIndexInfo> out;
-  const std::vector<orc::StreamInfo> streams = orc::RowIndexStreams(footers_[s], columns);
+  std::vector<orc::StreamInfo> streams = orc::RowIndexStreams(footers_[s], columns);
+  if (!bloom_columns.empty()) {
+    for (const orc::StreamInfo& st : orc::BloomFilterStreams(footers_[s], bloom_columns)) streams.push_back(st);
+    std::sort(streams.begin(), streams.end(),
+              [](const orc::StreamInfo& a, const orc::StreamInfo& b) { return a.offset < b.offset; });
+  }
   if (streams.empty()) return out;
   std::vector<ByteRange> ranges;
   for (const orc::StreamInfo& st : streams) ranges.push_back(ByteRange{st.offset, st.length});
@@ -142,8 +148,15 @@ Result<std::map<uint32_t, orc::RowIndexInfo>> OrcFileReader::ReadRowIndex(size_t
                                        bytes.size(), ranges.size()));
   }
   for (size_t i = 0; i < streams.size(); ++i) {
-    RAP_ASSIGN_OR_RETURN(orc::RowIndexInfo index, orc::ParseRowIndex(tail_, s, streams[i], bytes[i]));
-    out[streams[i].column] = std::move(index);
+    if (streams[i].kind == orc::StreamKind::kRowIndex) {
+      RAP_ASSIGN_OR_RETURN(orc::RowIndexInfo index, orc::ParseRowIndex(tail_, s, streams[i], bytes[i]));
+      std::vector<orc::BloomFilter> blooms = std::move(out[streams[i].column].bloom_filters);
+      out[streams[i].column] = std::move(index);
+      out[streams[i].column].bloom_filters = std::move(blooms);
+    } else {
+      RAP_ASSIGN_OR_RETURN(out[streams[i].column].bloom_filters,
+                           orc::ParseBloomFilterIndex(tail_, s, streams[i], bytes[i]));
+    }
   }
   return out;
 }
@@ -192,12 +205,23 @@ Result<RecordBatch> OrcFileReader::ReadRowGroups(size_t s, const std::vector<int
   return orc::OrcReader::DecodeRowGroups(tail_, s, footers_[s], bytes, fields, first, last);
 }
 
-std::vector<ByteRange> OrcFileReader::RowIndexRanges(size_t s, const std::vector<int>& fields) const {
+std::vector<ByteRange> OrcFileReader::RowIndexRanges(size_t s, const std::vector<int>& fields,
+                                                     const std::vector<uint32_t>& bloom_columns) const {
   std::vector<ByteRange> out;
   for (const orc::StreamInfo& st : orc::RowIndexStreams(footers_[s], FieldsColumns(tail_, fields))) {
     out.push_back(ByteRange{st.offset, st.length});
   }
+  if (!bloom_columns.empty()) {
+    for (const orc::StreamInfo& st : orc::BloomFilterStreams(footers_[s], bloom_columns)) {
+      out.push_back(ByteRange{st.offset, st.length});
+    }
+    std::sort(out.begin(), out.end(), [](const ByteRange& a, const ByteRange& b) { return a.offset < b.offset; });
+  }
   return out;
+}
+
+bool OrcFileReader::HasBloomFilters(size_t s, const std::vector<uint32_t>& columns) const {
+  return s < footers_.size() && !columns.empty() && !orc::BloomFilterStreams(footers_[s], columns).empty();
 }
 
 bool OrcFileReader::StripeHeld(size_t s, const std::vector<int>& fields) const {

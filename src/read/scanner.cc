@@ -24,6 +24,7 @@ std::string ScanStats::ToString() const {
   line("rows_in_row_groups", rows_in_row_groups);
   line("row_index_groups", row_index_groups);
   line("row_index_groups_pruned", row_index_groups_pruned);
+  line("bloom_filter_groups_pruned", bloom_filter_groups_pruned);
   line("rows_deleted", rows_deleted);
   line("rows_candidate", rows_candidate);
   line("rows_selected", rows_selected);
@@ -429,6 +430,7 @@ void Scanner::Impl::MergeRangeStats(const ScanStats& d) {
   stats.rows_in_row_groups += d.rows_in_row_groups;
   stats.row_index_groups += d.row_index_groups;
   stats.row_index_groups_pruned += d.row_index_groups_pruned;
+  stats.bloom_filter_groups_pruned += d.bloom_filter_groups_pruned;
   stats.rows_deleted += d.rows_deleted;
   stats.rows_candidate += d.rows_candidate;
   stats.rows_selected += d.rows_selected;

@@ -34,6 +34,7 @@ void AddFileStats(ScanStats& to, const ScanStats& s) {
   to.rows_in_row_groups += s.rows_in_row_groups;
   to.row_index_groups += s.row_index_groups;
   to.row_index_groups_pruned += s.row_index_groups_pruned;
+  to.bloom_filter_groups_pruned += s.bloom_filter_groups_pruned;
   to.rows_deleted += s.rows_deleted;
   to.rows_candidate += s.rows_candidate;
   to.rows_selected += s.rows_selected;

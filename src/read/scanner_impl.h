@@ -225,15 +225,21 @@ struct Scanner::Impl {
   bool OrcStripeMayMatch(size_t file_index, const OrcFileReader& reader, size_t stripe,
                          const FileColumns& columns) const;
   // The same for `rows` rows whose ORC statistics of a type id `stats_of` gives (null: unknown).
+  // `bloom_of` (optional) gives a type id's bloom filter over those rows (null: none).
   bool OrcStatsMayMatch(size_t file_index, const OrcFileReader& reader, const FileColumns& columns, int64_t rows,
-                        const std::function<const orc::ColumnStats*(uint32_t)>& stats_of) const;
+                        const std::function<const orc::ColumnStats*(uint32_t)>& stats_of,
+                        const std::function<const orc::BloomFilter*(uint32_t)>& bloom_of = nullptr) const;
+  // The type ids (sorted) whose bloom filters can prune the filter: columns of the file compared by
+  // `=` or IN, of types whose bloom filter hash rap follows (ScanOptions::use_bloom_filters).
+  std::vector<uint32_t> OrcBloomColumns(const OrcFileReader& reader, const FileColumns& columns) const;
   // Filters and outputs `n` decoded rows of stripe `stripe` from its row `offset` (`batch`: the
   // fields read) into `result`; `room` as in ScanOrcRange, lowered by the rows output.
   Status EmitOrcRows(size_t file_index, const OrcFileReader& reader, size_t stripe, int64_t offset, int64_t n,
                      const RecordBatch& batch, const FileColumns& columns, int64_t* room, RangeOutput* result) const;
   // Whether a range of `stripe` reads its row index (a filter, statistics and the page index on,
-  // more than one row group).
-  bool OrcUsesRowIndex(const OrcFileReader& reader, size_t stripe, const std::vector<int>& fields) const;
+  // more than one row group, or one with bloom filters of `bloom_columns`).
+  bool OrcUsesRowIndex(const OrcFileReader& reader, size_t stripe, const std::vector<int>& fields,
+                       const std::vector<uint32_t>& bloom_columns) const;
   // The bytes range `r`'s read requests (none for a pruned stripe).
   std::vector<ByteRange> OrcRangeBytes(const OpenedFile& file, const ReadRange& r) const;
   Status ScanOrcRange(size_t file_index, OrcFileReader& reader, const ReadRange& range, const std::vector<int>& fields,

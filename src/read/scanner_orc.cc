@@ -7,6 +7,7 @@
 // ranges, merged by the range planner); warmup and fetch-ahead reserve the same ranges in the
 // file's ReadAheadCache.
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <functional>
 #include <set>
@@ -55,6 +56,50 @@ std::optional<ColumnStats> OrcStats(const orc::ColumnStats& s, const DataType& t
   }
   if (!out.min && !out.null_count) return std::nullopt;
   return out;
+}
+
+// The membership test of an ORC bloom filter for values of the table type `type` in a column of
+// ORC type `kind` (as ORC's writers add them: integers and dates as 64-bit integers, doubles by
+// their bits, strings and binary by their bytes); null when the filter cannot be used for them.
+std::function<bool(const Value&)> BloomTest(const orc::BloomFilter* bloom, orc::TypeKind kind, const DataType& type) {
+  if (!bloom) return nullptr;
+  switch (kind) {
+    case orc::TypeKind::kByte:
+    case orc::TypeKind::kShort:
+    case orc::TypeKind::kInt:
+    case orc::TypeKind::kLong:
+    case orc::TypeKind::kDate:
+      if (kind == orc::TypeKind::kDate ? type.id != TypeId::kDate32 : !IsInteger(type.id)) return nullptr;
+      return [bloom](const Value& v) {
+        if (v.domain != Value::Domain::kInt || v.i < INT64_MIN || v.i > INT64_MAX) return true;
+        return bloom->MightContainInteger(static_cast<int64_t>(v.i));
+      };
+    case orc::TypeKind::kDouble:
+      if (type.id != TypeId::kFloat64) return nullptr;
+      return [bloom](const Value& v) {
+        // 0.0 = -0.0 but their bits differ; NaN has many bit patterns.
+        if (v.domain != Value::Domain::kDouble || v.d == 0.0 || v.d != v.d) return true;
+        return bloom->MightContainDouble(v.d);
+      };
+    case orc::TypeKind::kString:
+    case orc::TypeKind::kVarchar:
+    case orc::TypeKind::kBinary:
+      // Original (non-UTF-8) filters of strings used the writer's default character set.
+      if (!bloom->utf8 || (type.id != TypeId::kString && type.id != TypeId::kBinary)) return nullptr;
+      return [bloom](const Value& v) { return v.domain != Value::Domain::kString || bloom->MightContainBytes(v.s); };
+    default:
+      return nullptr;
+  }
+}
+
+// Column names compared by `=` or (not negated) IN somewhere in `e`.
+void EqualityColumns(const Expr& e, std::set<std::string>* out) {
+  if ((e.kind == Expr::Kind::kCompare && e.op == CompareOp::kEq) || (e.kind == Expr::Kind::kIn && !e.negated)) {
+    out->insert(e.column);
+  }
+  for (const ExprPtr& c : e.children) {
+    if (c) EqualityColumns(*c, out);
+  }
 }
 
 }  // namespace
@@ -110,9 +155,31 @@ Status Scanner::Impl::PrepareOrcFile(OpenedFile& opened, const FileReaderOptions
   return Status::OK();
 }
 
+std::vector<uint32_t> Scanner::Impl::OrcBloomColumns(const OrcFileReader& reader, const FileColumns& columns) const {
+  std::vector<uint32_t> out;
+  if (!predicate || !options.use_bloom_filters || !options.use_statistics || !options.use_page_index) return out;
+  const orc::FileTail& tail = reader.tail();
+  if (!orc::BloomFiltersUsable(tail)) return out;
+  std::set<std::string> names;
+  EqualityColumns(*predicate->expr(), &names);
+  for (size_t c = 0; c < filter_cols.size(); ++c) {
+    const ColumnSource& cs = filter_cols[c];
+    const FileColumn& fc = columns.filter[c];
+    if (cs.partition >= 0 || !fc.present || !names.count(cs.name)) continue;
+    const uint32_t column = orc::OrcReader::FieldColumn(tail, reader.FieldIndex(fc.name));
+    const orc::BloomFilter probe;
+    if (column < tail.types.nodes.size() && BloomTest(&probe, tail.types.nodes[column].kind, *cs.type)) {
+      out.push_back(column);
+    }
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
 bool Scanner::Impl::OrcStatsMayMatch(size_t file_index, const OrcFileReader& reader, const FileColumns& columns,
-                                     int64_t rows,
-                                     const std::function<const orc::ColumnStats*(uint32_t)>& stats_of) const {
+                                     int64_t rows, const std::function<const orc::ColumnStats*(uint32_t)>& stats_of,
+                                     const std::function<const orc::BloomFilter*(uint32_t)>& bloom_of) const {
   if (!predicate) return true;
   const ScanFile& file = source.files[file_index];
   const orc::FileTail& tail = reader.tail();
@@ -127,9 +194,16 @@ bool Scanner::Impl::OrcStatsMayMatch(size_t file_index, const OrcFileReader& rea
     }
     if (!fc.present) return AbsentStats(cs, rows);  // absent from this file: all NULL or its default
     if (!options.use_statistics) return std::nullopt;
-    const orc::ColumnStats* os = stats_of(orc::OrcReader::FieldColumn(tail, reader.FieldIndex(fc.name)));
-    if (!os) return std::nullopt;
-    return OrcStats(*os, *cs.type, rows);
+    const uint32_t column = orc::OrcReader::FieldColumn(tail, reader.FieldIndex(fc.name));
+    const orc::ColumnStats* os = stats_of(column);
+    std::optional<ColumnStats> out = os ? OrcStats(*os, *cs.type, rows) : std::nullopt;
+    if (bloom_of && column < tail.types.nodes.size()) {
+      if (auto test = BloomTest(bloom_of(column), tail.types.nodes[column].kind, *cs.type)) {
+        if (!out) out = ColumnStats{};
+        out->might_contain = std::move(test);
+      }
+    }
+    return out;
   };
   return predicate->CanMatch(stats) != Match::kNever;
 }
@@ -146,17 +220,23 @@ bool Scanner::Impl::OrcStripeMayMatch(size_t file_index, const OrcFileReader& re
                           });
 }
 
-bool Scanner::Impl::OrcUsesRowIndex(const OrcFileReader& reader, size_t stripe, const std::vector<int>& fields) const {
-  return predicate && options.use_statistics && options.use_page_index && !fields.empty() &&
-         orc::NumRowGroups(reader.tail(), stripe) > 1;
+bool Scanner::Impl::OrcUsesRowIndex(const OrcFileReader& reader, size_t stripe, const std::vector<int>& fields,
+                                    const std::vector<uint32_t>& bloom_columns) const {
+  if (!predicate || !options.use_statistics || !options.use_page_index || fields.empty()) return false;
+  const size_t groups = orc::NumRowGroups(reader.tail(), stripe);
+  return groups > 1 || (groups == 1 && reader.HasBloomFilters(stripe, bloom_columns));
 }
 
 std::vector<ByteRange> Scanner::Impl::OrcRangeBytes(const OpenedFile& file, const ReadRange& r) const {
   const size_t stripe = static_cast<size_t>(r.row_group);
   if (r.end <= r.begin || !OrcStripeMayMatch(file.index, *file.orc, stripe, *file.columns)) return {};
   std::vector<ByteRange> out;
-  // With the row index in use, its streams are fetched ahead with the data (one planned read).
-  if (OrcUsesRowIndex(*file.orc, stripe, file.orc_fields)) out = file.orc->RowIndexRanges(stripe, file.orc_fields);
+  // With the row index in use, its streams (and the bloom filters) are fetched ahead with the data
+  // (one planned read).
+  const std::vector<uint32_t> blooms = OrcBloomColumns(*file.orc, *file.columns);
+  if (OrcUsesRowIndex(*file.orc, stripe, file.orc_fields, blooms)) {
+    out = file.orc->RowIndexRanges(stripe, file.orc_fields, blooms);
+  }
   for (const ByteRange& b : file.orc->StripeRanges(stripe, file.orc_fields)) out.push_back(b);
   return out;
 }
@@ -177,23 +257,38 @@ Status Scanner::Impl::ScanOrcRange(size_t file_index, OrcFileReader& reader, con
   // the filter out are not read.
   const orc::FileTail& tail = reader.tail();
   const size_t groups = orc::NumRowGroups(tail, stripe);
-  if (OrcUsesRowIndex(reader, stripe, fields)) {
-    RAP_ASSIGN_OR_RETURN(auto index, reader.ReadRowIndex(stripe, reader.FieldColumns(fields)));
+  const std::vector<uint32_t> blooms = OrcBloomColumns(reader, columns);
+  if (OrcUsesRowIndex(reader, stripe, fields, blooms)) {
+    RAP_ASSIGN_OR_RETURN(auto index, reader.ReadRowIndex(stripe, reader.FieldColumns(fields), blooms));
     const int64_t stride = tail.row_index_stride;
     std::vector<uint8_t> keep(groups, 1);
-    size_t pruned = 0;
+    size_t pruned = 0, by_bloom = 0;
     for (size_t g = 0; g < groups; ++g) {
       const int64_t n = std::min(rows, static_cast<int64_t>(g + 1) * stride) - static_cast<int64_t>(g) * stride;
-      keep[g] = OrcStatsMayMatch(file_index, reader, columns, n, [&](uint32_t column) -> const orc::ColumnStats* {
+      auto stats_of = [&](uint32_t column) -> const orc::ColumnStats* {
         auto it = index.find(column);
         if (it == index.end() || it->second.entries.size() != groups || !it->second.entries[g].stats) return nullptr;
         return &*it->second.entries[g].stats;
-      });
+      };
+      keep[g] = OrcStatsMayMatch(file_index, reader, columns, n, stats_of);
+      if (keep[g] && !blooms.empty()) {
+        // A filter per row group, or the stream is not used.
+        keep[g] = OrcStatsMayMatch(file_index, reader, columns, n, stats_of,
+                                   [&](uint32_t column) -> const orc::BloomFilter* {
+                                     auto it = index.find(column);
+                                     if (it == index.end() || it->second.bloom_filters.size() != groups) return nullptr;
+                                     return &it->second.bloom_filters[g];
+                                   });
+        if (!keep[g]) ++by_bloom;
+      }
       if (!keep[g]) ++pruned;
     }
     stats.row_index_groups += static_cast<int64_t>(groups);
-    stats.row_index_groups_pruned += static_cast<int64_t>(pruned);
-    if (pruned == groups) return Status::OK();
+    if (pruned == groups) {
+      stats.row_index_groups_pruned += static_cast<int64_t>(pruned);
+      stats.bloom_filter_groups_pruned += static_cast<int64_t>(by_bloom);
+      return Status::OK();
+    }
     // When the stripe's data was fetched ahead (warmup, fetch-ahead) it is decoded from the cache
     // whole: row-group reads would take only some of it.
     if (pruned > 0 && !reader.StripeHeld(stripe, fields)) {
@@ -220,7 +315,12 @@ Status Scanner::Impl::ScanOrcRange(size_t file_index, OrcFileReader& reader, con
                                       result));
         if (room == 0) break;
       }
-      if (supported) return Status::OK();
+      if (supported) {
+        // Only groups that were not read count as pruned: a stripe decoded whole prunes none.
+        stats.row_index_groups_pruned += static_cast<int64_t>(pruned);
+        stats.bloom_filter_groups_pruned += static_cast<int64_t>(by_bloom);
+        return Status::OK();
+      }
     }
   }
   RecordBatch batch;

@@ -1,5 +1,5 @@
 // The ORC file tail (postscript, footer, metadata: rap/orc/tail.h), the stripe footers, the row
-// indexes and reads of row groups from their positions (rap/orc/row_index.h), and the
+// indexes, the bloom filters (rap/orc/bloom_filter.h) and reads of row groups from their positions (rap/orc/row_index.h), and the
 // decoding of small stripes (at most 65,536 rows and 2^18 values per column, so that one input
 // stays within libFuzzer's memory limit: a larger stripe is a legal file that takes memory in
 // proportion).
@@ -7,6 +7,7 @@
 // Input: the bytes of an ORC file. Seeds: the Apache ORC example files up to 64 KiB (rap_fuzz_seeds).
 #include <algorithm>
 #include <map>
+#include <string_view>
 
 #include "rap/orc/reader.h"
 #include "rap/orc/row_index.h"
@@ -27,6 +28,23 @@ RAP_FUZZ_TARGET(orc_tail) {
     if (!batch.ok()) continue;
     for (const auto& col : batch->columns) {
       if (!rap::columnar::ValidateArray(*col).ok()) __builtin_trap();  // a decoded stripe is always well-formed
+    }
+    // Bloom filter streams (both kinds; seeds with them: bad_bloom_filter_1.6.*.orc of ORC C++,
+    // over1k_bloom.orc of Hive) parsed and probed with each hash.
+    {
+      auto sf = (*reader)->StripeFooter(s);
+      const rap::Buffer bytes(nullptr, data, size);
+      for (const rap::orc::StreamInfo& st : sf->streams) {
+        if (st.kind != rap::orc::StreamKind::kBloomFilter && st.kind != rap::orc::StreamKind::kBloomFilterUtf8) continue;
+        if (st.offset > size || st.length > size - st.offset) __builtin_trap();  // checked by the footer's parser
+        auto filters = rap::orc::ParseBloomFilterIndex(tail, s, st, bytes.Slice(st.offset, st.length));
+        if (!filters.ok()) continue;
+        for (const rap::orc::BloomFilter& f : *filters) {
+          (void)f.MightContainInteger(static_cast<int64_t>(size));
+          (void)f.MightContainDouble(1.5);
+          (void)f.MightContainBytes(std::string_view(reinterpret_cast<const char*>(data), std::min<size_t>(size, 13)));
+        }
+      }
     }
     // Row groups read from the row-index positions: the first, the last, and all but the first.
     const size_t groups = rap::orc::NumRowGroups(tail, s);

@@ -3,7 +3,8 @@
 // stream of the column, its position at the group's first value: for a compressed stream the
 // chunk's offset in the stream and the offset in the decompressed chunk, for an uncompressed one
 // the byte offset, then the values of the run-length run to step over (one count for byte and
-// integer RLE, two for boolean RLE: bytes of the byte run and bits). Bloom filters are not read yet.
+// integer RLE, two for boolean RLE: bytes of the byte run and bits). Bloom filters (one per row
+// group, rap/orc/bloom_filter.h) sit next to the row index in the stripe's index area.
 //
 // PlanRowGroupRead turns the positions into the byte ranges that decoding only some row groups of a
 // stripe reads (OrcReader::DecodeRowGroups decodes them).
@@ -15,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "rap/orc/bloom_filter.h"
 #include "rap/orc/stripe.h"
 #include "rap/orc/tail.h"
 #include "rap/util/buffer.h"
@@ -30,6 +32,8 @@ struct RowIndexEntryInfo {
 // One column's row index in one stripe: one entry per row group.
 struct RowIndexInfo {
   std::vector<RowIndexEntryInfo> entries;
+  // The column's bloom filters, one per row group, when they were read (empty otherwise).
+  std::vector<BloomFilter> bloom_filters;
 };
 
 // The ROW_INDEX streams of `columns` (sorted type ids) in `footer`, in file order.

@@ -102,6 +102,9 @@ struct ColumnStats {
   std::optional<Value> min, max;       // bounds of the non-null values, when known
   std::optional<int64_t> null_count;   // when known
   std::optional<int64_t> num_values;   // rows in the range (NULLs included), when known
+  // A membership test (an ORC bloom filter): false when a value (in the column's domain) is surely
+  // in none of the rows. Prunes `column = v` and `column IN (...)`; unset: nothing known.
+  std::function<bool(const Value&)> might_contain;
 };
 
 // Row-group statistics of a column chunk decoded into ColumnStats. Legacy min/max (Statistics

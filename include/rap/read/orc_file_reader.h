@@ -7,7 +7,7 @@
 // planned read through the range planner (io::ReadPlanned, FileReaderOptions::plan) — ranges
 // inside FileReaderOptions::read_ahead come from it — and decodes them with the ORC module
 // (rap/orc/reader.h) into one stripe-aligned batch. ReadRowIndex and ReadRowGroups read the row
-// index and only some row groups of a stripe (the parts of its streams from the groups' row-index
+// index (and bloom filters) and only some row groups of a stripe (the parts of its streams from the groups' row-index
 // positions). The decoding itself is src/orc's.
 // The footer is not put in the MetadataCache (it holds Parquet metadata): each open reads the tail.
 #pragma once
@@ -60,14 +60,20 @@ class OrcFileReader {
   Result<RecordBatch> ReadStripe(size_t s, const std::vector<int>& fields);
   // The type ids of the top-level `fields` and of their descendants, ascending.
   std::vector<uint32_t> FieldColumns(const std::vector<int>& fields) const;
-  // The ROW_INDEX streams of the top-level `fields` in stripe `s` (what ReadRowIndex reads), in
-  // file order: a scan with a filter fetches them ahead with the stripe's data.
-  std::vector<ByteRange> RowIndexRanges(size_t s, const std::vector<int>& fields) const;
+  // The ROW_INDEX streams of the top-level `fields` in stripe `s` and the bloom filter streams of
+  // the type ids `bloom_columns` (what ReadRowIndex reads), in file order: a scan with a filter
+  // fetches them ahead with the stripe's data.
+  std::vector<ByteRange> RowIndexRanges(size_t s, const std::vector<int>& fields,
+                                        const std::vector<uint32_t>& bloom_columns = {}) const;
+  // True when stripe `s` has a bloom filter stream of one of `columns` (type ids, sorted).
+  bool HasBloomFilters(size_t s, const std::vector<uint32_t>& columns) const;
   // True when the file's read-ahead cache holds stripe `s`'s data of `fields` (fetched ahead).
   bool StripeHeld(size_t s, const std::vector<int>& fields) const;
-  // Stripe `s`'s row index of those of `columns` (type ids) that have one: their ROW_INDEX streams
-  // in one planned read.
-  Result<std::map<uint32_t, orc::RowIndexInfo>> ReadRowIndex(size_t s, const std::vector<uint32_t>& columns);
+  // Stripe `s`'s row index of those of `columns` (type ids) that have one, and the bloom filters
+  // of those of `bloom_columns` (sorted type ids) that have them (orc::BloomFilterStreams; in
+  // RowIndexInfo::bloom_filters): their streams in one planned read.
+  Result<std::map<uint32_t, orc::RowIndexInfo>> ReadRowIndex(size_t s, const std::vector<uint32_t>& columns,
+                                                             const std::vector<uint32_t>& bloom_columns = {});
   // Row groups [first, last) of stripe `s` (orc::NumRowGroups): only the parts of the `fields`'
   // streams that those groups need (orc::PlanRowGroupRead over `index`, which holds the row index
   // of every column of the fields), in one planned read. NotSupported when the row index cannot be

@@ -35,8 +35,10 @@ struct ScanStats {
   int64_t rows_pruned_by_index = 0;               // rows of read row groups outside ScanFile::candidate_rows
   int64_t row_groups = 0, row_groups_pruned = 0;  // pruned by statistics
   // ORC: row groups (rowIndexStride rows) of the stripes a filter read whose row index was read,
-  // and those of them its statistics pruned (not read).
+  // and those of them its statistics or bloom filters pruned (not read; a stripe decoded whole
+  // prunes none), and of those the ones only the bloom filters ruled out (`=` / IN).
   int64_t row_index_groups = 0, row_index_groups_pruned = 0;
+  int64_t bloom_filter_groups_pruned = 0;
   int64_t rows_in_row_groups = 0;                 // rows of the row groups that were not pruned
   int64_t rows_deleted = 0;                       // rows dropped by deletion vectors
   int64_t rows_candidate = 0;                     // rows left after page pruning and deletions

@@ -85,6 +85,7 @@ struct ScanOptions {
   int64_t batch_size = 64 * 1024;    // rows per output batch (at most)
   bool use_statistics = true;        // file (ScanFile::column_stats) and row-group statistics pruning
   bool use_page_index = true;        // ColumnIndex page pruning and OffsetIndex page selection; ORC row indexes
+  bool use_bloom_filters = true;     // ORC bloom filters prune row groups for `=` and IN (with the row index)
   // Evaluate a conjunct of the filter's top-level AND that reads one column once per dictionary
   // entry of the column chunk instead of once per row, when the column is dictionary-encoded in the
   // candidate rows. Its values are never decoded per row; when it is also an output column, only
