@@ -192,10 +192,12 @@ Status RunScan(const ScanArgs& args) {
       const table::PaimonMergeCounters& m = paimon->merge;
       std::fprintf(stderr,
                    "paimon_buckets %lld\npaimon_buckets_merged %lld\npaimon_runs %lld\npaimon_runs_warmed %lld\n"
-                   "paimon_merge_rows_in %lld\npaimon_rows_deleted %lld\n",
+                   "paimon_merge_rows_in %lld\npaimon_rows_deleted %lld\npaimon_deletion_vectors %lld\n"
+                   "paimon_rows_dv_deleted %lld\n",
                    static_cast<long long>(m.buckets), static_cast<long long>(m.buckets_merged),
                    static_cast<long long>(m.runs), static_cast<long long>(m.runs_warmed),
-                   static_cast<long long>(m.rows_in), static_cast<long long>(m.rows_deleted));
+                   static_cast<long long>(m.rows_in), static_cast<long long>(m.rows_deleted),
+                   static_cast<long long>(m.deletion_vectors), static_cast<long long>(m.rows_dv_deleted));
     }
     std::fprintf(stderr, "%s", args.plan.Summary().c_str());
     std::fprintf(stderr, "open_s %.6f\nscan_s %.6f\n", t_open - t0, t_end - t_open);

@@ -173,6 +173,40 @@ def main(out: pathlib.Path) -> None:
         commit(t, [{"id": i, "a2": f"z{i}", "e": None, "c": f"c{i}"} for i in range(25, 35)], s2)
         record(name, t, ["id", "a2"], [None, 1, 2])
 
+    # Deletion vectors written by pypaimon: a data-evolution append table (row tracking) whose deletes
+    # by predicate and by row id are deletion-vector index files, at every snapshot; primary-key
+    # tables with deletion vectors (pypaimon does not compact, so their files stay in level 0: a batch
+    # read skips level 0 and reads nothing, unless deletion-vectors.merge-on-read merges them).
+    s = pa.schema([("id", pa.int64()), ("v", pa.string()), ("x", pa.float64())])
+    catalog.create_table("db.dv_append", Schema.from_pyarrow_schema(s, options={
+        "data-evolution.enabled": "true", "row-tracking.enabled": "true", "deletion-vectors.enabled": "true",
+        "file.format": "parquet"}), False)
+    t = catalog.get_table("db.dv_append")
+    commit(t, [{"id": i, "v": f"a{i}", "x": i / 3} for i in range(40)], s)
+    commit(t, [{"id": i, "v": f"b{i}", "x": None} for i in range(40, 70)], s)
+    t = catalog.get_table("db.dv_append")
+
+    def update(messages):
+        c = t.new_batch_write_builder().new_commit()
+        c.commit(messages)
+        c.close()
+
+    pb = t.new_read_builder().new_predicate_builder()
+    update(t.new_batch_write_builder().new_update().delete_by_predicate(pb.less_than("id", 6)))
+    update(t.new_batch_write_builder().new_update().delete_by_row_id([11, 45, 46, 69]))
+    commit(t, [{"id": i, "v": f"c{i}", "x": -i} for i in range(70, 80)], s)
+    update(t.new_batch_write_builder().new_update().delete_by_predicate(pb.equal("v", "c75")))
+    record("dv_append", t, ["id"], [None, 1, 2, 3, 4, 5])
+
+    s = pa.schema([("id", pa.int64()), ("v", pa.string())])
+    for name, extra in (("pk_dv_level0", {}), ("pk_dv_merge_on_read", {"deletion-vectors.merge-on-read": "true"})):
+        catalog.create_table(f"db.{name}", Schema.from_pyarrow_schema(s, primary_keys=["id"], options={
+            "bucket": "2", "deletion-vectors.enabled": "true", "file.format": "parquet", **extra}), False)
+        t = catalog.get_table(f"db.{name}")
+        commit(t, [{"id": i, "v": f"a{i}"} for i in range(20)], s)
+        commit(t, [{"id": i, "v": f"b{i}"} for i in range(10, 30)], s)
+        record(name, t, ["id"], [None, 1])
+
     # A column whose type changed (INT to BIGINT): rap refuses it (it does not convert types).
     s0 = pa.schema([("id", pa.int64()), ("b", pa.int32())])
     catalog.create_table("db.evolve_type", Schema.from_pyarrow_schema(s0, options={"file.format": "parquet"}), False)

@@ -67,7 +67,8 @@ def test_every_table_and_snapshot_reads_as_pypaimon_reads_it(written) -> None:
         assert rows(got, case["keys"]) == rows(expected, case["keys"]), what
         checked.add(case["table"])
     assert checked == {"pk_multi", "pk_first_row", "pk_types", "append_parts", "append_bucketed", "append_orc",
-                       "pk_orc", "evolve_pk", "evolve_append_orc"}
+                       "pk_orc", "evolve_pk", "evolve_append_orc", "dv_append", "pk_dv_level0",
+                       "pk_dv_merge_on_read"}
 
 
 def test_primary_key_table_is_merged_not_listed(written) -> None:
@@ -131,3 +132,23 @@ def test_column_type_change_is_refused(written) -> None:
     case = next(c for c in written if c["table"] == "evolve_type")
     with pytest.raises(rap.NotSupported, match="does not convert column types"):
         pa.table(rap.scan(case["path"]))
+
+
+def test_deletion_vectors_of_a_data_evolution_table(written) -> None:
+    case = next(c for c in written if c["table"] == "dv_append" and c["snapshot"] is None)
+    path = pathlib.Path(case["path"])
+    assert list((path / "index").iterdir())  # deletion-vector index files
+    got = sorted(pa.table(rap.scan(str(path))).column("id").to_pylist())
+    assert got == sorted(pq.read_table(case["expected"]).column("id").to_pylist())
+    assert not {0, 5, 11, 45, 46, 69, 75} & set(got) and {6, 10, 12, 44, 47, 70, 79} <= set(got)
+    # Before any delete: every row.
+    assert len(pa.table(rap.scan(str(path), snapshot_id=2))) == 70
+
+
+def test_primary_key_table_with_deletion_vectors_skips_level_0(written) -> None:
+    level0 = next(c for c in written if c["table"] == "pk_dv_level0" and c["snapshot"] is None)
+    assert len(pq.read_table(level0["expected"])) == 0  # pypaimon's reading: nothing compacted yet
+    assert len(pa.table(rap.scan(level0["path"]))) == 0
+    mor = next(c for c in written if c["table"] == "pk_dv_merge_on_read" and c["snapshot"] is None)
+    got = pa.table(rap.scan(mor["path"]))
+    assert len(got) == 30 and dict(zip(got.column("id").to_pylist(), got.column("v").to_pylist()))[15] == "b15"

@@ -21,6 +21,8 @@ struct PaimonMergeCounters {
   int64_t files = 0;            // files opened by the merges
   int64_t rows_in = 0;          // rows the merges read (key, sequence number and row kind)
   int64_t rows_deleted = 0;     // rows superseded by a newer version or removed by a -U/-D row
+  int64_t deletion_vectors = 0;  // files whose deletion vector was applied (deletion-vectors.enabled)
+  int64_t rows_dv_deleted = 0;   // rows those vectors delete
 };
 
 struct PaimonTableInfo {

@@ -11,6 +11,7 @@
 #include <cctype>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -226,6 +227,58 @@ struct EntryKey {
   }
 };
 
+struct DvKey {
+  std::string partition;
+  int32_t bucket;
+  std::string data_file;
+  bool operator<(const DvKey& o) const {
+    return std::tie(partition, bucket, data_file) < std::tie(o.partition, o.bucket, o.data_file);
+  }
+};
+
+// The deletion vectors of the snapshot's index manifest: its live DELETION_VECTORS index files (the
+// ADD entries no DELETE entry removes) and, in each, the vector of each data file. An index file is
+// `index/<name>` (or, with index-file-in-data-file-dir, `bucket-<n>/<name>` in the listing).
+Result<std::map<DvKey, DeletionVectorRef>> ReadDeletionVectorIndex(
+    TableProbe& probe, const Snapshot& snap, const std::map<std::string, std::vector<std::string>>& listed,
+    const std::set<std::string>& in_index_dir) {
+  std::map<DvKey, DeletionVectorRef> out;
+  if (snap.index_manifest.empty()) return out;
+  const std::string what = probe.root() + "/manifest/" + snap.index_manifest;
+  RAP_ASSIGN_OR_RETURN(std::vector<avro::Value> records, ReadRecords(probe, snap.index_manifest));
+  RAP_ASSIGN_OR_RETURN(std::vector<IndexManifestEntry> entries, ParseIndexManifest(records, what));
+  std::map<std::tuple<std::string, int32_t, std::string>, const IndexManifestEntry*> live;
+  for (const IndexManifestEntry& e : entries) {
+    if (e.index_type != "DELETION_VECTORS") continue;  // HASH: dynamic bucket indexes, not needed to read
+    const auto key = std::make_tuple(e.partition, e.bucket, e.file_name);
+    if (e.kind == 1) {
+      live.erase(key);
+    } else {
+      live[key] = &e;
+    }
+  }
+  for (const auto& [key, e] : live) {
+    if (e->external_path) {
+      return Status::NotSupported(what + ": deletion-vector index file " + e->file_name + " has an external path (" +
+                                  *e->external_path + "), which rap does not read yet");
+    }
+    std::string rel = "index/" + e->file_name;
+    if (!in_index_dir.count(e->file_name)) {
+      auto hit = listed.find("bucket-" + std::to_string(e->bucket) + "/" + e->file_name);
+      if (hit != listed.end() && hit->second.size() == 1) rel = hit->second.front();
+    }
+    const std::string path = probe.root().empty() ? rel : probe.root() + "/" + rel;
+    for (const DeletionVectorRange& r : e->deletion_vectors) {
+      auto [it, added] = out.emplace(DvKey{e->partition, e->bucket, r.data_file}, DeletionVectorRef{path, r});
+      if (!added) {
+        return Status::Corrupt(what + ": data file " + r.data_file + " has deletion vectors in two index files (" +
+                               it->second.index_path + " and " + path + ")");
+      }
+    }
+  }
+  return out;
+}
+
 class PaimonTableFormat : public TableFormat {
  public:
   std::string_view name() const override { return "paimon"; }
@@ -286,10 +339,14 @@ class PaimonTableFormat : public TableFormat {
     }
     // Where the listing has each data file: "bucket-<n>/<name>" -> relative paths.
     std::map<std::string, std::vector<std::string>> listed;
+    std::set<std::string> in_index_dir;  // names under index/
     for (const std::string& rel : probe.RelativePaths()) {
       const std::vector<std::string> s = SplitPath(rel);
       if (s.size() >= 2) listed[s[s.size() - 2] + "/" + s.back()].push_back(rel);
+      if (s.size() == 2 && s[0] == "index") in_index_dir.insert(s[1]);
     }
+    // Deletion vectors: (partition, bucket, data file name) -> where its vector is.
+    RAP_ASSIGN_OR_RETURN(auto dvs, ReadDeletionVectorIndex(probe, snap, listed, in_index_dir));
     TableSnapshot out;
     out.kind = TableKind::kDirectory;
     out.format = this;
@@ -308,8 +365,14 @@ class PaimonTableFormat : public TableFormat {
       if (deleted.count(EntryKey{e.partition, e.bucket, e.file.level, e.file.file_name})) continue;
       // A first-row table's batch scan skips level-0 files (Paimon's batchScanSkipLevel0): its lookup
       // compaction moves a key's first row out of level 0, and what is still there is not visible yet.
-      if (state->primary_key && state->merge_engine == "first-row" && e.file.level == 0) continue;
+      // So does a primary-key table with deletion vectors (unless deletion-vectors.merge-on-read):
+      // its compaction marks the older versions of the keys it moves out of level 0 deleted.
+      if (state->skip_level0 && e.file.level == 0) continue;
       const std::string where = probe.root() + ": data file " + e.file.file_name;
+      if (e.file.partial_columns) {
+        return Status::NotSupported(where + " holds some of the columns only (_WRITE_COLS: a data-evolution column "
+                                            "update), which rap does not read");
+      }
       if (e.bucket == -2) {
         return Status::NotSupported(where + " is in a postpone bucket (bucket = -2), which rap does not read");
       }
@@ -347,13 +410,19 @@ class PaimonTableFormat : public TableFormat {
         state->buckets.back().partition = e.partition;
         state->buckets.back().bucket = e.bucket;
       }
-      state->buckets[it->second].files.push_back(BucketFile{df.path, e.file});
+      BucketFile bf{df.path, e.file, std::nullopt};
+      if (auto dv = dvs.find(DvKey{e.partition, e.bucket, e.file.file_name}); dv != dvs.end()) {
+        bf.dv = dv->second;
+        state->buckets[it->second].has_dv = true;
+      }
+      state->buckets[it->second].files.push_back(std::move(bf));
       state->bucket_of[df.path] = it->second;
       out.files.push_back(std::move(df));
     }
-    for (Bucket& b : state->buckets) b.needs_merge = state->primary_key && NeedsMerge(b, state->merge_engine);
+    for (Bucket& b : state->buckets) b.needs_merge = state->primary_key && NeedsMerge(b, *state);
     for (DataFile& df : out.files) {
-      df.format_deletes = state->buckets[state->bucket_of[df.path]].needs_merge;
+      const Bucket& b = state->buckets[state->bucket_of[df.path]];
+      df.format_deletes = b.needs_merge || b.has_dv;
     }
     // Columns are found by name in each file, the names of the file's own schema (EvolvedNames).
     std::sort(out.files.begin(), out.files.end(),
@@ -382,10 +451,10 @@ class PaimonTableFormat : public TableFormat {
       return Status::NotSupported(url + ": a Paimon primary-key table with a sequence.field (" +
                                   schema.Option("sequence.field", "") + "), which rap does not merge by");
     }
-    if (schema.Option("deletion-vectors.enabled", "false") == "true") {
-      return Status::NotSupported(url + ": a Paimon table with deletion vectors (deletion-vectors.enabled), which rap "
-                                        "does not read yet");
-    }
+    state->deletion_vectors = schema.Option("deletion-vectors.enabled", "false") == "true";
+    state->skip_level0 = state->primary_key &&
+                         (engine == "first-row" ||
+                          (state->deletion_vectors && schema.Option("deletion-vectors.merge-on-read", "false") != "true"));
     if (state->primary_key) {
       // The key columns in the data files: the primary key without the partition columns (unless that
       // leaves none), each "_KEY_<name>" (or the value column itself in a thin-mode file).
@@ -409,7 +478,18 @@ class PaimonTableFormat : public TableFormat {
 
   // A bucket is merged when its files are more than one sorted run, or may hold -U/-D rows (a
   // first-row bucket, of level >= 1 files only, holds each key once: merged only for -U/-D rows).
-  static bool NeedsMerge(const Bucket& b, const std::string& engine) {
+  // With deletion vectors, as Paimon reads them: a bucket of level >= 1 files without -U/-D rows (an
+  // unknown count is none, as Paimon takes it) is read as it is, its deletion vectors applied (the
+  // compaction that wrote the vectors left each key once); otherwise it is merged, the vectors' rows
+  // left out of the merge.
+  static bool NeedsMerge(const Bucket& b, const PaimonState& state) {
+    const std::string& engine = state.merge_engine;
+    if (state.deletion_vectors) {
+      for (const BucketFile& f : b.files) {
+        if (f.meta.level == 0 || (f.meta.delete_row_count && *f.meta.delete_row_count > 0)) return true;
+      }
+      return false;
+    }
     int level0 = 0;
     std::set<int32_t> levels;
     for (const BucketFile& f : b.files) {
