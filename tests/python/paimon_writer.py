@@ -72,6 +72,12 @@ def main(out: pathlib.Path) -> None:
     commit(t, [{"k": i, "p": part(i), "v": None, "d": None, "op": "-D"} for i in range(1, 40, 10)] +
            [{"k": i, "p": part(i), "v": f"x{i}", "d": 0.25 * i, "op": "+U"} for i in range(5, 40, 10)], s)
     record("pk_multi", t, ["k"], [None, 1, 2, 3, 4])
+    # A tag of snapshot 3 (tag/tag-before_last), read by name.
+    catalog.create_tag("db.pk_multi", "before_last", snapshot_id=3)
+    file = expected / "pk_multi@tag-before_last.parquet"
+    pq.write_table(read(t.copy({"scan.tag-name": "before_last"})), file)
+    cases.append({"table": "pk_multi", "path": str(warehouse / "db.db" / "pk_multi"), "snapshot": None,
+                  "tag": "before_last", "expected": str(file), "keys": ["k"]})
 
     # first-row: the first version of a key stays, later ones are ignored.
     s = pa.schema([("id", pa.int32()), ("name", pa.string()), ("n", pa.int64())])

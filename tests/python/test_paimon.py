@@ -58,8 +58,8 @@ def test_every_table_and_snapshot_reads_as_pypaimon_reads_it(written) -> None:
         if case["expected"] is None:
             continue
         expected = pq.read_table(case["expected"])
-        got = pa.table(rap.scan(case["path"], snapshot_id=case["snapshot"]))
-        what = f"{case['table']} snapshot {case['snapshot']}"
+        got = pa.table(rap.scan(case["path"], snapshot_id=case["snapshot"], tag=case.get("tag")))
+        what = f"{case['table']} snapshot {case['snapshot']} tag {case.get('tag')}"
         assert got.column_names == expected.column_names, what
         assert got.num_rows == expected.num_rows, what
         for name in expected.column_names:
@@ -152,3 +152,23 @@ def test_primary_key_table_with_deletion_vectors_skips_level_0(written) -> None:
     mor = next(c for c in written if c["table"] == "pk_dv_merge_on_read" and c["snapshot"] is None)
     got = pa.table(rap.scan(mor["path"]))
     assert len(got) == 30 and dict(zip(got.column("id").to_pylist(), got.column("v").to_pylist()))[15] == "b15"
+
+
+def test_time_travel_by_tag(written) -> None:
+    case = next(c for c in written if c.get("tag") == "before_last")
+    by_tag = pa.table(rap.scan(case["path"], tag="before_last"))
+    assert rows(by_tag, ["k"]) == rows(pa.table(rap.scan(case["path"], snapshot_id=3)), ["k"])
+    assert rows(by_tag, ["k"]) != rows(pa.table(rap.scan(case["path"])), ["k"])
+    with pytest.raises(rap.NotFound, match="tag 'nope' does not exist"):
+        rap.scan(case["path"], tag="nope")
+    with pytest.raises(rap.InvalidArgument, match="not at two of them"):
+        rap.scan(case["path"], tag="before_last", snapshot_id=2)
+    other = next(c for c in written if c["table"] == "append_parts")
+    with pytest.raises(rap.InvalidArgument, match="not a Paimon tag name"):
+        rap.scan(other["path"], tag="../x")
+
+
+def test_a_tag_on_a_table_that_is_not_paimon_is_refused(tmp_path) -> None:
+    pq.write_table(pa.table({"a": [1, 2]}), tmp_path / "x.parquet")
+    with pytest.raises(rap.InvalidArgument, match="not a Paimon table"):
+        rap.scan(str(tmp_path), tag="t1")

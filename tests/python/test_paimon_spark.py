@@ -124,3 +124,14 @@ def test_merge_on_read_with_deletion_vectors(spark_tables, tmp_path) -> None:
     assert checked >= 4
     s = stats(copy, "--snapshot", "7")
     assert s["paimon_buckets_merged"] > 0 and s["paimon_deletion_vectors"] > 0, s
+
+
+def test_time_travel_by_tag(spark_tables) -> None:
+    db, expected = spark_tables
+    checked = 0
+    for table, keys in KEYS.items():
+        for tag, want in expected[table]["tags"].items():
+            got = pa.table(rap.scan(str(db / table), tag=tag)).to_pylist()
+            assert ordered(got, keys) == ordered(want, keys), (table, tag)
+            checked += 1
+    assert checked == 3

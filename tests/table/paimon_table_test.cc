@@ -232,6 +232,36 @@ TEST(PaimonTable, FirstRowEngineReadsLevelsAboveZero) {
   EXPECT_EQ(snap->files.size(), 2u);
 }
 
+TEST(PaimonTable, TimeTravelByTag) {
+  // A tag is a snapshot's JSON under tag/ (Java Paimon adds the tag's creation time).
+  testing::TempDir dir;
+  const std::string t = CopyTable(dir, "pk_mor_parquet");
+  std::string json = testing::ReadFileToString(t + "/snapshot/snapshot-2");
+  json.insert(json.rfind('}'), ", \"tagCreateTime\" : [ 2026, 12, 5, 22, 0, 0 ]");
+  fs::create_directories(t + "/tag");
+  testing::WriteStringToFile(t + "/tag/tag-release-1", json);
+  OpenTableOptions o;
+  o.tag = "release-1";
+  auto rows = ScanCsv(t, o);
+  ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+  EXPECT_EQ(*rows, Expected("pk_mor_parquet__snapshot2.csv"));
+  auto snap = OpenTable(t, o);
+  ASSERT_TRUE(snap.ok());
+  EXPECT_EQ(snap->version, 2);
+  o.tag = "release-2";
+  auto missing = OpenTable(t, o);
+  EXPECT_TRUE(missing.status().Is(StatusCode::kNotFound)) << missing.status().ToString();
+  EXPECT_NE(missing.status().message().find("tag 'release-2' does not exist"), std::string::npos);
+  o.tag = "release-1";
+  o.snapshot_id = 2;
+  EXPECT_TRUE(OpenTable(t, o).status().Is(StatusCode::kInvalidArgument));
+  // Not a Paimon table: the tag is refused, not ignored.
+  o = OpenTableOptions{};
+  o.tag = "release-1";
+  auto other = OpenTable(t + "/f1=10", o);
+  EXPECT_TRUE(other.status().Is(StatusCode::kInvalidArgument)) << other.status().ToString();
+}
+
 TEST(PaimonTable, DeletionVectorModeReadsLevelsAboveZeroWithoutAMerge) {
   // With deletion vectors a batch read skips level 0 (Paimon's batchScanSkipLevel0) and reads the
   // level >= 1 files without a merge, their vectors applied (this snapshot has no index manifest).

@@ -103,6 +103,22 @@ Result<Snapshot> ReadSnapshot(TableProbe& probe, int64_t id) {
   return s;
 }
 
+// The snapshot a tag holds: `tag/tag-<name>`, a snapshot's JSON (with the tag's creation time).
+Result<Snapshot> ReadTag(TableProbe& probe, const std::string& name) {
+  if (name.empty() || name.find('/') != std::string::npos || name == "." || name == "..") {
+    return Status::InvalidArgument(probe.url() + ": '" + name + "' is not a Paimon tag name");
+  }
+  const std::string path = probe.root() + "/tag/tag-" + name;
+  auto text = ReadObject(probe.store(), path, kMaxMetadataBytes);
+  if (!text.ok()) {
+    if (text.status().code() == StatusCode::kNotFound) {
+      return Status::NotFound(probe.url() + ": Paimon tag '" + name + "' does not exist (no " + path + ")");
+    }
+    return text.status();
+  }
+  return ParseSnapshot(*text, path);
+}
+
 // The snapshot current at `as_of_ms`: the newest whose commit time is not after it.
 Result<Snapshot> SnapshotAsOf(TableProbe& probe, int64_t latest, int64_t as_of_ms) {
   std::vector<int64_t> ids = ListedIds(probe, "snapshot", "snapshot-");
@@ -298,7 +314,13 @@ class PaimonTableFormat : public TableFormat {
     RAP_ASSIGN_OR_RETURN(std::optional<int64_t> latest, LatestSnapshotId(probe));
     if (!latest) return Status::NotFound(probe.url() + ": a Paimon table without a snapshot (snapshot/ is empty)");
     Snapshot snap;
-    if (options.snapshot_id) {
+    if (options.tag) {
+      if (options.snapshot_id || options.as_of_ms) {
+        return Status::InvalidArgument(probe.url() + ": a Paimon table is read at a tag, a snapshot id or a time, "
+                                                     "not at two of them");
+      }
+      RAP_ASSIGN_OR_RETURN(snap, ReadTag(probe, *options.tag));
+    } else if (options.snapshot_id) {
       RAP_ASSIGN_OR_RETURN(snap, ReadSnapshot(probe, *options.snapshot_id));
     } else if (options.as_of_ms) {
       RAP_ASSIGN_OR_RETURN(snap, SnapshotAsOf(probe, *latest, *options.as_of_ms));
@@ -307,7 +329,7 @@ class PaimonTableFormat : public TableFormat {
     }
     // The latest snapshot reads with the table's latest schema; time travel with the snapshot's own.
     int64_t schema_id = snap.schema_id;
-    if (!options.snapshot_id && !options.as_of_ms) {
+    if (!options.snapshot_id && !options.as_of_ms && !options.tag) {
       const std::vector<int64_t> ids = ListedIds(probe, "schema", "schema-");
       if (!ids.empty() && ids.back() > schema_id) schema_id = ids.back();
     }
