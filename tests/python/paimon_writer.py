@@ -5,6 +5,10 @@ pyarrow older than the project's), not imported by pytest: ``python paimon_write
 the tables under OUT/warehouse and, for each table and snapshot checked, pypaimon's own reading as a
 Parquet file under OUT/expected; OUT/cases.json lists them: [{"table", "path", "snapshot",
 "expected", "keys"}] (snapshot null: the latest; keys: the columns that order the rows).
+
+``python paimon_writer.py commit WAREHOUSE TABLE ROWS_JSON EXPECTED`` commits the rows of ROWS_JSON
+({"schema": [[name, arrow type]], "rows": [...]}) to db.TABLE and writes pypaimon's reading to EXPECTED (the RAP
+index's update test commits between an index build and its update).
 """
 
 from __future__ import annotations
@@ -213,6 +217,18 @@ def main(out: pathlib.Path) -> None:
         commit(t, [{"id": i, "v": f"b{i}"} for i in range(10, 30)], s)
         record(name, t, ["id"], [None, 1])
 
+    # The RAP index on a primary-key table (test_paimon.py: lookups against the merged scan, then
+    # updates after more commits): a partitioned table of two buckets, updates and deletes across runs.
+    s = pa.schema([("id", pa.int64()), ("p", pa.string()), ("v", pa.string()), ("op", pa.string())])
+    catalog.create_table("db.pk_index", Schema.from_pyarrow_schema(
+        s, partition_keys=["p"], primary_keys=["id", "p"],
+        options={"bucket": "2", "rowkind.field": "op", "file.format": "parquet"}), False)
+    t = catalog.get_table("db.pk_index")
+    commit(t, [{"id": i, "p": "a" if i % 3 else "b", "v": f"v{i}", "op": "+I"} for i in range(60)], s)
+    commit(t, [{"id": i, "p": "a" if i % 3 else "b", "v": f"u{i}", "op": "+U"} for i in range(0, 60, 4)] +
+           [{"id": i, "p": "a" if i % 3 else "b", "v": None, "op": "-D"} for i in range(1, 60, 9)], s)
+    record("pk_index", t, ["id"], [None])
+
     # A column whose type changed (INT to BIGINT): rap refuses it (it does not convert types).
     s0 = pa.schema([("id", pa.int64()), ("b", pa.int32())])
     catalog.create_table("db.evolve_type", Schema.from_pyarrow_schema(s0, options={"file.format": "parquet"}), False)
@@ -225,5 +241,18 @@ def main(out: pathlib.Path) -> None:
     (out / "cases.json").write_text(json.dumps(cases, indent=1))
 
 
+def commit_rows(warehouse: str, name: str, rows_json: str, expected: str) -> None:
+    """Commits {"schema": [[name, arrow type name], ...], "rows": [...]} to db.NAME; writes pypaimon's
+    reading of the new snapshot to EXPECTED (Parquet)."""
+    doc = json.loads(pathlib.Path(rows_json).read_text())
+    schema = pa.schema([(n, pa.type_for_alias(t)) for n, t in doc["schema"]])
+    catalog = CatalogFactory.create({"warehouse": warehouse})
+    commit(catalog.get_table(f"db.{name}"), doc["rows"], schema)
+    pq.write_table(read(catalog.get_table(f"db.{name}")), expected)
+
+
 if __name__ == "__main__":
-    main(pathlib.Path(sys.argv[1]))
+    if sys.argv[1] == "commit":
+        commit_rows(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5])
+    else:
+        main(pathlib.Path(sys.argv[1]))

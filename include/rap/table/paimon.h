@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "rap/table/table.h"
@@ -35,6 +36,18 @@ struct PaimonTableInfo {
   int32_t buckets = 0;                  // the `bucket` option (-1: dynamic or unaware)
   PaimonMergeCounters merge;            // as of now (merges run when the scan asks for deleted rows)
 };
+
+// Whether the RAP index can index `snapshot` (OK for tables that are not Paimon's): a Paimon
+// table's merge (and its deletion vectors) reach the index as the deleted rows of its files
+// (TableFormat::DeletedRows, recorded as inline deletion vectors), so lookups return the merged, latest
+// row of a key and an update follows new snapshots. NotSupported when a data file was written under
+// an older schema with other column names (the index reads columns by the table's names).
+Status CheckPaimonIndexable(const TableSnapshot& snapshot);
+
+// Paimon's system columns in the data files of a primary-key table (`_KEY_<name>`,
+// `_SEQUENCE_NUMBER`, `_VALUE_KIND`), which are not the table's: a lookup's default columns leave
+// them out.
+bool IsPaimonSystemColumn(std::string_view name);
 
 // The Paimon facts of `snapshot`; InvalidArgument when it is not a Paimon table.
 Result<PaimonTableInfo> PaimonInfo(const TableSnapshot& snapshot);

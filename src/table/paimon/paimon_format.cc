@@ -546,6 +546,27 @@ const TableFormat& PaimonFormat() {
   return format;
 }
 
+bool IsPaimonSystemColumn(std::string_view name) {
+  return name == "_SEQUENCE_NUMBER" || name == "_VALUE_KIND" || name.substr(0, 5) == "_KEY_";
+}
+
+Status CheckPaimonIndexable(const TableSnapshot& snapshot) {
+  if (snapshot.format != &PaimonFormat()) return Status::OK();
+  for (const DataFile& f : snapshot.files) {
+    if (f.physical_names.empty()) continue;
+    for (size_t i = 0; i < f.physical_names.size() && i < snapshot.schema->fields.size(); ++i) {
+      if (f.physical_names[i] != snapshot.schema->fields[i].name) {
+        return Status::NotSupported(snapshot.root + ": Paimon data file " + f.relative_path + " was written under " +
+                                    "an older schema (column '" + snapshot.schema->fields[i].name + "' is " +
+                                    (f.physical_names[i].empty() ? std::string("not in it")
+                                                                 : "'" + f.physical_names[i] + "' there") +
+                                    "); the index reads columns by the table's names and does not index it yet");
+      }
+    }
+  }
+  return Status::OK();
+}
+
 Result<PaimonTableInfo> PaimonInfo(const TableSnapshot& snapshot) {
   auto state = std::dynamic_pointer_cast<const paimon::PaimonState>(snapshot.format_state);
   if (snapshot.format != &PaimonFormat() || !state) {
