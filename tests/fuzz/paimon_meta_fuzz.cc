@@ -44,7 +44,7 @@ RAP_FUZZ_TARGET(paimon_meta) {
       range.offset = bytes[0] | (bytes[1] << 8);
       range.length = bytes[2] | (bytes[3] << 8);
       range.cardinality = bytes.size() % 3 == 0 ? std::optional<int64_t>() : std::optional<int64_t>(bytes.size() % 5);
-      (void)ParseDeletionVector(bytes.subspan(4), range, "index-0");
+      (void)ParseDeletionVector(bytes.subspan(4), range, uint64_t{1} << 20, "index-0");
       break;
     }
     default: {

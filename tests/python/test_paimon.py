@@ -233,3 +233,22 @@ def test_index_refuses_files_of_an_older_schema(written, tmp_path) -> None:
     with pytest.raises(rap.NotSupported, match="older schema"):
         rap.build_index(str(copy), "id", progress=False)
     assert not (copy / "_rap_index").exists()
+
+
+def test_a_damaged_deletion_vector_is_an_error_naming_the_index_file(written, tmp_path) -> None:
+    import shutil
+    case = next(c for c in written if c["table"] == "dv_append" and c["snapshot"] is None)
+    copy = tmp_path / "dv_append"
+    shutil.copytree(case["path"], copy)
+    snapshot = json.loads((copy / "snapshot" / "snapshot-6").read_text())
+    assert snapshot["indexManifest"]
+    for index_file in (copy / "index").iterdir():
+        data = bytearray(index_file.read_bytes())
+        data[-1] ^= 0xFF  # the last vector's CRC
+        index_file.write_bytes(bytes(data))
+    with pytest.raises(rap.Corrupt, match=r"index/index-.*CRC-32 mismatch at byte offset"):
+        pa.table(rap.scan(str(copy)))
+    for index_file in (copy / "index").iterdir():
+        index_file.unlink()
+    with pytest.raises(rap.NotFound, match=r"index file .*index/index-"):
+        pa.table(rap.scan(str(copy)))

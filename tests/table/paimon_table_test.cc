@@ -291,7 +291,7 @@ Result<std::vector<uint64_t>> ParseDv(const std::string& file, int64_t offset = 
                                       std::optional<int64_t> cardinality = 2) {
   paimon::DeletionVectorRange r{"data-0.parquet", offset, length, cardinality};
   return paimon::ParseDeletionVector(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(file.data()), file.size()),
-                                     r, "index-0");
+                                     r, 1000, "index-0");
 }
 
 TEST(PaimonTable, DeletionVectorFile) {
@@ -299,6 +299,11 @@ TEST(PaimonTable, DeletionVectorFile) {
   ASSERT_TRUE(rows.ok()) << rows.status().ToString();
   EXPECT_EQ(*rows, (std::vector<uint64_t>{2, 5}));
   EXPECT_TRUE(ParseDv(kDvFile, 1, 24, std::nullopt).ok());
+  // More rows than the data file has: refused before they are held.
+  const paimon::DeletionVectorRange one{"data-0.parquet", 1, 24, 2};
+  auto capped = paimon::ParseDeletionVector(
+      std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(kDvFile.data()), kDvFile.size()), one, 1, "index-0");
+  EXPECT_TRUE(capped.status().Is(StatusCode::kResourceExhausted)) << capped.status().ToString();
   // What does not hold is Corrupt (NotSupported: another version), naming the index file, the data
   // file and the byte offset.
   struct Case {

@@ -216,10 +216,6 @@ Status LoadBucketVectors(const TableSnapshot& snapshot, const PaimonState& state
   int64_t files = 0, rows = 0;
   for (const BucketFile& f : b.files) {
     RAP_ASSIGN_OR_RETURN(std::vector<uint64_t> deleted, LoadDeletionVector(snapshot, f, &index_files));
-    if (!deleted.empty() && deleted.back() >= static_cast<uint64_t>(f.meta.row_count)) {
-      return Status::Corrupt(fmt::format("{}: its deletion vector deletes row {}, the file has {} rows (manifest)",
-                                         f.path, deleted.back(), f.meta.row_count));
-    }
     if (f.dv) ++files;
     rows += static_cast<int64_t>(deleted.size());
     b.deleted[f.path] = std::move(deleted);
@@ -246,8 +242,15 @@ Result<std::vector<uint64_t>> LoadDeletionVector(const TableSnapshot& snapshot, 
     it = index_files->emplace(path, std::move(*bytes)).first;
   }
   const std::string& b = it->second;
-  return ParseDeletionVector(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(b.data()), b.size()),
-                             file.dv->range, path);
+  const uint64_t rows = static_cast<uint64_t>(file.meta.row_count);
+  RAP_ASSIGN_OR_RETURN(std::vector<uint64_t> deleted,
+                       ParseDeletionVector(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(b.data()), b.size()),
+                                           file.dv->range, rows, path));
+  if (!deleted.empty() && deleted.back() >= rows) {
+    return Status::Corrupt(fmt::format("{}: the deletion vector of {} deletes row {}; the file has {} rows (manifest)",
+                                       path, file.path, deleted.back(), rows));
+  }
+  return deleted;
 }
 
 Result<std::vector<uint64_t>> BucketDeletedRows(const TableSnapshot& snapshot, const PaimonState& state,

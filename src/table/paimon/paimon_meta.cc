@@ -477,10 +477,10 @@ Result<std::vector<IndexManifestEntry>> ParseIndexManifest(const std::vector<Val
 }
 
 Result<std::vector<uint64_t>> ParseDeletionVector(std::span<const uint8_t> file, const DeletionVectorRange& range,
-                                                  const std::string& what) {
+                                                  uint64_t max_rows, const std::string& what) {
   constexpr uint32_t kMagic32 = 1581511376;  // big-endian
   constexpr uint32_t kMagic64 = 1681511377;  // little-endian (Iceberg's and Delta's)
-  constexpr uint64_t kMaxRows = uint64_t{1} << 31;
+  const uint64_t kMaxRows = std::min<uint64_t>(max_rows, uint64_t{1} << 31);
   const std::string where = what + ": deletion vector of " + range.data_file;
   if (file.empty()) return Status::Corrupt(what + ": an empty deletion-vector index file (no version byte)");
   if (file[0] != 1) {

@@ -125,8 +125,9 @@ Result<std::vector<IndexManifestEntry>> ParseIndexManifest(const std::vector<avr
 // size (`range.length`), the magic (1581511376 BE: a portable 32-bit Roaring bitmap follows;
 // 1681511377 LE: a 64-bit RoaringBitmapArray, Paimon's bitmap64 vectors), the bitmap, a u32 BE
 // CRC-32 of magic and bitmap. Corrupt naming the byte offset of what does not hold.
+// At most `max_rows` rows (ResourceExhausted past it: the data file's row count bounds the memory).
 Result<std::vector<uint64_t>> ParseDeletionVector(std::span<const uint8_t> index_file, const DeletionVectorRange& range,
-                                                  const std::string& what);
+                                                  uint64_t max_rows, const std::string& what);
 
 // A value of a BinaryRow field: null, an integer (every integer type, date, bool), a double (float,
 // double) or bytes (string, binary).
