@@ -10,7 +10,9 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
+#include <atomic>
 #include <set>
+#include <thread>
 #include <tuple>
 
 #include <fmt/format.h>
@@ -29,6 +31,7 @@ namespace {
 
 constexpr uint64_t kMaxMetadataBytes = uint64_t{256} << 20;
 constexpr int kMaxSnapshotProbes = 100000;
+constexpr size_t kManifestThreads = 8;  // manifests read at once
 
 std::optional<int64_t> ParseId(const std::string& s, std::string_view prefix) {
   if (s.size() <= prefix.size() || s.compare(0, prefix.size(), prefix) != 0) return std::nullopt;
@@ -184,6 +187,39 @@ Result<std::vector<avro::Value>> ReadRecords(TableProbe& probe, const std::strin
   RAP_ASSIGN_OR_RETURN(std::string bytes, ReadObject(probe.store(), path, kMaxMetadataBytes));
   return ReadManifestRecords(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()),
                              path);
+}
+
+// Reads and parses the manifests `names`, up to kManifestThreads at once; the results in `names` order
+// (the first error in that order wins).
+Result<std::vector<std::vector<ManifestEntry>>> ReadManifests(TableProbe& probe, const std::vector<std::string>& names) {
+  std::vector<Result<std::vector<ManifestEntry>>> results(names.size(), Status::Internal("not read"));
+  const io::ObjectStorePtr store = probe.store();
+  const std::string root = probe.root();
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t i = next++; i < names.size(); i = next++) {
+      const std::string path = root + "/manifest/" + names[i];
+      auto bytes = ReadObject(store, path, kMaxMetadataBytes);
+      if (!bytes.ok()) {
+        results[i] = bytes.status();
+        continue;
+      }
+      auto records = ReadManifestRecords(
+          std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(bytes->data()), bytes->size()), path);
+      results[i] = records.ok() ? ParseManifest(*records, path) : Result<std::vector<ManifestEntry>>(records.status());
+    }
+  };
+  std::vector<std::thread> threads;
+  const size_t n = std::min(names.size(), kManifestThreads);
+  for (size_t t = 1; t < n; ++t) threads.emplace_back(work);
+  work();
+  for (std::thread& t : threads) t.join();
+  std::vector<std::vector<ManifestEntry>> out;
+  for (auto& r : results) {
+    if (!r.ok()) return r.status();
+    out.push_back(std::move(*r));
+  }
+  return out;
 }
 
 // Hive-style escaping of a partition value in a path (Paimon's PartitionPathUtils.escapePathName).
@@ -342,20 +378,21 @@ class PaimonTableFormat : public TableFormat {
     // The live files: every ADD entry of the base and delta manifests that no DELETE entry removes.
     std::vector<ManifestEntry> adds;
     std::set<EntryKey> deleted;
+    std::vector<std::string> manifest_names;
     for (const std::string* list : {&snap.base_manifest_list, &snap.delta_manifest_list}) {
       RAP_ASSIGN_OR_RETURN(std::vector<avro::Value> records, ReadRecords(probe, *list));
       RAP_ASSIGN_OR_RETURN(std::vector<ManifestMeta> manifests,
                            ParseManifestList(records, probe.root() + "/manifest/" + *list));
-      for (const ManifestMeta& m : manifests) {
-        RAP_ASSIGN_OR_RETURN(std::vector<avro::Value> entries, ReadRecords(probe, m.file_name));
-        RAP_ASSIGN_OR_RETURN(std::vector<ManifestEntry> parsed,
-                             ParseManifest(entries, probe.root() + "/manifest/" + m.file_name));
-        for (ManifestEntry& e : parsed) {
-          if (e.kind == 1) {
-            deleted.insert(EntryKey{e.partition, e.bucket, e.file.level, e.file.file_name});
-          } else {
-            adds.push_back(std::move(e));
-          }
+      for (const ManifestMeta& m : manifests) manifest_names.push_back(m.file_name);
+    }
+    // The manifests are read several at once (their round trips overlap), then taken in list order.
+    RAP_ASSIGN_OR_RETURN(std::vector<std::vector<ManifestEntry>> manifests, ReadManifests(probe, manifest_names));
+    for (std::vector<ManifestEntry>& parsed : manifests) {
+      for (ManifestEntry& e : parsed) {
+        if (e.kind == 1) {
+          deleted.insert(EntryKey{e.partition, e.bucket, e.file.level, e.file.file_name});
+        } else {
+          adds.push_back(std::move(e));
         }
       }
     }
