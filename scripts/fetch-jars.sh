@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Fetches the pinned Maven jars the Spark tests need (tests/python/test_spark*.py, docs/spark.md;
-# tests/python/test_iceberg_spark.py)
+# tests/python/test_iceberg_spark.py; tests/python/test_paimon_spark.py)
 # from Maven Central into a cache folder (default: build/jars), once per machine: a jar already
 # present with the pinned SHA-256 is kept. Spark then loads them by path (spark.jars), so no Ivy
 # resolution and no other repository is involved. pyspark itself comes from PyPI
@@ -17,6 +17,8 @@ JARS=(
   "io/delta/delta-storage/3.3.3 45ad193053fd30cebe6d9ab1889873cde39b223a0f210e00ebee8b6642476901"
   # Iceberg's Spark runtime (tests/python/test_iceberg_spark.py): everything in one shaded jar.
   "org/apache/iceberg/iceberg-spark-runtime-3.5_2.12/1.10.0 70f9471870b2d456167d703c829f098a446b86bb1379eee338c0efa03a341026"
+  # Paimon's Spark connector (tests/python/test_paimon_spark.py): Java Paimon in one shaded jar.
+  "org/apache/paimon/paimon-spark-3.5/0.9.0 e9e8a90a630a1440dfd869bb568c8fc916d6de23bc162922cc0c2684ed6fa15b"
 )
 
 source "$(dirname "$0")/maven-jars.sh"

@@ -36,6 +36,7 @@ struct ScanArgs {
   int64_t version = -1;
   int64_t snapshot = -1;
   std::string as_of;
+  std::string tag;
   std::vector<std::string> location_map;
   OutputFlags output;
   int64_t batch_size = 64 * 1024;
@@ -130,6 +131,7 @@ Status RunScan(const ScanArgs& args) {
   table::OpenTableOptions to;
   if (args.version >= 0) to.version = args.version;
   if (args.snapshot >= 0) to.snapshot_id = args.snapshot;
+  if (!args.tag.empty()) to.tag = args.tag;
   if (!args.as_of.empty()) {
     RAP_ASSIGN_OR_RETURN(int64_t as_of_ms, table::iceberg::ParseAsOf(args.as_of));
     to.as_of_ms = as_of_ms;
@@ -194,10 +196,12 @@ Status RunScan(const ScanArgs& args) {
       const table::PaimonMergeCounters& m = paimon->merge;
       std::fprintf(stderr,
                    "paimon_buckets %lld\npaimon_buckets_merged %lld\npaimon_runs %lld\npaimon_runs_warmed %lld\n"
-                   "paimon_merge_rows_in %lld\npaimon_rows_deleted %lld\n",
+                   "paimon_merge_rows_in %lld\npaimon_rows_deleted %lld\npaimon_deletion_vectors %lld\n"
+                   "paimon_rows_dv_deleted %lld\n",
                    static_cast<long long>(m.buckets), static_cast<long long>(m.buckets_merged),
                    static_cast<long long>(m.runs), static_cast<long long>(m.runs_warmed),
-                   static_cast<long long>(m.rows_in), static_cast<long long>(m.rows_deleted));
+                   static_cast<long long>(m.rows_in), static_cast<long long>(m.rows_deleted),
+                   static_cast<long long>(m.deletion_vectors), static_cast<long long>(m.rows_dv_deleted));
     }
     std::fprintf(stderr, "%s", args.plan.Summary().c_str());
     std::fprintf(stderr, "open_s %.6f\nscan_s %.6f\n", t_open - t0, t_end - t_open);
@@ -214,6 +218,7 @@ CommandRegistrar reg("scan", [](CLI::App& app) {
   cmd->add_option("--limit,-n", args->limit, "Stop after N rows");
   cmd->add_option("--version", args->version, "Delta table version (time travel)");
   cmd->add_option("--snapshot", args->snapshot, "Iceberg or Paimon snapshot id (time travel)");
+  cmd->add_option("--tag", args->tag, "Paimon: the snapshot of this tag (time travel)");
   cmd->add_option("--as-of", args->as_of,
                   "Iceberg, Paimon: the snapshot current at this time (ms since the epoch or UTC 'YYYY-MM-DD HH:MM:SS')");
   cmd->add_option("--location-map", args->location_map,

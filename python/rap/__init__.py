@@ -184,6 +184,7 @@ def scan(
     location_map: Optional[Mapping[str, str]] = None,
     index: Optional[str] = None,
     no_index: bool = False,
+    tag: Optional[str] = None,
 ) -> RecordBatchReader:
     """Scans a table (a Delta table, an Iceberg table, a folder/prefix of Parquet files, or one file), like ``rap scan``.
 
@@ -195,7 +196,8 @@ def scan(
     memory budget ("512MiB", bytes, 0 = none). batch_size: rows per batch (default 65536). plan: the
     range planning policy ("auto", "exact", "fixed:1MiB", "store"). storage_options: see
     :data:`STORAGE_OPTIONS`. Iceberg (docs/iceberg.md): snapshot_id and as_of (ms since the epoch or a
-    UTC time "YYYY-MM-DD HH:MM:SS") choose the snapshot; location_map {OLD: NEW} reads paths the
+    UTC time "YYYY-MM-DD HH:MM:SS") choose the snapshot (so do they for Paimon, docs/paimon.md, and
+    tag, the snapshot of a Paimon tag); location_map {OLD: NEW} reads paths the
     metadata names under OLD from NEW. index / no_index: ``where`` is answered through an index of
     the table (``<url>/_rap_index/NAME``) when one covers it — by default any that does, ``index`` picks
     one, ``no_index=True`` reads every file; the rows are the same either way, and ``stats`` says which
@@ -209,7 +211,7 @@ def scan(
     return RecordBatchReader(
         _rap.scan(url, _columns(columns), where, limit, version, prefetch, warmup, memory_limit, batch_size, plan,
                   storage_options, snapshot_id, None if as_of is None else str(as_of),
-                  None if location_map is None else dict(location_map), index, bool(no_index))
+                  None if location_map is None else dict(location_map), index, bool(no_index), tag)
     )
 
 

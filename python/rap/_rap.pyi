@@ -66,6 +66,7 @@ def scan(
     location_map: Optional[Dict[str, str]] = None,
     index: Optional[str] = None,
     no_index: bool = False,
+    tag: Optional[str] = None,
 ) -> Reader: ...
 def build_index(
     table: str,

@@ -119,7 +119,7 @@ std::unique_ptr<Reader> Scan(const std::string& url, std::optional<std::vector<s
                              std::optional<std::string> plan, nb::handle storage_options,
                              std::optional<int64_t> snapshot_id, std::optional<std::string> as_of,
                              std::optional<std::map<std::string, std::string>> location_map,
-                             std::optional<std::string> index_name, bool no_index) {
+                             std::optional<std::string> index_name, bool no_index, std::optional<std::string> tag) {
   // Every argument is checked before any I/O.
   read::ScanOptions so;
   if (columns) so.columns = *columns;
@@ -163,6 +163,7 @@ std::unique_ptr<Reader> Scan(const std::string& url, std::optional<std::vector<s
     to.version = *version;
   }
   to.snapshot_id = snapshot_id;
+  to.tag = tag;
   if (as_of) {
     auto ms = table::iceberg::ParseAsOf(*as_of);
     if (!ms.ok()) Raise(Status::InvalidArgument("as_of: " + ms.status().message()));
@@ -220,7 +221,7 @@ void BindScan(nb::module_& m) {
         nb::arg("warmup") = "raw", nb::arg("memory_limit") = "2GiB", nb::arg("batch_size") = nb::none(),
         nb::arg("plan") = nb::none(), nb::arg("storage_options") = nb::none(), nb::arg("snapshot_id") = nb::none(),
         nb::arg("as_of") = nb::none(), nb::arg("location_map") = nb::none(), nb::arg("index") = nb::none(),
-        nb::arg("no_index") = false);
+        nb::arg("no_index") = false, nb::arg("tag") = nb::none());
 }
 
 }  // namespace rap::py

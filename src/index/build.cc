@@ -14,6 +14,7 @@
 
 #include "index/file_indexer.h"
 #include "rap/table/delta_commit.h"
+#include "rap/table/paimon.h"
 #include "rap/table/table.h"
 #include "rap/table/table_format.h"
 #include "rap/util/clock.h"
@@ -146,12 +147,12 @@ Status RecordFormatDeletes(table::TableSnapshot* snap, int threads) {
   return Status::OK();
 }
 
-// A Paimon table's primary-key rows live merged across sorted runs: an index of its files would
-// return superseded and deleted versions.
+// A Paimon table's primary-key rows live merged across sorted runs: the distributed build records
+// no merge (RecordFormatDeletes), so an index of its files would return superseded versions.
 Status CheckNotPaimon(const table::TableSnapshot& snap, const std::string& table_url) {
   if (table::FormatName(snap) != "paimon") return Status::OK();
-  return Status::NotSupported(table_url + ": rap index does not index Paimon tables yet (it would miss the merge of "
-                                          "their sorted runs); rap scan reads them (docs/paimon.md)");
+  return Status::NotSupported(table_url + ": a distributed index build does not index Paimon tables yet (it would "
+                                          "miss the merge of their sorted runs); rap index build does (docs/paimon.md)");
 }
 
 // The distributed build (PlanBuild/BuildPart) records no Iceberg delete files yet.
@@ -220,7 +221,7 @@ Result<BuildResult> BuildIndex(const std::string& table_url, const BuildOptions&
   }
   RAP_ASSIGN_OR_RETURN(table::TableSnapshot snap, table::OpenTable(table_url));
   RAP_RETURN_NOT_OK(CheckNoColumnMapping(snap));
-  RAP_RETURN_NOT_OK(CheckNotPaimon(snap, table_url));
+  RAP_RETURN_NOT_OK(table::CheckPaimonIndexable(snap));  // its merge is recorded as deleted rows
   RAP_RETURN_NOT_OK(RecordFormatDeletes(&snap, options.threads));
   BuildResult out;
   out.index_url = options.index_url.empty() ? DefaultIndexUrl(table_url, options.name) : options.index_url;
@@ -455,7 +456,7 @@ Result<UpdateResult> UpdateOnce(const std::string& index_url, const UpdateOption
   const std::string table_url = ResolveUrl(index_url, base.table_root);
   RAP_ASSIGN_OR_RETURN(table::TableSnapshot snap, table::OpenTable(table_url));
   RAP_RETURN_NOT_OK(CheckNoColumnMapping(snap));
-  RAP_RETURN_NOT_OK(CheckNotPaimon(snap, table_url));
+  RAP_RETURN_NOT_OK(table::CheckPaimonIndexable(snap));  // its merge is recorded as deleted rows
   RAP_RETURN_NOT_OK(RecordFormatDeletes(&snap, options.threads));
   UpdateResult out;
   std::vector<KeyColumn> key = base.key;

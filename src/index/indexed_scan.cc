@@ -166,7 +166,7 @@ Result<IndexedScanReport> ApplyIndex(const std::string& table_url, const table::
     return rep;
   }
   if (table::FormatName(snapshot) == "paimon") {
-    rep.reason = "Paimon tables are not indexed";
+    rep.reason = "scans of Paimon tables do not use an index yet (rap lookup does)";
     return rep;
   }
   std::shared_ptr<Index> idx;

@@ -11,6 +11,7 @@
 #include "index/lookup_plan.h"
 #include "rap/read/scanner.h"
 #include "rap/table/deletion_vector.h"
+#include "rap/table/paimon.h"
 #include "rap/util/clock.h"
 
 namespace rap::index {
@@ -103,7 +104,8 @@ Result<std::vector<std::string>> OutputNames(const Index::Snapshot& snap, const 
           for (const Field& b : blob->fields) {
             if (!key_names.count(b.name)) requested.push_back(b.name);
           }
-        } else if (!key_names.count(f.name)) {
+        } else if (!key_names.count(f.name) &&
+                   !(snap.manifest.table_kind == "paimon" && table::IsPaimonSystemColumn(f.name))) {
           requested.push_back(f.name);
         }
       }

@@ -11,6 +11,9 @@ Result<TableSnapshot> OpenTable(const std::string& url, const OpenTableOptions& 
   RAP_ASSIGN_OR_RETURN(io::ResolvedUrl resolved, options.store ? io::OpenUrl(url, *options.store) : io::OpenUrl(url));
   TableProbe probe(url, resolved.store, TrimTrailingSlash(resolved.path));
   RAP_ASSIGN_OR_RETURN(const TableFormat* format, DetectTableFormat(probe));
+  if (options.tag && (!format || format->name() != "paimon")) {
+    return Status::InvalidArgument(url + ": a tag ('" + *options.tag + "') was given but this is not a Paimon table");
+  }
   if (format) return format->Open(probe, options);
   if (options.version) {
     return Status::InvalidArgument(url + ": a version was given but this is not a Delta table (no _delta_log/)");

@@ -1,7 +1,9 @@
 // Paimon metadata (src/table/paimon/paimon_meta.cc): snapshot and schema JSON, manifest lists and
-// manifests (Avro object containers or ORC files), and BinaryRow partitions and keys. Any bytes parse
+// manifests (Avro object containers or ORC files), BinaryRow partitions and keys, index manifests
+// and deletion-vector index files (the vector at the offset and length of the input's first 4 bytes). Any bytes parse
 // or give an error, never a crash, a hang or an unbounded allocation. The first input byte picks
 // the parser.
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -13,7 +15,7 @@ RAP_FUZZ_TARGET(paimon_meta) {
   if (size < 1) return 0;
   std::span<const uint8_t> bytes(data + 1, size - 1);
   const std::string_view text(reinterpret_cast<const char*>(data + 1), size - 1);
-  switch (data[0] % 5) {
+  switch (data[0] % 7) {
     case 0:
       (void)ParseSnapshot(text, "snapshot-1");
       break;
@@ -28,6 +30,21 @@ RAP_FUZZ_TARGET(paimon_meta) {
     case 3: {
       auto records = ReadManifestRecords(bytes, "manifest");
       if (records.ok()) (void)ParseManifest(*records, "manifest");
+      break;
+    }
+    case 5: {
+      auto records = ReadManifestRecords(bytes, "index-manifest");
+      if (records.ok()) (void)ParseIndexManifest(*records, "index-manifest");
+      break;
+    }
+    case 6: {
+      if (bytes.size() < 4) break;
+      DeletionVectorRange range;
+      range.data_file = "data-0.parquet";
+      range.offset = bytes[0] | (bytes[1] << 8);
+      range.length = bytes[2] | (bytes[3] << 8);
+      range.cardinality = bytes.size() % 3 == 0 ? std::optional<int64_t>() : std::optional<int64_t>(bytes.size() % 5);
+      (void)ParseDeletionVector(bytes.subspan(4), range, uint64_t{1} << 20, "index-0");
       break;
     }
     default: {

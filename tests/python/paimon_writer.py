@@ -5,6 +5,10 @@ pyarrow older than the project's), not imported by pytest: ``python paimon_write
 the tables under OUT/warehouse and, for each table and snapshot checked, pypaimon's own reading as a
 Parquet file under OUT/expected; OUT/cases.json lists them: [{"table", "path", "snapshot",
 "expected", "keys"}] (snapshot null: the latest; keys: the columns that order the rows).
+
+``python paimon_writer.py commit WAREHOUSE TABLE ROWS_JSON EXPECTED`` commits the rows of ROWS_JSON
+({"schema": [[name, arrow type]], "rows": [...]}) to db.TABLE and writes pypaimon's reading to EXPECTED (the RAP
+index's update test commits between an index build and its update).
 """
 
 from __future__ import annotations
@@ -72,6 +76,12 @@ def main(out: pathlib.Path) -> None:
     commit(t, [{"k": i, "p": part(i), "v": None, "d": None, "op": "-D"} for i in range(1, 40, 10)] +
            [{"k": i, "p": part(i), "v": f"x{i}", "d": 0.25 * i, "op": "+U"} for i in range(5, 40, 10)], s)
     record("pk_multi", t, ["k"], [None, 1, 2, 3, 4])
+    # A tag of snapshot 3 (tag/tag-before_last), read by name.
+    catalog.create_tag("db.pk_multi", "before_last", snapshot_id=3)
+    file = expected / "pk_multi@tag-before_last.parquet"
+    pq.write_table(read(t.copy({"scan.tag-name": "before_last"})), file)
+    cases.append({"table": "pk_multi", "path": str(warehouse / "db.db" / "pk_multi"), "snapshot": None,
+                  "tag": "before_last", "expected": str(file), "keys": ["k"]})
 
     # first-row: the first version of a key stays, later ones are ignored.
     s = pa.schema([("id", pa.int32()), ("name", pa.string()), ("n", pa.int64())])
@@ -173,6 +183,52 @@ def main(out: pathlib.Path) -> None:
         commit(t, [{"id": i, "a2": f"z{i}", "e": None, "c": f"c{i}"} for i in range(25, 35)], s2)
         record(name, t, ["id", "a2"], [None, 1, 2])
 
+    # Deletion vectors written by pypaimon: a data-evolution append table (row tracking) whose deletes
+    # by predicate and by row id are deletion-vector index files, at every snapshot; primary-key
+    # tables with deletion vectors (pypaimon does not compact, so their files stay in level 0: a batch
+    # read skips level 0 and reads nothing, unless deletion-vectors.merge-on-read merges them).
+    s = pa.schema([("id", pa.int64()), ("v", pa.string()), ("x", pa.float64())])
+    catalog.create_table("db.dv_append", Schema.from_pyarrow_schema(s, options={
+        "data-evolution.enabled": "true", "row-tracking.enabled": "true", "deletion-vectors.enabled": "true",
+        "file.format": "parquet"}), False)
+    t = catalog.get_table("db.dv_append")
+    commit(t, [{"id": i, "v": f"a{i}", "x": i / 3} for i in range(40)], s)
+    commit(t, [{"id": i, "v": f"b{i}", "x": None} for i in range(40, 70)], s)
+    t = catalog.get_table("db.dv_append")
+
+    def update(messages):
+        c = t.new_batch_write_builder().new_commit()
+        c.commit(messages)
+        c.close()
+
+    pb = t.new_read_builder().new_predicate_builder()
+    update(t.new_batch_write_builder().new_update().delete_by_predicate(pb.less_than("id", 6)))
+    update(t.new_batch_write_builder().new_update().delete_by_row_id([11, 45, 46, 69]))
+    commit(t, [{"id": i, "v": f"c{i}", "x": -i} for i in range(70, 80)], s)
+    update(t.new_batch_write_builder().new_update().delete_by_predicate(pb.equal("v", "c75")))
+    record("dv_append", t, ["id"], [None, 1, 2, 3, 4, 5])
+
+    s = pa.schema([("id", pa.int64()), ("v", pa.string())])
+    for name, extra in (("pk_dv_level0", {}), ("pk_dv_merge_on_read", {"deletion-vectors.merge-on-read": "true"})):
+        catalog.create_table(f"db.{name}", Schema.from_pyarrow_schema(s, primary_keys=["id"], options={
+            "bucket": "2", "deletion-vectors.enabled": "true", "file.format": "parquet", **extra}), False)
+        t = catalog.get_table(f"db.{name}")
+        commit(t, [{"id": i, "v": f"a{i}"} for i in range(20)], s)
+        commit(t, [{"id": i, "v": f"b{i}"} for i in range(10, 30)], s)
+        record(name, t, ["id"], [None, 1])
+
+    # The RAP index on a primary-key table (test_paimon.py: lookups against the merged scan, then
+    # updates after more commits): a partitioned table of two buckets, updates and deletes across runs.
+    s = pa.schema([("id", pa.int64()), ("p", pa.string()), ("v", pa.string()), ("op", pa.string())])
+    catalog.create_table("db.pk_index", Schema.from_pyarrow_schema(
+        s, partition_keys=["p"], primary_keys=["id", "p"],
+        options={"bucket": "2", "rowkind.field": "op", "file.format": "parquet"}), False)
+    t = catalog.get_table("db.pk_index")
+    commit(t, [{"id": i, "p": "a" if i % 3 else "b", "v": f"v{i}", "op": "+I"} for i in range(60)], s)
+    commit(t, [{"id": i, "p": "a" if i % 3 else "b", "v": f"u{i}", "op": "+U"} for i in range(0, 60, 4)] +
+           [{"id": i, "p": "a" if i % 3 else "b", "v": None, "op": "-D"} for i in range(1, 60, 9)], s)
+    record("pk_index", t, ["id"], [None])
+
     # A column whose type changed (INT to BIGINT): rap refuses it (it does not convert types).
     s0 = pa.schema([("id", pa.int64()), ("b", pa.int32())])
     catalog.create_table("db.evolve_type", Schema.from_pyarrow_schema(s0, options={"file.format": "parquet"}), False)
@@ -185,5 +241,18 @@ def main(out: pathlib.Path) -> None:
     (out / "cases.json").write_text(json.dumps(cases, indent=1))
 
 
+def commit_rows(warehouse: str, name: str, rows_json: str, expected: str) -> None:
+    """Commits {"schema": [[name, arrow type name], ...], "rows": [...]} to db.NAME; writes pypaimon's
+    reading of the new snapshot to EXPECTED (Parquet)."""
+    doc = json.loads(pathlib.Path(rows_json).read_text())
+    schema = pa.schema([(n, pa.type_for_alias(t)) for n, t in doc["schema"]])
+    catalog = CatalogFactory.create({"warehouse": warehouse})
+    commit(catalog.get_table(f"db.{name}"), doc["rows"], schema)
+    pq.write_table(read(catalog.get_table(f"db.{name}")), expected)
+
+
 if __name__ == "__main__":
-    main(pathlib.Path(sys.argv[1]))
+    if sys.argv[1] == "commit":
+        commit_rows(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5])
+    else:
+        main(pathlib.Path(sys.argv[1]))

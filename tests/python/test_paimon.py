@@ -58,8 +58,8 @@ def test_every_table_and_snapshot_reads_as_pypaimon_reads_it(written) -> None:
         if case["expected"] is None:
             continue
         expected = pq.read_table(case["expected"])
-        got = pa.table(rap.scan(case["path"], snapshot_id=case["snapshot"]))
-        what = f"{case['table']} snapshot {case['snapshot']}"
+        got = pa.table(rap.scan(case["path"], snapshot_id=case["snapshot"], tag=case.get("tag")))
+        what = f"{case['table']} snapshot {case['snapshot']} tag {case.get('tag')}"
         assert got.column_names == expected.column_names, what
         assert got.num_rows == expected.num_rows, what
         for name in expected.column_names:
@@ -67,7 +67,8 @@ def test_every_table_and_snapshot_reads_as_pypaimon_reads_it(written) -> None:
         assert rows(got, case["keys"]) == rows(expected, case["keys"]), what
         checked.add(case["table"])
     assert checked == {"pk_multi", "pk_first_row", "pk_types", "append_parts", "append_bucketed", "append_orc",
-                       "pk_orc", "evolve_pk", "evolve_append_orc"}
+                       "pk_orc", "evolve_pk", "evolve_append_orc", "dv_append", "pk_dv_level0",
+                       "pk_dv_merge_on_read", "pk_index"}
 
 
 def test_primary_key_table_is_merged_not_listed(written) -> None:
@@ -131,3 +132,123 @@ def test_column_type_change_is_refused(written) -> None:
     case = next(c for c in written if c["table"] == "evolve_type")
     with pytest.raises(rap.NotSupported, match="does not convert column types"):
         pa.table(rap.scan(case["path"]))
+
+
+def test_deletion_vectors_of_a_data_evolution_table(written) -> None:
+    case = next(c for c in written if c["table"] == "dv_append" and c["snapshot"] is None)
+    path = pathlib.Path(case["path"])
+    assert list((path / "index").iterdir())  # deletion-vector index files
+    got = sorted(pa.table(rap.scan(str(path))).column("id").to_pylist())
+    assert got == sorted(pq.read_table(case["expected"]).column("id").to_pylist())
+    assert not {0, 5, 11, 45, 46, 69, 75} & set(got) and {6, 10, 12, 44, 47, 70, 79} <= set(got)
+    # Before any delete: every row.
+    assert len(pa.table(rap.scan(str(path), snapshot_id=2))) == 70
+
+
+def test_primary_key_table_with_deletion_vectors_skips_level_0(written) -> None:
+    level0 = next(c for c in written if c["table"] == "pk_dv_level0" and c["snapshot"] is None)
+    assert len(pq.read_table(level0["expected"])) == 0  # pypaimon's reading: nothing compacted yet
+    assert len(pa.table(rap.scan(level0["path"]))) == 0
+    mor = next(c for c in written if c["table"] == "pk_dv_merge_on_read" and c["snapshot"] is None)
+    got = pa.table(rap.scan(mor["path"]))
+    assert len(got) == 30 and dict(zip(got.column("id").to_pylist(), got.column("v").to_pylist()))[15] == "b15"
+
+
+def test_time_travel_by_tag(written) -> None:
+    case = next(c for c in written if c.get("tag") == "before_last")
+    by_tag = pa.table(rap.scan(case["path"], tag="before_last"))
+    assert rows(by_tag, ["k"]) == rows(pa.table(rap.scan(case["path"], snapshot_id=3)), ["k"])
+    assert rows(by_tag, ["k"]) != rows(pa.table(rap.scan(case["path"])), ["k"])
+    with pytest.raises(rap.NotFound, match="tag 'nope' does not exist"):
+        rap.scan(case["path"], tag="nope")
+    with pytest.raises(rap.InvalidArgument, match="not at two of them"):
+        rap.scan(case["path"], tag="before_last", snapshot_id=2)
+    other = next(c for c in written if c["table"] == "append_parts")
+    with pytest.raises(rap.InvalidArgument, match="not a Paimon tag name"):
+        rap.scan(other["path"], tag="../x")
+
+
+def test_a_tag_on_a_table_that_is_not_paimon_is_refused(tmp_path) -> None:
+    pq.write_table(pa.table({"a": [1, 2]}), tmp_path / "x.parquet")
+    with pytest.raises(rap.InvalidArgument, match="not a Paimon table"):
+        rap.scan(str(tmp_path), tag="t1")
+
+
+def merged_by_key(path: str) -> dict:
+    return {r["id"]: r for r in pa.table(rap.scan(path)).to_pylist()}
+
+
+def looked_up(path: str, keys: list) -> dict:
+    reader, _ = rap.lookup(path, keys)
+    got = pa.table(reader).to_pylist()
+    by_key = {}
+    for r in got:
+        assert r["id"] not in by_key, r  # one row per key: the merged, latest version
+        by_key[r["id"]] = r
+    return by_key
+
+
+def test_index_on_a_primary_key_table_returns_the_merged_rows(written, tmp_path) -> None:
+    # The RAP index keyed by the primary key: a lookup of every key (present, deleted, never written)
+    # returns what the merge-on-read scan has for it, and `update_index` follows new commits (new
+    # level-0 files supersede older versions of a key, -D rows remove it, a removed key comes back).
+    case = next(c for c in written if c["table"] == "pk_index")
+    path = case["path"]
+    keys = list(range(-2, 75))
+    rap.build_index(path, "id", progress=False)
+    want = merged_by_key(path)
+    assert want == {r["id"]: r for r in pq.read_table(case["expected"]).to_pylist()}  # pypaimon's reading
+    assert len(want) == 53 and 1 not in want and 10 not in want and want[4]["v"] == "u4"
+    assert looked_up(path, keys) == want
+    assert list(pa.table(rap.lookup(path, [8])[0]).column_names) == ["id", "p", "v", "op"]
+
+    def p(i):
+        return "a" if i % 3 else "b"
+
+    rows = ([{"id": i, "p": p(i), "v": f"w{i}", "op": "+U"} for i in range(0, 70, 5)] +
+            [{"id": i, "p": p(i), "v": None, "op": "-D"} for i in (2, 3, 8, 20)] +
+            [{"id": 10, "p": p(10), "v": "back10", "op": "+I"}])
+    doc = tmp_path / "rows.json"
+    doc.write_text(json.dumps({"schema": [["id", "int64"], ["p", "string"], ["v", "string"], ["op", "string"]],
+                               "rows": rows}))
+    subprocess.run([str(paimon_python()), str(REPO / "tests" / "python" / "paimon_writer.py"), "commit",
+                    str(pathlib.Path(path).parents[1]), "pk_index", str(doc), str(tmp_path / "after.parquet")],
+                   check=True, timeout=120)
+    stale = looked_up(path, keys)
+    assert stale == want  # the index is at the snapshot it was built on until it is updated
+    result = rap.update_index(path, progress=False)
+    assert result["changed"] and result["table_version"] == 3 and result["added_files"] > 0
+    assert result["deletion_vectors_changed"] > 0  # older files' superseded rows, as inline vectors
+    want = merged_by_key(path)
+    assert want == {r["id"]: r for r in pq.read_table(tmp_path / "after.parquet").to_pylist()}
+    assert want[10]["v"] == "back10" and 3 not in want and want[65]["v"] == "w65" and want[5]["v"] == "w5"
+    assert looked_up(path, keys) == want
+
+
+def test_index_refuses_files_of_an_older_schema(written, tmp_path) -> None:
+    import shutil
+    case = next(c for c in written if c["table"] == "evolve_pk" and c["snapshot"] is None)
+    copy = tmp_path / "evolve_pk"
+    shutil.copytree(case["path"], copy)
+    with pytest.raises(rap.NotSupported, match="older schema"):
+        rap.build_index(str(copy), "id", progress=False)
+    assert not (copy / "_rap_index").exists()
+
+
+def test_a_damaged_deletion_vector_is_an_error_naming_the_index_file(written, tmp_path) -> None:
+    import shutil
+    case = next(c for c in written if c["table"] == "dv_append" and c["snapshot"] is None)
+    copy = tmp_path / "dv_append"
+    shutil.copytree(case["path"], copy)
+    snapshot = json.loads((copy / "snapshot" / "snapshot-6").read_text())
+    assert snapshot["indexManifest"]
+    for index_file in (copy / "index").iterdir():
+        data = bytearray(index_file.read_bytes())
+        data[-1] ^= 0xFF  # the last vector's CRC
+        index_file.write_bytes(bytes(data))
+    with pytest.raises(rap.Corrupt, match=r"index/index-.*CRC-32 mismatch at byte offset"):
+        pa.table(rap.scan(str(copy)))
+    for index_file in (copy / "index").iterdir():
+        index_file.unlink()
+    with pytest.raises(rap.NotFound, match=r"index file .*index/index-"):
+        pa.table(rap.scan(str(copy)))

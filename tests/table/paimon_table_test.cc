@@ -10,10 +10,14 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <optional>
 #include <sstream>
+
+#include <zlib.h>
 
 #include "rap/columnar/array_format.h"
 #include "rap/read/scanner.h"
+#include "rap/table/deletion_vector.h"
 #include "rap/table/paimon.h"
 #include "rap/table/scan_source.h"
 #include "rap/table/table.h"
@@ -195,7 +199,6 @@ TEST(PaimonTable, RefusedMergeEnginesAndOptions) {
   for (const auto& [option, named] : std::vector<std::pair<std::string, std::string>>{
            {"\"merge-engine\" : \"partial-update\",", "partial-update"},
            {"\"merge-engine\" : \"aggregation\",", "aggregation"},
-           {"\"deletion-vectors.enabled\" : \"true\",", "deletion vectors"},
            {"\"sequence.field\" : \"f3\",", "sequence.field"}}) {
     SCOPED_TRACE(option);
     std::string s = schema;
@@ -227,6 +230,207 @@ TEST(PaimonTable, FirstRowEngineReadsLevelsAboveZero) {
   ASSERT_TRUE(snap.ok());
   EXPECT_EQ(PaimonInfo(*snap)->merge_engine, "first-row");
   EXPECT_EQ(snap->files.size(), 2u);
+}
+
+TEST(PaimonTable, TimeTravelByTag) {
+  // A tag is a snapshot's JSON under tag/ (Java Paimon adds the tag's creation time).
+  testing::TempDir dir;
+  const std::string t = CopyTable(dir, "pk_mor_parquet");
+  std::string json = testing::ReadFileToString(t + "/snapshot/snapshot-2");
+  json.insert(json.rfind('}'), ", \"tagCreateTime\" : [ 2026, 12, 5, 22, 0, 0 ]");
+  fs::create_directories(t + "/tag");
+  testing::WriteStringToFile(t + "/tag/tag-release-1", json);
+  OpenTableOptions o;
+  o.tag = "release-1";
+  auto rows = ScanCsv(t, o);
+  ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+  EXPECT_EQ(*rows, Expected("pk_mor_parquet__snapshot2.csv"));
+  auto snap = OpenTable(t, o);
+  ASSERT_TRUE(snap.ok());
+  EXPECT_EQ(snap->version, 2);
+  o.tag = "release-2";
+  auto missing = OpenTable(t, o);
+  EXPECT_TRUE(missing.status().Is(StatusCode::kNotFound)) << missing.status().ToString();
+  EXPECT_NE(missing.status().message().find("tag 'release-2' does not exist"), std::string::npos);
+  o.tag = "release-1";
+  o.snapshot_id = 2;
+  EXPECT_TRUE(OpenTable(t, o).status().Is(StatusCode::kInvalidArgument));
+  // Not a Paimon table: the tag is refused, not ignored.
+  o = OpenTableOptions{};
+  o.tag = "release-1";
+  auto other = OpenTable(t + "/f1=10", o);
+  EXPECT_TRUE(other.status().Is(StatusCode::kInvalidArgument)) << other.status().ToString();
+}
+
+TEST(PaimonTable, DeletionVectorModeReadsLevelsAboveZeroWithoutAMerge) {
+  // With deletion vectors a batch read skips level 0 (Paimon's batchScanSkipLevel0) and reads the
+  // level >= 1 files without a merge, their vectors applied (this snapshot has no index manifest).
+  testing::TempDir dir;
+  const std::string t = CopyTable(dir, "pk_mor_parquet");
+  std::string schema = testing::ReadFileToString(t + "/schema/schema-0");
+  schema.replace(schema.find("\"bucket\" :"), 0, "\"deletion-vectors.enabled\" : \"true\",");
+  testing::WriteStringToFile(t + "/schema/schema-0", schema);
+  auto rows = ScanCsv(t);
+  ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+  EXPECT_EQ(rows->size(), 5u);
+  auto snap = OpenTable(t);
+  ASSERT_TRUE(snap.ok());
+  EXPECT_EQ(snap->files.size(), 2u);
+  for (const DataFile& f : snap->files) EXPECT_FALSE(f.format_deletes) << f.path;
+}
+
+// One Paimon deletion-vector index file: the version byte, then per vector a u32 BE size, the magic
+// 1581511376 (BE), a portable 32-bit Roaring bitmap and a u32 BE CRC-32 of magic and bitmap. The
+// bytes of the vector of rows {2, 5} as pypaimon wrote it.
+const std::string kDvFile = std::string("\x01", 1) +
+                            std::string("\x00\x00\x00\x18" "\x5e\x43\xf2\xd0" "\x3a\x30\x00\x00" "\x01\x00\x00\x00"
+                                        "\x00\x00\x01\x00" "\x10\x00\x00\x00" "\x02\x00\x05\x00" "\x9e\xc2\x51\xbb",
+                                        32);
+
+Result<std::vector<uint64_t>> ParseDv(const std::string& file, int64_t offset = 1, int64_t length = 24,
+                                      std::optional<int64_t> cardinality = 2) {
+  paimon::DeletionVectorRange r{"data-0.parquet", offset, length, cardinality};
+  return paimon::ParseDeletionVector(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(file.data()), file.size()),
+                                     r, 1000, "index-0");
+}
+
+TEST(PaimonTable, DeletionVectorFile) {
+  auto rows = ParseDv(kDvFile);
+  ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+  EXPECT_EQ(*rows, (std::vector<uint64_t>{2, 5}));
+  EXPECT_TRUE(ParseDv(kDvFile, 1, 24, std::nullopt).ok());
+  // More rows than the data file has: refused before they are held.
+  const paimon::DeletionVectorRange one{"data-0.parquet", 1, 24, 2};
+  auto capped = paimon::ParseDeletionVector(
+      std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(kDvFile.data()), kDvFile.size()), one, 1, "index-0");
+  EXPECT_TRUE(capped.status().Is(StatusCode::kResourceExhausted)) << capped.status().ToString();
+  // What does not hold is Corrupt (NotSupported: another version), naming the index file, the data
+  // file and the byte offset.
+  struct Case {
+    std::string file;
+    int64_t offset, length;
+    std::optional<int64_t> cardinality;
+    StatusCode code;
+    std::string named;
+  };
+  std::string crc = kDvFile, magic = kDvFile, cookie = kDvFile, version = kDvFile;
+  crc[crc.size() - 1] ^= 1;
+  magic[6] ^= 1;
+  cookie[9] = 0x7f;
+  version[0] = 2;
+  // The size says 28: the bitmap would run 4 bytes into the CRC (and its own CRC past the file).
+  std::string longer = kDvFile;
+  longer[4] = 0x1c;
+  longer += std::string("\0\0\0\0", 4);
+  for (const Case& c : std::vector<Case>{
+           {crc, 1, 24, 2, StatusCode::kCorrupt, "CRC-32 mismatch at byte offset 29"},
+           {magic, 1, 24, 2, StatusCode::kCorrupt, "CRC-32"},
+           {kDvFile, 1, 24, 3, StatusCode::kCorrupt, "holds 2 rows, the index manifest says 3"},
+           {kDvFile, 1, 20, 2, StatusCode::kCorrupt, "the size at byte offset 1 is 24, the index manifest says 20"},
+           {kDvFile, 9, 24, 2, StatusCode::kCorrupt, "past the file's 33 bytes"},
+           {kDvFile, 0, 24, 2, StatusCode::kCorrupt, "byte offset 0"},
+           {version, 1, 24, 2, StatusCode::kNotSupported, "version 2 at byte offset 0"},
+           {std::string(), 1, 24, 2, StatusCode::kCorrupt, "no version byte"},
+       }) {
+    auto r = ParseDv(c.file, c.offset, c.length, c.cardinality);
+    ASSERT_FALSE(r.ok()) << c.named;
+    EXPECT_TRUE(r.status().Is(c.code)) << r.status().ToString();
+    EXPECT_NE(r.status().message().find(c.named), std::string::npos) << r.status().ToString();
+    EXPECT_NE(r.status().message().find("index-0"), std::string::npos) << r.status().ToString();
+  }
+  // A malformed bitmap with a right CRC: the roaring parser names its offset.
+  auto fix_crc = [](std::string f) {
+    const uint32_t c = static_cast<uint32_t>(crc32(0L, reinterpret_cast<const Bytef*>(f.data() + 5), 24));
+    for (int i = 0; i < 4; ++i) f[29 + i] = static_cast<char>((c >> (24 - 8 * i)) & 0xff);
+    return f;
+  };
+  auto r = ParseDv(fix_crc(cookie));
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("bitmap at byte offset 9"), std::string::npos) << r.status().ToString();
+  EXPECT_NE(r.status().message().find("cookie"), std::string::npos) << r.status().ToString();
+  std::string bad_magic = kDvFile;
+  bad_magic[5] = 0x11;
+  r = ParseDv(fix_crc(bad_magic));
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("at byte offset 5"), std::string::npos) << r.status().ToString();
+  EXPECT_NE(r.status().message().find("magic"), std::string::npos) << r.status().ToString();
+}
+
+TEST(PaimonTable, DeletionVector64BitLayout) {
+  // deletion-vectors.bitmap64: the magic 1681511377 little-endian and a RoaringBitmapArray (the
+  // layout of Iceberg's and Delta's vectors; this one made by rap's serializer, not by Paimon).
+  const std::vector<uint64_t> rows = {0, 7, 70000, (uint64_t{1} << 32) + 3};
+  const std::string bitmap = SerializeRoaringBitmapArray(rows);
+  std::string file("\x01", 1);
+  for (int i = 0; i < 4; ++i) file += static_cast<char>((bitmap.size() >> (24 - 8 * i)) & 0xff);
+  file += bitmap;
+  const uint32_t c = static_cast<uint32_t>(crc32(0L, reinterpret_cast<const Bytef*>(bitmap.data()),
+                                                 static_cast<uInt>(bitmap.size())));
+  for (int i = 0; i < 4; ++i) file += static_cast<char>((c >> (24 - 8 * i)) & 0xff);
+  auto got = ParseDv(file, 1, static_cast<int64_t>(bitmap.size()), 4);
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  EXPECT_EQ(*got, rows);
+}
+
+TEST(PaimonTable, IndexManifestEntries) {
+  using avro::Kind;
+  using avro::Value;
+  auto field = [](Value* rec, const std::string& name, Value v) {
+    rec->names.push_back(name);
+    rec->items.push_back(std::move(v));
+  };
+  auto integer = [](int64_t x) {
+    Value v;
+    v.kind = Kind::kLong;
+    v.integer = x;
+    return v;
+  };
+  auto text = [](const std::string& s) {
+    Value v;
+    v.kind = Kind::kString;
+    v.bytes = s;
+    return v;
+  };
+  auto entry = [&](int64_t kind, const std::string& name, int64_t offset) {
+    Value e;
+    e.kind = Kind::kRecord;
+    field(&e, "_KIND", integer(kind));
+    field(&e, "_PARTITION", text(std::string(12, '\0')));
+    field(&e, "_BUCKET", integer(0));
+    field(&e, "_INDEX_TYPE", text("DELETION_VECTORS"));
+    field(&e, "_FILE_NAME", text(name));
+    field(&e, "_FILE_SIZE", integer(33));
+    field(&e, "_ROW_COUNT", integer(1));
+    Value ranges;
+    ranges.kind = Kind::kArray;
+    Value r;
+    r.kind = Kind::kRecord;
+    field(&r, "f0", text("data-0.parquet"));
+    field(&r, "f1", integer(offset));
+    field(&r, "f2", integer(24));
+    field(&r, "_CARDINALITY", integer(2));
+    ranges.items.push_back(r);
+    field(&e, "_DELETIONS_VECTORS_RANGES", ranges);
+    return e;
+  };
+  auto parsed = paimon::ParseIndexManifest({entry(0, "index-a-0", 1), entry(1, "index-b-0", 1)}, "im");
+  ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+  ASSERT_EQ(parsed->size(), 2u);
+  EXPECT_EQ((*parsed)[0].file_name, "index-a-0");
+  EXPECT_EQ((*parsed)[1].kind, 1);
+  ASSERT_EQ((*parsed)[0].deletion_vectors.size(), 1u);
+  EXPECT_EQ((*parsed)[0].deletion_vectors[0].data_file, "data-0.parquet");
+  EXPECT_EQ((*parsed)[0].deletion_vectors[0].cardinality, 2);
+  for (const auto& [bad, named] : std::vector<std::pair<Value, std::string>>{
+           {entry(2, "index-a-0", 1), "_KIND 2"},
+           {entry(0, "../index-a-0", 1), "is not a file name"},
+           {entry(0, "index-a-0", -4), "offset -4"}}) {
+    auto r = paimon::ParseIndexManifest({bad}, "im");
+    ASSERT_FALSE(r.ok()) << named;
+    EXPECT_TRUE(r.status().Is(StatusCode::kCorrupt)) << r.status().ToString();
+    EXPECT_NE(r.status().message().find(named), std::string::npos) << r.status().ToString();
+    EXPECT_NE(r.status().message().find("im: entry 0"), std::string::npos) << r.status().ToString();
+  }
 }
 
 TEST(PaimonTable, LatestHintThatLagsAndIsMissing) {

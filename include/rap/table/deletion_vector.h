@@ -39,6 +39,12 @@ Result<std::string> DeletionVectorPath(const std::string& table_root, const Dele
 Result<std::vector<uint64_t>> ParseRoaringBitmapArray(std::span<const uint8_t> bytes, const std::string& what,
                                                       uint64_t max_values);
 
+// Deserialises one portable 32-bit Roaring bitmap (the format of Paimon's deletion vectors) into
+// sorted, distinct row numbers: Corrupt naming the byte offset (within `bytes`) when malformed or
+// when bytes follow it. At most `max_values` values.
+Result<std::vector<uint64_t>> ParseRoaringBitmap32(std::span<const uint8_t> bytes, const std::string& what,
+                                                   uint64_t max_values);
+
 // Z85-encodes `bytes`, zero-padded to a multiple of 4 bytes (the decoder's length then comes from the
 // descriptor's sizeInBytes).
 std::string EncodeZ85(std::string_view bytes);

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "rap/table/table.h"
@@ -21,6 +22,8 @@ struct PaimonMergeCounters {
   int64_t files = 0;            // files opened by the merges
   int64_t rows_in = 0;          // rows the merges read (key, sequence number and row kind)
   int64_t rows_deleted = 0;     // rows superseded by a newer version or removed by a -U/-D row
+  int64_t deletion_vectors = 0;  // files whose deletion vector was applied (deletion-vectors.enabled)
+  int64_t rows_dv_deleted = 0;   // rows those vectors delete
 };
 
 struct PaimonTableInfo {
@@ -33,6 +36,18 @@ struct PaimonTableInfo {
   int32_t buckets = 0;                  // the `bucket` option (-1: dynamic or unaware)
   PaimonMergeCounters merge;            // as of now (merges run when the scan asks for deleted rows)
 };
+
+// Whether the RAP index can index `snapshot` (OK for tables that are not Paimon's): a Paimon
+// table's merge (and its deletion vectors) reach the index as the deleted rows of its files
+// (TableFormat::DeletedRows, recorded as inline deletion vectors), so lookups return the merged, latest
+// row of a key and an update follows new snapshots. NotSupported when a data file was written under
+// an older schema with other column names (the index reads columns by the table's names).
+Status CheckPaimonIndexable(const TableSnapshot& snapshot);
+
+// Paimon's system columns in the data files of a primary-key table (`_KEY_<name>`,
+// `_SEQUENCE_NUMBER`, `_VALUE_KIND`), which are not the table's: a lookup's default columns leave
+// them out.
+bool IsPaimonSystemColumn(std::string_view name);
 
 // The Paimon facts of `snapshot`; InvalidArgument when it is not a Paimon table.
 Result<PaimonTableInfo> PaimonInfo(const TableSnapshot& snapshot);

@@ -94,6 +94,8 @@ struct OpenTableOptions {
   // the epoch).
   std::optional<int64_t> snapshot_id = std::nullopt;
   std::optional<int64_t> as_of_ms = std::nullopt;
+  // Paimon time travel by tag: the snapshot `tag/tag-<name>` holds. An error for other tables.
+  std::optional<std::string> tag = std::nullopt;
   // Iceberg: location prefixes OLD=NEW applied to every path the metadata names (docs/iceberg.md).
   std::vector<std::pair<std::string, std::string>> location_map = {};
   // The store's settings for this call (rap/io/store_options.h); null: the environment's.

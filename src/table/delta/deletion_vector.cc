@@ -292,6 +292,21 @@ Result<std::vector<uint64_t>> ParseRoaringBitmapArray(std::span<const uint8_t> b
   return out;
 }
 
+Result<std::vector<uint64_t>> ParseRoaringBitmap32(std::span<const uint8_t> bytes, const std::string& what,
+                                                   uint64_t max_values) {
+  Reader r(bytes, what);
+  std::vector<uint64_t> out;
+  RAP_RETURN_NOT_OK(ParseRoaring32(r, 0, max_values, &out));
+  if (r.pos() != bytes.size()) {
+    return Status::Corrupt(what + ": " + std::to_string(bytes.size() - r.pos()) +
+                           " bytes after the roaring bitmap at byte offset " + std::to_string(r.pos()));
+  }
+  if (std::adjacent_find(out.begin(), out.end(), [](uint64_t a, uint64_t b) { return a >= b; }) != out.end()) {
+    return Status::Corrupt(what + ": roaring bitmap values are not strictly increasing");
+  }
+  return out;
+}
+
 Result<std::vector<uint64_t>> LoadDeletionVector(const io::ObjectStorePtr& store, const std::string& table_root,
                                                  const DeletionVectorDescriptor& dv) {
   const std::string what = "deletion vector " + dv.UniqueId();

@@ -10,7 +10,10 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
+#include <atomic>
 #include <set>
+#include <thread>
+#include <tuple>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -28,6 +31,7 @@ namespace {
 
 constexpr uint64_t kMaxMetadataBytes = uint64_t{256} << 20;
 constexpr int kMaxSnapshotProbes = 100000;
+constexpr size_t kManifestThreads = 8;  // manifests read at once
 
 std::optional<int64_t> ParseId(const std::string& s, std::string_view prefix) {
   if (s.size() <= prefix.size() || s.compare(0, prefix.size(), prefix) != 0) return std::nullopt;
@@ -102,6 +106,22 @@ Result<Snapshot> ReadSnapshot(TableProbe& probe, int64_t id) {
   return s;
 }
 
+// The snapshot a tag holds: `tag/tag-<name>`, a snapshot's JSON (with the tag's creation time).
+Result<Snapshot> ReadTag(TableProbe& probe, const std::string& name) {
+  if (name.empty() || name.find('/') != std::string::npos || name == "." || name == "..") {
+    return Status::InvalidArgument(probe.url() + ": '" + name + "' is not a Paimon tag name");
+  }
+  const std::string path = probe.root() + "/tag/tag-" + name;
+  auto text = ReadObject(probe.store(), path, kMaxMetadataBytes);
+  if (!text.ok()) {
+    if (text.status().code() == StatusCode::kNotFound) {
+      return Status::NotFound(probe.url() + ": Paimon tag '" + name + "' does not exist (no " + path + ")");
+    }
+    return text.status();
+  }
+  return ParseSnapshot(*text, path);
+}
+
 // The snapshot current at `as_of_ms`: the newest whose commit time is not after it.
 Result<Snapshot> SnapshotAsOf(TableProbe& probe, int64_t latest, int64_t as_of_ms) {
   std::vector<int64_t> ids = ListedIds(probe, "snapshot", "snapshot-");
@@ -169,6 +189,39 @@ Result<std::vector<avro::Value>> ReadRecords(TableProbe& probe, const std::strin
                              path);
 }
 
+// Reads and parses the manifests `names`, up to kManifestThreads at once; the results in `names` order
+// (the first error in that order wins).
+Result<std::vector<std::vector<ManifestEntry>>> ReadManifests(TableProbe& probe, const std::vector<std::string>& names) {
+  std::vector<Result<std::vector<ManifestEntry>>> results(names.size(), Status::Internal("not read"));
+  const io::ObjectStorePtr store = probe.store();
+  const std::string root = probe.root();
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t i = next++; i < names.size(); i = next++) {
+      const std::string path = root + "/manifest/" + names[i];
+      auto bytes = ReadObject(store, path, kMaxMetadataBytes);
+      if (!bytes.ok()) {
+        results[i] = bytes.status();
+        continue;
+      }
+      auto records = ReadManifestRecords(
+          std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(bytes->data()), bytes->size()), path);
+      results[i] = records.ok() ? ParseManifest(*records, path) : Result<std::vector<ManifestEntry>>(records.status());
+    }
+  };
+  std::vector<std::thread> threads;
+  const size_t n = std::min(names.size(), kManifestThreads);
+  for (size_t t = 1; t < n; ++t) threads.emplace_back(work);
+  work();
+  for (std::thread& t : threads) t.join();
+  std::vector<std::vector<ManifestEntry>> out;
+  for (auto& r : results) {
+    if (!r.ok()) return r.status();
+    out.push_back(std::move(*r));
+  }
+  return out;
+}
+
 // Hive-style escaping of a partition value in a path (Paimon's PartitionPathUtils.escapePathName).
 std::string EscapePathName(const std::string& v) {
   static const std::string kSpecial = "\"#%'*/:=?\\\x7f{[]^";
@@ -226,6 +279,58 @@ struct EntryKey {
   }
 };
 
+struct DvKey {
+  std::string partition;
+  int32_t bucket;
+  std::string data_file;
+  bool operator<(const DvKey& o) const {
+    return std::tie(partition, bucket, data_file) < std::tie(o.partition, o.bucket, o.data_file);
+  }
+};
+
+// The deletion vectors of the snapshot's index manifest: its live DELETION_VECTORS index files (the
+// ADD entries no DELETE entry removes) and, in each, the vector of each data file. An index file is
+// `index/<name>` (or, with index-file-in-data-file-dir, `bucket-<n>/<name>` in the listing).
+Result<std::map<DvKey, DeletionVectorRef>> ReadDeletionVectorIndex(
+    TableProbe& probe, const Snapshot& snap, const std::map<std::string, std::vector<std::string>>& listed,
+    const std::set<std::string>& in_index_dir) {
+  std::map<DvKey, DeletionVectorRef> out;
+  if (snap.index_manifest.empty()) return out;
+  const std::string what = probe.root() + "/manifest/" + snap.index_manifest;
+  RAP_ASSIGN_OR_RETURN(std::vector<avro::Value> records, ReadRecords(probe, snap.index_manifest));
+  RAP_ASSIGN_OR_RETURN(std::vector<IndexManifestEntry> entries, ParseIndexManifest(records, what));
+  std::map<std::tuple<std::string, int32_t, std::string>, const IndexManifestEntry*> live;
+  for (const IndexManifestEntry& e : entries) {
+    if (e.index_type != "DELETION_VECTORS") continue;  // HASH: dynamic bucket indexes, not needed to read
+    const auto key = std::make_tuple(e.partition, e.bucket, e.file_name);
+    if (e.kind == 1) {
+      live.erase(key);
+    } else {
+      live[key] = &e;
+    }
+  }
+  for (const auto& [key, e] : live) {
+    if (e->external_path) {
+      return Status::NotSupported(what + ": deletion-vector index file " + e->file_name + " has an external path (" +
+                                  *e->external_path + "), which rap does not read yet");
+    }
+    std::string rel = "index/" + e->file_name;
+    if (!in_index_dir.count(e->file_name)) {
+      auto hit = listed.find("bucket-" + std::to_string(e->bucket) + "/" + e->file_name);
+      if (hit != listed.end() && hit->second.size() == 1) rel = hit->second.front();
+    }
+    const std::string path = probe.root().empty() ? rel : probe.root() + "/" + rel;
+    for (const DeletionVectorRange& r : e->deletion_vectors) {
+      auto [it, added] = out.emplace(DvKey{e->partition, e->bucket, r.data_file}, DeletionVectorRef{path, r});
+      if (!added) {
+        return Status::Corrupt(what + ": data file " + r.data_file + " has deletion vectors in two index files (" +
+                               it->second.index_path + " and " + path + ")");
+      }
+    }
+  }
+  return out;
+}
+
 class PaimonTableFormat : public TableFormat {
  public:
   std::string_view name() const override { return "paimon"; }
@@ -245,7 +350,13 @@ class PaimonTableFormat : public TableFormat {
     RAP_ASSIGN_OR_RETURN(std::optional<int64_t> latest, LatestSnapshotId(probe));
     if (!latest) return Status::NotFound(probe.url() + ": a Paimon table without a snapshot (snapshot/ is empty)");
     Snapshot snap;
-    if (options.snapshot_id) {
+    if (options.tag) {
+      if (options.snapshot_id || options.as_of_ms) {
+        return Status::InvalidArgument(probe.url() + ": a Paimon table is read at a tag, a snapshot id or a time, "
+                                                     "not at two of them");
+      }
+      RAP_ASSIGN_OR_RETURN(snap, ReadTag(probe, *options.tag));
+    } else if (options.snapshot_id) {
       RAP_ASSIGN_OR_RETURN(snap, ReadSnapshot(probe, *options.snapshot_id));
     } else if (options.as_of_ms) {
       RAP_ASSIGN_OR_RETURN(snap, SnapshotAsOf(probe, *latest, *options.as_of_ms));
@@ -254,7 +365,7 @@ class PaimonTableFormat : public TableFormat {
     }
     // The latest snapshot reads with the table's latest schema; time travel with the snapshot's own.
     int64_t schema_id = snap.schema_id;
-    if (!options.snapshot_id && !options.as_of_ms) {
+    if (!options.snapshot_id && !options.as_of_ms && !options.tag) {
       const std::vector<int64_t> ids = ListedIds(probe, "schema", "schema-");
       if (!ids.empty() && ids.back() > schema_id) schema_id = ids.back();
     }
@@ -267,29 +378,34 @@ class PaimonTableFormat : public TableFormat {
     // The live files: every ADD entry of the base and delta manifests that no DELETE entry removes.
     std::vector<ManifestEntry> adds;
     std::set<EntryKey> deleted;
+    std::vector<std::string> manifest_names;
     for (const std::string* list : {&snap.base_manifest_list, &snap.delta_manifest_list}) {
       RAP_ASSIGN_OR_RETURN(std::vector<avro::Value> records, ReadRecords(probe, *list));
       RAP_ASSIGN_OR_RETURN(std::vector<ManifestMeta> manifests,
                            ParseManifestList(records, probe.root() + "/manifest/" + *list));
-      for (const ManifestMeta& m : manifests) {
-        RAP_ASSIGN_OR_RETURN(std::vector<avro::Value> entries, ReadRecords(probe, m.file_name));
-        RAP_ASSIGN_OR_RETURN(std::vector<ManifestEntry> parsed,
-                             ParseManifest(entries, probe.root() + "/manifest/" + m.file_name));
-        for (ManifestEntry& e : parsed) {
-          if (e.kind == 1) {
-            deleted.insert(EntryKey{e.partition, e.bucket, e.file.level, e.file.file_name});
-          } else {
-            adds.push_back(std::move(e));
-          }
+      for (const ManifestMeta& m : manifests) manifest_names.push_back(m.file_name);
+    }
+    // The manifests are read several at once (their round trips overlap), then taken in list order.
+    RAP_ASSIGN_OR_RETURN(std::vector<std::vector<ManifestEntry>> manifests, ReadManifests(probe, manifest_names));
+    for (std::vector<ManifestEntry>& parsed : manifests) {
+      for (ManifestEntry& e : parsed) {
+        if (e.kind == 1) {
+          deleted.insert(EntryKey{e.partition, e.bucket, e.file.level, e.file.file_name});
+        } else {
+          adds.push_back(std::move(e));
         }
       }
     }
     // Where the listing has each data file: "bucket-<n>/<name>" -> relative paths.
     std::map<std::string, std::vector<std::string>> listed;
+    std::set<std::string> in_index_dir;  // names under index/
     for (const std::string& rel : probe.RelativePaths()) {
       const std::vector<std::string> s = SplitPath(rel);
       if (s.size() >= 2) listed[s[s.size() - 2] + "/" + s.back()].push_back(rel);
+      if (s.size() == 2 && s[0] == "index") in_index_dir.insert(s[1]);
     }
+    // Deletion vectors: (partition, bucket, data file name) -> where its vector is.
+    RAP_ASSIGN_OR_RETURN(auto dvs, ReadDeletionVectorIndex(probe, snap, listed, in_index_dir));
     TableSnapshot out;
     out.kind = TableKind::kDirectory;
     out.format = this;
@@ -308,8 +424,14 @@ class PaimonTableFormat : public TableFormat {
       if (deleted.count(EntryKey{e.partition, e.bucket, e.file.level, e.file.file_name})) continue;
       // A first-row table's batch scan skips level-0 files (Paimon's batchScanSkipLevel0): its lookup
       // compaction moves a key's first row out of level 0, and what is still there is not visible yet.
-      if (state->primary_key && state->merge_engine == "first-row" && e.file.level == 0) continue;
+      // So does a primary-key table with deletion vectors (unless deletion-vectors.merge-on-read):
+      // its compaction marks the older versions of the keys it moves out of level 0 deleted.
+      if (state->skip_level0 && e.file.level == 0) continue;
       const std::string where = probe.root() + ": data file " + e.file.file_name;
+      if (e.file.partial_columns) {
+        return Status::NotSupported(where + " holds some of the columns only (_WRITE_COLS: a data-evolution column "
+                                            "update), which rap does not read");
+      }
       if (e.bucket == -2) {
         return Status::NotSupported(where + " is in a postpone bucket (bucket = -2), which rap does not read");
       }
@@ -347,13 +469,19 @@ class PaimonTableFormat : public TableFormat {
         state->buckets.back().partition = e.partition;
         state->buckets.back().bucket = e.bucket;
       }
-      state->buckets[it->second].files.push_back(BucketFile{df.path, e.file});
+      BucketFile bf{df.path, e.file, std::nullopt};
+      if (auto dv = dvs.find(DvKey{e.partition, e.bucket, e.file.file_name}); dv != dvs.end()) {
+        bf.dv = dv->second;
+        state->buckets[it->second].has_dv = true;
+      }
+      state->buckets[it->second].files.push_back(std::move(bf));
       state->bucket_of[df.path] = it->second;
       out.files.push_back(std::move(df));
     }
-    for (Bucket& b : state->buckets) b.needs_merge = state->primary_key && NeedsMerge(b, state->merge_engine);
+    for (Bucket& b : state->buckets) b.needs_merge = state->primary_key && NeedsMerge(b, *state);
     for (DataFile& df : out.files) {
-      df.format_deletes = state->buckets[state->bucket_of[df.path]].needs_merge;
+      const Bucket& b = state->buckets[state->bucket_of[df.path]];
+      df.format_deletes = b.needs_merge || b.has_dv;
     }
     // Columns are found by name in each file, the names of the file's own schema (EvolvedNames).
     std::sort(out.files.begin(), out.files.end(),
@@ -382,10 +510,10 @@ class PaimonTableFormat : public TableFormat {
       return Status::NotSupported(url + ": a Paimon primary-key table with a sequence.field (" +
                                   schema.Option("sequence.field", "") + "), which rap does not merge by");
     }
-    if (schema.Option("deletion-vectors.enabled", "false") == "true") {
-      return Status::NotSupported(url + ": a Paimon table with deletion vectors (deletion-vectors.enabled), which rap "
-                                        "does not read yet");
-    }
+    state->deletion_vectors = schema.Option("deletion-vectors.enabled", "false") == "true";
+    state->skip_level0 = state->primary_key &&
+                         (engine == "first-row" ||
+                          (state->deletion_vectors && schema.Option("deletion-vectors.merge-on-read", "false") != "true"));
     if (state->primary_key) {
       // The key columns in the data files: the primary key without the partition columns (unless that
       // leaves none), each "_KEY_<name>" (or the value column itself in a thin-mode file).
@@ -409,7 +537,18 @@ class PaimonTableFormat : public TableFormat {
 
   // A bucket is merged when its files are more than one sorted run, or may hold -U/-D rows (a
   // first-row bucket, of level >= 1 files only, holds each key once: merged only for -U/-D rows).
-  static bool NeedsMerge(const Bucket& b, const std::string& engine) {
+  // With deletion vectors, as Paimon reads them: a bucket of level >= 1 files without -U/-D rows (an
+  // unknown count is none, as Paimon takes it) is read as it is, its deletion vectors applied (the
+  // compaction that wrote the vectors left each key once); otherwise it is merged, the vectors' rows
+  // left out of the merge.
+  static bool NeedsMerge(const Bucket& b, const PaimonState& state) {
+    const std::string& engine = state.merge_engine;
+    if (state.deletion_vectors) {
+      for (const BucketFile& f : b.files) {
+        if (f.meta.level == 0 || (f.meta.delete_row_count && *f.meta.delete_row_count > 0)) return true;
+      }
+      return false;
+    }
     int level0 = 0;
     std::set<int32_t> levels;
     for (const BucketFile& f : b.files) {
@@ -442,6 +581,27 @@ Result<std::string> ReadObject(const io::ObjectStorePtr& store, const std::strin
 const TableFormat& PaimonFormat() {
   static const paimon::PaimonTableFormat format;
   return format;
+}
+
+bool IsPaimonSystemColumn(std::string_view name) {
+  return name == "_SEQUENCE_NUMBER" || name == "_VALUE_KIND" || name.substr(0, 5) == "_KEY_";
+}
+
+Status CheckPaimonIndexable(const TableSnapshot& snapshot) {
+  if (snapshot.format != &PaimonFormat()) return Status::OK();
+  for (const DataFile& f : snapshot.files) {
+    if (f.physical_names.empty()) continue;
+    for (size_t i = 0; i < f.physical_names.size() && i < snapshot.schema->fields.size(); ++i) {
+      if (f.physical_names[i] != snapshot.schema->fields[i].name) {
+        return Status::NotSupported(snapshot.root + ": Paimon data file " + f.relative_path + " was written under " +
+                                    "an older schema (column '" + snapshot.schema->fields[i].name + "' is " +
+                                    (f.physical_names[i].empty() ? std::string("not in it")
+                                                                 : "'" + f.physical_names[i] + "' there") +
+                                    "); the index reads columns by the table's names and does not index it yet");
+      }
+    }
+  }
+  return Status::OK();
 }
 
 Result<PaimonTableInfo> PaimonInfo(const TableSnapshot& snapshot) {

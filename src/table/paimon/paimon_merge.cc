@@ -21,6 +21,7 @@ namespace {
 
 constexpr int kRowIdShift = 40;  // read::ScanBatch::row_ids: file ordinal * 2^40 + row
 constexpr size_t kMergeThreads = 4;  // buckets merged at once (each merge warms up to 8 runs at once)
+constexpr uint64_t kMaxIndexFileBytes = uint64_t{256} << 20;
 
 Result<int64_t> IntAt(const ArrayData& a, int64_t i, const char* column) {
   if (a.IsNull(i)) return Status::Corrupt(fmt::format("{} is null in row {} of a merged batch", column, i));
@@ -86,6 +87,16 @@ Status MergeBucket(const TableSnapshot& snapshot, const PaimonState& state, Buck
           where, f.path));
     }
   }
+  // The deletion vectors' rows are left out of the merge (Paimon applies them to each file's reader).
+  std::map<std::string, std::string> index_files;
+  std::map<const BucketFile*, std::vector<uint64_t>> dv_rows;
+  int64_t dv_files = 0, dv_total = 0;
+  for (const BucketFile& f : b.files) {
+    if (!f.dv) continue;
+    RAP_ASSIGN_OR_RETURN(dv_rows[&f], LoadDeletionVector(snapshot, f, &index_files));
+    ++dv_files;
+    dv_total += static_cast<int64_t>(dv_rows[&f].size());
+  }
   const std::vector<std::vector<const BucketFile*>> groups = SortedRuns(b, state.key_types, where);
   std::vector<read::MergeRun> runs;
   std::vector<const BucketFile*> by_ordinal;
@@ -110,6 +121,10 @@ Status MergeBucket(const TableSnapshot& snapshot, const PaimonState& state, Buck
 
   const bool first_row = state.merge_engine == "first-row";
   std::vector<std::vector<uint64_t>> keep(by_ordinal.size());
+  std::vector<const std::vector<uint64_t>*> dv_of(by_ordinal.size(), nullptr);
+  for (size_t o = 0; o < by_ordinal.size(); ++o) {
+    if (auto it = dv_rows.find(by_ordinal[o]); it != dv_rows.end()) dv_of[o] = &it->second;
+  }
   std::vector<int64_t> seen(by_ordinal.size(), 0);
   struct Best {
     bool has = false;
@@ -143,6 +158,8 @@ Status MergeBucket(const TableSnapshot& snapshot, const PaimonState& state, Buck
       const uint64_t ordinal = row_id >> kRowIdShift;
       if (ordinal >= by_ordinal.size()) return Status::Internal(where + ": a row id past the bucket's files");
       ++seen[ordinal];
+      const uint64_t row = row_id & ((uint64_t{1} << kRowIdShift) - 1);
+      if (dv_of[ordinal] && std::binary_search(dv_of[ordinal]->begin(), dv_of[ordinal]->end(), row)) continue;
       RAP_ASSIGN_OR_RETURN(int64_t seq, IntAt(*rb.columns[nk], i, "_SEQUENCE_NUMBER"));
       RAP_ASSIGN_OR_RETURN(int64_t kind, IntAt(*rb.columns[nk + 1], i, "_VALUE_KIND"));
       if (kind < 0 || kind > 3) {
@@ -187,11 +204,54 @@ Status MergeBucket(const TableSnapshot& snapshot, const PaimonState& state, Buck
   state.counters.runs_warmed += ms.runs_warmed;
   state.counters.files += ms.files;
   state.counters.rows_in += ms.rows_in;
-  state.counters.rows_deleted += deleted_total;
+  state.counters.rows_deleted += deleted_total - dv_total;
+  state.counters.deletion_vectors += dv_files;
+  state.counters.rows_dv_deleted += dv_total;
+  return Status::OK();
+}
+
+// A bucket read without a merge: each file's deleted rows are its deletion vector's.
+Status LoadBucketVectors(const TableSnapshot& snapshot, const PaimonState& state, Bucket& b, std::mutex& counters_mu) {
+  std::map<std::string, std::string> index_files;
+  int64_t files = 0, rows = 0;
+  for (const BucketFile& f : b.files) {
+    RAP_ASSIGN_OR_RETURN(std::vector<uint64_t> deleted, LoadDeletionVector(snapshot, f, &index_files));
+    if (f.dv) ++files;
+    rows += static_cast<int64_t>(deleted.size());
+    b.deleted[f.path] = std::move(deleted);
+  }
+  std::lock_guard<std::mutex> lock(counters_mu);
+  state.counters.deletion_vectors += files;
+  state.counters.rows_dv_deleted += rows;
   return Status::OK();
 }
 
 }  // namespace
+
+Result<std::vector<uint64_t>> LoadDeletionVector(const TableSnapshot& snapshot, const BucketFile& file,
+                                                 std::map<std::string, std::string>* index_files) {
+  if (!file.dv) return std::vector<uint64_t>{};
+  const std::string& path = file.dv->index_path;
+  auto it = index_files->find(path);
+  if (it == index_files->end()) {
+    auto bytes = ReadObject(snapshot.store, path, kMaxIndexFileBytes);
+    if (!bytes.ok()) {
+      return Status(bytes.status().code(), "deletion vector of " + file.path + ": index file " + path + ": " +
+                                               bytes.status().message());
+    }
+    it = index_files->emplace(path, std::move(*bytes)).first;
+  }
+  const std::string& b = it->second;
+  const uint64_t rows = static_cast<uint64_t>(file.meta.row_count);
+  RAP_ASSIGN_OR_RETURN(std::vector<uint64_t> deleted,
+                       ParseDeletionVector(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(b.data()), b.size()),
+                                           file.dv->range, rows, path));
+  if (!deleted.empty() && deleted.back() >= rows) {
+    return Status::Corrupt(fmt::format("{}: the deletion vector of {} deletes row {}; the file has {} rows (manifest)",
+                                       path, file.path, deleted.back(), rows));
+  }
+  return deleted;
+}
 
 Result<std::vector<uint64_t>> BucketDeletedRows(const TableSnapshot& snapshot, const PaimonState& state,
                                                 const std::string& path) {
@@ -199,20 +259,21 @@ Result<std::vector<uint64_t>> BucketDeletedRows(const TableSnapshot& snapshot, c
   if (it == state.bucket_of.end()) return Status::Internal(path + ": not a live file of the Paimon snapshot");
   std::lock_guard<std::mutex> lock(state.mu);
   Bucket& b = state.buckets[it->second];
-  if (!b.needs_merge) return std::vector<uint64_t>{};
+  if (!b.needs_merge && !b.has_dv) return std::vector<uint64_t>{};
   if (!b.merged) {
     // Every bucket that needs a merge is merged now, several at once (a scan asks for the deleted
     // rows of every file before it reads any): the buckets' round trips overlap, as the runs' warmups
     // within one merge do.
     std::vector<Bucket*> todo;
     for (Bucket& other : state.buckets) {
-      if (other.needs_merge && !other.merged) todo.push_back(&other);
+      if ((other.needs_merge || other.has_dv) && !other.merged) todo.push_back(&other);
     }
     std::mutex counters_mu;
     std::atomic<size_t> next{0};
     auto work = [&] {
       for (size_t k = next++; k < todo.size(); k = next++) {
-        todo[k]->merge_status = MergeBucket(snapshot, state, *todo[k], counters_mu);
+        todo[k]->merge_status = todo[k]->needs_merge ? MergeBucket(snapshot, state, *todo[k], counters_mu)
+                                                     : LoadBucketVectors(snapshot, state, *todo[k], counters_mu);
         todo[k]->merged = true;
       }
     };

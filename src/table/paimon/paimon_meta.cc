@@ -8,6 +8,9 @@
 
 #include "rap/avro/object_container.h"
 #include "rap/orc/reader.h"
+#include "rap/table/deletion_vector.h"
+
+#include <zlib.h>
 
 namespace rap::table::paimon {
 
@@ -421,9 +424,107 @@ Result<std::vector<ManifestEntry>> ParseManifest(const std::vector<Value>& recor
       d.delete_row_count = x;
     }
     if (const Value* p = f->Find("_EXTERNAL_PATH"); p && p->kind == Kind::kString) d.external_path = p->bytes;
+    if (const Value* w = f->Find("_WRITE_COLS"); w && !w->is_null()) d.partial_columns = true;
     out.push_back(std::move(m));
   }
   return out;
+}
+
+Result<std::vector<IndexManifestEntry>> ParseIndexManifest(const std::vector<Value>& records, const std::string& what) {
+  std::vector<IndexManifestEntry> out;
+  for (size_t i = 0; i < records.size(); ++i) {
+    const Value& e = records[i];
+    const std::string where = what + ": entry " + std::to_string(i);
+    IndexManifestEntry m;
+    RAP_ASSIGN_OR_RETURN(int64_t kind, Int(e, "_KIND", where));
+    if (kind != 0 && kind != 1) return Status::Corrupt(where + ": _KIND " + std::to_string(kind) + " (0 ADD, 1 DELETE)");
+    m.kind = static_cast<int>(kind);
+    RAP_ASSIGN_OR_RETURN(m.partition, String(e, "_PARTITION", where));
+    RAP_ASSIGN_OR_RETURN(int64_t bucket, Int(e, "_BUCKET", where));
+    if (bucket < -2 || bucket > (int64_t{1} << 30)) return Status::Corrupt(where + ": _BUCKET " + std::to_string(bucket));
+    m.bucket = static_cast<int32_t>(bucket);
+    RAP_ASSIGN_OR_RETURN(m.index_type, String(e, "_INDEX_TYPE", where));
+    RAP_ASSIGN_OR_RETURN(m.file_name, String(e, "_FILE_NAME", where));
+    if (m.file_name.empty() || m.file_name.find('/') != std::string::npos || m.file_name == "..") {
+      return Status::Corrupt(where + ": index file name '" + m.file_name + "' is not a file name");
+    }
+    RAP_ASSIGN_OR_RETURN(m.file_size, Int(e, "_FILE_SIZE", where));
+    RAP_ASSIGN_OR_RETURN(m.row_count, Int(e, "_ROW_COUNT", where));
+    if (m.file_size < 0 || m.row_count < 0) return Status::Corrupt(where + ": negative _FILE_SIZE or _ROW_COUNT");
+    if (const Value* p = e.Find("_EXTERNAL_PATH"); p && p->kind == Kind::kString) m.external_path = p->bytes;
+    if (const Value* ranges = e.Find("_DELETIONS_VECTORS_RANGES"); ranges && !ranges->is_null()) {
+      if (ranges->kind != Kind::kArray) return Status::Corrupt(where + ": _DELETIONS_VECTORS_RANGES is not an array");
+      for (size_t k = 0; k < ranges->items.size(); ++k) {
+        const Value& r = ranges->items[k];
+        const std::string rw = where + ": deletion vector " + std::to_string(k);
+        if (r.kind != Kind::kRecord) return Status::Corrupt(rw + ": not a record");
+        DeletionVectorRange d;
+        RAP_ASSIGN_OR_RETURN(d.data_file, String(r, "f0", rw));
+        RAP_ASSIGN_OR_RETURN(d.offset, Int(r, "f1", rw));
+        RAP_ASSIGN_OR_RETURN(d.length, Int(r, "f2", rw));
+        if (d.offset < 0 || d.length < 4) {
+          return Status::Corrupt(rw + " (" + d.data_file + "): offset " + std::to_string(d.offset) + ", length " +
+                                 std::to_string(d.length));
+        }
+        int64_t card = 0;
+        if (r.GetInt("_CARDINALITY", &card)) d.cardinality = card;
+        m.deletion_vectors.push_back(std::move(d));
+      }
+    }
+    out.push_back(std::move(m));
+  }
+  return out;
+}
+
+Result<std::vector<uint64_t>> ParseDeletionVector(std::span<const uint8_t> file, const DeletionVectorRange& range,
+                                                  uint64_t max_rows, const std::string& what) {
+  constexpr uint32_t kMagic32 = 1581511376;  // big-endian
+  constexpr uint32_t kMagic64 = 1681511377;  // little-endian (Iceberg's and Delta's)
+  const uint64_t kMaxRows = std::min<uint64_t>(max_rows, uint64_t{1} << 31);
+  const std::string where = what + ": deletion vector of " + range.data_file;
+  if (file.empty()) return Status::Corrupt(what + ": an empty deletion-vector index file (no version byte)");
+  if (file[0] != 1) {
+    return Status::NotSupported(what + ": deletion-vector index file version " + std::to_string(file[0]) +
+                                " at byte offset 0 (rap reads version 1)");
+  }
+  const uint64_t off = static_cast<uint64_t>(range.offset);
+  const uint64_t len = static_cast<uint64_t>(range.length);
+  if (off < 1 || off > file.size() || len < 4 || len > file.size() || 8 + len > file.size() - off) {
+    return Status::Corrupt(where + " at byte offset " + std::to_string(range.offset) + " of length " +
+                           std::to_string(range.length) + " (plus 8 bytes of size and CRC) is past the file's " +
+                           std::to_string(file.size()) + " bytes");
+  }
+  const uint8_t* p = file.data() + off;
+  auto be32 = [](const uint8_t* q) {
+    return (uint32_t{q[0]} << 24) | (uint32_t{q[1]} << 16) | (uint32_t{q[2]} << 8) | uint32_t{q[3]};
+  };
+  const uint32_t size = be32(p);
+  if (size != len) {
+    return Status::Corrupt(where + ": the size at byte offset " + std::to_string(off) + " is " + std::to_string(size) +
+                           ", the index manifest says " + std::to_string(len));
+  }
+  const uint32_t crc = be32(p + 4 + len);
+  const uint32_t actual = static_cast<uint32_t>(crc32(0L, p + 4, static_cast<uInt>(len)));
+  if (crc != actual) {
+    return Status::Corrupt(where + ": CRC-32 mismatch at byte offset " + std::to_string(off + 4 + len));
+  }
+  const uint32_t magic = be32(p + 4);
+  const uint32_t magic_le = __builtin_bswap32(magic);
+  std::vector<uint64_t> rows;
+  const std::string bitmap_at = where + " (bitmap at byte offset " + std::to_string(off + 8) + ")";
+  if (magic == kMagic32) {
+    RAP_ASSIGN_OR_RETURN(rows, ParseRoaringBitmap32(std::span<const uint8_t>(p + 8, len - 4), bitmap_at, kMaxRows));
+  } else if (magic_le == kMagic64) {
+    RAP_ASSIGN_OR_RETURN(rows, ParseRoaringBitmapArray(std::span<const uint8_t>(p + 4, len), bitmap_at, kMaxRows));
+  } else {
+    return Status::Corrupt(where + ": magic " + std::to_string(magic) + " at byte offset " + std::to_string(off + 4) +
+                           " (expected " + std::to_string(kMagic32) + ")");
+  }
+  if (range.cardinality && *range.cardinality != static_cast<int64_t>(rows.size())) {
+    return Status::Corrupt(where + ": holds " + std::to_string(rows.size()) + " rows, the index manifest says " +
+                           std::to_string(*range.cardinality));
+  }
+  return rows;
 }
 
 int CompareDatum(const Datum& a, const Datum& b) {

@@ -79,6 +79,7 @@ struct DataFileMeta {
   int32_t level = 0;
   std::optional<int64_t> delete_row_count;  // rows of kind -U/-D (null: unknown)
   std::optional<std::string> external_path;
+  bool partial_columns = false;  // _WRITE_COLS set: a data-evolution file of some columns only
 };
 
 struct ManifestEntry {
@@ -95,6 +96,38 @@ Result<std::vector<avro::Value>> ReadManifestRecords(std::span<const uint8_t> by
 
 Result<std::vector<ManifestMeta>> ParseManifestList(const std::vector<avro::Value>& records, const std::string& what);
 Result<std::vector<ManifestEntry>> ParseManifest(const std::vector<avro::Value>& records, const std::string& what);
+
+// Where a data file's deletion vector is in a deletion-vector index file (DeletionVectorMeta).
+struct DeletionVectorRange {
+  std::string data_file;  // the data file's name
+  int64_t offset = 0;     // of the vector's u32 size in the index file
+  int64_t length = 0;     // the size: magic and bitmap
+  std::optional<int64_t> cardinality;
+};
+
+// An index manifest entry (IndexManifestEntry with its IndexFileMeta): an index file of a bucket.
+struct IndexManifestEntry {
+  int kind = 0;  // 0 ADD, 1 DELETE
+  std::string partition;
+  int32_t bucket = 0;
+  std::string index_type;  // "DELETION_VECTORS", "HASH", ...
+  std::string file_name;
+  int64_t file_size = 0;
+  int64_t row_count = 0;
+  std::vector<DeletionVectorRange> deletion_vectors;
+  std::optional<std::string> external_path;
+};
+Result<std::vector<IndexManifestEntry>> ParseIndexManifest(const std::vector<avro::Value>& records,
+                                                           const std::string& what);
+
+// The deleted rows (sorted) of one deletion vector of a deletion-vector index file (Paimon's
+// DeletionVectorsIndexFile): the file starts with a version byte (1); at `range.offset`, a u32 BE
+// size (`range.length`), the magic (1581511376 BE: a portable 32-bit Roaring bitmap follows;
+// 1681511377 LE: a 64-bit RoaringBitmapArray, Paimon's bitmap64 vectors), the bitmap, a u32 BE
+// CRC-32 of magic and bitmap. Corrupt naming the byte offset of what does not hold.
+// At most `max_rows` rows (ResourceExhausted past it: the data file's row count bounds the memory).
+Result<std::vector<uint64_t>> ParseDeletionVector(std::span<const uint8_t> index_file, const DeletionVectorRange& range,
+                                                  uint64_t max_rows, const std::string& what);
 
 // A value of a BinaryRow field: null, an integer (every integer type, date, bool), a double (float,
 // double) or bytes (string, binary).

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,9 +17,16 @@
 
 namespace rap::table::paimon {
 
+// A data file's deletion vector: where in which index file.
+struct DeletionVectorRef {
+  std::string index_path;  // in the store
+  DeletionVectorRange range;
+};
+
 struct BucketFile {
   std::string path;  // in the store
   DataFileMeta meta;
+  std::optional<DeletionVectorRef> dv;
 };
 
 // One bucket of one partition: its live files and, once merged, the deleted rows of each.
@@ -27,8 +35,10 @@ struct Bucket {
   int32_t bucket = 0;
   std::vector<BucketFile> files;
   bool needs_merge = false;  // a primary-key bucket of more than one sorted run, or with -U/-D rows
-  // Filled by the first DeletedRows of a file of any bucket that needs a merge: every such bucket is
-  // merged then, several at once (under PaimonState::mu; the counters under a lock of the merges').
+  bool has_dv = false;       // a file of the bucket has a deletion vector
+  // Filled by the first DeletedRows of a file of any bucket that needs a merge or has deletion
+  // vectors: every such bucket is merged (or its vectors loaded) then, several at once (under
+  // PaimonState::mu; the counters under a lock of the merges').
   bool merged = false;
   Status merge_status;
   std::map<std::string, std::vector<uint64_t>> deleted;  // file path -> deleted rows
@@ -40,6 +50,8 @@ struct PaimonState : TableFormatState {
   TableSchema schema;
   bool primary_key = false;
   std::string merge_engine;               // "deduplicate" or "first-row"
+  bool deletion_vectors = false;          // deletion-vectors.enabled
+  bool skip_level0 = false;               // a batch read leaves level-0 files out (first-row; deletion vectors)
   std::vector<std::string> key_columns;   // in the data files ("_KEY_f0")
   std::vector<std::string> key_types;     // their Paimon type roots
   int32_t bucket_option = -1;
@@ -52,7 +64,12 @@ struct PaimonState : TableFormatState {
 // Reads a whole object (at most `limit` bytes).
 Result<std::string> ReadObject(const io::ObjectStorePtr& store, const std::string& path, uint64_t limit);
 
-// The rows of the file at `path` that the merge of its bucket drops (merging the bucket on first use).
+// The rows of a bucket file's deletion vector (sorted; none when it has none).
+Result<std::vector<uint64_t>> LoadDeletionVector(const TableSnapshot& snapshot, const BucketFile& file,
+                                                 std::map<std::string, std::string>* index_files);
+
+// The rows of the file at `path` that the merge of its bucket drops (merging the bucket on first use),
+// its deletion vector's rows among them.
 Result<std::vector<uint64_t>> BucketDeletedRows(const TableSnapshot& snapshot, const PaimonState& state,
                                                 const std::string& path);
 
