@@ -12,11 +12,41 @@
 #include "rap/columnar/array_format.h"
 #include "rap/index/build.h"
 #include "rap/index/maintenance.h"
+#include "rap/table/iceberg_metadata.h"
 #include "rap/util/clock.h"
 #include "rap/util/units.h"
 
 namespace rap::cli {
 namespace {
+
+// `--snapshot`, `--as-of`, `--location-map` of build and update (Iceberg tables; docs/iceberg.md).
+struct TableArgs {
+  int64_t snapshot = -1;
+  std::string as_of;
+  std::vector<std::string> location_map;
+
+  void AddTo(CLI::App* cmd) {
+    cmd->add_option("--snapshot", snapshot, "Iceberg: index this snapshot id (default: the current snapshot)");
+    cmd->add_option("--as-of", as_of,
+                    "Iceberg: index the snapshot current at this time (ms since the epoch or UTC 'YYYY-MM-DD HH:MM:SS')");
+    cmd->add_option("--location-map", location_map,
+                    "Iceberg: OLD=NEW, read paths the metadata names under OLD from NEW (repeatable; docs/iceberg.md)");
+  }
+  Result<index::IndexTableOptions> Options() const {
+    index::IndexTableOptions o;
+    if (snapshot >= 0) o.snapshot_id = snapshot;
+    if (!as_of.empty()) {
+      RAP_ASSIGN_OR_RETURN(int64_t ms, table::iceberg::ParseAsOf(as_of));
+      o.as_of_ms = ms;
+    }
+    if (o.snapshot_id && o.as_of_ms) return Status::InvalidArgument("give --snapshot or --as-of, not both");
+    for (const std::string& m : location_map) {
+      RAP_ASSIGN_OR_RETURN(auto pair, table::iceberg::ParseLocationMapping(m));
+      o.location_map.push_back(std::move(pair));
+    }
+    return o;
+  }
+};
 
 // "files 12/40" on one rewritten stderr line when stderr is a terminal.
 std::function<void(int64_t, int64_t)> Progress(bool quiet) {
@@ -39,6 +69,7 @@ struct BuildArgs {
   int64_t page_rows = 256;
   std::string memory = "1GiB";
   bool quiet = false;
+  TableArgs table_args;
 };
 
 Status RunBuild(const BuildArgs& a) {
@@ -55,6 +86,7 @@ Status RunBuild(const BuildArgs& a) {
   RAP_ASSIGN_OR_RETURN(uint64_t memory, ParseByteSize(a.memory));
   o.memory = static_cast<int64_t>(memory);
   o.progress = Progress(a.quiet);
+  RAP_ASSIGN_OR_RETURN(o.table, a.table_args.Options());
   RAP_ASSIGN_OR_RETURN(index::BuildResult r, index::BuildIndex(a.table, o));
   uint64_t bytes = 0;
   for (const auto& f : r.manifest.fragments) bytes += f.size;
@@ -84,6 +116,7 @@ struct UpdateArgs {
   int threads = 2;
   std::string memory = "1GiB";
   bool quiet = false;
+  TableArgs table_args;
 };
 
 Status RunUpdate(const UpdateArgs& a) {
@@ -92,6 +125,7 @@ Status RunUpdate(const UpdateArgs& a) {
   RAP_ASSIGN_OR_RETURN(uint64_t memory, ParseByteSize(a.memory));
   o.memory = static_cast<int64_t>(memory);
   o.progress = Progress(a.quiet);
+  RAP_ASSIGN_OR_RETURN(o.table, a.table_args.Options());
   const std::string url = IndexUrlOf(a.url);
   RAP_ASSIGN_OR_RETURN(index::UpdateResult r, index::UpdateIndex(url, o));
   if (!r.changed) {
@@ -196,7 +230,7 @@ CommandRegistrar reg("index", [](CLI::App& app) {
   cmd->require_subcommand(1);
 
   auto b = std::make_shared<BuildArgs>();
-  CLI::App* build = cmd->add_subcommand("build", "Index a table (Delta, folder/prefix of Parquet files, or one file)");
+  CLI::App* build = cmd->add_subcommand("build", "Index a table (Delta, Iceberg, folder/prefix of Parquet files, or one file)");
   build->add_option("table", b->table, "Table URL: path, file://, http(s)://, s3://")->required();
   build->add_option("--key,-k", b->key, "Key column, or two comma-separated columns (compound key)")->required();
   build->add_option("--index", b->index_url, "Index URL (default: <table>/_rap_index/<name>)");
@@ -216,6 +250,7 @@ CommandRegistrar reg("index", [](CLI::App& app) {
                     "written out as one more fragment per bucket")
       ->capture_default_str();
   build->add_flag("-q,--quiet", b->quiet, "No progress on stderr");
+  b->table_args.AddTo(build);
   build->callback([b] {
     Status st = RunBuild(*b);
     if (!st.ok()) Fail(st);
@@ -231,12 +266,13 @@ CommandRegistrar reg("index", [](CLI::App& app) {
   });
 
   auto u = std::make_shared<UpdateArgs>();
-  CLI::App* update = cmd->add_subcommand("update", "Index the files added to the table since the indexed version");
+  CLI::App* update = cmd->add_subcommand("update", "Index the files added to the table since the indexed version (Iceberg: up to --snapshot)");
   update->add_option("url", u->url, "Table or index URL")->required();
   update->add_option("--threads", u->threads, "Files indexed in parallel")->capture_default_str()->check(CLI::Range(1, 256));
   update->add_option("--memory", u->memory, "Memory budget of the buffered index entries (as for build)")
       ->capture_default_str();
   update->add_flag("-q,--quiet", u->quiet, "No progress on stderr");
+  u->table_args.AddTo(update);
   update->callback([u] {
     Status st = RunUpdate(*u);
     if (!st.ok()) Fail(st);

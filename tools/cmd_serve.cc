@@ -1,5 +1,5 @@
 // `rap serve`: the HTTP lookup and scan server (include/rap/server/server.h, docs/server.md).
-// Tables come from --table name=URL[,index=URL] flags and/or a --config JSON file; flags win.
+// Tables come from --table name=URL[,index=URL][,snapshot=ID]... flags and/or a --config JSON file; flags win.
 // Runs until SIGTERM or SIGINT, then shuts down gracefully (in-flight requests finish, up to --grace).
 #include <signal.h>
 
@@ -111,7 +111,8 @@ CommandRegistrar reg("serve", [](CLI::App& app) {
   auto a = std::make_shared<ServeArgs>();
   CLI::App* cmd = app.add_subcommand("serve", "Serve lookups and scans of tables over HTTP (docs/server.md)");
   cmd->add_option("--config", a->config, "JSON config file (tables, listen, limits; see docs/server.md)");
-  cmd->add_option("--table,-t", a->tables, "A table to serve: name=URL or name=URL,index=INDEX_URL (repeatable)");
+  cmd->add_option("--table,-t", a->tables, "A table to serve: name=URL[,index=INDEX_URL][,snapshot=ID][,as-of=TIME][,location-map=OLD=NEW]... "
+                  "(repeatable; snapshot, as-of, location-map: Iceberg, docs/iceberg.md)");
   cmd->add_option("--listen,-l", a->listen, "Address to listen on, host:port (default 127.0.0.1:8080; port 0: any)");
   cmd->add_option("--port-file", a->port_file, "Write the bound port to this file once listening");
   cmd->add_option("--access-log", a->access_log, "Access log file ('-' = stderr, the default)");

@@ -155,6 +155,15 @@ Status CheckNotPaimon(const table::TableSnapshot& snap, const std::string& table
                                           "miss the merge of their sorted runs); rap index build does (docs/paimon.md)");
 }
 
+// The table at the snapshot IndexTableOptions names, its paths through its location map.
+Result<table::TableSnapshot> OpenIndexedTable(const std::string& table_url, const IndexTableOptions& options) {
+  table::OpenTableOptions to;
+  to.snapshot_id = options.snapshot_id;
+  to.as_of_ms = options.as_of_ms;
+  to.location_map = options.location_map;
+  return table::OpenTable(table_url, to);
+}
+
 // The distributed build (PlanBuild/BuildPart) records no Iceberg delete files yet.
 Status CheckPlannable(const table::TableSnapshot& snap, const std::string& table_url) {
   RAP_RETURN_NOT_OK(CheckNotPaimon(snap, table_url));
@@ -219,7 +228,7 @@ Result<BuildResult> BuildIndex(const std::string& table_url, const BuildOptions&
   if (options.key_columns.empty() || options.key_columns.size() > 2) {
     return Status::InvalidArgument("--key takes one or two columns, got " + std::to_string(options.key_columns.size()));
   }
-  RAP_ASSIGN_OR_RETURN(table::TableSnapshot snap, table::OpenTable(table_url));
+  RAP_ASSIGN_OR_RETURN(table::TableSnapshot snap, OpenIndexedTable(table_url, options.table));
   RAP_RETURN_NOT_OK(CheckNoColumnMapping(snap));
   RAP_RETURN_NOT_OK(table::CheckPaimonIndexable(snap));  // its merge is recorded as deleted rows
   RAP_RETURN_NOT_OK(RecordFormatDeletes(&snap, options.threads));
@@ -454,7 +463,7 @@ Result<UpdateResult> UpdateOnce(const std::string& index_url, const UpdateOption
   RAP_ASSIGN_OR_RETURN(int64_t latest, FindLatestVersion(*r.store, r.path));
   RAP_ASSIGN_OR_RETURN(Manifest base, ReadManifest(*r.store, r.path, latest));
   const std::string table_url = ResolveUrl(index_url, base.table_root);
-  RAP_ASSIGN_OR_RETURN(table::TableSnapshot snap, table::OpenTable(table_url));
+  RAP_ASSIGN_OR_RETURN(table::TableSnapshot snap, OpenIndexedTable(table_url, options.table));
   RAP_RETURN_NOT_OK(CheckNoColumnMapping(snap));
   RAP_RETURN_NOT_OK(table::CheckPaimonIndexable(snap));  // its merge is recorded as deleted rows
   RAP_RETURN_NOT_OK(RecordFormatDeletes(&snap, options.threads));

@@ -23,7 +23,11 @@
 namespace rap::server {
 
 Result<bool> ServedTable::Refresh() {
-  RAP_ASSIGN_OR_RETURN(table::TableSnapshot snap, table::OpenTable(config_.url));
+  table::OpenTableOptions to;
+  to.snapshot_id = config_.snapshot_id;
+  to.as_of_ms = config_.as_of_ms;
+  to.location_map = config_.location_map;
+  RAP_ASSIGN_OR_RETURN(table::TableSnapshot snap, table::OpenTable(config_.url, to));
   std::string fp = fmt::format("{}:{}:", static_cast<int>(snap.kind), snap.version);
   Fnv1a64 h;
   for (const table::DataFile& f : snap.files) {

@@ -1,11 +1,15 @@
 // `rap serve` configuration file and flag parsing (include/rap/server/server_config.h).
 #include "rap/server/server_config.h"
 
+#include <algorithm>
+#include <charconv>
 #include <fstream>
 #include <sstream>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
+
+#include "rap/table/iceberg_metadata.h"
 
 namespace rap::server {
 namespace {
@@ -59,6 +63,63 @@ Status ParseLimits(const json& j, const std::string& where, ServerLimits* l) {
   return Status::OK();
 }
 
+// A table's `snapshot`, `as_of` and `location_map` settings (docs/server.md, docs/iceberg.md).
+Status SetTableSnapshot(const std::string& where, int64_t id, TableConfig* tc) {
+  if (id < 0) return Status::InvalidArgument(where + ": a snapshot id is not negative, got " + std::to_string(id));
+  if (tc->as_of_ms) return Status::InvalidArgument(where + ": give a snapshot or an as-of time, not both");
+  tc->snapshot_id = id;
+  return Status::OK();
+}
+
+Status SetTableAsOf(const std::string& where, const std::string& text, TableConfig* tc) {
+  if (tc->snapshot_id) return Status::InvalidArgument(where + ": give a snapshot or an as-of time, not both");
+  auto ms = table::iceberg::ParseAsOf(text);
+  if (!ms.ok()) return Status::InvalidArgument(where + ": " + ms.status().message());
+  tc->as_of_ms = *ms;
+  return Status::OK();
+}
+
+Status AddTableLocationMapping(const std::string& where, const std::string& text, TableConfig* tc) {
+  auto pair = table::iceberg::ParseLocationMapping(text);
+  if (!pair.ok()) return Status::InvalidArgument(where + ": " + pair.status().message());
+  tc->location_map.push_back(std::move(*pair));
+  return Status::OK();
+}
+
+Status ParseTableObject(const json& t, const std::string& where, TableConfig* tc) {
+  tc->url = t["url"].get<std::string>();
+  for (const auto& [tk, tv] : t.items()) {
+    const std::string w = where + "." + tk;
+    if (tk == "url") continue;
+    if (tk == "index") {
+      if (!tv.is_string()) return Status::InvalidArgument(w + ": expected a URL string");
+      tc->index_url = tv.get<std::string>();
+    } else if (tk == "snapshot") {
+      if (!tv.is_number_integer()) return Status::InvalidArgument(w + ": expected a snapshot id (an integer), got " + tv.dump());
+      RAP_RETURN_NOT_OK(SetTableSnapshot(w, tv.get<int64_t>(), tc));
+    } else if (tk == "as_of") {
+      if (tv.is_number_integer()) {
+        RAP_RETURN_NOT_OK(SetTableAsOf(w, std::to_string(tv.get<int64_t>()), tc));
+      } else if (tv.is_string()) {
+        RAP_RETURN_NOT_OK(SetTableAsOf(w, tv.get<std::string>(), tc));
+      } else {
+        return Status::InvalidArgument(w + ": expected ms since the epoch or a UTC time string, got " + tv.dump());
+      }
+    } else if (tk == "location_map") {
+      // An array, applied in its order as repeated --location-map flags are (an object's keys have no order).
+      if (!tv.is_array()) return Status::InvalidArgument(w + ": expected an array of \"OLD=NEW\" strings");
+      for (size_t i = 0; i < tv.size(); ++i) {
+        const std::string wi = w + "[" + std::to_string(i) + "]";
+        if (!tv[i].is_string()) return Status::InvalidArgument(wi + ": expected an \"OLD=NEW\" string, got " + tv[i].dump());
+        RAP_RETURN_NOT_OK(AddTableLocationMapping(wi, tv[i].get<std::string>(), tc));
+      }
+    } else {
+      return Status::InvalidArgument(w + ": unknown key (url, index, snapshot, as_of, location_map)");
+    }
+  }
+  return Status::OK();
+}
+
 }  // namespace
 
 Status ParseServerConfig(const std::string& json_text, const std::string& origin, ServerOptions* o) {
@@ -81,15 +142,7 @@ Status ParseServerConfig(const std::string& json_text, const std::string& origin
         if (t.is_string()) {
           tc.url = t.get<std::string>();
         } else if (t.is_object() && t.contains("url") && t["url"].is_string()) {
-          tc.url = t["url"].get<std::string>();
-          for (const auto& [tk, tv] : t.items()) {
-            if (tk == "url") continue;
-            if (tk == "index" && tv.is_string()) {
-              tc.index_url = tv.get<std::string>();
-            } else {
-              return Status::InvalidArgument(w + "." + name + "." + tk + ": unknown key or not a string");
-            }
-          }
+          RAP_RETURN_NOT_OK(ParseTableObject(t, w + "." + name, &tc));
         } else {
           return Status::InvalidArgument(w + "." + name + ": expected a URL string or {\"url\": ..., \"index\": ...}");
         }
@@ -170,14 +223,41 @@ Result<TableConfig> ParseTableFlag(const std::string& text) {
   if (!ValidTableName(t.name)) {
     return Status::InvalidArgument("--table: table name '" + t.name + "' is not [A-Za-z0-9_.-]+");
   }
-  std::string rest = text.substr(eq + 1);
-  const size_t idx = rest.find(",index=");
-  if (idx != std::string::npos) {
-    t.index_url = rest.substr(idx + 7);
-    rest = rest.substr(0, idx);
+  // The URL, then ",key=value" settings in any order (the first ",<known key>=" ends the URL).
+  const std::string rest = text.substr(eq + 1);
+  static const char* const kKeys[] = {",index=", ",snapshot=", ",as-of=", ",location-map="};
+  auto next_setting = [&](size_t from) {
+    size_t best = std::string::npos;
+    for (const char* k : kKeys) best = std::min(best, rest.find(k, from));
+    return best;
+  };
+  size_t pos = next_setting(0);
+  t.url = rest.substr(0, pos);
+  if (t.url.empty()) return Status::InvalidArgument("--table " + t.name + ": empty URL");
+  const std::string where = "--table " + t.name;
+  while (pos != std::string::npos) {
+    const size_t key_end = rest.find('=', pos);
+    const std::string key = rest.substr(pos + 1, key_end - pos - 1);
+    const size_t next = next_setting(key_end + 1);
+    const std::string value = rest.substr(key_end + 1, next == std::string::npos ? std::string::npos : next - key_end - 1);
+    const std::string w = where + " " + key;
+    if (key == "index") {
+      if (value.empty()) return Status::InvalidArgument(w + ": empty URL");
+      t.index_url = value;
+    } else if (key == "snapshot") {
+      int64_t id = -1;
+      const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), id);
+      if (ec != std::errc() || end != value.data() + value.size()) {
+        return Status::InvalidArgument(w + ": '" + value + "' is not a snapshot id");
+      }
+      RAP_RETURN_NOT_OK(SetTableSnapshot(w, id, &t));
+    } else if (key == "as-of") {
+      RAP_RETURN_NOT_OK(SetTableAsOf(w, value, &t));
+    } else {
+      RAP_RETURN_NOT_OK(AddTableLocationMapping(w, value, &t));
+    }
+    pos = next;
   }
-  if (rest.empty()) return Status::InvalidArgument("--table " + t.name + ": empty URL");
-  t.url = rest;
   return t;
 }
 

@@ -1,5 +1,8 @@
 #include "rap/table/table.h"
 
+#include <string>
+#include <string_view>
+
 #include "rap/io/store_options.h"
 #include "rap/table/file_listing.h"
 #include "rap/table/table_format.h"
@@ -11,7 +14,17 @@ Result<TableSnapshot> OpenTable(const std::string& url, const OpenTableOptions& 
   RAP_ASSIGN_OR_RETURN(io::ResolvedUrl resolved, options.store ? io::OpenUrl(url, *options.store) : io::OpenUrl(url));
   TableProbe probe(url, resolved.store, TrimTrailingSlash(resolved.path));
   RAP_ASSIGN_OR_RETURN(const TableFormat* format, DetectTableFormat(probe));
-  if (options.tag && (!format || format->name() != "paimon")) {
+  // Snapshots and location maps are Iceberg's (snapshots Paimon's too): never silently ignored.
+  const std::string_view name = format ? format->name() : std::string_view("directory");
+  if ((options.snapshot_id || options.as_of_ms) && name != "iceberg" && name != "paimon") {
+    return Status::InvalidArgument(url + ": a snapshot (--snapshot, --as-of) was given but this is a " +
+                                   std::string(name) + " table (Iceberg and Paimon tables have snapshots)");
+  }
+  if (!options.location_map.empty() && name != "iceberg") {
+    return Status::InvalidArgument(url + ": a location map was given but this is a " + std::string(name) +
+                                   " table (only Iceberg metadata names absolute locations)");
+  }
+  if (options.tag && name != "paimon") {
     return Status::InvalidArgument(url + ": a tag ('" + *options.tag + "') was given but this is not a Paimon table");
   }
   if (format) return format->Open(probe, options);

@@ -35,8 +35,9 @@ struct Scanned {
 };
 
 // A scan of the table's current snapshot: every row, grouped by the key columns.
-Result<Scanned> ScanByKey(const std::string& url, const std::vector<std::string>& key) {
-  RAP_ASSIGN_OR_RETURN(table::TableSnapshot snap, table::OpenTable(url));
+Result<Scanned> ScanByKey(const std::string& url, const std::vector<std::string>& key,
+                          const table::OpenTableOptions& to = {}) {
+  RAP_ASSIGN_OR_RETURN(table::TableSnapshot snap, table::OpenTable(url, to));
   Scanned out;
   out.snapshot = snap.version;
   for (const Field& f : snap.schema->fields) out.columns.push_back(f.name);
@@ -185,6 +186,73 @@ TEST(IcebergIndex, CopyOnWriteDeleteRemovesAFile) {
 
 TEST(IcebergIndex, VersionOnePartitionedTable) {
   BuildAndFollow({"impala_v1_hour_identity_partitioned", {"id"}, 2, /*updates=*/0});
+}
+
+// `rap index build --snapshot ID --location-map OLD=NEW` and `rap index update --location-map`: the
+// Spark DV table with its data and Puffin files moved out of the table folder (only the map finds
+// them), indexed at its first snapshot (5 rows) and then updated to the current one (3 rows).
+TEST(IcebergIndex, PinnedSnapshotAndLocationMap) {
+  rap::testing::TempDir dir;
+  const std::string t = dir.Join("t");
+  fs::copy(rap::testing::SharedDir() + "/iceberg-tables/impala_v3_deletion_vectors", t, fs::copy_options::recursive);
+  fs::create_directories(dir.Join("elsewhere"));
+  fs::rename(t + "/data", dir.Join("elsewhere/data"));
+  const int64_t first = 2700858159721908397, current = 3685752423136077685;
+  IndexTableOptions mapped;
+  mapped.location_map = {{"hdfs://localhost:20500/test-warehouse/iceberg_v3_deletion_vectors/data", dir.Join("elsewhere/data")}};
+  table::OpenTableOptions scan_first, scan_current;
+  scan_first.snapshot_id = first;
+  scan_first.location_map = scan_current.location_map = mapped.location_map;
+  auto at_first = ScanByKey(t, {"i"}, scan_first);
+  auto at_current = ScanByKey(t, {"i"}, scan_current);
+  ASSERT_TRUE(at_first.ok()) << at_first.status().ToString();
+  ASSERT_TRUE(at_current.ok()) << at_current.status().ToString();
+  ASSERT_EQ(at_first->total, 5);
+  ASSERT_EQ(at_current->total, 3);
+  std::set<KeyText> keys;
+  for (int i = 0; i <= 6; ++i) keys.insert({std::to_string(i)});
+
+  BuildOptions o;
+  o.key_columns = {"i"};
+  auto unmapped = BuildIndex(t, o);  // the metadata's location is the table folder, which lacks data/
+  ASSERT_FALSE(unmapped.ok());
+  EXPECT_EQ(unmapped.status().code(), StatusCode::kNotFound) << unmapped.status().ToString();
+
+  o.table = mapped;
+  o.table.snapshot_id = first;
+  auto b = BuildIndex(t, o);
+  ASSERT_TRUE(b.ok()) << b.status().ToString();
+  EXPECT_EQ(b->manifest.table_version, first);
+  ExpectLookupsEqualScan(t, keys, *at_first);
+
+  UpdateOptions u;
+  u.table = mapped;
+  auto updated = UpdateIndex(DefaultIndexUrl(t), u);
+  ASSERT_TRUE(updated.ok()) << updated.status().ToString();
+  EXPECT_TRUE(updated->changed);
+  EXPECT_EQ(updated->manifest.table_version, current);
+  EXPECT_EQ(updated->deletion_vectors_changed, 2);
+  ExpectLookupsEqualScan(t, keys, *at_current);
+
+  // Pinned to the snapshot it indexes: nothing to do.
+  u.table.snapshot_id = current;
+  auto same = UpdateIndex(DefaultIndexUrl(t), u);
+  ASSERT_TRUE(same.ok()) << same.status().ToString();
+  EXPECT_FALSE(same->changed);
+
+  // A snapshot that does not exist, and a snapshot or map for a folder of Parquet files.
+  u.table.snapshot_id = 12345;
+  auto missing = UpdateIndex(DefaultIndexUrl(t), u);
+  EXPECT_EQ(missing.status().code(), StatusCode::kNotFound) << missing.status().ToString();
+  BuildOptions folder;
+  folder.key_columns = {"i"};
+  folder.index_url = dir.Join("folder_index");
+  folder.table.snapshot_id = first;
+  auto s = BuildIndex(dir.Join("elsewhere/data"), folder);
+  EXPECT_EQ(s.status().code(), StatusCode::kInvalidArgument) << s.status().ToString();
+  folder.table = mapped;
+  s = BuildIndex(dir.Join("elsewhere/data"), folder);
+  EXPECT_EQ(s.status().code(), StatusCode::kInvalidArgument) << s.status().ToString();
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 
 #include "testing/cli_run.h"
 #include "testing/curl_client.h"
+#include "testing/paths.h"
 #include "testing/scan_table.h"
 
 namespace rap::server {
@@ -62,6 +63,22 @@ TEST(ServeCli, UnopenableTableFailsAtStart) {
   auto r = rap::testing::RunCli("serve --table t=/nonexistent/dir/x.parquet --listen 127.0.0.1:0");
   EXPECT_NE(r.exit_code, 0);
   EXPECT_NE(r.out.find("table 't'"), std::string::npos) << r.out;
+}
+
+// The --table flag's Iceberg settings: a snapshot the table lacks, a snapshot of a table of another
+// format and a malformed one stop the server at start, naming the problem.
+TEST(ServeCli, IcebergTableSettingsAreCheckedAtStart) {
+  ASSERT_TRUE(rap::testing::RapBinaryExists());
+  const std::string ice = rap::testing::SharedDir() + "/iceberg-tables/impala_v2_pos_deletes_parquet";
+  auto missing = rap::testing::RunCli("serve --table 't=" + ice + ",snapshot=12345' --listen 127.0.0.1:0");
+  EXPECT_NE(missing.exit_code, 0);
+  EXPECT_NE(missing.out.find("no snapshot 12345"), std::string::npos) << missing.out;
+  auto folder = rap::testing::RunCli("serve --table 't=" + ice + "/data,as-of=2026-02-12' --listen 127.0.0.1:0");
+  EXPECT_NE(folder.exit_code, 0);
+  EXPECT_NE(folder.out.find("this is a directory table"), std::string::npos) << folder.out;
+  auto malformed = rap::testing::RunCli("serve --table 't=" + ice + ",snapshot=latest' --listen 127.0.0.1:0");
+  EXPECT_NE(malformed.exit_code, 0);
+  EXPECT_NE(malformed.out.find("'latest' is not a snapshot id"), std::string::npos) << malformed.out;
 }
 
 }  // namespace

@@ -5,7 +5,10 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <filesystem>
+#include <utility>
+#include <vector>
 
 #include "rap/index/build.h"
 #include "testing/paths.h"
@@ -47,6 +50,52 @@ TEST(ServerIceberg, LookupsHideDeletedRows) {
   ASSERT_EQ(s.status, 200) << s.body;
   EXPECT_NE(s.body.find("\"X\""), std::string::npos) << s.body;
   EXPECT_EQ(s.body.find("\"e\""), std::string::npos) << s.body;
+}
+
+// A table served at a pinned snapshot through a location map (the config's `snapshot` and
+// `location_map`): the Spark DV table with its data/ folder moved elsewhere, served at its first
+// snapshot (i = 1..5, before the deletion vectors) with an index built at that snapshot.
+TEST(ServerIceberg, PinnedSnapshotThroughALocationMap) {
+  rap::testing::TempDir dir;
+  const std::string t = dir.Join("ice");
+  std::filesystem::copy(rap::testing::SharedDir() + "/iceberg-tables/impala_v3_deletion_vectors", t,
+                        std::filesystem::copy_options::recursive);
+  std::filesystem::rename(t + "/data", dir.Join("moved"));
+  const int64_t first = 2700858159721908397;
+  const std::vector<std::pair<std::string, std::string>> map = {
+      {"hdfs://localhost:20500/test-warehouse/iceberg_v3_deletion_vectors/data", dir.Join("moved")}};
+  index::BuildOptions bo;
+  bo.key_columns = {"i"};
+  bo.table.snapshot_id = first;
+  bo.table.location_map = map;
+  auto built = index::BuildIndex(t, bo);
+  ASSERT_TRUE(built.ok()) << built.status().ToString();
+  ServerOptions o;
+  TableConfig tc{"ice", t, ""};
+  tc.snapshot_id = first;
+  tc.location_map = map;
+  o.tables = {tc};
+  o.access_log = "";
+  auto f = rap::testing::ServeFixture::Start(o);
+  ASSERT_TRUE(f.ok()) << f.status().ToString();
+  auto c = (*f)->Client();
+  auto g = c->Get("/v1/tables/ice/lookup?key=2&key=4&key=9");
+  ASSERT_EQ(g.status, 200) << g.body;
+  const json j = json::parse(g.body);
+  ASSERT_EQ(j["keys"].size(), 3u);
+  EXPECT_EQ(j["keys"][0]["rows"], json::parse(R"([{"i": 2}])")) << g.body;
+  EXPECT_EQ(j["keys"][1]["rows"], json::parse(R"([{"i": 4}])")) << g.body;
+  EXPECT_EQ(j["keys"][2]["rows"].size(), 0u) << g.body;
+  const json tables = json::parse(c->Get("/v1/tables").body);
+  EXPECT_EQ(tables["tables"][0]["version"].get<int64_t>(), first) << tables.dump();
+  EXPECT_EQ(tables["tables"][0]["index"]["table_version"].get<int64_t>(), first) << tables.dump();
+  auto s = c->Post("/v1/tables/ice/scan", R"({})");
+  ASSERT_EQ(s.status, 200) << s.body;
+  const json rows = json::parse(s.body)["rows"];
+  std::vector<int64_t> got;
+  for (const json& r : rows) got.push_back(r["i"].get<int64_t>());
+  std::sort(got.begin(), got.end());
+  EXPECT_EQ(got, (std::vector<int64_t>{1, 2, 3, 4, 5})) << s.body;
 }
 
 }  // namespace

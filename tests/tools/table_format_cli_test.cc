@@ -46,6 +46,39 @@ TEST(TableFormatCli, TheSharedIcebergTableIsReadWithItsDeletes) {
   EXPECT_NE(inspected.out.find("(iceberg snapshot 1497619269847778439)"), std::string::npos) << inspected.out;
 }
 
+// `rap index build --snapshot --location-map` and `rap index update --location-map`: the Spark DV
+// table with its data/ folder moved out of the table (only the map finds its files), indexed at its
+// first snapshot (i = 1..5) and updated to the current one (2 and 4 deleted by deletion vectors).
+TEST(TableFormatCli, IcebergIndexAtAPinnedSnapshotThroughALocationMap) {
+  ASSERT_TRUE(rap::testing::RapBinaryExists()) << rap::testing::RapBinary();
+  rap::testing::TempDir dir;
+  const std::string t = dir.Join("ice"), moved = dir.Join("moved");
+  fs::copy(rap::testing::SharedDir() + "/iceberg-tables/impala_v3_deletion_vectors", t, fs::copy_options::recursive);
+  fs::rename(t + "/data", moved);
+  const std::string map = " --location-map 'hdfs://localhost:20500/test-warehouse/iceberg_v3_deletion_vectors/data=" + moved + "'";
+  rap::testing::CliRun unmapped = rap::testing::RunCli("index build '" + t + "' --key i");
+  EXPECT_NE(unmapped.exit_code, 0) << unmapped.out;
+  rap::testing::CliRun built = rap::testing::RunCli("index build '" + t + "' --key i --snapshot 2700858159721908397" + map);
+  ASSERT_EQ(built.exit_code, 0) << built.out;
+  const std::string lookup = "lookup '" + t + "' --key 2 --key 4 --key 5 --format csv";
+  rap::testing::CliRun first = rap::testing::RunCli(lookup, /*stderr_too=*/false);
+  EXPECT_EQ(first.exit_code, 0) << first.out;
+  EXPECT_EQ(first.out, "i\n2\n4\n5\n");
+  rap::testing::CliRun both = rap::testing::RunCli("index update '" + t + "' --snapshot 1 --as-of 5" + map);
+  EXPECT_NE(both.exit_code, 0) << both.out;
+  EXPECT_NE(both.out.find("not both"), std::string::npos) << both.out;
+  rap::testing::CliRun updated = rap::testing::RunCli("index update '" + t + "'" + map);
+  ASSERT_EQ(updated.exit_code, 0) << updated.out;
+  EXPECT_NE(updated.out.find("table version 3685752423136077685"), std::string::npos) << updated.out;
+  rap::testing::CliRun current = rap::testing::RunCli(lookup, /*stderr_too=*/false);
+  EXPECT_EQ(current.exit_code, 0) << current.out;
+  EXPECT_EQ(current.out, "i\n5\n");
+  // A snapshot of a folder of Parquet files is refused, not ignored.
+  rap::testing::CliRun folder = rap::testing::RunCli("scan '" + moved + "' --snapshot 1");
+  EXPECT_NE(folder.exit_code, 0) << folder.out;
+  EXPECT_NE(folder.out.find("this is a directory table"), std::string::npos) << folder.out;
+}
+
 TEST(TableFormatCli, TheSharedPaimonTableIsMergedOnRead) {
   ASSERT_TRUE(rap::testing::RapBinaryExists()) << rap::testing::RapBinary();
   const std::string url = rap::testing::PaimonTableDir();

@@ -9,7 +9,9 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "rap/index/index_writer.h"
@@ -17,6 +19,18 @@
 #include "rap/util/result.h"
 
 namespace rap::index {
+
+// Which snapshot of an Iceberg table an index build or update indexes and how the metadata's paths
+// are read (`--snapshot`, `--as-of`, `--location-map`; table::OpenTableOptions). Unset: the current
+// snapshot, the metadata's own location mapped to the table folder. The index records the snapshot
+// id; a location map is not recorded (give it to every `rap index update`; lookups read the data
+// files by the paths the index recorded). A snapshot or map for a table of another format is
+// InvalidArgument.
+struct IndexTableOptions {
+  std::optional<int64_t> snapshot_id = std::nullopt;
+  std::optional<int64_t> as_of_ms = std::nullopt;
+  std::vector<std::pair<std::string, std::string>> location_map = {};
+};
 
 // `<table>/_rap_index/<name>`.
 std::string DefaultIndexUrl(const std::string& table_url, const std::string& name = kDefaultIndexName);
@@ -35,6 +49,7 @@ struct BuildOptions {
   // `--memory`, 0: unbounded). Past it, the buffered entries are written out as one more fragment
   // per bucket; lookups are the same.
   int64_t memory = 1ll << 30;
+  IndexTableOptions table;  // the Iceberg snapshot and location map (BuildIndex only)
   // Called after each data file is indexed (from the calling thread).
   std::function<void(int64_t files_done, int64_t files_total)> progress;
   // Optional stop (e.g. Ctrl-C in the Python binding): once cancelled, no further file is indexed
@@ -101,6 +116,8 @@ struct UpdateOptions {
   int threads = 2;
   FragmentWriteOptions fragment;
   int64_t memory = 1ll << 30;  // as BuildOptions::memory
+  // The Iceberg snapshot to bring the index to (default: the current one) and the location map.
+  IndexTableOptions table;
   std::function<void(int64_t files_done, int64_t files_total)> progress;
   std::shared_ptr<const io::CancellationToken> cancel;  // as BuildOptions::cancel
 };

@@ -14,7 +14,9 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "rap/io/http_options.h"
@@ -26,6 +28,11 @@ struct TableConfig {
   std::string name;       // the {name} of /v1/tables/{name}/...: [A-Za-z0-9_.-]+
   std::string url;        // table URL (path, file://, http(s)://, s3://)
   std::string index_url;  // RAP index; empty = the table's default index (<url>/_rap_index/...)
+  // Iceberg (snapshots also Paimon): serve this snapshot (then the table never changes on refresh), or
+  // the one current at as_of_ms; the location map as `rap scan --location-map` (docs/iceberg.md).
+  std::optional<int64_t> snapshot_id = std::nullopt;
+  std::optional<int64_t> as_of_ms = std::nullopt;
+  std::vector<std::pair<std::string, std::string>> location_map = {};
 };
 
 struct ServerLimits {

@@ -2,7 +2,9 @@
 //
 //   {
 //     "listen": "127.0.0.1:8080",
-//     "tables": { "events": { "url": "s3://bucket/events", "index": "s3://bucket/events/_rap_index/id" } },
+//     "tables": { "events": { "url": "s3://bucket/events", "index": "s3://bucket/events/_rap_index/id" },
+//                 "ice": { "url": "/data/ice", "snapshot": 7490459762454857930,       // or "as_of": "2026-02-12 13:37:44"
+//                          "location_map": ["hdfs://nn:8020/wh/ice=/data/ice"] } },
 //     "limits": { "max_in_flight": 32, "max_keys": 1000, "request_deadline_s": 30, ... },
 //     "io_threads": 1, "scan_threads": 1, "refresh_interval_s": 10, "access_log": "-", "hedge_reads": true,
 //     "hedge_quantile": 0.975, "hedge_max_extra": 0.05
@@ -28,7 +30,8 @@ Status ParseServerConfig(const std::string& json_text, const std::string& origin
 Status LoadServerConfig(const std::string& path, ServerOptions* options);
 // "host:port" or ":port" (host 127.0.0.1) or "[v6]:port".
 Result<std::pair<std::string, uint16_t>> ParseListen(const std::string& text);
-// "name=URL" or "name=URL,index=INDEX_URL".
+// "name=URL" then settings ",index=INDEX_URL", ",snapshot=ID", ",as-of=TIME", ",location-map=OLD=NEW"
+// (repeatable) in any order.
 Result<TableConfig> ParseTableFlag(const std::string& text);
 // A URL with any user:password@ and query string (signatures, tokens) removed, for logs and /v1/tables.
 std::string RedactUrl(const std::string& url);

@@ -4,8 +4,10 @@
 // snapshot's manifest list and manifests (Avro, iceberg_manifest.cc); deletes from position and
 // equality delete files and deletion vectors (iceberg_deletes.cc). docs/iceberg.md.
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <cstdlib>
+#include <thread>
 
 #include "rap/table/delta_schema.h"
 
@@ -66,11 +68,42 @@ Result<std::string> FindMetadataFile(TableProbe& probe) {
   return dir + "/" + best;
 }
 
-Result<std::vector<ContentFile>> ReadManifestEntries(const io::ObjectStorePtr& store, const LocationMap& locations,
-                                                     const ManifestFile& m) {
-  RAP_ASSIGN_OR_RETURN(std::string path, locations.Resolve(m.path));
-  RAP_ASSIGN_OR_RETURN(std::string bytes, ReadObject(store, path, kMaxMetadataBytes));
-  return ParseManifest(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()), m, path);
+// The manifests' bytes, fetched concurrently (up to kManifestFetches at a time: on an object store
+// each is a round trip); parsed afterwards, in order, on the calling thread.
+constexpr size_t kManifestFetches = 8;
+
+Result<std::vector<std::vector<ContentFile>>> ReadManifestEntries(const io::ObjectStorePtr& store,
+                                                                  const LocationMap& locations,
+                                                                  const std::vector<const ManifestFile*>& manifests) {
+  std::vector<std::string> paths;
+  for (const ManifestFile* m : manifests) {
+    RAP_ASSIGN_OR_RETURN(std::string path, locations.Resolve(m->path));
+    paths.push_back(std::move(path));
+  }
+  std::vector<Result<std::string>> bytes(paths.size(), Status::Internal("not read"));
+  auto fetch = [&](size_t i) { bytes[i] = ReadObject(store, paths[i], kMaxMetadataBytes); };
+  if (!store->is_remote() || paths.size() < 2) {
+    for (size_t i = 0; i < paths.size(); ++i) fetch(i);
+  } else {
+    std::atomic<size_t> next{0};
+    std::vector<std::thread> threads;
+    for (size_t t = 0; t < std::min(kManifestFetches, paths.size()); ++t) {
+      threads.emplace_back([&] {
+        for (size_t i = next++; i < paths.size(); i = next++) fetch(i);
+      });
+    }
+    for (std::thread& t : threads) t.join();
+  }
+  std::vector<std::vector<ContentFile>> out;
+  for (size_t i = 0; i < paths.size(); ++i) {
+    if (!bytes[i].ok()) return bytes[i].status();
+    const std::string& b = *bytes[i];
+    RAP_ASSIGN_OR_RETURN(std::vector<ContentFile> entries,
+                         ParseManifest(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(b.data()), b.size()),
+                                       *manifests[i], paths[i]));
+    out.push_back(std::move(entries));
+  }
+  return out;
 }
 
 Result<std::vector<ManifestFile>> ReadManifests(const io::ObjectStorePtr& store, const LocationMap& locations,
@@ -172,9 +205,12 @@ class IcebergTableFormat : public TableFormat {
     std::vector<ContentFile> data, deletes;
     // The scan's filter against partition summaries and tuples (data manifests and files only).
     const PartitionPruner pruner(meta, state->schema, options.filter);
+    std::vector<const ManifestFile*> kept;
     for (const ManifestFile& m : manifests) {
-      if (pruner.SkipManifest(m)) continue;
-      RAP_ASSIGN_OR_RETURN(std::vector<ContentFile> entries, ReadManifestEntries(probe.store(), locations, m));
+      if (!pruner.SkipManifest(m)) kept.push_back(&m);
+    }
+    RAP_ASSIGN_OR_RETURN(std::vector<std::vector<ContentFile>> read, ReadManifestEntries(probe.store(), locations, kept));
+    for (std::vector<ContentFile>& entries : read) {
       for (ContentFile& e : entries) {
         if (e.status == 2) continue;  // DELETED entries are not live
         if (pruner.SkipFile(e)) continue;
@@ -248,6 +284,19 @@ Result<std::string> LocationMap::Resolve(const std::string& path) const {
 }
 
 Result<std::string> ReadObject(const io::ObjectStorePtr& store, const std::string& path, uint64_t limit) {
+  // One request where the store answers a suffix range with the object's size (a GET of the last
+  // limit + 1 bytes: the whole object, or proof that it is too large); a HEAD and a GET otherwise.
+  auto tail = store->ReadTail(path, limit + 1, io::ReadOptions{}, nullptr);
+  if (tail.ok()) {
+    const auto& [buf, tail_info] = *tail;
+    if (tail_info.size > limit) {
+      return Status::ResourceExhausted(path + ": " + std::to_string(tail_info.size) + " bytes is larger than the " +
+                                       std::to_string(limit) + " byte limit for Iceberg metadata files");
+    }
+    if (buf.size() == tail_info.size) return std::string(buf.view());
+  } else if (tail.status().code() == StatusCode::kNotFound) {
+    return tail.status();
+  }
   RAP_ASSIGN_OR_RETURN(io::ObjectInfo info, store->Head(path));
   if (info.size > limit) {
     return Status::ResourceExhausted(path + ": " + std::to_string(info.size) + " bytes is larger than the " +
