@@ -40,11 +40,14 @@ struct Accounting {
   int max_rounds = 0;
   int64_t requests = 0;
   uint64_t bytes = 0;
-  void Add(const CountingStore& cs, int rounds) {
+  int64_t pages_decoded = 0, page_cache_hits = 0;
+  void Add(const CountingStore& cs, int rounds, int64_t decoded = 0, int64_t hits = 0) {
     std::lock_guard<std::mutex> lock(mu);
     max_rounds = std::max(max_rounds, rounds);
     requests += cs.requests();
     bytes += cs.bytes();
+    pages_decoded += decoded;
+    page_cache_hits += hits;
   }
 };
 
@@ -284,6 +287,11 @@ struct CoveredFile {
   std::vector<parquet::FieldNode> nodes;  // per data column
   std::vector<int32_t> cover_of;          // data column -> index in the manifest's cover
   std::map<PageKey, Buffer> bufs, frame_bufs;
+  // Data pages found decoded whole in the Index's data page cache (not fetched), by location.
+  std::map<PageKey, ArrayPtr> cached;
+  DataPageCache* data_cache = nullptr;  // the Index's, or null
+  uint64_t cache_file = 0;              // the file's interned identity in data_cache
+  int64_t pages_decoded = 0, page_cache_hits = 0;
   // Dictionary pages found decoded in the cache (not fetched), by location.
   std::map<PageKey, parquet::DictionaryCache::Value> dicts;
   std::shared_ptr<parquet::DictionaryCache> dictionaries;  // the Index's, or one for this read
@@ -325,28 +333,52 @@ Status CheckLocation(const Location& l, const FileEntry& fe) {
   return Status::OK();
 }
 
-// The pages needed: every data page and frame overlapping a chosen row, and the dictionary pages of
-// their chunks.
+// The pages needed: every data page and frame overlapping a chosen row (a data page found in the
+// data page cache is not fetched), and the dictionary pages of the chunks of the data pages that
+// are to be decoded.
 Status ChooseCoveredPages(CoveredFile* f) {
   for (const KeyPiece* p : *f->pieces) {
     for (const Location& l : p->entry->cover) {
       RAP_RETURN_NOT_OK(CheckLocation(l, *f->fe));
       if (std::find(f->cover_of.begin(), f->cover_of.end(), l.column) == f->cover_of.end()) continue;
-      if (l.kind != static_cast<int32_t>(LocationKind::kDictionaryPage) &&
-          !p->rows.Intersects(l.first_row, l.first_row + l.num_rows)) {
+      if (l.kind == static_cast<int32_t>(LocationKind::kDictionaryPage)) continue;
+      if (!p->rows.Intersects(l.first_row, l.first_row + l.num_rows)) continue;
+      const PageKey k{l.offset, l.size};
+      if (l.kind == static_cast<int32_t>(LocationKind::kZstdFrame)) {
+        f->frame_bufs[k] = Buffer();
         continue;
       }
-      if (l.kind == static_cast<int32_t>(LocationKind::kZstdFrame)) {
-        f->frame_bufs[{l.offset, l.size}] = Buffer();
-      } else if (l.kind == static_cast<int32_t>(LocationKind::kDictionaryPage)) {
-        if (f->dicts.count({l.offset, l.size}) || f->bufs.count({l.offset, l.size})) continue;
-        if (auto d = f->dictionaries->Get(f->cro.dictionary_file, static_cast<uint64_t>(l.offset))) {
-          f->dicts[{l.offset, l.size}] = std::move(d);
-        } else {
-          f->bufs[{l.offset, l.size}] = Buffer();
+      if (f->cached.count(k) || f->bufs.count(k)) continue;
+      if (f->data_cache) {
+        if (ArrayPtr a = f->data_cache->Get({f->cache_file, l.offset})) {
+          f->cached[k] = std::move(a);
+          continue;
         }
+      }
+      f->bufs[k] = Buffer();
+    }
+  }
+  // Dictionaries: the one before a data page in the entry's cover (per column), when it covers the
+  // page's rows and the page is to be decoded.
+  for (const KeyPiece* p : *f->pieces) {
+    std::map<int32_t, const Location*> dict;  // per cover column
+    for (const Location& l : p->entry->cover) {
+      if (std::find(f->cover_of.begin(), f->cover_of.end(), l.column) == f->cover_of.end()) continue;
+      if (l.kind == static_cast<int32_t>(LocationKind::kDictionaryPage)) {
+        dict[l.column] = &l;
+        continue;
+      }
+      if (l.kind != static_cast<int32_t>(LocationKind::kDataPage) || !f->bufs.count({l.offset, l.size})) continue;
+      auto d = dict.find(l.column);
+      if (d == dict.end()) continue;
+      const Location& dl = *d->second;
+      if (!(dl.first_row <= l.first_row && l.first_row < dl.first_row + dl.num_rows)) continue;
+      const PageKey dk{dl.offset, dl.size};
+      if (f->dicts.count(dk) || f->bufs.count(dk)) continue;
+      if (auto dv = f->dictionaries->Get(f->cro.dictionary_file, static_cast<uint64_t>(dl.offset))) {
+        f->dicts[dk] = std::move(dv);
       } else {
-        f->bufs[{l.offset, l.size}] = Buffer();
+        f->bufs[dk] = Buffer();
       }
     }
   }
@@ -394,7 +426,7 @@ struct PageDecode {
 };
 using PageDecodes = std::map<std::tuple<size_t, int64_t, int64_t>, PageDecode>;  // (column, offset, size)
 
-Result<PageDecodes> DecodeCoveredPages(const DataRequest& rq, const CoveredFile& f) {
+Result<PageDecodes> DecodeCoveredPages(const DataRequest& rq, CoveredFile& f) {
   PageDecodes decodes;
   for (KeyPiece* p : *f.pieces) {
     for (size_t c = 0; c < rq.data_columns.size(); ++c) {
@@ -422,7 +454,21 @@ Result<PageDecodes> DecodeCoveredPages(const DataRequest& rq, const CoveredFile&
     const parquet::FieldNode& node = f.nodes[std::get<0>(key)];
     const int leaf = node.columns[0];
     const Location& l = *d.loc;
-    d.rows = read::RowSelection::FromRanges(std::move(d.ranges));
+    auto hit = f.cached.find({l.offset, l.size});
+    if (hit != f.cached.end()) {
+      // Decoded whole by an earlier lookup: this one slices its rows out (AssembleCovered).
+      if (hit->second->length != l.num_rows) {
+        return Status::Internal("index: a cached data page at offset " + std::to_string(l.offset) + " of " +
+                                f.fe->path + " holds " + std::to_string(hit->second->length) + " rows, not " +
+                                std::to_string(l.num_rows));
+      }
+      d.rows = read::RowSelection::All(l.num_rows);
+      d.values = hit->second;
+      ++f.page_cache_hits;
+      continue;
+    }
+    // With the data page cache on, the page is decoded whole and kept; off, only the rows needed.
+    d.rows = f.data_cache ? read::RowSelection::All(l.num_rows) : read::RowSelection::FromRanges(std::move(d.ranges));
     parquet::ColumnChunkInput in;
     in.num_rows = l.num_rows;
     if (d.dict && d.dict->first_row <= l.first_row && l.first_row < d.dict->first_row + d.dict->num_rows) {
@@ -440,6 +486,8 @@ Result<PageDecodes> DecodeCoveredPages(const DataRequest& rq, const CoveredFile&
     std::vector<const parquet::LeafColumnData*> leaves(static_cast<size_t>(sd.num_columns()), nullptr);
     leaves[static_cast<size_t>(leaf)] = &data;
     RAP_ASSIGN_OR_RETURN(d.values, parquet::AssembleField(node, leaves, d.rows.Count()));
+    ++f.pages_decoded;
+    if (f.data_cache) f.data_cache->Put({f.cache_file, l.offset}, d.values);
   }
   return decodes;
 }
@@ -488,7 +536,8 @@ Status AssembleCovered(const DataRequest& rq, const CoveredFile& f, const PageDe
 
 // One covered file: schema nodes, pages chosen, fetched in one planned read, decoded, assembled.
 Status ReadCoveredFile(const DataRequest& rq, const std::vector<int32_t>& cover_of, const FileEntry& fe,
-                       const std::vector<KeyPiece*>& pieces, CountingStore& cs, RoundCounter& rc) {
+                       const std::vector<KeyPiece*>& pieces, CountingStore& cs, RoundCounter& rc,
+                       int64_t* pages_decoded, int64_t* page_cache_hits) {
   CoveredFile f;
   f.fe = &fe;
   f.pieces = &pieces;
@@ -500,10 +549,16 @@ Status ReadCoveredFile(const DataRequest& rq, const std::vector<int32_t>& cover_
   f.dictionaries = rq.impl->dictionaries ? rq.impl->dictionaries : std::make_shared<parquet::DictionaryCache>(64ll << 20);
   f.cro.dictionary_cache = f.dictionaries.get();
   f.cro.dictionary_file = fmt::format("{}|{}|{}", f.path, fe.size, rq.snap->DataEtag(fe));
+  if (rq.impl->data_pages) {
+    f.data_cache = rq.impl->data_pages.get();
+    f.cache_file = f.data_cache->Intern(f.cro.dictionary_file);
+  }
   RAP_RETURN_NOT_OK(ProjectCovered(rq, &f));
   RAP_RETURN_NOT_OK(ChooseCoveredPages(&f));
-  RAP_RETURN_NOT_OK(FetchCovered(rq, cs, rc, &f));
+  if (!f.bufs.empty() || !f.frame_bufs.empty()) RAP_RETURN_NOT_OK(FetchCovered(rq, cs, rc, &f));
   RAP_ASSIGN_OR_RETURN(const PageDecodes decodes, DecodeCoveredPages(rq, f));
+  *pages_decoded = f.pages_decoded;
+  *page_cache_hits = f.page_cache_hits;
   return AssembleCovered(rq, f, decodes);
 }
 
@@ -522,8 +577,9 @@ Status ReadCovered(const DataRequest& rq, const std::map<int32_t, std::vector<Ke
       const FileEntry& fe = m.files[static_cast<size_t>(files[j].first)];
       auto cs = std::make_shared<CountingStore>(rq.snap->data_store);
       RoundCounter rc(*cs);
-      errors[j] = ReadCoveredFile(rq, cover_of, fe, files[j].second, *cs, rc);
-      acc.Add(*cs, rc.rounds());
+      int64_t decoded = 0, hits = 0;
+      errors[j] = ReadCoveredFile(rq, cover_of, fe, files[j].second, *cs, rc, &decoded, &hits);
+      acc.Add(*cs, rc.rounds(), decoded, hits);
     });
   }
   RunData(rq, std::move(tasks));
@@ -533,6 +589,8 @@ Status ReadCovered(const DataRequest& rq, const std::map<int32_t, std::vector<Ke
   stats->bytes += acc.bytes;
   stats->files += static_cast<int64_t>(files.size());
   stats->covered_files += static_cast<int64_t>(files.size());
+  stats->pages_decoded += acc.pages_decoded;
+  stats->page_cache_hits += acc.page_cache_hits;
   return Status::OK();
 }
 
