@@ -204,6 +204,170 @@ Status ReadRowGroupPieces(const DataRequest& rq, const std::vector<KeyPiece*>& p
   return Status::OK();
 }
 
+// The pages of one flat column chunk located through the file's OffsetIndex (cached with its footer).
+struct CachedChunk {
+  int leaf = 0;
+  const parquet::ColumnMetaData* meta = nullptr;
+  std::shared_ptr<const parquet::OffsetIndex> oi;
+  int64_t rg_rows = 0;
+  int64_t PageEnd(size_t i) const {
+    return i + 1 < oi->page_locations.size() ? oi->page_locations[i + 1].first_row_index : rg_rows;
+  }
+};
+
+// Plain lookups through the data page cache: every page a key's rows touch is taken decoded from
+// the cache, or read (all of a file's missing pages and their dictionaries in one planned read),
+// decoded whole and put there; each key slices its rows out. False (nothing read) when a projected
+// column is nested or a chunk has no OffsetIndex: the row-group path then reads it.
+Result<bool> ReadFullCached(const DataRequest& rq, const std::map<int32_t, std::vector<KeyPiece*>>& by_file,
+                            std::vector<FullFile>& files, RowGroupParts& parts, DataStats* stats) {
+  DataPageCache& cache = *rq.impl->data_pages;
+  // (file, row group, data column) -> chunk
+  std::vector<std::map<std::pair<int, size_t>, CachedChunk>> chunks(files.size());
+  std::vector<std::vector<const parquet::FieldNode*>> nodes(files.size());
+  for (size_t j = 0; j < files.size(); ++j) {
+    FullFile& fs = files[j];
+    if (!fs.reader->options().use_page_index) return false;
+    for (const std::string& name : rq.data_columns) {
+      const parquet::FieldNode* node = nullptr;
+      for (const parquet::FieldNode& n : fs.proj.fields) {
+        if (n.field.name == name) node = &n;
+      }
+      if (!node || !node->children.empty() || node->columns.size() != 1 ||
+          fs.reader->schema().column(node->columns[0]).max_repetition_level != 0) {
+        return false;
+      }
+      nodes[j].push_back(node);
+    }
+    for (int rg : fs.rgs) {
+      for (size_t c = 0; c < nodes[j].size(); ++c) {
+        CachedChunk ch;
+        ch.leaf = nodes[j][c]->columns[0];
+        const auto& cc = fs.reader->metadata().row_groups[static_cast<size_t>(rg)].columns[static_cast<size_t>(ch.leaf)];
+        if (!cc.meta_data) return false;
+        ch.meta = &*cc.meta_data;
+        if (ch.meta->dictionary_page_offset && *ch.meta->dictionary_page_offset >= ch.meta->data_page_offset) return false;
+        auto oi = fs.reader->GetOffsetIndex(rg, ch.leaf);
+        if (!oi.ok() || !*oi || (*oi)->page_locations.empty()) return false;
+        ch.oi = *oi;
+        ch.rg_rows = fs.reader->row_group_num_rows(rg);
+        chunks[j][{rg, c}] = std::move(ch);
+      }
+    }
+  }
+  int64_t pages_decoded = 0, hits = 0;
+  for (size_t j = 0; j < files.size(); ++j) {
+    FullFile& fs = files[j];
+    const FileEntry& fe = rq.snap->manifest.files[static_cast<size_t>(fs.file)];
+    const std::string path = io::JoinPath(rq.snap->data_root, fe.path);
+    parquet::ColumnReadOptions cro;
+    cro.file_name = path;
+    cro.dictionary_cache = rq.impl->dictionaries.get();
+    cro.dictionary_file = fmt::format("{}|{}|{}", path, fe.size, rq.snap->DataEtag(fe));
+    const uint64_t file_id = cache.Intern(cro.dictionary_file);
+    // Decoded pages by (row group, column, page), and the pages to read.
+    std::map<std::tuple<int, size_t, size_t>, ArrayPtr> pages;
+    std::vector<std::tuple<int, size_t, size_t>> missing;
+    std::map<int64_t, ByteRange> reads;  // by offset: missing pages and their dictionaries
+    std::map<int64_t, parquet::DictionaryCache::Value> dicts;  // dictionaries found decoded, by offset
+    for (auto& [rc, ch] : chunks[j]) {
+      const int rg = rc.first;
+      const int64_t first = fs.reader->row_group_first_row(rg);
+      const read::RowSelection rows = fs.all.Slice(first, first + ch.rg_rows);
+      for (size_t i = 0; i < ch.oi->page_locations.size(); ++i) {
+        const parquet::PageLocation& pl = ch.oi->page_locations[i];
+        if (!rows.Intersects(pl.first_row_index, ch.PageEnd(i))) continue;
+        if (ArrayPtr a = cache.Get({file_id, pl.offset})) {
+          pages[{rg, rc.second, i}] = std::move(a);
+          ++hits;
+          continue;
+        }
+        missing.push_back({rg, rc.second, i});
+        reads[pl.offset] = {static_cast<uint64_t>(pl.offset), static_cast<uint64_t>(pl.compressed_page_size)};
+        if (ch.meta->dictionary_page_offset) {
+          const int64_t d = *ch.meta->dictionary_page_offset;
+          if (dicts.count(d) || reads.count(d)) continue;
+          if (cro.dictionary_cache) {
+            if (auto dv = cro.dictionary_cache->Get(cro.dictionary_file, static_cast<uint64_t>(d))) {
+              dicts[d] = std::move(dv);
+              continue;
+            }
+          }
+          reads[d] = {static_cast<uint64_t>(d), static_cast<uint64_t>(ch.meta->data_page_offset - d)};
+        }
+      }
+    }
+    std::map<int64_t, Buffer> bufs;
+    if (!reads.empty()) {
+      std::vector<ByteRange> ranges;
+      for (auto& [o, r] : reads) ranges.push_back(r);
+      io::PlanOptions po = DataPlan(rq);
+      po.expected_etag = rq.snap->DataEtag(fe);
+      auto got = io::ReadPlanned(*fs.cs, path, ranges, po);
+      if (!got.ok()) return MissingOr(got.status(), fe);
+      size_t bi = 0;
+      for (auto& [o, r] : reads) bufs[o] = (*got)[bi++];
+    }
+    for (const auto& mk : missing) {
+      const auto& [rg, c, i] = mk;
+      const CachedChunk& ch = chunks[j].at({rg, c});
+      const parquet::PageLocation& pl = ch.oi->page_locations[i];
+      const int64_t n = ch.PageEnd(i) - pl.first_row_index;
+      parquet::ColumnChunkInput in;
+      in.num_rows = n;
+      if (ch.meta->dictionary_page_offset) {
+        const int64_t d = *ch.meta->dictionary_page_offset;
+        auto b = bufs.find(d);
+        if (b != bufs.end()) {
+          in.dictionary = {b->second, static_cast<uint64_t>(d), 0};
+        } else {
+          in.decoded_dictionary = dicts.at(d);
+        }
+      }
+      in.spans.push_back({bufs.at(pl.offset), static_cast<uint64_t>(pl.offset), 0});
+      const parquet::SchemaDescriptor& sd = fs.reader->schema();
+      RAP_ASSIGN_OR_RETURN(parquet::LeafColumnData data,
+                           parquet::ReadColumnChunk(sd.column(ch.leaf), ch.meta->codec, in, {{0, n}}, cro));
+      std::vector<const parquet::LeafColumnData*> leaves(static_cast<size_t>(sd.num_columns()), nullptr);
+      leaves[static_cast<size_t>(ch.leaf)] = &data;
+      RAP_ASSIGN_OR_RETURN(ArrayPtr values, parquet::AssembleField(*nodes[j][c], leaves, n));
+      cache.Put({file_id, pl.offset}, values);
+      pages[mk] = std::move(values);
+      ++pages_decoded;
+    }
+    // Each key's rows, per row group and column, sliced out of the pages.
+    for (const KeyPiece* p : by_file.at(fs.file)) {
+      for (int rg : fs.rgs) {
+        const int64_t first = fs.reader->row_group_first_row(rg);
+        const read::RowSelection rows = p->rows.Slice(first, first + fs.reader->row_group_num_rows(rg));
+        if (rows.empty()) continue;
+        std::vector<ArrayPtr> cols;
+        for (size_t c = 0; c < nodes[j].size(); ++c) {
+          const CachedChunk& ch = chunks[j].at({rg, c});
+          std::vector<ArrayPtr> col;
+          for (size_t i = 0; i < ch.oi->page_locations.size(); ++i) {
+            const int64_t pf = ch.oi->page_locations[i].first_row_index, pe = ch.PageEnd(i);
+            const read::RowSelection sub = rows.Slice(pf, pe);
+            if (sub.empty()) continue;
+            RAP_ASSIGN_OR_RETURN(ArrayPtr a, TakeSubset(pages.at({rg, c, i}), read::RowSelection::All(pe - pf), sub));
+            col.push_back(std::move(a));
+          }
+          if (col.size() == 1) {
+            cols.push_back(std::move(col[0]));
+          } else {
+            RAP_ASSIGN_OR_RETURN(ArrayPtr a, ConcatArrays(col));
+            cols.push_back(std::move(a));
+          }
+        }
+        parts[{p, rg}] = std::move(cols);
+      }
+    }
+  }
+  stats->pages_decoded += pages_decoded;
+  stats->page_cache_hits += hits;
+  return true;
+}
+
 Status ReadFull(const DataRequest& rq, const std::map<int32_t, std::vector<KeyPiece*>>& by_file, DataStats* stats) {
   std::vector<FullFile> files;
   for (const auto& [f, ps] : by_file) {
@@ -229,25 +393,31 @@ Status ReadFull(const DataRequest& rq, const std::map<int32_t, std::vector<KeyPi
   }
   RunData(rq, std::move(tasks));
   for (const Status& st : errors) RAP_RETURN_NOT_OK(st);
-  // Step 2: every (file, row group) fetched in parallel, each key's rows decoded from it.
-  std::vector<std::pair<size_t, int>> rg_tasks;  // (file, row group)
-  for (size_t j = 0; j < files.size(); ++j) {
-    for (int rg : files[j].rgs) rg_tasks.push_back({j, rg});
-  }
-  RowGroupParts parts;
-  std::mutex parts_mu;
-  errors.assign(rg_tasks.size(), Status::OK());
-  tasks.clear();
-  for (size_t t = 0; t < rg_tasks.size(); ++t) {
-    tasks.push_back([&, t] {
-      FullFile& fs = files[rg_tasks[t].first];
-      errors[t] = ReadRowGroupPieces(rq, by_file.at(fs.file), fs, rg_tasks[t].second, parts, parts_mu);
-    });
-  }
   int64_t req_before = 0;
   for (auto& fs : files) req_before += fs.cs->requests();
-  RunData(rq, std::move(tasks));
-  for (const Status& st : errors) RAP_RETURN_NOT_OK(st);
+  RowGroupParts parts;
+  bool done = false;
+  if (rq.impl->data_pages && LocalData(rq)) {
+    RAP_ASSIGN_OR_RETURN(done, ReadFullCached(rq, by_file, files, parts, stats));
+  }
+  if (!done) {
+    // Step 2: every (file, row group) fetched in parallel, each key's rows decoded from it.
+    std::vector<std::pair<size_t, int>> rg_tasks;  // (file, row group)
+    for (size_t j = 0; j < files.size(); ++j) {
+      for (int rg : files[j].rgs) rg_tasks.push_back({j, rg});
+    }
+    std::mutex parts_mu;
+    errors.assign(rg_tasks.size(), Status::OK());
+    tasks.clear();
+    for (size_t t = 0; t < rg_tasks.size(); ++t) {
+      tasks.push_back([&, t] {
+        FullFile& fs = files[rg_tasks[t].first];
+        errors[t] = ReadRowGroupPieces(rq, by_file.at(fs.file), fs, rg_tasks[t].second, parts, parts_mu);
+      });
+    }
+    RunData(rq, std::move(tasks));
+    for (const Status& st : errors) RAP_RETURN_NOT_OK(st);
+  }
   int64_t req_after = 0;
   uint64_t bytes_after = 0;
   for (auto& fs : files) {
