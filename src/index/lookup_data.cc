@@ -514,16 +514,17 @@ Status ChooseCoveredPages(CoveredFile* f) {
       if (l.kind == static_cast<int32_t>(LocationKind::kDictionaryPage)) continue;
       if (!p->rows.Intersects(l.first_row, l.first_row + l.num_rows)) continue;
       const PageKey k{l.offset, l.size};
-      if (l.kind == static_cast<int32_t>(LocationKind::kZstdFrame)) {
-        f->frame_bufs[k] = Buffer();
-        continue;
-      }
-      if (f->cached.count(k) || f->bufs.count(k)) continue;
+      const bool frame = l.kind == static_cast<int32_t>(LocationKind::kZstdFrame);
+      if (f->cached.count(k) || f->bufs.count(k) || f->frame_bufs.count(k)) continue;
       if (f->data_cache) {
         if (ArrayPtr a = f->data_cache->Get({f->cache_file, l.offset})) {
           f->cached[k] = std::move(a);
           continue;
         }
+      }
+      if (frame) {
+        f->frame_bufs[k] = Buffer();
+        continue;
       }
       f->bufs[k] = Buffer();
     }
@@ -663,7 +664,7 @@ Result<PageDecodes> DecodeCoveredPages(const DataRequest& rq, CoveredFile& f) {
 }
 
 // Each key's columns: its rows of the decoded pages and of its frame records, in location order.
-Status AssembleCovered(const DataRequest& rq, const CoveredFile& f, const PageDecodes& decodes) {
+Status AssembleCovered(const DataRequest& rq, CoveredFile& f, const PageDecodes& decodes) {
   const parquet::SchemaDescriptor& sd = *f.sd;
   for (KeyPiece* p : *f.pieces) {
     std::vector<std::vector<ArrayPtr>> per_column(rq.data_columns.size());
@@ -675,8 +676,33 @@ Status AssembleCovered(const DataRequest& rq, const CoveredFile& f, const PageDe
         const read::RowSelection rows = p->rows.Slice(l.first_row, l.first_row + l.num_rows);
         if (rows.empty()) continue;
         if (l.kind == static_cast<int32_t>(LocationKind::kZstdFrame)) {
+          // A frame record found in the data cache, or decoded whole (and kept) when the cache is
+          // on; off, only the rows needed.
+          auto hit = f.cached.find({l.offset, l.size});
+          if (hit == f.cached.end() && f.data_cache) {
+            RAP_ASSIGN_OR_RETURN(ArrayPtr whole,
+                                 DecodeFrameRecord(node, sd.column(leaf), sd.num_columns(), l,
+                                                   f.frame_bufs.at({l.offset, l.size}),
+                                                   read::RowSelection::All(l.num_rows), f.cro));
+            ++f.pages_decoded;
+            f.data_cache->Put({f.cache_file, l.offset}, whole);
+            hit = f.cached.emplace(PageKey{l.offset, l.size}, std::move(whole)).first;
+          } else if (hit != f.cached.end()) {
+            ++f.page_cache_hits;
+          }
+          if (hit != f.cached.end()) {
+            if (hit->second->length != l.num_rows) {
+              return Status::Internal("index: a cached frame record at offset " + std::to_string(l.offset) + " of " +
+                                      f.fe->path + " holds " + std::to_string(hit->second->length) + " rows, not " +
+                                      std::to_string(l.num_rows));
+            }
+            RAP_ASSIGN_OR_RETURN(ArrayPtr a, TakeSubset(hit->second, read::RowSelection::All(l.num_rows), rows));
+            per_column[c].push_back(std::move(a));
+            continue;
+          }
           RAP_ASSIGN_OR_RETURN(ArrayPtr a, DecodeFrameRecord(node, sd.column(leaf), sd.num_columns(), l,
                                                              f.frame_bufs.at({l.offset, l.size}), rows, f.cro));
+          ++f.pages_decoded;
           per_column[c].push_back(std::move(a));
           continue;
         }
@@ -727,9 +753,10 @@ Status ReadCoveredFile(const DataRequest& rq, const std::vector<int32_t>& cover_
   RAP_RETURN_NOT_OK(ChooseCoveredPages(&f));
   if (!f.bufs.empty() || !f.frame_bufs.empty()) RAP_RETURN_NOT_OK(FetchCovered(rq, cs, rc, &f));
   RAP_ASSIGN_OR_RETURN(const PageDecodes decodes, DecodeCoveredPages(rq, f));
+  RAP_RETURN_NOT_OK(AssembleCovered(rq, f, decodes));
   *pages_decoded = f.pages_decoded;
   *page_cache_hits = f.page_cache_hits;
-  return AssembleCovered(rq, f, decodes);
+  return Status::OK();
 }
 
 Status ReadCovered(const DataRequest& rq, const std::map<int32_t, std::vector<KeyPiece*>>& by_file, DataStats* stats) {
