@@ -58,6 +58,7 @@ struct Args {
   std::string stall_layout = "plain";
   double soak_s = 0;
   int io_threads = 0, max_in_flight = 32;
+  std::string data_cache;  // rap serve --data-cache ("": the server's default)
   bool no_inline_lookups = false;
   std::string columns = "v,name";
   std::string csv = "serve.csv", rss_csv = "serve_rss.csv", temp, rap;
@@ -159,6 +160,7 @@ Served StartServer(const Args& a, const std::string& work, const std::string& ta
                                    "--listen", "127.0.0.1:0", "--port-file", port_file,
                                    "--refresh-interval", "0", "--io-threads", std::to_string(a.io_threads),
                                    "--max-in-flight", std::to_string(a.max_in_flight), "--max-queued", "4096"};
+  if (!a.data_cache.empty()) argv.insert(argv.end(), {"--data-cache", a.data_cache});
   if (!hedge) argv.push_back("--no-hedge");
   if (hedge && hedge_quantile > 0) argv.insert(argv.end(), {"--hedge-quantile", fmt::format("{}", hedge_quantile)});
   if (access_log.empty()) {
@@ -404,6 +406,7 @@ int main(int argc, char** argv) {
   app.add_option("--stall-layout", a.stall_layout, "Index layout of the stall runs")->capture_default_str();
   app.add_option("--soak", a.soak_s, "Seconds of the RSS soak (local, covered, 1 key, concurrency 64; 0 = skip)")->capture_default_str();
   app.add_flag("--no-inline-lookups", a.no_inline_lookups, "rap serve --no-inline-lookups (local lookups on the workers)");
+  app.add_option("--data-cache", a.data_cache, "rap serve --data-cache, e.g. 0 (off) or 1GiB (default: the server's)");
   app.add_option("--io-threads", a.io_threads, "rap serve --io-threads (0: the server's default, one per core)")->capture_default_str();
   app.add_option("--max-in-flight", a.max_in_flight, "rap serve --max-in-flight")->capture_default_str();
   app.add_option("--csv", a.csv, "CSV output, one row per run")->capture_default_str();

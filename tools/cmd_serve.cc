@@ -37,6 +37,7 @@ struct ServeArgs {
   double hedge_quantile = -1;
   double hedge_max_extra = -1;
   std::string index_cache;
+  std::string data_cache;
   bool no_inline_lookups = false;
 };
 
@@ -76,6 +77,11 @@ Status RunServe(const ServeArgs& a) {
     auto b = ParseByteSize(a.index_cache);
     if (!b.ok()) return b.status().WithContext("--index-cache");
     o.index_cache_bytes = static_cast<int64_t>(*b);
+  }
+  if (!a.data_cache.empty()) {
+    auto b = ParseByteSize(a.data_cache);
+    if (!b.ok()) return b.status().WithContext("--data-cache");
+    o.data_cache_bytes = static_cast<int64_t>(*b);
   }
 
   // Every thread the server starts inherits this mask, so SIGTERM/SIGINT reach sigwait below only.
@@ -129,6 +135,9 @@ CommandRegistrar reg("serve", [](CLI::App& app) {
   cmd->add_option("--scan-threads", a->scan_threads, "Row groups decoded in parallel per scan (default 1)");
   cmd->add_option("--index-cache", a->index_cache,
                   "Byte budget of each table's RAP index page cache, e.g. 1GiB (default 512MiB; 0: off)");
+  cmd->add_option("--data-cache", a->data_cache,
+                  "Byte budget of each table's hot data cache (data pages decoded whole), e.g. 1GiB "
+                  "(default 256MiB; 0: off)");
   cmd->add_flag("--no-hedge", a->no_hedge, "Do not hedge slow range reads of remote tables");
   cmd->add_option("--hedge-quantile", a->hedge_quantile,
                   "Latency quantile after which a range read gets a duplicate (default 0.975)")

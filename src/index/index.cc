@@ -69,10 +69,10 @@ Result<std::pair<Buffer, io::ObjectInfo>> CountingStore::ReadTail(const std::str
 std::string LookupStats::ToString() const {
   return fmt::format(
       "dependent_rounds {}\nrequests {}\nbytes {}\nindex_pages_read {}\nindex_page_cache_hits {}\n"
-      "index_data_pages_decoded {}\ndata_files {}\ncovered_files {}\nhoisted_only {}\nrows {}\nlookup_s {:.6f}\n",
+      "index_data_pages_decoded {}\ndata_files {}\ncovered_files {}\ndata_pages_decoded {}\ndata_page_cache_hits {}\n"
+      "hoisted_only {}\nrows {}\nlookup_s {:.6f}\n",
       dependent_rounds, requests, bytes, index_pages_read, index_page_cache_hits, index_data_pages_decoded, data_files,
-      covered_files,
-      hoisted_only, rows, seconds);
+      covered_files, data_pages_decoded, data_page_cache_hits, hoisted_only, rows, seconds);
 }
 
 // ---- fragments ----
@@ -296,6 +296,7 @@ Result<std::shared_ptr<Index>> Index::Open(const std::string& url, IndexOpenOpti
   if (options.dictionary_cache_bytes > 0) {
     impl->dictionaries = std::make_shared<parquet::DictionaryCache>(options.dictionary_cache_bytes);
   }
+  if (options.data_cache_bytes > 0) impl->data_pages = std::make_unique<DataPageCache>(options.data_cache_bytes);
   impl->pool = std::make_unique<ThreadPool>(static_cast<size_t>(std::max(1, options.threads)));
   // A table URL: its default index.
   std::string index_url = url;
@@ -333,6 +334,10 @@ Result<Key> Index::ParseKey(const std::vector<std::string>& parts) const {
 }
 
 PageCacheStats Index::page_cache_stats() const { return impl_->cache->stats(); }
+
+DataPageCacheStats Index::data_cache_stats() const {
+  return impl_->data_pages ? impl_->data_pages->stats() : DataPageCacheStats{};
+}
 
 parquet::DictionaryCacheStats Index::dictionary_cache_stats() const {
   return impl_->dictionaries ? impl_->dictionaries->stats() : parquet::DictionaryCacheStats{};

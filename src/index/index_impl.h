@@ -127,6 +127,7 @@ class Index::Impl {
   std::string dir;
   std::unique_ptr<PageCache> cache;
   std::shared_ptr<parquet::DictionaryCache> dictionaries;  // null when dictionary_cache_bytes is 0
+  std::unique_ptr<DataPageCache> data_pages;              // null when data_cache_bytes is 0
   std::unique_ptr<ThreadPool> pool;
   mutable std::mutex mu;
   std::shared_ptr<const Snapshot> snapshot;

@@ -566,6 +566,8 @@ Result<internal::DataMode> ReadDataColumns(LookupState& st) {
   stats.bytes += ds.bytes;
   stats.data_files = ds.files;
   stats.covered_files = ds.covered_files;
+  stats.data_pages_decoded = ds.pages_decoded;
+  stats.data_page_cache_hits = ds.page_cache_hits;
   return dr.mode;
 }
 

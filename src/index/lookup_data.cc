@@ -40,11 +40,14 @@ struct Accounting {
   int max_rounds = 0;
   int64_t requests = 0;
   uint64_t bytes = 0;
-  void Add(const CountingStore& cs, int rounds) {
+  int64_t pages_decoded = 0, page_cache_hits = 0;
+  void Add(const CountingStore& cs, int rounds, int64_t decoded = 0, int64_t hits = 0) {
     std::lock_guard<std::mutex> lock(mu);
     max_rounds = std::max(max_rounds, rounds);
     requests += cs.requests();
     bytes += cs.bytes();
+    pages_decoded += decoded;
+    page_cache_hits += hits;
   }
 };
 
@@ -201,6 +204,170 @@ Status ReadRowGroupPieces(const DataRequest& rq, const std::vector<KeyPiece*>& p
   return Status::OK();
 }
 
+// The pages of one flat column chunk located through the file's OffsetIndex (cached with its footer).
+struct CachedChunk {
+  int leaf = 0;
+  const parquet::ColumnMetaData* meta = nullptr;
+  std::shared_ptr<const parquet::OffsetIndex> oi;
+  int64_t rg_rows = 0;
+  int64_t PageEnd(size_t i) const {
+    return i + 1 < oi->page_locations.size() ? oi->page_locations[i + 1].first_row_index : rg_rows;
+  }
+};
+
+// Plain lookups through the data page cache: every page a key's rows touch is taken decoded from
+// the cache, or read (all of a file's missing pages and their dictionaries in one planned read),
+// decoded whole and put there; each key slices its rows out. False (nothing read) when a projected
+// column is nested or a chunk has no OffsetIndex: the row-group path then reads it.
+Result<bool> ReadFullCached(const DataRequest& rq, const std::map<int32_t, std::vector<KeyPiece*>>& by_file,
+                            std::vector<FullFile>& files, RowGroupParts& parts, DataStats* stats) {
+  DataPageCache& cache = *rq.impl->data_pages;
+  // (file, row group, data column) -> chunk
+  std::vector<std::map<std::pair<int, size_t>, CachedChunk>> chunks(files.size());
+  std::vector<std::vector<const parquet::FieldNode*>> nodes(files.size());
+  for (size_t j = 0; j < files.size(); ++j) {
+    FullFile& fs = files[j];
+    if (!fs.reader->options().use_page_index) return false;
+    for (const std::string& name : rq.data_columns) {
+      const parquet::FieldNode* node = nullptr;
+      for (const parquet::FieldNode& n : fs.proj.fields) {
+        if (n.field.name == name) node = &n;
+      }
+      if (!node || !node->children.empty() || node->columns.size() != 1 ||
+          fs.reader->schema().column(node->columns[0]).max_repetition_level != 0) {
+        return false;
+      }
+      nodes[j].push_back(node);
+    }
+    for (int rg : fs.rgs) {
+      for (size_t c = 0; c < nodes[j].size(); ++c) {
+        CachedChunk ch;
+        ch.leaf = nodes[j][c]->columns[0];
+        const auto& cc = fs.reader->metadata().row_groups[static_cast<size_t>(rg)].columns[static_cast<size_t>(ch.leaf)];
+        if (!cc.meta_data) return false;
+        ch.meta = &*cc.meta_data;
+        if (ch.meta->dictionary_page_offset && *ch.meta->dictionary_page_offset >= ch.meta->data_page_offset) return false;
+        auto oi = fs.reader->GetOffsetIndex(rg, ch.leaf);
+        if (!oi.ok() || !*oi || (*oi)->page_locations.empty()) return false;
+        ch.oi = *oi;
+        ch.rg_rows = fs.reader->row_group_num_rows(rg);
+        chunks[j][{rg, c}] = std::move(ch);
+      }
+    }
+  }
+  int64_t pages_decoded = 0, hits = 0;
+  for (size_t j = 0; j < files.size(); ++j) {
+    FullFile& fs = files[j];
+    const FileEntry& fe = rq.snap->manifest.files[static_cast<size_t>(fs.file)];
+    const std::string path = io::JoinPath(rq.snap->data_root, fe.path);
+    parquet::ColumnReadOptions cro;
+    cro.file_name = path;
+    cro.dictionary_cache = rq.impl->dictionaries.get();
+    cro.dictionary_file = fmt::format("{}|{}|{}", path, fe.size, rq.snap->DataEtag(fe));
+    const uint64_t file_id = cache.Intern(cro.dictionary_file);
+    // Decoded pages by (row group, column, page), and the pages to read.
+    std::map<std::tuple<int, size_t, size_t>, ArrayPtr> pages;
+    std::vector<std::tuple<int, size_t, size_t>> missing;
+    std::map<int64_t, ByteRange> reads;  // by offset: missing pages and their dictionaries
+    std::map<int64_t, parquet::DictionaryCache::Value> dicts;  // dictionaries found decoded, by offset
+    for (auto& [rc, ch] : chunks[j]) {
+      const int rg = rc.first;
+      const int64_t first = fs.reader->row_group_first_row(rg);
+      const read::RowSelection rows = fs.all.Slice(first, first + ch.rg_rows);
+      for (size_t i = 0; i < ch.oi->page_locations.size(); ++i) {
+        const parquet::PageLocation& pl = ch.oi->page_locations[i];
+        if (!rows.Intersects(pl.first_row_index, ch.PageEnd(i))) continue;
+        if (ArrayPtr a = cache.Get({file_id, pl.offset})) {
+          pages[{rg, rc.second, i}] = std::move(a);
+          ++hits;
+          continue;
+        }
+        missing.push_back({rg, rc.second, i});
+        reads[pl.offset] = {static_cast<uint64_t>(pl.offset), static_cast<uint64_t>(pl.compressed_page_size)};
+        if (ch.meta->dictionary_page_offset) {
+          const int64_t d = *ch.meta->dictionary_page_offset;
+          if (dicts.count(d) || reads.count(d)) continue;
+          if (cro.dictionary_cache) {
+            if (auto dv = cro.dictionary_cache->Get(cro.dictionary_file, static_cast<uint64_t>(d))) {
+              dicts[d] = std::move(dv);
+              continue;
+            }
+          }
+          reads[d] = {static_cast<uint64_t>(d), static_cast<uint64_t>(ch.meta->data_page_offset - d)};
+        }
+      }
+    }
+    std::map<int64_t, Buffer> bufs;
+    if (!reads.empty()) {
+      std::vector<ByteRange> ranges;
+      for (auto& [o, r] : reads) ranges.push_back(r);
+      io::PlanOptions po = DataPlan(rq);
+      po.expected_etag = rq.snap->DataEtag(fe);
+      auto got = io::ReadPlanned(*fs.cs, path, ranges, po);
+      if (!got.ok()) return MissingOr(got.status(), fe);
+      size_t bi = 0;
+      for (auto& [o, r] : reads) bufs[o] = (*got)[bi++];
+    }
+    for (const auto& mk : missing) {
+      const auto& [rg, c, i] = mk;
+      const CachedChunk& ch = chunks[j].at({rg, c});
+      const parquet::PageLocation& pl = ch.oi->page_locations[i];
+      const int64_t n = ch.PageEnd(i) - pl.first_row_index;
+      parquet::ColumnChunkInput in;
+      in.num_rows = n;
+      if (ch.meta->dictionary_page_offset) {
+        const int64_t d = *ch.meta->dictionary_page_offset;
+        auto b = bufs.find(d);
+        if (b != bufs.end()) {
+          in.dictionary = {b->second, static_cast<uint64_t>(d), 0};
+        } else {
+          in.decoded_dictionary = dicts.at(d);
+        }
+      }
+      in.spans.push_back({bufs.at(pl.offset), static_cast<uint64_t>(pl.offset), 0});
+      const parquet::SchemaDescriptor& sd = fs.reader->schema();
+      RAP_ASSIGN_OR_RETURN(parquet::LeafColumnData data,
+                           parquet::ReadColumnChunk(sd.column(ch.leaf), ch.meta->codec, in, {{0, n}}, cro));
+      std::vector<const parquet::LeafColumnData*> leaves(static_cast<size_t>(sd.num_columns()), nullptr);
+      leaves[static_cast<size_t>(ch.leaf)] = &data;
+      RAP_ASSIGN_OR_RETURN(ArrayPtr values, parquet::AssembleField(*nodes[j][c], leaves, n));
+      cache.Put({file_id, pl.offset}, values);
+      pages[mk] = std::move(values);
+      ++pages_decoded;
+    }
+    // Each key's rows, per row group and column, sliced out of the pages.
+    for (const KeyPiece* p : by_file.at(fs.file)) {
+      for (int rg : fs.rgs) {
+        const int64_t first = fs.reader->row_group_first_row(rg);
+        const read::RowSelection rows = p->rows.Slice(first, first + fs.reader->row_group_num_rows(rg));
+        if (rows.empty()) continue;
+        std::vector<ArrayPtr> cols;
+        for (size_t c = 0; c < nodes[j].size(); ++c) {
+          const CachedChunk& ch = chunks[j].at({rg, c});
+          std::vector<ArrayPtr> col;
+          for (size_t i = 0; i < ch.oi->page_locations.size(); ++i) {
+            const int64_t pf = ch.oi->page_locations[i].first_row_index, pe = ch.PageEnd(i);
+            const read::RowSelection sub = rows.Slice(pf, pe);
+            if (sub.empty()) continue;
+            RAP_ASSIGN_OR_RETURN(ArrayPtr a, TakeSubset(pages.at({rg, c, i}), read::RowSelection::All(pe - pf), sub));
+            col.push_back(std::move(a));
+          }
+          if (col.size() == 1) {
+            cols.push_back(std::move(col[0]));
+          } else {
+            RAP_ASSIGN_OR_RETURN(ArrayPtr a, ConcatArrays(col));
+            cols.push_back(std::move(a));
+          }
+        }
+        parts[{p, rg}] = std::move(cols);
+      }
+    }
+  }
+  stats->pages_decoded += pages_decoded;
+  stats->page_cache_hits += hits;
+  return true;
+}
+
 Status ReadFull(const DataRequest& rq, const std::map<int32_t, std::vector<KeyPiece*>>& by_file, DataStats* stats) {
   std::vector<FullFile> files;
   for (const auto& [f, ps] : by_file) {
@@ -226,25 +393,31 @@ Status ReadFull(const DataRequest& rq, const std::map<int32_t, std::vector<KeyPi
   }
   RunData(rq, std::move(tasks));
   for (const Status& st : errors) RAP_RETURN_NOT_OK(st);
-  // Step 2: every (file, row group) fetched in parallel, each key's rows decoded from it.
-  std::vector<std::pair<size_t, int>> rg_tasks;  // (file, row group)
-  for (size_t j = 0; j < files.size(); ++j) {
-    for (int rg : files[j].rgs) rg_tasks.push_back({j, rg});
-  }
-  RowGroupParts parts;
-  std::mutex parts_mu;
-  errors.assign(rg_tasks.size(), Status::OK());
-  tasks.clear();
-  for (size_t t = 0; t < rg_tasks.size(); ++t) {
-    tasks.push_back([&, t] {
-      FullFile& fs = files[rg_tasks[t].first];
-      errors[t] = ReadRowGroupPieces(rq, by_file.at(fs.file), fs, rg_tasks[t].second, parts, parts_mu);
-    });
-  }
   int64_t req_before = 0;
   for (auto& fs : files) req_before += fs.cs->requests();
-  RunData(rq, std::move(tasks));
-  for (const Status& st : errors) RAP_RETURN_NOT_OK(st);
+  RowGroupParts parts;
+  bool done = false;
+  if (rq.impl->data_pages && LocalData(rq)) {
+    RAP_ASSIGN_OR_RETURN(done, ReadFullCached(rq, by_file, files, parts, stats));
+  }
+  if (!done) {
+    // Step 2: every (file, row group) fetched in parallel, each key's rows decoded from it.
+    std::vector<std::pair<size_t, int>> rg_tasks;  // (file, row group)
+    for (size_t j = 0; j < files.size(); ++j) {
+      for (int rg : files[j].rgs) rg_tasks.push_back({j, rg});
+    }
+    std::mutex parts_mu;
+    errors.assign(rg_tasks.size(), Status::OK());
+    tasks.clear();
+    for (size_t t = 0; t < rg_tasks.size(); ++t) {
+      tasks.push_back([&, t] {
+        FullFile& fs = files[rg_tasks[t].first];
+        errors[t] = ReadRowGroupPieces(rq, by_file.at(fs.file), fs, rg_tasks[t].second, parts, parts_mu);
+      });
+    }
+    RunData(rq, std::move(tasks));
+    for (const Status& st : errors) RAP_RETURN_NOT_OK(st);
+  }
   int64_t req_after = 0;
   uint64_t bytes_after = 0;
   for (auto& fs : files) {
@@ -284,6 +457,11 @@ struct CoveredFile {
   std::vector<parquet::FieldNode> nodes;  // per data column
   std::vector<int32_t> cover_of;          // data column -> index in the manifest's cover
   std::map<PageKey, Buffer> bufs, frame_bufs;
+  // Data pages found decoded whole in the Index's data page cache (not fetched), by location.
+  std::map<PageKey, ArrayPtr> cached;
+  DataPageCache* data_cache = nullptr;  // the Index's, or null
+  uint64_t cache_file = 0;              // the file's interned identity in data_cache
+  int64_t pages_decoded = 0, page_cache_hits = 0;
   // Dictionary pages found decoded in the cache (not fetched), by location.
   std::map<PageKey, parquet::DictionaryCache::Value> dicts;
   std::shared_ptr<parquet::DictionaryCache> dictionaries;  // the Index's, or one for this read
@@ -325,28 +503,53 @@ Status CheckLocation(const Location& l, const FileEntry& fe) {
   return Status::OK();
 }
 
-// The pages needed: every data page and frame overlapping a chosen row, and the dictionary pages of
-// their chunks.
+// The pages needed: every data page and frame overlapping a chosen row (a data page found in the
+// data page cache is not fetched), and the dictionary pages of the chunks of the data pages that
+// are to be decoded.
 Status ChooseCoveredPages(CoveredFile* f) {
   for (const KeyPiece* p : *f->pieces) {
     for (const Location& l : p->entry->cover) {
       RAP_RETURN_NOT_OK(CheckLocation(l, *f->fe));
       if (std::find(f->cover_of.begin(), f->cover_of.end(), l.column) == f->cover_of.end()) continue;
-      if (l.kind != static_cast<int32_t>(LocationKind::kDictionaryPage) &&
-          !p->rows.Intersects(l.first_row, l.first_row + l.num_rows)) {
+      if (l.kind == static_cast<int32_t>(LocationKind::kDictionaryPage)) continue;
+      if (!p->rows.Intersects(l.first_row, l.first_row + l.num_rows)) continue;
+      const PageKey k{l.offset, l.size};
+      const bool frame = l.kind == static_cast<int32_t>(LocationKind::kZstdFrame);
+      if (f->cached.count(k) || f->bufs.count(k) || f->frame_bufs.count(k)) continue;
+      if (f->data_cache) {
+        if (ArrayPtr a = f->data_cache->Get({f->cache_file, l.offset})) {
+          f->cached[k] = std::move(a);
+          continue;
+        }
+      }
+      if (frame) {
+        f->frame_bufs[k] = Buffer();
         continue;
       }
-      if (l.kind == static_cast<int32_t>(LocationKind::kZstdFrame)) {
-        f->frame_bufs[{l.offset, l.size}] = Buffer();
-      } else if (l.kind == static_cast<int32_t>(LocationKind::kDictionaryPage)) {
-        if (f->dicts.count({l.offset, l.size}) || f->bufs.count({l.offset, l.size})) continue;
-        if (auto d = f->dictionaries->Get(f->cro.dictionary_file, static_cast<uint64_t>(l.offset))) {
-          f->dicts[{l.offset, l.size}] = std::move(d);
-        } else {
-          f->bufs[{l.offset, l.size}] = Buffer();
-        }
+      f->bufs[k] = Buffer();
+    }
+  }
+  // Dictionaries: the one before a data page in the entry's cover (per column), when it covers the
+  // page's rows and the page is to be decoded.
+  for (const KeyPiece* p : *f->pieces) {
+    std::map<int32_t, const Location*> dict;  // per cover column
+    for (const Location& l : p->entry->cover) {
+      if (std::find(f->cover_of.begin(), f->cover_of.end(), l.column) == f->cover_of.end()) continue;
+      if (l.kind == static_cast<int32_t>(LocationKind::kDictionaryPage)) {
+        dict[l.column] = &l;
+        continue;
+      }
+      if (l.kind != static_cast<int32_t>(LocationKind::kDataPage) || !f->bufs.count({l.offset, l.size})) continue;
+      auto d = dict.find(l.column);
+      if (d == dict.end()) continue;
+      const Location& dl = *d->second;
+      if (!(dl.first_row <= l.first_row && l.first_row < dl.first_row + dl.num_rows)) continue;
+      const PageKey dk{dl.offset, dl.size};
+      if (f->dicts.count(dk) || f->bufs.count(dk)) continue;
+      if (auto dv = f->dictionaries->Get(f->cro.dictionary_file, static_cast<uint64_t>(dl.offset))) {
+        f->dicts[dk] = std::move(dv);
       } else {
-        f->bufs[{l.offset, l.size}] = Buffer();
+        f->bufs[dk] = Buffer();
       }
     }
   }
@@ -394,7 +597,7 @@ struct PageDecode {
 };
 using PageDecodes = std::map<std::tuple<size_t, int64_t, int64_t>, PageDecode>;  // (column, offset, size)
 
-Result<PageDecodes> DecodeCoveredPages(const DataRequest& rq, const CoveredFile& f) {
+Result<PageDecodes> DecodeCoveredPages(const DataRequest& rq, CoveredFile& f) {
   PageDecodes decodes;
   for (KeyPiece* p : *f.pieces) {
     for (size_t c = 0; c < rq.data_columns.size(); ++c) {
@@ -422,7 +625,21 @@ Result<PageDecodes> DecodeCoveredPages(const DataRequest& rq, const CoveredFile&
     const parquet::FieldNode& node = f.nodes[std::get<0>(key)];
     const int leaf = node.columns[0];
     const Location& l = *d.loc;
-    d.rows = read::RowSelection::FromRanges(std::move(d.ranges));
+    auto hit = f.cached.find({l.offset, l.size});
+    if (hit != f.cached.end()) {
+      // Decoded whole by an earlier lookup: this one slices its rows out (AssembleCovered).
+      if (hit->second->length != l.num_rows) {
+        return Status::Internal("index: a cached data page at offset " + std::to_string(l.offset) + " of " +
+                                f.fe->path + " holds " + std::to_string(hit->second->length) + " rows, not " +
+                                std::to_string(l.num_rows));
+      }
+      d.rows = read::RowSelection::All(l.num_rows);
+      d.values = hit->second;
+      ++f.page_cache_hits;
+      continue;
+    }
+    // With the data page cache on, the page is decoded whole and kept; off, only the rows needed.
+    d.rows = f.data_cache ? read::RowSelection::All(l.num_rows) : read::RowSelection::FromRanges(std::move(d.ranges));
     parquet::ColumnChunkInput in;
     in.num_rows = l.num_rows;
     if (d.dict && d.dict->first_row <= l.first_row && l.first_row < d.dict->first_row + d.dict->num_rows) {
@@ -440,12 +657,14 @@ Result<PageDecodes> DecodeCoveredPages(const DataRequest& rq, const CoveredFile&
     std::vector<const parquet::LeafColumnData*> leaves(static_cast<size_t>(sd.num_columns()), nullptr);
     leaves[static_cast<size_t>(leaf)] = &data;
     RAP_ASSIGN_OR_RETURN(d.values, parquet::AssembleField(node, leaves, d.rows.Count()));
+    ++f.pages_decoded;
+    if (f.data_cache) f.data_cache->Put({f.cache_file, l.offset}, d.values);
   }
   return decodes;
 }
 
 // Each key's columns: its rows of the decoded pages and of its frame records, in location order.
-Status AssembleCovered(const DataRequest& rq, const CoveredFile& f, const PageDecodes& decodes) {
+Status AssembleCovered(const DataRequest& rq, CoveredFile& f, const PageDecodes& decodes) {
   const parquet::SchemaDescriptor& sd = *f.sd;
   for (KeyPiece* p : *f.pieces) {
     std::vector<std::vector<ArrayPtr>> per_column(rq.data_columns.size());
@@ -457,8 +676,33 @@ Status AssembleCovered(const DataRequest& rq, const CoveredFile& f, const PageDe
         const read::RowSelection rows = p->rows.Slice(l.first_row, l.first_row + l.num_rows);
         if (rows.empty()) continue;
         if (l.kind == static_cast<int32_t>(LocationKind::kZstdFrame)) {
+          // A frame record found in the data cache, or decoded whole (and kept) when the cache is
+          // on; off, only the rows needed.
+          auto hit = f.cached.find({l.offset, l.size});
+          if (hit == f.cached.end() && f.data_cache) {
+            RAP_ASSIGN_OR_RETURN(ArrayPtr whole,
+                                 DecodeFrameRecord(node, sd.column(leaf), sd.num_columns(), l,
+                                                   f.frame_bufs.at({l.offset, l.size}),
+                                                   read::RowSelection::All(l.num_rows), f.cro));
+            ++f.pages_decoded;
+            f.data_cache->Put({f.cache_file, l.offset}, whole);
+            hit = f.cached.emplace(PageKey{l.offset, l.size}, std::move(whole)).first;
+          } else if (hit != f.cached.end()) {
+            ++f.page_cache_hits;
+          }
+          if (hit != f.cached.end()) {
+            if (hit->second->length != l.num_rows) {
+              return Status::Internal("index: a cached frame record at offset " + std::to_string(l.offset) + " of " +
+                                      f.fe->path + " holds " + std::to_string(hit->second->length) + " rows, not " +
+                                      std::to_string(l.num_rows));
+            }
+            RAP_ASSIGN_OR_RETURN(ArrayPtr a, TakeSubset(hit->second, read::RowSelection::All(l.num_rows), rows));
+            per_column[c].push_back(std::move(a));
+            continue;
+          }
           RAP_ASSIGN_OR_RETURN(ArrayPtr a, DecodeFrameRecord(node, sd.column(leaf), sd.num_columns(), l,
                                                              f.frame_bufs.at({l.offset, l.size}), rows, f.cro));
+          ++f.pages_decoded;
           per_column[c].push_back(std::move(a));
           continue;
         }
@@ -488,7 +732,8 @@ Status AssembleCovered(const DataRequest& rq, const CoveredFile& f, const PageDe
 
 // One covered file: schema nodes, pages chosen, fetched in one planned read, decoded, assembled.
 Status ReadCoveredFile(const DataRequest& rq, const std::vector<int32_t>& cover_of, const FileEntry& fe,
-                       const std::vector<KeyPiece*>& pieces, CountingStore& cs, RoundCounter& rc) {
+                       const std::vector<KeyPiece*>& pieces, CountingStore& cs, RoundCounter& rc,
+                       int64_t* pages_decoded, int64_t* page_cache_hits) {
   CoveredFile f;
   f.fe = &fe;
   f.pieces = &pieces;
@@ -500,11 +745,18 @@ Status ReadCoveredFile(const DataRequest& rq, const std::vector<int32_t>& cover_
   f.dictionaries = rq.impl->dictionaries ? rq.impl->dictionaries : std::make_shared<parquet::DictionaryCache>(64ll << 20);
   f.cro.dictionary_cache = f.dictionaries.get();
   f.cro.dictionary_file = fmt::format("{}|{}|{}", f.path, fe.size, rq.snap->DataEtag(fe));
+  if (rq.impl->data_pages) {
+    f.data_cache = rq.impl->data_pages.get();
+    f.cache_file = f.data_cache->Intern(f.cro.dictionary_file);
+  }
   RAP_RETURN_NOT_OK(ProjectCovered(rq, &f));
   RAP_RETURN_NOT_OK(ChooseCoveredPages(&f));
-  RAP_RETURN_NOT_OK(FetchCovered(rq, cs, rc, &f));
+  if (!f.bufs.empty() || !f.frame_bufs.empty()) RAP_RETURN_NOT_OK(FetchCovered(rq, cs, rc, &f));
   RAP_ASSIGN_OR_RETURN(const PageDecodes decodes, DecodeCoveredPages(rq, f));
-  return AssembleCovered(rq, f, decodes);
+  RAP_RETURN_NOT_OK(AssembleCovered(rq, f, decodes));
+  *pages_decoded = f.pages_decoded;
+  *page_cache_hits = f.page_cache_hits;
+  return Status::OK();
 }
 
 Status ReadCovered(const DataRequest& rq, const std::map<int32_t, std::vector<KeyPiece*>>& by_file, DataStats* stats) {
@@ -522,8 +774,9 @@ Status ReadCovered(const DataRequest& rq, const std::map<int32_t, std::vector<Ke
       const FileEntry& fe = m.files[static_cast<size_t>(files[j].first)];
       auto cs = std::make_shared<CountingStore>(rq.snap->data_store);
       RoundCounter rc(*cs);
-      errors[j] = ReadCoveredFile(rq, cover_of, fe, files[j].second, *cs, rc);
-      acc.Add(*cs, rc.rounds());
+      int64_t decoded = 0, hits = 0;
+      errors[j] = ReadCoveredFile(rq, cover_of, fe, files[j].second, *cs, rc, &decoded, &hits);
+      acc.Add(*cs, rc.rounds(), decoded, hits);
     });
   }
   RunData(rq, std::move(tasks));
@@ -533,6 +786,8 @@ Status ReadCovered(const DataRequest& rq, const std::map<int32_t, std::vector<Ke
   stats->bytes += acc.bytes;
   stats->files += static_cast<int64_t>(files.size());
   stats->covered_files += static_cast<int64_t>(files.size());
+  stats->pages_decoded += acc.pages_decoded;
+  stats->page_cache_hits += acc.page_cache_hits;
   return Status::OK();
 }
 

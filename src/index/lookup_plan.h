@@ -39,6 +39,8 @@ struct DataStats {
   uint64_t bytes = 0;
   int64_t files = 0;
   int64_t covered_files = 0;
+  int64_t pages_decoded = 0;     // data pages decoded
+  int64_t page_cache_hits = 0;   // data pages taken from the decoded data page cache
 };
 
 // Page token: "p1:<file ordinal>:<last returned row>".

@@ -31,9 +31,10 @@ using json = nlohmann::json;
 void AppendLookupStatsJson(const index::LookupStats& s, std::string* out) {
   fmt::format_to(std::back_inserter(*out),
       "{{\"rounds\":{},\"requests\":{},\"bytes\":{},\"index_pages_read\":{},\"index_page_cache_hits\":{},"
-      "\"data_files\":{},\"covered_files\":{},\"rows\":{},\"seconds\":{:.6f}}}",
+      "\"data_files\":{},\"covered_files\":{},\"data_pages_decoded\":{},\"data_page_cache_hits\":{},"
+      "\"rows\":{},\"seconds\":{:.6f}}}",
       s.dependent_rounds, s.requests, s.bytes, s.index_pages_read, s.index_page_cache_hits, s.data_files,
-      s.covered_files, s.rows, s.seconds);
+      s.covered_files, s.data_pages_decoded, s.data_page_cache_hits, s.rows, s.seconds);
 }
 
 // GET ?range=LO..HI or ?prefix=P: the rows of every key in the range, in key order, one page.

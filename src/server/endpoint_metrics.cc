@@ -79,10 +79,11 @@ void HandleMetrics(ServerContext& ctx, const HttpRequest&, Responder& out) {
   struct Cache {
     std::string table;
     index::PageCacheStats s;
+    index::DataPageCacheStats d;
   };
   std::vector<Cache> caches;
   for (const auto& t : ctx.tables) {
-    if (auto idx = t->index()) caches.push_back({t->name(), idx->page_cache_stats()});
+    if (auto idx = t->index()) caches.push_back({t->name(), idx->page_cache_stats(), idx->data_cache_stats()});
   }
   auto cache_metric = [&](const char* name, const char* type, const char* help, auto get) {
     body += fmt::format("# HELP {} {}\n# TYPE {} {}\n", name, help, name, type);
@@ -99,6 +100,21 @@ void HandleMetrics(ServerContext& ctx, const HttpRequest&, Responder& out) {
                [](const PC& s) { return s.entries; });
   cache_metric("rap_index_page_cache_bytes", "gauge", "Bytes held by the RAP index page cache.",
                [](const PC& s) { return s.bytes; });
+  // The hot data cache (data pages decoded whole, `--data-cache`).
+  auto data_metric = [&](const char* name, const char* type, const char* help, auto get) {
+    body += fmt::format("# HELP {} {}\n# TYPE {} {}\n", name, help, name, type);
+    for (const Cache& c : caches) body += fmt::format("{}{{table=\"{}\"}} {}\n", name, c.table, get(c.d));
+  };
+  data_metric("rap_data_cache_hits_total", "counter", "Data pages served decoded by the hot data cache.",
+              [](const PC& s) { return s.hits; });
+  data_metric("rap_data_cache_misses_total", "counter", "Data pages not in the hot data cache (read and decoded).",
+              [](const PC& s) { return s.misses; });
+  data_metric("rap_data_cache_evictions_total", "counter", "Data pages evicted to stay within the cache budget.",
+              [](const PC& s) { return s.evictions; });
+  data_metric("rap_data_cache_entries", "gauge", "Data pages held by the hot data cache.",
+              [](const PC& s) { return s.entries; });
+  data_metric("rap_data_cache_bytes", "gauge", "Bytes held by the hot data cache.",
+              [](const PC& s) { return s.bytes; });
   (void)out.Send(200, "text/plain; version=0.0.4; charset=utf-8", std::move(body));
 }
 

@@ -59,6 +59,7 @@ Result<bool> ServedTable::RefreshIndex() {
   if (idx) return idx->Refresh();
   index::IndexOpenOptions io;
   io.page_cache_bytes = index_cache_bytes_;
+  io.data_cache_bytes = data_cache_bytes_;
   auto opened = index::Index::Open(config_.index_url.empty() ? config_.url : config_.index_url, io);
   std::lock_guard<std::mutex> lock(mu_);
   if (!opened.ok()) {
@@ -171,7 +172,7 @@ Result<std::unique_ptr<Server>> Server::Start(ServerOptions options) {
     for (const auto& other : impl->ctx.tables) {
       if (other->name() == tc.name) return Status::InvalidArgument("table '" + tc.name + "' is configured twice");
     }
-    auto t = std::make_shared<ServedTable>(tc, options.index_cache_bytes);
+    auto t = std::make_shared<ServedTable>(tc, options.index_cache_bytes, options.data_cache_bytes);
     auto loaded = t->Refresh();
     if (!loaded.ok()) return loaded.status().WithContext("table '" + tc.name + "'");
     if (t->current()->snapshot->files.empty()) {

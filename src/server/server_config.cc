@@ -157,6 +157,9 @@ Status ParseServerConfig(const std::string& json_text, const std::string& origin
     } else if (key == "index_cache_bytes") {
       RAP_RETURN_NOT_OK(ReadNumber(v, w, &o->index_cache_bytes));
       if (o->index_cache_bytes < 0) return Status::InvalidArgument(w + ": expected a byte count >= 0");
+    } else if (key == "data_cache_bytes") {
+      RAP_RETURN_NOT_OK(ReadNumber(v, w, &o->data_cache_bytes));
+      if (o->data_cache_bytes < 0) return Status::InvalidArgument(w + ": expected a byte count >= 0");
     } else if (key == "refresh_interval_s") {
       RAP_RETURN_NOT_OK(ReadNumber(v, w, &o->refresh_interval_s));
     } else if (key == "access_log") {

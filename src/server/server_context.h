@@ -30,8 +30,8 @@ struct TableVersion {
 
 class ServedTable {
  public:
-  ServedTable(TableConfig config, int64_t index_cache_bytes)
-      : config_(std::move(config)), index_cache_bytes_(index_cache_bytes) {}
+  ServedTable(TableConfig config, int64_t index_cache_bytes, int64_t data_cache_bytes)
+      : config_(std::move(config)), index_cache_bytes_(index_cache_bytes), data_cache_bytes_(data_cache_bytes) {}
   const TableConfig& config() const { return config_; }
   const std::string& name() const { return config_.name; }
 
@@ -60,6 +60,7 @@ class ServedTable {
  private:
   TableConfig config_;
   const int64_t index_cache_bytes_;
+  const int64_t data_cache_bytes_;
   mutable std::mutex mu_;
   std::shared_ptr<const TableVersion> current_;
   std::shared_ptr<index::Index> index_;

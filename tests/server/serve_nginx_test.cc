@@ -8,6 +8,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
+#include <set>
 #include <thread>
 
 #include "testing/cli_run.h"
@@ -74,6 +76,69 @@ TEST(ServeBehindNginx, TwoServersAnswerIdenticallyAndSurviveOneKilled) {
   int st = 0;
   waitpid(b, &st, 0);
   EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+}
+
+// Key-affinity routing (docs/server.md): `hash $arg_key consistent` sends every lookup of one key
+// to the same server, so each key's pages sit in one server's hot data cache; different keys spread
+// over both; the answers equal a direct lookup's.
+TEST(ServeBehindNginx, ConsistentHashSendsAKeyToOneServer) {
+  ASSERT_TRUE(rap::testing::RapBinaryExists());
+  rap::testing::LocalScanTable table;
+  ASSERT_TRUE(table.Write().ok());
+  {
+    const rap::testing::CliRun built = rap::testing::RunCli("index build '" + table.root() + "' --key s");
+    ASSERT_EQ(built.exit_code, 0) << built.out;
+  }
+  const int p1 = rap::testing::PickFreePort(), p2 = rap::testing::PickFreePort();
+  const pid_t a = StartServe(table.root(), p1), b = StartServe(table.root(), p2);
+  ASSERT_TRUE(rap::testing::WaitForPort(p1, 20));
+  ASSERT_TRUE(rap::testing::WaitForPort(p2, 20));
+  rap::testing::NginxOptions no;
+  no.upstream_ports = {p1, p2};
+  no.upstream_hash = "$arg_key consistent";
+  rap::testing::NginxServer nginx("/nonexistent", no);
+  ASSERT_TRUE(nginx.ok()) << nginx.error();
+  auto lookups = [](int port) {
+    const std::string m = CurlClient("http://127.0.0.1:" + std::to_string(port)).Get("/metrics").body;
+    const double v = rap::testing::PrometheusValue(m, R"(rap_http_requests_total{endpoint="lookup",status="200"})");
+    return v < 0 ? 0.0 : v;  // absent (negative) before a server's first lookup
+  };
+  const std::vector<std::string> keys = {"kiwi", "plum", "apple", "pear", "melon", "fig", "lime", "nothing"};
+  // A request is counted in /metrics just after its response is written: wait (bounded) until
+  // both servers have counted every lookup sent so far before taking differences.
+  double expected = 0;
+  auto settled = [&] {
+    for (int i = 0; i < 200 && lookups(p1) + lookups(p2) < expected; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return std::pair<double, double>{lookups(p1), lookups(p2)};
+  };
+  std::set<int> used;
+  for (const std::string& k : keys) {
+    const std::string q = "/v1/tables/events/lookup?key=" + k + "&columns=id";
+    const rap::testing::CurlResponse direct = CurlClient("http://127.0.0.1:" + std::to_string(p1)).Get(q);
+    ASSERT_EQ(direct.status, 200) << direct.body;
+    expected += 1;
+    const auto [a0, b0] = settled();
+    for (int i = 0; i < 6; ++i) {
+      CurlClient fresh(nginx.base_url());
+      const rap::testing::CurlResponse r = fresh.Get(q);
+      ASSERT_EQ(r.status, 200) << r.body;
+      EXPECT_EQ(json::parse(r.body)["keys"], json::parse(direct.body)["keys"]) << k;
+    }
+    expected += 6;
+    const auto [a1, b1] = settled();
+    const double da = a1 - a0, db = b1 - b0;
+    EXPECT_TRUE((da == 6 && db == 0) || (da == 0 && db == 6)) << k << ": " << da << " / " << db;
+    used.insert(da == 6 ? p1 : p2);
+  }
+  EXPECT_EQ(used.size(), 2u);  // eight keys do not all hash to one of two servers
+  for (pid_t pid : {a, b}) {
+    kill(pid, SIGTERM);
+    int st = 0;
+    waitpid(pid, &st, 0);
+    EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+  }
 }
 
 }  // namespace

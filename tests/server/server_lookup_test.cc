@@ -91,6 +91,50 @@ TEST_F(ServerLookupTest, IndexPageCacheMetrics) {
   }
 }
 
+// The hot data cache (ServerOptions::data_cache_bytes, `--data-cache`): answers with it equal the
+// answers without it (every column, plain lookups through the data files' page indexes); a
+// repeated lookup's pages are hits in /metrics and the cache stays within its budget; off, nothing.
+TEST_F(ServerLookupTest, DataCacheAnswersEqualUncached) {
+  const std::string q = "/v1/tables/events/lookup?key=kiwi&key=nothing&key=plum";
+  std::string uncached;
+  for (int64_t budget : {int64_t{0}, int64_t{64} << 20}) {
+    SCOPED_TRACE(budget);
+    ServerOptions o;
+    o.data_cache_bytes = budget;
+    auto f = Start(o);
+    ASSERT_TRUE(f);
+    auto c = f->Client();
+    std::vector<json> answers;
+    for (int i = 0; i < 3; ++i) {
+      CurlResponse r = c->Get(q);
+      ASSERT_EQ(r.status, 200) << r.body;
+      answers.push_back(json::parse(r.body)["keys"]);
+      EXPECT_EQ(answers.back(), answers.front());
+    }
+    EXPECT_EQ(Ids(answers[0][0]["rows"]), IdsOf("kiwi"));
+    EXPECT_EQ(Ids(answers[0][2]["rows"]), IdsOf("plum"));
+    if (uncached.empty()) {
+      uncached = answers[0].dump();
+    } else {
+      EXPECT_EQ(answers[0].dump(), uncached);
+    }
+    CurlResponse m = c->Get("/metrics");
+    ASSERT_EQ(m.status, 200);
+    EXPECT_EQ(rap::testing::PrometheusProblem(m.body), "") << m.body;
+    const double hits = rap::testing::PrometheusValue(m.body, R"(rap_data_cache_hits_total{table="events"})");
+    const double misses = rap::testing::PrometheusValue(m.body, R"(rap_data_cache_misses_total{table="events"})");
+    const double bytes = rap::testing::PrometheusValue(m.body, R"(rap_data_cache_bytes{table="events"})");
+    if (budget > 0) {
+      ASSERT_GE(misses, 1);
+      EXPECT_GE(hits, 2 * misses);  // the first lookup misses each of its pages, the next two hit them
+      EXPECT_GT(bytes, 0);
+      EXPECT_LE(bytes, static_cast<double>(budget));
+    } else {
+      EXPECT_EQ(hits + misses + bytes, 0);
+    }
+  }
+}
+
 // Lookups of a local table run on the io thread (no worker hand-off) unless turned off; the
 // answers are the same either way.
 TEST_F(ServerLookupTest, LocalLookupsRunOnTheIoThread) {

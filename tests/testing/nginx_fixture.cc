@@ -150,6 +150,7 @@ NginxServer::NginxServer(const std::string& root, const NginxOptions& options) :
     conf << "  }\n";
     if (!options.upstream_ports.empty()) {
       conf << "  upstream rap_upstream {\n";
+      if (!options.upstream_hash.empty()) conf << "    hash " << options.upstream_hash << ";\n";
       for (int p : options.upstream_ports) conf << "    server 127.0.0.1:" << p << " max_fails=1 fail_timeout=30s;\n";
       conf << "    keepalive 16;\n  }\n";
     }

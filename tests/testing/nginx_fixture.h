@@ -41,6 +41,9 @@ struct NginxOptions {
   // Non-empty: a reverse proxy (load balancer) over these 127.0.0.1 ports instead of a file server
   // (round robin, keep-alive upstream connections, a failed or 502/503 upstream retried on the next).
   std::vector<int> upstream_ports = {};
+  // Non-empty: the upstream picks its server by this hash instead of round robin, e.g.
+  // "$arg_key consistent" (key-affinity routing: one key always reaches the same server).
+  std::string upstream_hash = {};
 };
 
 // Runs `openssl req` to write a self-signed EC certificate for IP 127.0.0.1 (and localhost) to

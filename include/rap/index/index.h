@@ -45,6 +45,10 @@ struct IndexOpenOptions {
   // LRU cache of the data files' decoded dictionary pages (0 = off): a lookup neither reads (covered)
   // nor decodes a dictionary page another lookup of this Index already decoded.
   int64_t dictionary_cache_bytes = 64ll << 20;
+  // LRU cache of the data files' data pages decoded whole (0 = off; `rap serve --data-cache`): a
+  // lookup of a hot key neither reads nor decodes its pages (covered and plain lookups of flat
+  // columns; index/page_cache.h DataPageCache). Off, a lookup decodes only the rows it needs.
+  int64_t data_cache_bytes = 0;
   int threads = 16;                       // parallel index-page and data-file reads
   bool preload = true;                    // read every fragment's footer and key page index at Open
   // Range planning of index-page and data reads. Up to 32 requests per wave (the planner's default
@@ -89,6 +93,8 @@ struct LookupStats {
   int64_t index_data_pages_decoded = 0;  // Parquet data pages of index fragments decompressed and decoded
   int64_t data_files = 0;             // data files read
   int64_t covered_files = 0;          // of those, read through covering data (no footer)
+  int64_t data_pages_decoded = 0;     // data pages decoded (whole, when the data page cache is on)
+  int64_t data_page_cache_hits = 0;   // data pages taken decoded from the data page cache
   int64_t hoisted_only = 0;           // keys answered from hoisted values only
   int64_t rows = 0;
   double seconds = 0;
@@ -163,6 +169,8 @@ class Index {
   PageCacheStats page_cache_stats() const;
   // The data files' dictionary cache's counters since Open (IndexOpenOptions::dictionary_cache_bytes).
   parquet::DictionaryCacheStats dictionary_cache_stats() const;
+  // The decoded data page cache's counters since Open (IndexOpenOptions::data_cache_bytes).
+  DataPageCacheStats data_cache_stats() const;
 
   class Snapshot;  // one manifest version with its fragments (index.cc)
   class Impl;

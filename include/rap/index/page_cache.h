@@ -53,4 +53,41 @@ class PageCache {
   std::unordered_map<std::string, uint64_t> interned_;
 };
 
+// DataPageCache: the data files' pages decoded whole (one flat column's values of one page, as an
+// Arrow array), in an LRU within a byte budget, shared by every lookup of an Index. A hot key's
+// lookup then neither reads nor decodes its pages: it slices its rows out of the cached arrays.
+// Keyed by the file's interned identity (path, size and ETag: a rewritten file never shares an
+// entry) and the page's file offset (unique within a file). Thread-safe.
+struct DataPageKey {
+  uint64_t file = 0;
+  int64_t offset = 0;
+  bool operator==(const DataPageKey&) const = default;
+};
+
+using DataPageCacheStats = util::CacheStats;
+
+class DataPageCache {
+ public:
+  explicit DataPageCache(int64_t budget_bytes) : cache_(budget_bytes) {}
+  uint64_t Intern(const std::string& file_identity);
+  // Null when absent (counts a miss).
+  ArrayPtr Get(DataPageKey key) { return cache_.Get(key); }
+  void Put(DataPageKey key, ArrayPtr page) {
+    const int64_t bytes = ArrayBytes(*page);
+    cache_.Put(key, std::move(page), bytes);
+  }
+  DataPageCacheStats stats() const { return cache_.stats(); }
+  static int64_t ArrayBytes(const ArrayData& array);
+
+ private:
+  struct Hash {
+    size_t operator()(const DataPageKey& k) const {
+      return std::hash<uint64_t>()(k.file * 0x9E3779B97F4A7C15ull ^ static_cast<uint64_t>(k.offset));
+    }
+  };
+  util::LruCache<DataPageKey, ArrayPtr, Hash> cache_;
+  std::mutex intern_mu_;
+  std::unordered_map<std::string, uint64_t> interned_;
+};
+
 }  // namespace rap::index

@@ -65,6 +65,9 @@ struct ServerOptions {
   // index pages are cached take one round (no index read); size it to the hot part of the index
   // (a covered page of 256 entries decodes to roughly 50-80 KB).
   int64_t index_cache_bytes = 512ll << 20;
+  // Byte budget of each table's hot data cache: data pages decoded whole (LRU; 0: off). A lookup of
+  // a key whose pages are cached reads and decodes nothing (index::IndexOpenOptions::data_cache_bytes).
+  int64_t data_cache_bytes = 256ll << 20;
   // Hedged range reads (rap/io/http_options.h HedgeOptions) for the HTTP/S3 stores of the tables.
   // Process-wide: Start() sets the default for stores created from then on.
   bool hedge_reads = true;
