@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -46,6 +47,7 @@ class IndexWriter {
  public:
   // `base`: the manifest this run extends (update), or nullopt for a new index / full rebuild (the
   // new version then replaces every fragment and file of earlier versions).
+  ~IndexWriter();
   static Result<std::unique_ptr<IndexWriter>> Make(std::string index_url, IndexWriterOptions options,
                                                    std::optional<Manifest> base);
 
@@ -90,7 +92,10 @@ class IndexWriter {
   std::string dir_;
   IndexWriterOptions options_;
   Manifest manifest_;
-  std::vector<std::vector<IndexEntry>> buckets_;
+  // Per bucket, the buffered entries in columns (no per-entry heap objects): see index_writer.cc.
+  struct Bucket;
+  std::vector<std::unique_ptr<Bucket>> buckets_;
+  Status Append(Bucket& bucket, const IndexEntry& e);
   bool choose_boundaries_ = false;  // sorted kind, new index: every entry waits in buckets_[0]
   void ChooseBoundaries();
   std::vector<std::pair<std::string, std::string>> schema_files_;  // (relative path, bytes) to write
