@@ -384,6 +384,9 @@ Result<IndexedFile> IndexDataFile(const io::ObjectStorePtr& store, const table::
   }
   // Runs of one key over consecutive rows.
   const std::vector<KeyValues>& keys = fk.keys;
+  out.ints.resize(keys.size());
+  out.strings.resize(keys.size());
+  out.string_ends.resize(keys.size());
   for (size_t i = 0; i < order.size();) {
     size_t j = i + 1;
     while (j < order.size() && order[j] == order[j - 1] + 1) {
@@ -392,21 +395,48 @@ Result<IndexedFile> IndexDataFile(const io::ObjectStorePtr& store, const table::
       if (!same) break;
       ++j;
     }
-    IndexEntry e;
-    e.file = ordinal;
-    e.first_row = order[i];
-    e.num_rows = static_cast<int64_t>(j - i);
-    e.key.parts.resize(keys.size());
+    const int64_t first = order[i], n = static_cast<int64_t>(j - i);
+    out.first_row.push_back(first);
+    out.num_rows.push_back(n);
     for (size_t k = 0; k < keys.size(); ++k) {
-      if (IsIntegerKey(keys[k].type)) e.key.parts[k].i = keys[k].ints[order[i]];
-      else e.key.parts[k].s = std::string(keys[k].strs[order[i]]);
+      if (IsIntegerKey(keys[k].type)) {
+        out.ints[k].push_back(keys[k].ints[order[i]]);
+      } else {
+        out.strings[k] += keys[k].strs[order[i]];
+        out.string_ends[k].push_back(out.strings[k].size());
+      }
     }
-    for (const CoverTable& t : cover_tables) RAP_RETURN_NOT_OK(t.Add(e.first_row, e.first_row + e.num_rows, &e.cover));
-    for (const ArrayPtr& h : hoisted) e.hoisted.push_back(SliceArray(h, static_cast<int64_t>(i), e.num_rows));
-    out.entries.push_back(std::move(e));
+    if (!cover_tables.empty()) {
+      for (const CoverTable& t : cover_tables) RAP_RETURN_NOT_OK(t.Add(first, first + n, &out.cover));
+      out.cover_ends.push_back(static_cast<uint32_t>(out.cover.size()));
+    }
+    if (!hoisted.empty()) out.hoist_offset.push_back(static_cast<int64_t>(i));
     i = j;
   }
+  out.hoisted_values = hoisted;
   return out;
+}
+
+void IndexedFile::EntryAt(size_t i, IndexEntry* e) const {
+  e->file = file.ordinal;
+  e->first_row = first_row[i];
+  e->num_rows = num_rows[i];
+  e->key.parts.resize(key.size());
+  for (size_t k = 0; k < key.size(); ++k) {
+    if (IsIntegerKey(key[k].type)) {
+      e->key.parts[k].i = ints[k][i];
+    } else {
+      const uint64_t b = i == 0 ? 0 : string_ends[k][i - 1];
+      e->key.parts[k].s.assign(strings[k], b, string_ends[k][i] - b);
+    }
+  }
+  e->cover.clear();
+  if (!cover_ends.empty()) {
+    const uint32_t b = i == 0 ? 0 : cover_ends[i - 1];
+    e->cover.assign(cover.begin() + b, cover.begin() + cover_ends[i]);
+  }
+  e->hoisted.clear();
+  for (const ArrayPtr& h : hoisted_values) e->hoisted.push_back(SliceArray(h, hoist_offset[i], num_rows[i]));
 }
 
 }  // namespace rap::index::internal

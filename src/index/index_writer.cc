@@ -258,7 +258,7 @@ Status IndexWriter::SetDeletionVector(int32_t ordinal, std::optional<table::Dele
   return Status::OK();
 }
 
-Status IndexWriter::AddEntry(IndexEntry e) {
+Status IndexWriter::AddEntry(const IndexEntry& e) {
   if (e.key.parts.size() != options_.key.size()) return Status::InvalidArgument("an entry's key has the wrong arity");
   if (e.file < 0 || static_cast<size_t>(e.file) >= manifest_.files.size()) {
     return Status::InvalidArgument("an entry names file ordinal " + std::to_string(e.file) + ", not in the file table");
@@ -280,7 +280,7 @@ Status IndexWriter::AddEntry(IndexEntry e) {
       buffered_bytes_ + heap + growth > options_.memory_budget) {
     RAP_RETURN_NOT_OK(WriteBuckets("-s" + std::to_string(spills_)));
     ++spills_;
-    return AddEntry(std::move(e));
+    return AddEntry(e);
   }
   peak_bytes_ = std::max(peak_bytes_, buffered_bytes_ + heap + growth);
   RAP_RETURN_NOT_OK(Append(bucket, e));

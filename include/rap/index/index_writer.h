@@ -59,7 +59,7 @@ class IndexWriter {
   // Replaces the deletion vector of a file.
   Status SetDeletionVector(int32_t ordinal, std::optional<table::DeletionVectorDescriptor> dv);
   // Adds an entry of a file added in this run (cover locations refer to options.cover).
-  Status AddEntry(IndexEntry entry);
+  Status AddEntry(const IndexEntry& entry);
 
   int64_t entries() const { return num_entries_; }
   // The bytes the buffered entries take (entry slots of the buckets' vectors, keys, locations,
