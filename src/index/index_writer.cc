@@ -3,6 +3,7 @@
 
 #include <atomic>
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <random>
 
@@ -270,7 +271,17 @@ Status IndexWriter::AddEntry(const IndexEntry& e) {
                                 std::to_string(e.first_row) + " (" + std::to_string(e.num_rows) +
                                 " rows): an index holds at most 2^26 files, 2^38 rows a file and 2^32 rows a run");
   }
-  const int32_t b = choose_boundaries_ ? 0 : manifest_.BucketOfKey(e.key);
+  int32_t b = 0;
+  if (choose_boundaries_) {
+    b = 0;
+  } else if (manifest_.kind == IndexKind::kHash && e.key.parts.size() == 1 && IsIntegerKey(options_.key[0].type)) {
+    // One integer key: its canonical form (decimal) formatted in place, no strings allocated.
+    char text[24];
+    const auto r = std::to_chars(text, text + sizeof(text), e.key.parts[0].i);
+    b = BucketOfCanonical(std::string_view(text, static_cast<size_t>(r.ptr - text)), manifest_.buckets);
+  } else {
+    b = manifest_.BucketOfKey(e.key);
+  }
   Bucket& bucket = *buckets_[static_cast<size_t>(b)];
   // A full column grows by half while still holding its old slots: the bucket's bytes again, at most.
   const int64_t before = bucket.Bytes();
