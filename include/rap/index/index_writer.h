@@ -34,7 +34,7 @@ struct IndexWriterOptions {
   // Stage writes. Defaults: the index's next run and a random token.
   std::optional<int64_t> run;
   std::string token;
-  // Memory budget of the buffered entries (bytes, as AccountedBytes counts them; 0: unbounded). When
+  // Memory budget of the buffered entries (bytes, as buffered_bytes() counts them; 0: unbounded). When
   // adding an entry would pass it, the buffered entries are written out as fragments of the run
   // (`r<run>-<token>-b<bucket>-s<n>.parquet`, one per bucket with entries) and the buffer starts
   // empty: a bucket then has one fragment per spill, as after an update or a distributed build
@@ -62,12 +62,16 @@ class IndexWriter {
   Status AddEntry(const IndexEntry& entry);
 
   int64_t entries() const { return num_entries_; }
-  // The bytes the buffered entries take (entry slots of the buckets' vectors, keys, locations,
-  // hoisted values) now and at most so far, and how many times the buffer was spilled.
+  // The bytes the buffered entries take (the allocated capacity of the buckets' columns: keys,
+  // packed places, row counts, cover records, hoisted slices and the values they keep alive) now
+  // and at most so far (a column's growth counted while old and new slots coexist), and how many
+  // times the buffer was spilled.
   int64_t buffered_bytes() const { return buffered_bytes_; }
   int64_t peak_buffered_bytes() const { return peak_bytes_; }
   int64_t spills() const { return spills_; }
-  // The heap bytes of one entry beyond its slot (key strings, locations, hoisted slices).
+  // The bytes one entry adds to the columns (before their growth slack): 12 for its place and row
+  // count, 8 an integer key part or the bytes plus 8 a string part, its cover records, its hoisted
+  // slices.
   static int64_t EntryHeapBytes(const IndexEntry& e);
   const Manifest& manifest() const { return manifest_; }
 
