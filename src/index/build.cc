@@ -261,7 +261,11 @@ Result<BuildResult> BuildIndex(const std::string& table_url, const BuildOptions&
     const int32_t ord = writer->AddFile(f.file, f.schema_file);
     if (ord != f.file.ordinal) return Status::Internal("file ordinals out of order");
     out.key_rows += f.key_rows;
-    for (IndexEntry& e : f.entries) RAP_RETURN_NOT_OK(writer->AddEntry(std::move(e)));
+    IndexEntry e;
+    for (size_t i = 0; i < f.num_entries(); ++i) {
+      f.EntryAt(i, &e);
+      RAP_RETURN_NOT_OK(writer->AddEntry(e));
+    }
     return Status::OK();
   };
   RAP_RETURN_NOT_OK(IndexFiles(snap, files, spec, options.threads, options.progress, sink, options.cancel.get()));
@@ -364,7 +368,11 @@ Result<Manifest> BuildPart(const std::string& table_url, const BuildPlan& plan, 
     fill_to(static_cast<size_t>(f.file.ordinal));
     const int32_t ord = writer->AddFile(f.file, f.schema_file);
     if (ord != f.file.ordinal) return Status::Internal("file ordinals out of order");
-    for (IndexEntry& e : f.entries) RAP_RETURN_NOT_OK(writer->AddEntry(std::move(e)));
+    IndexEntry e;
+    for (size_t i = 0; i < f.num_entries(); ++i) {
+      f.EntryAt(i, &e);
+      RAP_RETURN_NOT_OK(writer->AddEntry(e));
+    }
     return Status::OK();
   };
   RAP_RETURN_NOT_OK(IndexFiles(snap, files, spec, options.threads, options.progress, sink, options.cancel.get()));
@@ -517,7 +525,11 @@ Result<UpdateResult> UpdateOnce(const std::string& index_url, const UpdateOption
     const int32_t ord = writer->AddFile(f.file, f.schema_file);
     if (ord != f.file.ordinal) return Status::Internal("file ordinals out of order");
     out.key_rows += f.key_rows;
-    for (IndexEntry& e : f.entries) RAP_RETURN_NOT_OK(writer->AddEntry(std::move(e)));
+    IndexEntry e;
+    for (size_t i = 0; i < f.num_entries(); ++i) {
+      f.EntryAt(i, &e);
+      RAP_RETURN_NOT_OK(writer->AddEntry(e));
+    }
     return Status::OK();
   };
   RAP_RETURN_NOT_OK(IndexFiles(snap, added, spec, options.threads, options.progress, sink, options.cancel.get()));

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <numeric>
+#include <optional>
 #include <string_view>
 
 #include "rap/format/blob_column.h"
@@ -101,23 +102,65 @@ std::string SchemaFileBytes(const parquet::FileMetaData& md, const std::string& 
 
 namespace {
 
-// Page and frame locations of covered column `leaf` for file rows [begin, end).
-Status AddLocations(read::FileReader& reader, int cover_index, int leaf, int64_t begin, int64_t end,
-                    const std::vector<std::vector<PageFrames>>& frames, std::vector<Location>* out) {
-  for (int rg = 0; rg < reader.num_row_groups(); ++rg) {
-    const int64_t rg_first = reader.row_group_first_row(rg), rg_rows = reader.row_group_num_rows(rg);
-    if (rg_first >= end || rg_first + rg_rows <= begin) continue;
-    const auto& chunk = reader.metadata().row_groups[static_cast<size_t>(rg)].columns[static_cast<size_t>(leaf)];
-    RAP_ASSIGN_OR_RETURN(auto oi, reader.GetOffsetIndex(rg, leaf));
-    if (!oi || oi->page_locations.empty()) {
-      return Status::NotSupported(reader.path() + ": covered column chunk (row group " + std::to_string(rg) +
-                                  ", column " + std::to_string(leaf) + ") has no OffsetIndex");
+// The covering records of one covered column over the whole file, per row group: its dictionary
+// page record (if any) and its page or frame records in row order, so that an entry's records are
+// found by binary search instead of a walk over every page (ChunkLocations per entry was
+// O(pages) per entry).
+class CoverTable {
+ public:
+  static Result<CoverTable> Make(read::FileReader& reader, int cover_index, int leaf,
+                                 const std::vector<std::vector<PageFrames>>& frames) {
+    CoverTable t;
+    for (int rg = 0; rg < reader.num_row_groups(); ++rg) {
+      Group g;
+      g.first = reader.row_group_first_row(rg);
+      g.rows = reader.row_group_num_rows(rg);
+      const auto& chunk = reader.metadata().row_groups[static_cast<size_t>(rg)].columns[static_cast<size_t>(leaf)];
+      RAP_ASSIGN_OR_RETURN(auto oi, reader.GetOffsetIndex(rg, leaf));
+      if (!oi || oi->page_locations.empty()) {
+        g.missing = Status::NotSupported(reader.path() + ": covered column chunk (row group " + std::to_string(rg) +
+                                         ", column " + std::to_string(leaf) + ") has no OffsetIndex");
+      } else {
+        std::vector<Location> all;
+        RAP_RETURN_NOT_OK(ChunkLocations(*chunk.meta_data, *oi, g.first, g.rows, frames[static_cast<size_t>(rg)],
+                                         cover_index, g.first, g.first + g.rows, &all));
+        size_t i = 0;
+        if (!all.empty() && all[0].kind == static_cast<int32_t>(LocationKind::kDictionaryPage)) {
+          g.dict = std::move(all[0]);
+          i = 1;
+        }
+        g.recs.assign(std::make_move_iterator(all.begin() + static_cast<std::ptrdiff_t>(i)),
+                      std::make_move_iterator(all.end()));
+      }
+      t.groups_.push_back(std::move(g));
     }
-    RAP_RETURN_NOT_OK(ChunkLocations(*chunk.meta_data, *oi, rg_first, rg_rows, frames[static_cast<size_t>(rg)],
-                                     cover_index, begin, end, out));
+    return t;
   }
-  return Status::OK();
-}
+  // The records ChunkLocations gives for file rows [begin, end), appended to `out`.
+  Status Add(int64_t begin, int64_t end, std::vector<Location>* out) const {
+    auto g = std::partition_point(groups_.begin(), groups_.end(),
+                                  [&](const Group& x) { return x.first + x.rows <= begin; });
+    for (; g != groups_.end() && g->first < end; ++g) {
+      if (!g->missing.ok()) return g->missing;
+      if (g->dict) out->push_back(*g->dict);
+      auto r = std::partition_point(g->recs.begin(), g->recs.end(),
+                                    [&](const Location& l) { return l.first_row + l.num_rows <= begin; });
+      for (; r != g->recs.end() && r->first_row < end; ++r) {
+        if (r->first_row + r->num_rows > begin) out->push_back(*r);
+      }
+    }
+    return Status::OK();
+  }
+
+ private:
+  struct Group {
+    int64_t first = 0, rows = 0;
+    Status missing;
+    std::optional<Location> dict;
+    std::vector<Location> recs;  // pages or frames, in row order
+  };
+  std::vector<Group> groups_;
+};
 
 // The key columns of one data file, decoded: values per key column and whether a row's key is
 // non-NULL (every key part set).
@@ -334,8 +377,16 @@ Result<IndexedFile> IndexDataFile(const io::ObjectStorePtr& store, const table::
   // The file's schema as a zero-row Parquet file: output types and covered decoding without the
   // data file's footer.
   out.schema_file = SchemaFileBytes(reader->metadata(), spec.table_schema);
+  std::vector<CoverTable> cover_tables;
+  for (size_t c = 0; c < cover_leaf.size(); ++c) {
+    RAP_ASSIGN_OR_RETURN(CoverTable t, CoverTable::Make(*reader, static_cast<int>(c), cover_leaf[c], frames[c]));
+    cover_tables.push_back(std::move(t));
+  }
   // Runs of one key over consecutive rows.
   const std::vector<KeyValues>& keys = fk.keys;
+  out.ints.resize(keys.size());
+  out.strings.resize(keys.size());
+  out.string_ends.resize(keys.size());
   for (size_t i = 0; i < order.size();) {
     size_t j = i + 1;
     while (j < order.size() && order[j] == order[j - 1] + 1) {
@@ -344,24 +395,48 @@ Result<IndexedFile> IndexDataFile(const io::ObjectStorePtr& store, const table::
       if (!same) break;
       ++j;
     }
-    IndexEntry e;
-    e.file = ordinal;
-    e.first_row = order[i];
-    e.num_rows = static_cast<int64_t>(j - i);
-    e.key.parts.resize(keys.size());
+    const int64_t first = order[i], n = static_cast<int64_t>(j - i);
+    out.first_row.push_back(first);
+    out.num_rows.push_back(n);
     for (size_t k = 0; k < keys.size(); ++k) {
-      if (IsIntegerKey(keys[k].type)) e.key.parts[k].i = keys[k].ints[order[i]];
-      else e.key.parts[k].s = std::string(keys[k].strs[order[i]]);
+      if (IsIntegerKey(keys[k].type)) {
+        out.ints[k].push_back(keys[k].ints[order[i]]);
+      } else {
+        out.strings[k] += keys[k].strs[order[i]];
+        out.string_ends[k].push_back(out.strings[k].size());
+      }
     }
-    for (size_t c = 0; c < cover_leaf.size(); ++c) {
-      RAP_RETURN_NOT_OK(AddLocations(*reader, static_cast<int>(c), cover_leaf[c], e.first_row,
-                                     e.first_row + e.num_rows, frames[c], &e.cover));
+    if (!cover_tables.empty()) {
+      for (const CoverTable& t : cover_tables) RAP_RETURN_NOT_OK(t.Add(first, first + n, &out.cover));
+      out.cover_ends.push_back(static_cast<uint32_t>(out.cover.size()));
     }
-    for (const ArrayPtr& h : hoisted) e.hoisted.push_back(SliceArray(h, static_cast<int64_t>(i), e.num_rows));
-    out.entries.push_back(std::move(e));
+    if (!hoisted.empty()) out.hoist_offset.push_back(static_cast<int64_t>(i));
     i = j;
   }
+  out.hoisted_values = hoisted;
   return out;
+}
+
+void IndexedFile::EntryAt(size_t i, IndexEntry* e) const {
+  e->file = file.ordinal;
+  e->first_row = first_row[i];
+  e->num_rows = num_rows[i];
+  e->key.parts.resize(key.size());
+  for (size_t k = 0; k < key.size(); ++k) {
+    if (IsIntegerKey(key[k].type)) {
+      e->key.parts[k].i = ints[k][i];
+    } else {
+      const uint64_t b = i == 0 ? 0 : string_ends[k][i - 1];
+      e->key.parts[k].s.assign(strings[k], b, string_ends[k][i] - b);
+    }
+  }
+  e->cover.clear();
+  if (!cover_ends.empty()) {
+    const uint32_t b = i == 0 ? 0 : cover_ends[i - 1];
+    e->cover.assign(cover.begin() + b, cover.begin() + cover_ends[i]);
+  }
+  e->hoisted.clear();
+  for (const ArrayPtr& h : hoisted_values) e->hoisted.push_back(SliceArray(h, hoist_offset[i], num_rows[i]));
 }
 
 }  // namespace rap::index::internal

@@ -34,7 +34,22 @@ struct IndexedFile {
   std::vector<KeyColumn> key;           // the key columns' types in this file
   std::vector<Field> hoisted;           // the hoisted columns' fields in this file
   std::string schema_file;              // zero-row Parquet file with the file's schema (covered indexes)
-  std::vector<IndexEntry> entries;
+  // The file's entries in (key, first_row) order, in columns (no per-entry heap objects): entry i
+  // has key parts ints[k][i] (integer parts) or the bytes of strings[k] from string_ends[k][i - 1]
+  // (0 for i = 0) to string_ends[k][i], rows [first_row[i], first_row[i] + num_rows[i]), covering
+  // records cover[cover_ends[i - 1] .. cover_ends[i]) and hoisted values hoisted_values[h] from
+  // hoist_offset[i] (num_rows[i] of them).
+  std::vector<std::vector<int64_t>> ints;
+  std::vector<std::string> strings;
+  std::vector<std::vector<uint64_t>> string_ends;
+  std::vector<int64_t> first_row, num_rows;
+  std::vector<Location> cover;
+  std::vector<uint32_t> cover_ends;
+  std::vector<ArrayPtr> hoisted_values;
+  std::vector<int64_t> hoist_offset;
+  size_t num_entries() const { return first_row.size(); }
+  // Entry i (reusing `e`'s storage).
+  void EntryAt(size_t i, IndexEntry* e) const;
   int64_t key_rows = 0;                 // rows with a non-NULL key
 };
 

@@ -154,6 +154,16 @@ Result<FragmentEntry> WriteFragment(io::ObjectStore& store, const std::string& i
                                     const std::string& relative_path, const std::vector<KeyColumn>& key, bool cover,
                                     const std::vector<Field>& hoisted, int32_t bucket, int64_t run,
                                     const std::vector<IndexEntry>& entries, const FragmentWriteOptions& options) {
+  return WriteFragmentBatches(store, index_dir, relative_path, key, cover, hoisted, bucket, run, entries.size(),
+                              [&](size_t begin, size_t, std::vector<IndexEntry>*) { return entries.data() + begin; },
+                              options);
+}
+
+Result<FragmentEntry> WriteFragmentBatches(io::ObjectStore& store, const std::string& index_dir,
+                                           const std::string& relative_path, const std::vector<KeyColumn>& key,
+                                           bool cover, const std::vector<Field>& hoisted, int32_t bucket, int64_t run,
+                                           size_t num_entries, const EntryBatchSource& source,
+                                           const FragmentWriteOptions& options) {
   SchemaPtr schema = FragmentSchema(key, cover, hoisted);
   parquet::WriterOptions wo;
   wo.row_group_max_rows = options.row_group_rows;
@@ -172,27 +182,30 @@ Result<FragmentEntry> WriteFragment(io::ObjectStore& store, const std::string& i
   fe.path = relative_path;
   fe.bucket = bucket;
   fe.run = run;
-  fe.entries = static_cast<int64_t>(entries.size());
+  fe.entries = static_cast<int64_t>(num_entries);
   std::vector<int32_t> files;
+  Key first_key, last_key;
   const size_t kBatch = 64 * 1024;
-  for (size_t begin = 0; begin < entries.size(); begin += kBatch) {
-    const size_t end = std::min(entries.size(), begin + kBatch);
+  std::vector<IndexEntry> scratch;
+  for (size_t begin = 0; begin < num_entries; begin += kBatch) {
+    const size_t end = std::min(num_entries, begin + kBatch);
+    const IndexEntry* const batch = source(begin, end, &scratch);  // entries [begin, end)
     RecordBatch b;
     b.schema = schema;
     b.num_rows = static_cast<int64_t>(end - begin);
     for (size_t k = 0; k < key.size(); ++k) {
       std::vector<const KeyPart*> parts;
-      for (size_t i = begin; i < end; ++i) parts.push_back(&entries[i].key.parts[k]);
+      for (size_t i = begin; i < end; ++i) parts.push_back(&batch[i - begin].key.parts[k]);
       b.columns.push_back(MakeKeyArray(key[k].type, parts));
     }
     std::vector<int32_t> file;
     std::vector<int64_t> first, num;
     for (size_t i = begin; i < end; ++i) {
-      file.push_back(entries[i].file);
-      first.push_back(entries[i].first_row);
-      num.push_back(entries[i].num_rows);
-      fe.rows += entries[i].num_rows;
-      files.push_back(entries[i].file);
+      file.push_back(batch[i - begin].file);
+      first.push_back(batch[i - begin].first_row);
+      num.push_back(batch[i - begin].num_rows);
+      fe.rows += batch[i - begin].num_rows;
+      files.push_back(batch[i - begin].file);
     }
     b.columns.push_back(FixedArray<int32_t>(TypeId::kInt32, file));
     b.columns.push_back(FixedArray<int64_t>(TypeId::kInt64, first));
@@ -202,7 +215,7 @@ Result<FragmentEntry> WriteFragment(io::ObjectStore& store, const std::string& i
       std::vector<int64_t> off, size, frow, nrows;
       std::vector<const std::string*> aux;
       for (size_t i = begin; i < end; ++i) {
-        for (const Location& l : entries[i].cover) {
+        for (const Location& l : batch[i - begin].cover) {
           col.push_back(l.column);
           kind.push_back(l.kind);
           codec.push_back(l.codec);
@@ -229,17 +242,19 @@ Result<FragmentEntry> WriteFragment(io::ObjectStore& store, const std::string& i
       std::vector<ArrayPtr> parts;
       int64_t total = 0;
       for (size_t i = begin; i < end; ++i) {
-        if (h >= entries[i].hoisted.size() || entries[i].hoisted[h]->length != entries[i].num_rows) {
-          return Status::Internal("index entry without " + std::to_string(entries[i].num_rows) + " values of hoisted column " +
+        if (h >= batch[i - begin].hoisted.size() || batch[i - begin].hoisted[h]->length != batch[i - begin].num_rows) {
+          return Status::Internal("index entry without " + std::to_string(batch[i - begin].num_rows) + " values of hoisted column " +
                                   hoisted[h].name);
         }
-        parts.push_back(entries[i].hoisted[h]);
-        total += entries[i].num_rows;
+        parts.push_back(batch[i - begin].hoisted[h]);
+        total += batch[i - begin].num_rows;
         offsets.push_back(static_cast<int32_t>(total));
       }
       RAP_ASSIGN_OR_RETURN(ArrayPtr child, ConcatArrays(parts));
       b.columns.push_back(ListOf({"element", hoisted[h].type, true}, offsets, child));
     }
+    if (begin == 0) first_key = batch[0].key;
+    last_key = batch[end - 1 - begin].key;
     RAP_RETURN_NOT_OK(writer->Write(b));
   }
   RAP_RETURN_NOT_OK(writer->Close());
@@ -255,9 +270,9 @@ Result<FragmentEntry> WriteFragment(io::ObjectStore& store, const std::string& i
     }
   }
   fe.meta_bytes = fe.size - meta_begin;
-  if (!entries.empty()) {
-    fe.min_key = entries.front().key;
-    fe.max_key = entries.back().key;
+  if (num_entries > 0) {
+    fe.min_key = first_key;
+    fe.max_key = last_key;
   }
   std::sort(files.begin(), files.end());
   files.erase(std::unique(files.begin(), files.end()), files.end());

@@ -3,6 +3,7 @@
 
 #include <atomic>
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <random>
 
@@ -10,6 +11,173 @@
 #include "rap/util/thread_pool.h"
 
 namespace rap::index {
+
+namespace {
+
+// An entry's place packed in 64 bits: file ordinal (26 bits) above its first row (38 bits), so that
+// one unsigned comparison orders (file, first_row).
+constexpr int kRowBits = 38;
+constexpr uint64_t kRowMask = (uint64_t{1} << kRowBits) - 1;
+constexpr int64_t kMaxFiles = int64_t{1} << (64 - kRowBits);
+
+// Grows `v` by half its size (not doubling), so a full buffer wastes at most a third of its slots.
+template <typename T>
+void Grow(std::vector<T>* v) {
+  if (v->size() == v->capacity()) v->reserve(std::max<size_t>(16, v->capacity() + v->capacity() / 2));
+}
+
+template <typename T>
+int64_t Cap(const std::vector<T>& v) {
+  return static_cast<int64_t>(v.capacity() * sizeof(T));
+}
+
+}  // namespace
+
+// The buffered entries of one bucket, column by column: per key part the integers or the bytes of
+// all strings with their end offsets, the packed (file, first_row), the row count, and for covered
+// and hoisted indexes the locations and hoisted slices of all entries with per-entry ends.
+struct IndexWriter::Bucket {
+  std::vector<KeyType> types;
+  std::vector<std::vector<int64_t>> ints;      // [part], integer parts
+  std::vector<std::string> bytes;              // [part], string parts
+  std::vector<std::vector<uint64_t>> ends;     // [part], string parts: end offset of each entry's bytes
+  std::vector<uint64_t> pos;                   // file << kRowBits | first_row
+  std::vector<uint32_t> rows;                  // num_rows
+  std::vector<uint32_t> cover_end;             // covered: end of each entry's records in `cover`
+  std::vector<Location> cover;
+  std::vector<ArrayPtr> hoisted;               // hoisted: entry-major, one slice per hoisted column
+  int64_t extra = 0;                           // heap bytes beyond the vectors (aux strings, slices)
+
+  explicit Bucket(const std::vector<KeyColumn>& key) {
+    for (const KeyColumn& k : key) types.push_back(k.type);
+    ints.resize(key.size());
+    bytes.resize(key.size());
+    ends.resize(key.size());
+  }
+  size_t size() const { return pos.size(); }
+  bool empty() const { return pos.empty(); }
+  std::string_view Str(size_t k, size_t i) const {
+    const uint64_t b = i == 0 ? 0 : ends[k][i - 1];
+    return std::string_view(bytes[k]).substr(b, ends[k][i] - b);
+  }
+  int64_t Bytes() const {
+    int64_t b = Cap(pos) + Cap(rows) + Cap(cover_end) + Cap(cover) + Cap(hoisted) + extra;
+    for (size_t k = 0; k < types.size(); ++k) {
+      b += Cap(ints[k]) + Cap(ends[k]) + static_cast<int64_t>(bytes[k].capacity());
+    }
+    return b;
+  }
+  void Clear() {
+    const std::vector<KeyColumn> none;
+    Bucket fresh(none);
+    fresh.types = types;
+    fresh.ints.resize(types.size());
+    fresh.bytes.resize(types.size());
+    fresh.ends.resize(types.size());
+    *this = std::move(fresh);
+  }
+  void KeyAt(size_t i, Key* key) const {
+    key->parts.resize(types.size());
+    for (size_t k = 0; k < types.size(); ++k) {
+      if (IsIntegerKey(types[k])) key->parts[k].i = ints[k][i];
+      else key->parts[k].s.assign(Str(k, i));
+    }
+  }
+  // Entry `i` as an IndexEntry (reusing `e`'s storage).
+  void EntryAt(size_t i, IndexEntry* e) const {
+    KeyAt(i, &e->key);
+    e->file = static_cast<int32_t>(pos[i] >> kRowBits);
+    e->first_row = static_cast<int64_t>(pos[i] & kRowMask);
+    e->num_rows = rows[i];
+    e->cover.clear();
+    if (!cover_end.empty()) {
+      const uint32_t b = i == 0 ? 0 : cover_end[i - 1];
+      e->cover.assign(cover.begin() + b, cover.begin() + cover_end[i]);
+    }
+    e->hoisted.clear();
+    if (!hoisted.empty()) {
+      const size_t h = hoisted.size() / size();
+      e->hoisted.assign(hoisted.begin() + static_cast<std::ptrdiff_t>(i * h),
+                        hoisted.begin() + static_cast<std::ptrdiff_t>((i + 1) * h));
+    }
+  }
+  int CompareKeyAt(size_t a, size_t b) const {
+    for (size_t k = 0; k < types.size(); ++k) {
+      if (IsIntegerKey(types[k])) {
+        if (ints[k][a] != ints[k][b]) return ints[k][a] < ints[k][b] ? -1 : 1;
+      } else {
+        const int c = Str(k, a).compare(Str(k, b));
+        if (c != 0) return c < 0 ? -1 : 1;
+      }
+    }
+    return 0;
+  }
+  // The entries' order by (key, file, first_row).
+  std::vector<uint32_t> Order() const {
+    const size_t n = size();
+    std::vector<uint32_t> order(n);
+    for (size_t i = 0; i < n; ++i) order[i] = static_cast<uint32_t>(i);
+    auto less = [&](uint32_t a, uint32_t b) {
+      const int c = CompareKeyAt(a, b);
+      return c != 0 ? c < 0 : pos[a] < pos[b];
+    };
+    bool sorted = true;
+    for (size_t i = 1; i < n && sorted; ++i) sorted = !less(order[i], order[i - 1]);
+    if (sorted) return order;
+    if (types.size() == 1 && IsIntegerKey(types[0])) {
+      // One integer key: sort flat (key, place, index) records, no key-type branches.
+      struct Rec {
+        int64_t k;
+        uint64_t pos;
+        uint32_t idx;
+      };
+      std::vector<Rec> recs(n);
+      for (size_t i = 0; i < n; ++i) recs[i] = {ints[0][i], pos[i], static_cast<uint32_t>(i)};
+      std::sort(recs.begin(), recs.end(),
+                [](const Rec& a, const Rec& b) { return a.k != b.k ? a.k < b.k : a.pos < b.pos; });
+      for (size_t i = 0; i < n; ++i) order[i] = recs[i].idx;
+      return order;
+    }
+    std::sort(order.begin(), order.end(), less);
+    return order;
+  }
+};
+
+IndexWriter::~IndexWriter() = default;
+
+Status IndexWriter::Append(Bucket& bk, const IndexEntry& e) {
+  for (size_t k = 0; k < bk.types.size(); ++k) {
+    if (IsIntegerKey(bk.types[k])) {
+      Grow(&bk.ints[k]);
+      bk.ints[k].push_back(e.key.parts[k].i);
+    } else {
+      bk.bytes[k] += e.key.parts[k].s;
+      Grow(&bk.ends[k]);
+      bk.ends[k].push_back(bk.bytes[k].size());
+    }
+  }
+  Grow(&bk.pos);
+  bk.pos.push_back(static_cast<uint64_t>(e.file) << kRowBits | static_cast<uint64_t>(e.first_row));
+  Grow(&bk.rows);
+  bk.rows.push_back(static_cast<uint32_t>(e.num_rows));
+  if (!options_.cover.empty()) {
+    for (const Location& l : e.cover) {
+      Grow(&bk.cover);
+      bk.cover.push_back(l);
+      if (l.aux.capacity() > 15) bk.extra += static_cast<int64_t>(l.aux.capacity() + 1);
+    }
+    Grow(&bk.cover_end);
+    bk.cover_end.push_back(static_cast<uint32_t>(bk.cover.size()));
+  }
+  for (const ArrayPtr& h : e.hoisted) {
+    Grow(&bk.hoisted);
+    bk.hoisted.push_back(h);
+    // A hoisted slice: its array header and its share of the values it keeps alive (8 bytes a value
+    // as an estimate; strings may take more).
+    bk.extra += static_cast<int64_t>(sizeof(ArrayData)) + 8 * (h ? h->length : 0);
+  }
+  return Status::OK();
+}
 
 Result<std::unique_ptr<IndexWriter>> IndexWriter::Make(std::string index_url, IndexWriterOptions options,
                                                        std::optional<Manifest> base) {
@@ -51,7 +219,7 @@ Result<std::unique_ptr<IndexWriter>> IndexWriter::Make(std::string index_url, In
     for (const Field& h : options.hoist) w->manifest_.hoist.push_back(h.name);
   }
   w->options_ = std::move(options);
-  w->buckets_.resize(static_cast<size_t>(w->manifest_.buckets));
+  for (int32_t b = 0; b < w->manifest_.buckets; ++b) w->buckets_.push_back(std::make_unique<Bucket>(w->options_.key));
   return w;
 }
 
@@ -91,46 +259,56 @@ Status IndexWriter::SetDeletionVector(int32_t ordinal, std::optional<table::Dele
   return Status::OK();
 }
 
-Status IndexWriter::AddEntry(IndexEntry e) {
+Status IndexWriter::AddEntry(const IndexEntry& e) {
   if (e.key.parts.size() != options_.key.size()) return Status::InvalidArgument("an entry's key has the wrong arity");
   if (e.file < 0 || static_cast<size_t>(e.file) >= manifest_.files.size()) {
     return Status::InvalidArgument("an entry names file ordinal " + std::to_string(e.file) + ", not in the file table");
   }
   if (e.num_rows <= 0 || e.first_row < 0) return Status::InvalidArgument("an entry needs first_row >= 0 and num_rows > 0");
   if (e.hoisted.size() != options_.hoist.size()) return Status::InvalidArgument("an entry lacks hoisted values");
-  const int32_t b = choose_boundaries_ ? 0 : manifest_.BucketOfKey(e.key);
-  std::vector<IndexEntry>* bucket = &buckets_[static_cast<size_t>(b)];
+  if (e.file >= kMaxFiles || static_cast<uint64_t>(e.first_row) > kRowMask || e.num_rows > UINT32_MAX) {
+    return Status::NotSupported("index entry of file " + std::to_string(e.file) + " at row " +
+                                std::to_string(e.first_row) + " (" + std::to_string(e.num_rows) +
+                                " rows): an index holds at most 2^26 files, 2^38 rows a file and 2^32 rows a run");
+  }
+  int32_t b = 0;
+  if (choose_boundaries_) {
+    b = 0;
+  } else if (manifest_.kind == IndexKind::kHash && e.key.parts.size() == 1 && IsIntegerKey(options_.key[0].type)) {
+    // One integer key: its canonical form (decimal) formatted in place, no strings allocated.
+    char text[24];
+    const auto r = std::to_chars(text, text + sizeof(text), e.key.parts[0].i);
+    b = BucketOfCanonical(std::string_view(text, static_cast<size_t>(r.ptr - text)), manifest_.buckets);
+  } else {
+    b = manifest_.BucketOfKey(e.key);
+  }
+  Bucket& bucket = *buckets_[static_cast<size_t>(b)];
+  // A full column grows by half while still holding its old slots: the bucket's bytes again, at most.
+  const int64_t before = bucket.Bytes();
+  const int64_t growth = bucket.size() == bucket.pos.capacity() ? before : 0;
   const int64_t heap = EntryHeapBytes(e);
-  // A full vector grows to twice its slots while still holding the old ones.
-  auto growth = [&] {
-    return bucket->size() < bucket->capacity()
-               ? int64_t{0}
-               : static_cast<int64_t>(std::max<size_t>(1, 2 * bucket->capacity()) * sizeof(IndexEntry));
-  };
   if (options_.memory_budget > 0 && !choose_boundaries_ && buffered_bytes_ > 0 &&
-      buffered_bytes_ + heap + growth() > options_.memory_budget) {
+      buffered_bytes_ + heap + growth > options_.memory_budget) {
     RAP_RETURN_NOT_OK(WriteBuckets("-s" + std::to_string(spills_)));
     ++spills_;
+    return AddEntry(e);
   }
-  const size_t cap = bucket->capacity();
-  peak_bytes_ = std::max(peak_bytes_, buffered_bytes_ + heap + growth());
-  bucket->push_back(std::move(e));
-  buffered_bytes_ += heap + static_cast<int64_t>((bucket->capacity() - cap) * sizeof(IndexEntry));
+  peak_bytes_ = std::max(peak_bytes_, buffered_bytes_ + heap + growth);
+  RAP_RETURN_NOT_OK(Append(bucket, e));
+  buffered_bytes_ += bucket.Bytes() - before;
   peak_bytes_ = std::max(peak_bytes_, buffered_bytes_);
   ++num_entries_;
   return Status::OK();
 }
 
 int64_t IndexWriter::EntryHeapBytes(const IndexEntry& e) {
-  auto str = [](const std::string& s) { return s.capacity() > 15 ? static_cast<int64_t>(s.capacity() + 1) : 0; };
-  int64_t b = static_cast<int64_t>(e.key.parts.capacity() * sizeof(KeyPart));
-  for (const KeyPart& p : e.key.parts) b += str(p.s);
-  b += static_cast<int64_t>(e.cover.capacity() * sizeof(Location));
-  for (const Location& l : e.cover) b += str(l.aux);
-  b += static_cast<int64_t>(e.hoisted.capacity() * sizeof(ArrayPtr));
-  // A hoisted slice: its array header, and its share of the values it keeps alive (8 bytes a value
-  // as an estimate; strings may take more).
-  for (const ArrayPtr& h : e.hoisted) b += static_cast<int64_t>(sizeof(ArrayData)) + 8 * (h ? h->length : 0);
+  // Its columns' slots: packed place (8), row count (4), 8 per integer part or the bytes and an end
+  // offset per string part, the cover records with their end, the hoisted slices.
+  int64_t b = 12;
+  for (const KeyPart& p : e.key.parts) b += 8 + static_cast<int64_t>(p.s.size());
+  if (!e.cover.empty()) b += 4 + static_cast<int64_t>(e.cover.size() * sizeof(Location));
+  for (const Location& l : e.cover) b += l.aux.capacity() > 15 ? static_cast<int64_t>(l.aux.capacity() + 1) : 0;
+  for (const ArrayPtr& h : e.hoisted) b += static_cast<int64_t>(sizeof(ArrayPtr) + sizeof(ArrayData)) + 8 * (h ? h->length : 0);
   return b;
 }
 
@@ -146,27 +324,35 @@ Result<Manifest> IndexWriter::Commit(const std::string& table_root, const std::s
 
 void IndexWriter::ChooseBoundaries() {
   choose_boundaries_ = false;
-  std::vector<IndexEntry> all = std::move(buckets_[0]);
+  std::unique_ptr<Bucket> all = std::move(buckets_[0]);
   const std::vector<KeyColumn>& kc = options_.key;
   // A sample of the keys at an even stride over the entries (at most kSample of them).
   constexpr size_t kSample = 1 << 16;
-  const size_t stride = std::max<size_t>(1, all.size() / kSample);
-  std::vector<const Key*> sample;
-  for (size_t i = 0; i < all.size(); i += stride) sample.push_back(&all[i].key);
-  std::sort(sample.begin(), sample.end(), [&](const Key* a, const Key* b) { return CompareKeys(kc, *a, *b) < 0; });
+  const size_t stride = std::max<size_t>(1, all->size() / kSample);
+  std::vector<Key> sample;
+  for (size_t i = 0; i < all->size(); i += stride) {
+    sample.emplace_back();
+    all->KeyAt(i, &sample.back());
+  }
+  std::sort(sample.begin(), sample.end(), [&](const Key& a, const Key& b) { return CompareKeys(kc, a, b) < 0; });
   std::vector<Key> bounds;
   const size_t parts = static_cast<size_t>(std::max(1, options_.buckets));
   for (size_t p = 1; p < parts && !sample.empty(); ++p) {
-    const Key& k = *sample[p * sample.size() / parts];
+    const Key& k = sample[p * sample.size() / parts];
     // Strictly increasing, and above the smallest key (partition 0 is never empty by choice).
-    if (CompareKeys(kc, k, *sample.front()) <= 0) continue;
+    if (CompareKeys(kc, k, sample.front()) <= 0) continue;
     if (!bounds.empty() && CompareKeys(kc, bounds.back(), k) >= 0) continue;
     bounds.push_back(k);
   }
   manifest_.boundaries = std::move(bounds);
   manifest_.buckets = static_cast<int32_t>(manifest_.boundaries.size() + 1);
-  buckets_.assign(static_cast<size_t>(manifest_.buckets), {});
-  for (IndexEntry& e : all) buckets_[static_cast<size_t>(manifest_.BucketOfKey(e.key))].push_back(std::move(e));
+  buckets_.clear();
+  for (int32_t b = 0; b < manifest_.buckets; ++b) buckets_.push_back(std::make_unique<Bucket>(kc));
+  IndexEntry e;
+  for (size_t i = 0; i < all->size(); ++i) {
+    all->EntryAt(i, &e);
+    (void)Append(*buckets_[static_cast<size_t>(manifest_.BucketOfKey(e.key))], e);
+  }
 }
 
 Status IndexWriter::Stage() {
@@ -207,7 +393,7 @@ Status IndexWriter::WriteBuckets(const std::string& suffix) {
   const int64_t run = run_;
   std::vector<std::string> fragment_names(buckets_.size());
   for (size_t b = 0; b < buckets_.size(); ++b) {
-    if (buckets_[b].empty()) continue;
+    if (buckets_[b]->empty()) continue;
     char name[160];
     std::snprintf(name, sizeof(name), "fragments/r%06lld-%s-b%05zu%s.parquet", static_cast<long long>(run),
                   run_token_.c_str(), b, suffix.c_str());
@@ -218,13 +404,20 @@ Status IndexWriter::WriteBuckets(const std::string& suffix) {
   {
     ThreadPool pool(static_cast<size_t>(std::max(1, options_.threads)));
     for (size_t b = 0; b < buckets_.size(); ++b) {
-      if (buckets_[b].empty()) continue;
+      if (buckets_[b]->empty()) continue;
       pool.Submit([&, b] {
-        SortEntries(options_.key, &buckets_[b]);
-        written[b] = WriteFragment(*store_, dir_, fragment_names[b], options_.key, !options_.cover.empty(), options_.hoist,
-                                   static_cast<int32_t>(b), run, buckets_[b], options_.fragment);
-        buckets_[b].clear();
-        buckets_[b].shrink_to_fit();
+        Bucket& bk = *buckets_[b];
+        const std::vector<uint32_t> order = bk.Order();
+        // Entries are materialised a batch at a time, in key order, into reused IndexEntry slots.
+        auto source = [&](size_t begin, size_t end, std::vector<IndexEntry>* scratch) {
+          scratch->resize(end - begin);
+          for (size_t i = begin; i < end; ++i) bk.EntryAt(order[i], &(*scratch)[i - begin]);
+          return scratch->data();
+        };
+        written[b] = WriteFragmentBatches(*store_, dir_, fragment_names[b], options_.key, !options_.cover.empty(),
+                                          options_.hoist, static_cast<int32_t>(b), run, bk.size(), source,
+                                          options_.fragment);
+        bk.Clear();
       });
     }
   }

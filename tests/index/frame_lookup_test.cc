@@ -303,7 +303,9 @@ TEST_P(FrameLookupTest, CorruptFrameRecordsFailCleanly) {
     ASSERT_TRUE(w.ok()) << w.status().ToString();
     (*w)->AddFile(indexed->file, indexed->schema_file);
     int mutated = 0;
-    for (IndexEntry e : indexed->entries) {
+    for (size_t i = 0; i < indexed->num_entries(); ++i) {
+      IndexEntry e;
+      indexed->EntryAt(i, &e);
       for (Location& l : e.cover) {
         if (l.kind == static_cast<int32_t>(LocationKind::kZstdFrame)) {
           mutate(l);

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -76,6 +77,16 @@ Result<FragmentEntry> WriteFragment(io::ObjectStore& store, const std::string& i
                                     const std::string& relative_path, const std::vector<KeyColumn>& key, bool cover,
                                     const std::vector<Field>& hoisted, int32_t bucket, int64_t run,
                                     const std::vector<IndexEntry>& entries, const FragmentWriteOptions& options = {});
+
+// WriteFragment over entries supplied in batches (a columnar buffer's, materialised a batch at a
+// time): `source(begin, end, scratch)` returns a pointer to the entries [begin, end) of the sorted
+// sequence, valid until the next call (it may fill and return `scratch`'s data).
+using EntryBatchSource = std::function<const IndexEntry*(size_t begin, size_t end, std::vector<IndexEntry>* scratch)>;
+Result<FragmentEntry> WriteFragmentBatches(io::ObjectStore& store, const std::string& index_dir,
+                                           const std::string& relative_path, const std::vector<KeyColumn>& key,
+                                           bool cover, const std::vector<Field>& hoisted, int32_t bucket, int64_t run,
+                                           size_t num_entries, const EntryBatchSource& source,
+                                           const FragmentWriteOptions& options = {});
 
 // Column positions of a fragment's schema, checked against the manifest (Corrupt names `what`).
 struct FragmentLayout {

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -33,7 +34,7 @@ struct IndexWriterOptions {
   // Stage writes. Defaults: the index's next run and a random token.
   std::optional<int64_t> run;
   std::string token;
-  // Memory budget of the buffered entries (bytes, as AccountedBytes counts them; 0: unbounded). When
+  // Memory budget of the buffered entries (bytes, as buffered_bytes() counts them; 0: unbounded). When
   // adding an entry would pass it, the buffered entries are written out as fragments of the run
   // (`r<run>-<token>-b<bucket>-s<n>.parquet`, one per bucket with entries) and the buffer starts
   // empty: a bucket then has one fragment per spill, as after an update or a distributed build
@@ -46,6 +47,7 @@ class IndexWriter {
  public:
   // `base`: the manifest this run extends (update), or nullopt for a new index / full rebuild (the
   // new version then replaces every fragment and file of earlier versions).
+  ~IndexWriter();
   static Result<std::unique_ptr<IndexWriter>> Make(std::string index_url, IndexWriterOptions options,
                                                    std::optional<Manifest> base);
 
@@ -57,15 +59,19 @@ class IndexWriter {
   // Replaces the deletion vector of a file.
   Status SetDeletionVector(int32_t ordinal, std::optional<table::DeletionVectorDescriptor> dv);
   // Adds an entry of a file added in this run (cover locations refer to options.cover).
-  Status AddEntry(IndexEntry entry);
+  Status AddEntry(const IndexEntry& entry);
 
   int64_t entries() const { return num_entries_; }
-  // The bytes the buffered entries take (entry slots of the buckets' vectors, keys, locations,
-  // hoisted values) now and at most so far, and how many times the buffer was spilled.
+  // The bytes the buffered entries take (the allocated capacity of the buckets' columns: keys,
+  // packed places, row counts, cover records, hoisted slices and the values they keep alive) now
+  // and at most so far (a column's growth counted while old and new slots coexist), and how many
+  // times the buffer was spilled.
   int64_t buffered_bytes() const { return buffered_bytes_; }
   int64_t peak_buffered_bytes() const { return peak_bytes_; }
   int64_t spills() const { return spills_; }
-  // The heap bytes of one entry beyond its slot (key strings, locations, hoisted slices).
+  // The bytes one entry adds to the columns (before their growth slack): 12 for its place and row
+  // count, 8 an integer key part or the bytes plus 8 a string part, its cover records, its hoisted
+  // slices.
   static int64_t EntryHeapBytes(const IndexEntry& e);
   const Manifest& manifest() const { return manifest_; }
 
@@ -90,7 +96,10 @@ class IndexWriter {
   std::string dir_;
   IndexWriterOptions options_;
   Manifest manifest_;
-  std::vector<std::vector<IndexEntry>> buckets_;
+  // Per bucket, the buffered entries in columns (no per-entry heap objects): see index_writer.cc.
+  struct Bucket;
+  std::vector<std::unique_ptr<Bucket>> buckets_;
+  Status Append(Bucket& bucket, const IndexEntry& e);
   bool choose_boundaries_ = false;  // sorted kind, new index: every entry waits in buckets_[0]
   void ChooseBoundaries();
   std::vector<std::pair<std::string, std::string>> schema_files_;  // (relative path, bytes) to write
