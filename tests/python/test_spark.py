@@ -7,7 +7,10 @@
 - lookup_join equals a join computed with pyarrow (inner and left, NULL and absent keys);
 - a Delta table written by delta-spark (partitioned, decimals, timestamps, nested, a DELETE with
   deletion vectors) reads the same through rap.scan as through Spark, and its index answers as
-  Spark's WHERE key = ...
+  Spark's WHERE key = ...;
+- rewrite on Spark equals a single-process rap.rewrite in every layout (rows per bucket, lookups,
+  delta-spark aggregates), and a failed first task attempt leaves nothing referenced;
+- delta-spark tables with column mapping (name, id) and checkpoints read by rap.scan equal Spark.
 
 The jars delta-spark needs come from scripts/fetch-jars.sh (cached in $RAP_JARS_DIR, default
 build/jars); pyspark, delta-spark and pandas from requirements-test.txt; Java 17 from the machine.
