@@ -29,9 +29,11 @@ def load() -> float:
     return os.getloadavg()[0]
 
 
-def generate(root: str, rows: int, files: int, seed: int = 1) -> None:
+def generate(root: str, rows: int, files: int, page_bytes: int, seed: int = 1) -> None:
     """`files` Parquet files: k int64 (uniform in [0, rows), so about one row per key), v float64,
-    name string (~12 bytes), row int64."""
+    name string (~12 bytes), row int64; data pages of about `page_bytes` (a covered lookup decodes
+    the whole page of each key: pyarrow's default 1 MiB pages make a batch of 10,000 random keys hold
+    gigabytes)."""
     os.makedirs(root, exist_ok=True)
     rng = np.random.default_rng(seed)
     per = rows // files
@@ -41,7 +43,7 @@ def generate(root: str, rows: int, files: int, seed: int = 1) -> None:
         t = pa.table({"k": k, "v": rng.random(per), "name": pa.array([f"n{x:010d}" for x in row % 10_000_019]),
                       "row": row})
         pq.write_table(t, f"{root}/part-{f:04d}.parquet", row_group_size=1 << 20, compression="zstd",
-                       write_page_index=True)
+                       write_page_index=True, data_page_size=page_bytes)
 
 
 def measure(label: str, fn, results: list, **extra):
@@ -73,34 +75,39 @@ def main() -> None:
     ap.add_argument("--buckets", type=int, default=16)
     ap.add_argument("--keys", type=int, default=1_000_000)
     ap.add_argument("--out", default="/tmp/rap-bench-spark")
+    ap.add_argument("--page-bytes", type=int, default=16 << 10)
+    ap.add_argument("--only-join", action="store_true", help="skip the build figures")
     a = ap.parse_args()
     shutil.rmtree(a.out, ignore_errors=True)
     table = f"{a.out}/table"
     results: list = []
     print(f"cpus={os.cpu_count()} rows={a.rows} files={a.files} buckets={a.buckets}", flush=True)
-    measure("generate", lambda: generate(table, a.rows, a.files), results)
+    measure("generate", lambda: generate(table, a.rows, a.files, a.page_bytes), results)
     rows = a.rows // a.files * a.files
 
     # Index builds: the key only (no cover), as rap index build.
-    for threads in (1, 2):
+    for threads in (() if a.only_join else (1, 2)):
         idx = f"{a.out}/single-t{threads}"
         _, s = measure(f"single-process build, threads={threads}",
                        lambda: rap.build_index(table, "k", index=idx, buckets=a.buckets, threads=threads,
                                                progress=False), results, rows=rows)
         results[-1]["key_rows_per_s"] = round(rows / s)
         print("  ->", results[-1]["key_rows_per_s"], "key rows/s", flush=True)
-    for master in ("local[1]", "local[2]"):
+    for master in (("local[2]",) if a.only_join else ("local[1]", "local[2]")):
         spark = session(master)
         spark.range(4).count()  # the JVM and a first job, outside the figure
         idx = f"{a.out}/spark-{master[6]}"
-        _, s = measure(f"rap.spark.build_index, {master}",
-                       lambda: rap.spark.build_index(spark, table, "k", index=idx, buckets=a.buckets), results,
-                       rows=rows)
-        results[-1]["key_rows_per_s"] = round(rows / s)
-        print("  ->", results[-1]["key_rows_per_s"], "key rows/s", flush=True)
+        if not a.only_join:
+            _, s = measure(f"rap.spark.build_index, {master}",
+                           lambda: rap.spark.build_index(spark, table, "k", index=idx, buckets=a.buckets), results,
+                           rows=rows)
+            results[-1]["key_rows_per_s"] = round(rows / s)
+            print("  ->", results[-1]["key_rows_per_s"], "key rows/s", flush=True)
         if master == "local[2]":
             # lookup_join against Spark's join: the same keys (uniform in the key range), the same table.
-            rap.build_index(table, "k", buckets=a.buckets, cover=["v", "name"], threads=2, progress=False)
+            measure("covered single-process build (v, name), threads=2",
+                    lambda: rap.build_index(table, "k", buckets=a.buckets, cover=["v", "name"], threads=2,
+                                            progress=False), results)
             rng = np.random.default_rng(7)
             keys = pa.table({"k": rng.integers(0, a.rows, a.keys, dtype=np.int64)})
             kdir = f"{a.out}/keys"
