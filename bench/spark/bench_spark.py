@@ -77,6 +77,8 @@ def main() -> None:
     ap.add_argument("--out", default="/tmp/rap-bench-spark")
     ap.add_argument("--page-bytes", type=int, default=16 << 10)
     ap.add_argument("--only-join", action="store_true", help="skip the build figures")
+    ap.add_argument("--rewrite", action="store_true",
+                    help="instead: rap.rewrite (threads 1, 2) against rap.spark.rewrite at local[1], local[2] (layout frame)")
     a = ap.parse_args()
     shutil.rmtree(a.out, ignore_errors=True)
     table = f"{a.out}/table"
@@ -84,6 +86,23 @@ def main() -> None:
     print(f"cpus={os.cpu_count()} rows={a.rows} files={a.files} buckets={a.buckets}", flush=True)
     measure("generate", lambda: generate(table, a.rows, a.files, a.page_bytes), results)
     rows = a.rows // a.files * a.files
+    if a.rewrite:
+        for threads in (1, 2):
+            _, s = measure(f"rap.rewrite (single process), threads={threads}",
+                           lambda: rap.rewrite(table, f"{a.out}/rw-single-{threads}", key="k", layout="frame",
+                                               buckets=a.buckets, threads=threads, progress=False), results, rows=rows)
+            results[-1]["rows_per_s"] = round(rows / s)
+        for master in ("local[1]", "local[2]"):
+            spark = session(master)
+            spark.range(4).count()
+            _, s = measure(f"rap.spark.rewrite, {master}",
+                           lambda: rap.spark.rewrite(spark, table, f"{a.out}/rw-spark-{master[6]}", "k", layout="frame",
+                                                     buckets=a.buckets, threads=1), results, rows=rows)
+            results[-1]["rows_per_s"] = round(rows / s)
+            spark.stop()
+        with open(f"{a.out}/results.json", "w") as f:
+            json.dump(results, f, indent=1)
+        return
 
     # Index builds: the key only (no cover), as rap index build.
     for threads in (() if a.only_join else (1, 2)):
