@@ -17,6 +17,9 @@ package, pyarrow and — for :func:`lookup_join` — pandas, as any ``mapInArrow
 * :func:`update_index`: the distributed ``rap index update``: the driver plans the files added and
   removed since the index's version, tasks index the added files, and the driver publishes one new
   manifest version (create-if-absent) keeping the old fragments.
+* :func:`rewrite`: the distributed ``rap rewrite``: tasks read the input through rap with each row's
+  bucket id, Spark shuffles the rows by bucket, each task sorts and writes its buckets' files in the
+  layout with their index fragments, and the driver commits the Delta log and then the index.
 * :func:`lookup_join`: enriches a DataFrame of keys with the indexed rows through ``mapInArrow``;
   each task opens the index once and looks each Arrow batch's keys up in one call.
 
@@ -31,10 +34,10 @@ import time
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 from . import StorageOptions, _columns, _rap
-from . import Index
+from . import Index, RecordBatchReader
 from .errors import InvalidArgument
 
-__all__ = ["build_index", "update_index", "lookup_join"]
+__all__ = ["build_index", "update_index", "rewrite", "lookup_join"]
 
 # (part number, attempt number, the part's manifest JSON): called in the task after the part's
 # fragments are written and before the task returns; what it raises fails the task attempt. For
@@ -188,6 +191,145 @@ def update_index(
                              list(plan["cover"]), list(plan["hoist"]), threads, page_rows, storage_options, _task_hook)
     out = _rap.commit_update(plan, results, storage_options)
     out["parts"] = len(groups)
+    out["seconds"] = time.monotonic() - t0
+    return out
+
+
+
+def rewrite(
+    spark: Any,
+    table_url: str,
+    output: str,
+    key: Union[str, Sequence[str]],
+    layout: str = "frame",
+    buckets: int = 1,
+    *,
+    cover: Optional[Union[str, Sequence[str]]] = None,
+    cogroup: bool = False,
+    align: Optional[int] = None,
+    compression: str = "zstd",
+    row_group_rows: Optional[int] = None,
+    page_rows: Optional[int] = None,
+    memory: int = 512 << 20,
+    temp_dir: Optional[str] = None,
+    threads: int = 2,
+    parts: Optional[int] = None,
+    storage_options: StorageOptions = None,
+    _task_hook: Optional[TaskHook] = None,
+) -> Dict[str, Any]:
+    """``rap rewrite`` on Spark: a new Delta table at ``output`` holding every live row of the table,
+    one file per non-empty bucket of the key's hash (rap's bucket function), sorted by the key and
+    written in ``layout`` ("sorted", "page", "frame", "interleaved", "blob"), with its index at
+    ``<output>/_rap_index/default`` built from the writer's own page and frame locations.
+
+    1. The driver plans it (``_rap.plan_rewrite``): the input's live files at one version; the output
+       must be empty and gets a pending-write marker.
+    2. Tasks count each bucket's rows over groups of files (the key columns only), so that the driver
+       can give every non-empty bucket its file ordinal (bucket order, as ``rap rewrite``).
+    3. Tasks read the rows of groups of files through rap (``_rap.read_rewrite_rows``: deletion
+       vectors applied, partition values as columns) with the int32 column ``__rap_bucket`` computed
+       by rap; Spark shuffles them by it (``repartition``) into ``parts`` partitions (default: twice
+       the default parallelism, at most the non-empty buckets); each task sorts its buckets with
+       rap's sorter (bounded by ``memory``, spilling to ``temp_dir``) and writes each bucket's file
+       and index fragment, named with its task attempt (``_rap.write_rewrite_part``).
+    4. The driver writes the Delta commit (version 0) of the winning attempts' files, then publishes
+       the index (version 1) naming their fragments, then removes the marker
+       (``_rap.commit_rewrite``). Files of failed or speculative attempts are never referenced.
+
+    Returns ``rap.rewrite``'s counts (``rows``, ``files``, ``entries``, ``bytes``, ``frames``,
+    ``table_version``, ``index_version``, ``fragments``) plus ``parts`` and ``seconds``.
+    """
+    t0 = time.monotonic()
+    from pyspark.sql.pandas.types import from_arrow_schema, to_arrow_schema
+
+    table_url = _absolute(table_url)
+    output = _absolute(output)
+    if parts is not None and parts < 1:
+        raise InvalidArgument(f"parts: {parts} is not >= 1")
+    opts = {
+        "key": _columns(key, "key") or [], "layout": layout, "buckets": int(buckets), "cover": _columns(cover, "cover"),
+        "cogroup": bool(cogroup), "align": align, "compression": compression, "row_group_rows": row_group_rows,
+        "page_rows": page_rows, "memory": int(memory), "temp_dir": temp_dir, "threads": int(threads),
+    }
+    job = _rap.plan_rewrite(table_url, output, opts, storage_options)
+    sc = spark.sparkContext
+    groups = _split(job["sizes"], 2 * sc.defaultParallelism)
+
+    # 2. Rows per bucket (key columns only) -> the file ordinal of each non-empty bucket.
+    def count_task(items: Any) -> Any:
+        for g in items:
+            yield _rap.count_rewrite_buckets(job, opts, g, storage_options)
+
+    counts = [0] * opts["buckets"]
+    for pairs in sc.parallelize(groups, len(groups)).mapPartitions(count_task).collect():
+        for b, n in pairs:
+            counts[b] += n
+    ordinal_of_bucket, nfiles = [], 0
+    for n in counts:
+        ordinal_of_bucket.append(nfiles if n > 0 else -1)
+        nfiles += 1 if n > 0 else 0
+    if nfiles == 0:
+        raise InvalidArgument(f"{table_url}: the table has no live rows to rewrite")
+
+    # 3. The rows with their buckets (read through rap), shuffled by bucket, written per bucket.
+    probe = _rap.read_rewrite_rows(job, opts, [], storage_options)
+    arrow_schema = __import__("pyarrow").schema(RecordBatchReader(probe).schema)
+    probe.close()
+    spark_schema = from_arrow_schema(arrow_schema)
+    spark_arrow = to_arrow_schema(spark_schema)
+    bucket_col = arrow_schema.names[-1]
+
+    def read_task(batches: Any) -> Any:
+        import pyarrow as pa
+
+        for b in batches:
+            for g in b.column(0).to_pylist():
+                rows = pa.RecordBatchReader.from_stream(
+                    RecordBatchReader(_rap.read_rewrite_rows(job, opts, groups[g], storage_options)))
+                for rb in rows:
+                    yield rb.cast(spark_arrow)
+
+    run_id = secrets.token_hex(4)
+
+    def write_task(batches: Any) -> Any:
+        import pyarrow as pa
+        from pyspark import TaskContext
+
+        ctx = TaskContext.get()
+        attempt = ctx.attemptNumber() if ctx is not None else 0
+        attempt_id = ctx.taskAttemptId() if ctx is not None else 0
+        part = ctx.partitionId() if ctx is not None else 0
+        token = f"{run_id}_p{part:05d}_t{attempt_id}"
+        rows = pa.RecordBatchReader.from_batches(arrow_schema, (b.cast(arrow_schema) for b in batches))
+        r = _rap.write_rewrite_part(job, opts, ordinal_of_bucket, token, rows, storage_options)
+        if not r["files"]:
+            return
+        import json
+
+        if task_hook is not None:
+            task_hook(part, attempt, r["part"])
+        yield pa.RecordBatch.from_pydict({"result": [json.dumps(r)]})
+
+    task_hook = _task_hook
+    nparts = max(1, min(nfiles, parts if parts is not None else 2 * sc.defaultParallelism))
+    from pyspark.sql.types import StringType, StructField, StructType
+
+    rows_df = spark.range(len(groups), numPartitions=len(groups)).mapInArrow(read_task, spark_schema)
+    written = (rows_df.repartition(nparts, bucket_col)
+               .mapInArrow(write_task, StructType([StructField("result", StringType())])).collect())
+    import json
+
+    tasks = [json.loads(r["result"]) for r in written]
+    got = [0] * opts["buckets"]
+    for t in tasks:
+        for f in t["files"]:
+            got[f["bucket"]] += f["rows"]
+    if got != counts:
+        bad = [b for b in range(len(counts)) if got[b] != counts[b]][:5]
+        raise InvalidArgument(f"rap.spark.rewrite: the written rows per bucket differ from the counted ones "
+                              f"(buckets {bad}); nothing was committed")
+    out = _rap.commit_rewrite(job, opts, tasks, storage_options)
+    out["parts"] = nparts
     out["seconds"] = time.monotonic() - t0
     return out
 

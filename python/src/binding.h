@@ -170,6 +170,10 @@ class Reader {
 nb::object SchemaCapsule(const Schema& schema);
 nb::object BatchCapsules(const RecordBatch& batch);  // (schema capsule, array capsule)
 
+// The stream of an object with __arrow_c_stream__ (a pyarrow Table or RecordBatchReader, ...),
+// taken over (the PyCapsule protocol).
+std::unique_ptr<columnar::RecordBatchReader> ImportStream(nb::handle data);
+
 // A reader over batches already in memory (lookup results).
 std::unique_ptr<columnar::RecordBatchReader> MakeVectorReader(SchemaPtr schema, std::vector<RecordBatch> batches);
 

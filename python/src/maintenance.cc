@@ -4,6 +4,7 @@
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/unique_ptr.h>
 #include <nanobind/stl/vector.h>
 
 #include "binding.h"
@@ -446,6 +447,183 @@ nb::dict CommitUpdate(const nb::dict& plan_dict, const std::vector<std::pair<std
   return d;
 }
 
+// Distributed rewrites (rap.spark.rewrite; index::PlanRewriteJob / CountRewriteBuckets /
+// ReadRewriteRows / WriteRewriteBuckets / CommitRewriteJob): the options and the job cross processes
+// as dicts of plain values, a task's index part as its manifest JSON.
+index::RewriteOptions JobOptionsFromDict(const nb::dict& d) {
+  index::RewriteOptions o;
+  try {
+    o.key_columns = nb::cast<std::vector<std::string>>(d["key"]);
+    o.layout = Unwrap(index::ParseRewriteLayout(nb::cast<std::string>(d["layout"])));
+    o.buckets = nb::cast<int32_t>(d["buckets"]);
+    if (!d["cover"].is_none()) {
+      o.cover = nb::cast<std::vector<std::string>>(d["cover"]);
+      o.cover_all = !o.cover.empty();
+    }
+    o.cogroup = nb::cast<bool>(d["cogroup"]);
+    if (!d["align"].is_none()) o.align = nb::cast<int64_t>(d["align"]);
+    auto codec = parquet::ParseCodec(nb::cast<std::string>(d["compression"]));
+    if (!codec.ok()) Raise(Status::InvalidArgument("compression: " + codec.status().message()));
+    o.writer.defaults.codec = codec->first;
+    o.writer.defaults.codec_level = codec->second;
+    if (!d["row_group_rows"].is_none()) o.writer.row_group_max_rows = nb::cast<int64_t>(d["row_group_rows"]);
+    if (!d["page_rows"].is_none()) o.writer.defaults.page_max_rows = nb::cast<int64_t>(d["page_rows"]);
+    o.memory = nb::cast<int64_t>(d["memory"]);
+    if (!d["temp_dir"].is_none()) o.temp_dir = nb::cast<std::string>(d["temp_dir"]);
+    o.threads = nb::cast<int>(d["threads"]);
+  } catch (const nb::python_error&) {
+    throw;
+  } catch (const std::exception& e) {
+    Raise(Status::InvalidArgument(std::string("rewrite options: not the options of rap.spark.rewrite (") + e.what() + ")"));
+  }
+  if (o.buckets < 1 || o.buckets > (1 << 20)) Raise(Status::InvalidArgument("buckets: " + std::to_string(o.buckets) + " is not in [1, 1048576]"));
+  if (o.memory < 1) Raise(Status::InvalidArgument("memory: not positive"));
+  CheckThreads(o.threads);
+  return o;
+}
+
+nb::dict JobToDict(const index::RewriteJob& j) {
+  nb::dict d;
+  d["table_url"] = j.table_url;
+  d["table_kind"] = j.table_kind;
+  d["table_version"] = j.table_version;
+  d["paths"] = nb::cast(j.paths);
+  d["sizes"] = nb::cast(j.sizes);
+  d["output_url"] = j.output_url;
+  d["token"] = j.token;
+  return d;
+}
+
+index::RewriteJob JobFromDict(const nb::dict& d) {
+  index::RewriteJob j;
+  try {
+    j.table_url = nb::cast<std::string>(d["table_url"]);
+    j.table_kind = nb::cast<std::string>(d["table_kind"]);
+    j.table_version = nb::cast<int64_t>(d["table_version"]);
+    j.paths = nb::cast<std::vector<std::string>>(d["paths"]);
+    j.sizes = nb::cast<std::vector<uint64_t>>(d["sizes"]);
+    j.output_url = nb::cast<std::string>(d["output_url"]);
+    j.token = nb::cast<std::string>(d["token"]);
+  } catch (const nb::python_error&) {
+    throw;
+  } catch (const std::exception& e) {
+    Raise(Status::InvalidArgument(std::string("rewrite job: not a job of plan_rewrite (") + e.what() + ")"));
+  }
+  if (j.paths.size() != j.sizes.size()) Raise(Status::InvalidArgument("rewrite job: paths and sizes differ in length"));
+  return j;
+}
+
+nb::dict PlanRewriteJob(const std::string& table, const std::string& output, const nb::dict& opts,
+                        nb::handle storage_options) {
+  const index::RewriteOptions o = JobOptionsFromDict(opts);
+  const EnvOverlay overlay = ParseStorageOptions(storage_options);
+  return JobToDict(Run(overlay, nullptr, [&] { return index::PlanRewriteJob(table, output, o); }));
+}
+
+std::vector<std::pair<int32_t, int64_t>> CountRewriteBuckets(const nb::dict& job_dict, const nb::dict& opts,
+                                                             const std::vector<int32_t>& ordinals,
+                                                             nb::handle storage_options) {
+  const index::RewriteJob job = JobFromDict(job_dict);
+  index::RewriteOptions o = JobOptionsFromDict(opts);
+  auto cancel = std::make_shared<io::CancellationToken>();
+  o.cancel = cancel;
+  const EnvOverlay overlay = ParseStorageOptions(storage_options);
+  std::vector<int64_t> counts =
+      Run(overlay, nullptr, [&] { return index::CountRewriteBuckets(job, ordinals, o); }, cancel.get());
+  std::vector<std::pair<int32_t, int64_t>> out;
+  for (size_t b = 0; b < counts.size(); ++b) {
+    if (counts[b] > 0) out.push_back({static_cast<int32_t>(b), counts[b]});
+  }
+  return out;
+}
+
+std::unique_ptr<Reader> ReadRewriteRows(const nb::dict& job_dict, const nb::dict& opts, const std::vector<int32_t>& ordinals,
+                                        nb::handle storage_options) {
+  const index::RewriteJob job = JobFromDict(job_dict);
+  index::RewriteOptions o = JobOptionsFromDict(opts);
+  auto cancel = std::make_shared<io::CancellationToken>();
+  o.cancel = cancel;
+  const EnvOverlay overlay = ParseStorageOptions(storage_options);
+  auto source = Run(overlay, nullptr, [&] { return index::ReadRewriteRows(job, ordinals, o); });
+  SchemaPtr schema = source->schema();
+  return std::make_unique<Reader>(std::move(source), schema, std::make_shared<StatsHolder>(), cancel);
+}
+
+nb::dict WriteRewritePart(const nb::dict& job_dict, const nb::dict& opts, const std::vector<int32_t>& ordinal_of_bucket,
+                          const std::string& token, nb::handle data, nb::handle storage_options) {
+  const index::RewriteJob job = JobFromDict(job_dict);
+  index::RewriteOptions o = JobOptionsFromDict(opts);
+  std::unique_ptr<columnar::RecordBatchReader> rows = ImportStream(data);
+  const EnvOverlay overlay = ParseStorageOptions(storage_options);
+  // Not on a thread of its own: the rows' stream may call back into Python (it takes the GIL).
+  index::RewriteTaskResult r =
+      Run(overlay, nullptr, [&] { return index::WriteRewriteBuckets(job, o, ordinal_of_bucket, token, *rows); });
+  nb::dict d;
+  d["part"] = index::ManifestToJson(r.part);
+  nb::list files;
+  for (size_t i = 0; i < r.ordinals.size(); ++i) {
+    nb::dict f;
+    f["ordinal"] = r.ordinals[i];
+    f["bucket"] = r.buckets[i];
+    f["rows"] = r.rows[i];
+    f["path"] = r.adds[i].path;
+    f["size"] = r.adds[i].size;
+    f["stats"] = r.adds[i].stats;
+    files.append(f);
+  }
+  d["files"] = files;
+  d["entries"] = r.entries;
+  d["frames"] = r.frames;
+  return d;
+}
+
+nb::dict CommitRewriteJob(const nb::dict& job_dict, const nb::dict& opts, const std::vector<nb::dict>& tasks,
+                          nb::handle storage_options) {
+  const index::RewriteJob job = JobFromDict(job_dict);
+  const index::RewriteOptions o = JobOptionsFromDict(opts);
+  std::vector<index::RewriteTaskResult> results;
+  try {
+    for (size_t i = 0; i < tasks.size(); ++i) {
+      const nb::dict& t = tasks[i];
+      index::RewriteTaskResult r;
+      r.part = Unwrap(index::ManifestFromJson(nb::cast<std::string>(t["part"]), "of rewrite task " + std::to_string(i)));
+      r.entries = nb::cast<int64_t>(t["entries"]);
+      r.frames = nb::cast<int64_t>(t["frames"]);
+      for (nb::handle fh : nb::cast<nb::list>(t["files"])) {
+        nb::dict f = nb::cast<nb::dict>(fh);
+        r.ordinals.push_back(nb::cast<int32_t>(f["ordinal"]));
+        r.buckets.push_back(nb::cast<int32_t>(f["bucket"]));
+        r.rows.push_back(nb::cast<int64_t>(f["rows"]));
+        table::DeltaAddFile a;
+        a.path = nb::cast<std::string>(f["path"]);
+        a.size = nb::cast<int64_t>(f["size"]);
+        a.stats = nb::cast<std::string>(f["stats"]);
+        r.adds.push_back(std::move(a));
+      }
+      results.push_back(std::move(r));
+    }
+  } catch (const nb::python_error&) {
+    throw;
+  } catch (const std::exception& e) {
+    Raise(Status::InvalidArgument(std::string("rewrite commit: not the results of write_rewrite_part (") + e.what() + ")"));
+  }
+  const EnvOverlay overlay = ParseStorageOptions(storage_options);
+  index::RewriteResult r = Run(overlay, nullptr, [&] { return index::CommitRewriteJob(job, o, results); });
+  nb::dict d;
+  d["output_url"] = r.output_url;
+  d["index_url"] = r.index_url;
+  d["files"] = r.files;
+  d["input_files"] = r.input_files;
+  d["rows"] = r.rows;
+  d["entries"] = r.entries;
+  d["bytes"] = r.bytes;
+  d["frames"] = r.frames;
+  d["table_version"] = r.table_version;
+  d["index_version"] = r.manifest.version;
+  d["fragments"] = r.manifest.fragments.size();
+  return d;
+}
+
 }  // namespace
 
 void BindMaintenance(nb::module_& m) {
@@ -456,6 +634,16 @@ void BindMaintenance(nb::module_& m) {
         nb::arg("hoist") = std::vector<std::string>(), nb::arg("threads") = 2, nb::arg("page_rows") = 256,
         nb::arg("storage_options") = nb::none());
   m.def("commit_build", &CommitBuild, nb::arg("plan"), nb::arg("parts"), nb::arg("storage_options") = nb::none());
+  m.def("plan_rewrite", &PlanRewriteJob, nb::arg("table"), nb::arg("output"), nb::arg("options"),
+        nb::arg("storage_options") = nb::none());
+  m.def("count_rewrite_buckets", &CountRewriteBuckets, nb::arg("job"), nb::arg("options"), nb::arg("ordinals"),
+        nb::arg("storage_options") = nb::none());
+  m.def("read_rewrite_rows", &ReadRewriteRows, nb::arg("job"), nb::arg("options"), nb::arg("ordinals"),
+        nb::arg("storage_options") = nb::none());
+  m.def("write_rewrite_part", &WriteRewritePart, nb::arg("job"), nb::arg("options"), nb::arg("ordinal_of_bucket"),
+        nb::arg("token"), nb::arg("rows"), nb::arg("storage_options") = nb::none());
+  m.def("commit_rewrite", &CommitRewriteJob, nb::arg("job"), nb::arg("options"), nb::arg("tasks"),
+        nb::arg("storage_options") = nb::none());
   m.def("plan_update", &PlanUpdate, nb::arg("index"), nb::arg("name") = "default", nb::arg("storage_options") = nb::none());
   m.def("commit_update", &CommitUpdate, nb::arg("plan"), nb::arg("parts"), nb::arg("storage_options") = nb::none());
   m.def("build_index", &BuildIndex, nb::arg("table"), nb::arg("key"), nb::arg("index") = nb::none(),

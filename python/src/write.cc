@@ -106,23 +106,6 @@ parquet::WriterOptions Options(std::optional<int64_t> row_group_rows, nb::handle
   return o;
 }
 
-// Moves the producer's stream out of its capsule (the PyCapsule protocol: the consumer takes it and
-// marks the capsule's copy released).
-std::unique_ptr<columnar::RecordBatchReader> ImportStream(nb::handle data) {
-  if (!nb::hasattr(data, "__arrow_c_stream__")) {
-    Raise(Status::InvalidArgument("data: expected an object with __arrow_c_stream__ (a pyarrow Table, a polars "
-                                  "DataFrame, a rap reader), got " +
-                                  nb::cast<std::string>(nb::str(data.type().attr("__name__")))));
-  }
-  nb::object capsule = data.attr("__arrow_c_stream__")();
-  auto* s = static_cast<ArrowArrayStream*>(PyCapsule_GetPointer(capsule.ptr(), "arrow_array_stream"));
-  if (s == nullptr) throw nb::python_error();
-  ArrowArrayStream stream;
-  std::memcpy(&stream, s, sizeof(stream));
-  s->release = nullptr;
-  return Unwrap(columnar::ImportRecordBatchReader(&stream));
-}
-
 nb::dict WriteParquet(nb::handle data, const std::string& url, std::optional<int64_t> row_group_rows,
                       nb::handle row_group_bytes, std::optional<int64_t> page_rows, nb::handle page_bytes,
                       nb::handle compression, nb::handle encoding, bool dictionary, bool statistics,
@@ -176,6 +159,24 @@ nb::dict WriteParquet(nb::handle data, const std::string& url, std::optional<int
 }
 
 }  // namespace
+
+// Moves the producer's stream out of its capsule (the PyCapsule protocol: the consumer takes it and
+// marks the capsule's copy released).
+std::unique_ptr<columnar::RecordBatchReader> ImportStream(nb::handle data) {
+  if (!nb::hasattr(data, "__arrow_c_stream__")) {
+    Raise(Status::InvalidArgument("data: expected an object with __arrow_c_stream__ (a pyarrow Table, a polars "
+                                  "DataFrame, a rap reader), got " +
+                                  nb::cast<std::string>(nb::str(data.type().attr("__name__")))));
+  }
+  nb::object capsule = data.attr("__arrow_c_stream__")();
+  auto* s = static_cast<ArrowArrayStream*>(PyCapsule_GetPointer(capsule.ptr(), "arrow_array_stream"));
+  if (s == nullptr) throw nb::python_error();
+  ArrowArrayStream stream;
+  std::memcpy(&stream, s, sizeof(stream));
+  s->release = nullptr;
+  return Unwrap(columnar::ImportRecordBatchReader(&stream));
+}
+
 
 void BindWrite(nb::module_& m) {
   m.def("write_parquet", &WriteParquet, nb::arg("data"), nb::arg("url"), nb::arg("row_group_rows") = nb::none(),

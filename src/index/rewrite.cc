@@ -6,8 +6,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <filesystem>
+#include <numeric>
 #include <random>
 
 #include "rap/columnar/take.h"
@@ -82,70 +84,161 @@ Result<SchemaPtr> InputSchema(const table::TableSnapshot& snap, std::optional<st
   return SchemaPtr(s);
 }
 
-// Every live row of the table into `sorter`, batch by batch (deletion vectors applied; kZOrder: with
-// the Z-value column appended).
-Status ReadLiveRows(const table::TableSnapshot& snap, const RewriteOptions& options, const internal::RewritePlan& plan,
-                    internal::BucketSorter& sorter, int64_t* rows) {
-  const SchemaPtr& schema = plan.in_schema;
-  for (size_t i = 0; i < snap.files.size(); ++i) {
-    const table::DataFile& f = snap.files[i];
-    read::FileReaderOptions ro;
-    ro.io.cancel = options.cancel.get();
-    // Input batches small against the memory budget (about budget / 1 KiB rows, 256..65536), so a
-    // spill happens close to the budget.
-    ro.batch_size = std::clamp<int64_t>(options.memory >> 10, 256, 64 * 1024);
-    RAP_ASSIGN_OR_RETURN(auto reader, read::FileReader::Open(snap.store, f.path, ro));
-    RAP_ASSIGN_OR_RETURN(read::Projection proj, reader->Project({}));
-    const size_t data_columns = schema->fields.size() - snap.partition_columns.size();
-    bool same = proj.schema->fields.size() == data_columns;
-    for (size_t c = 0; same && c < data_columns; ++c) {
-      same = proj.schema->fields[c].name == schema->fields[c].name &&
-             proj.schema->fields[c].type->ToString() == schema->fields[c].type->ToString();
+// The live rows of some of the table's files (deletion vectors applied, partition values appended
+// as columns), batch by batch, with the schema `schema` (the input schema, or only the key columns
+// when `key_only`: then only those are read from the files). Shared by RewriteTable and the tasks of a
+// distributed rewrite (ReadRewriteRows), so both read the same rows.
+class LiveRowsReader final : public columnar::RecordBatchReader {
+ public:
+  LiveRowsReader(const table::TableSnapshot& snap, std::vector<size_t> files, SchemaPtr in_schema,
+                 const RewriteOptions& options, std::vector<int> columns)
+      : snap_(snap), files_(std::move(files)), in_schema_(std::move(in_schema)), options_(options),
+        columns_(std::move(columns)) {
+    if (columns_.empty()) {
+      schema_ = in_schema_;
+    } else {
+      auto s = std::make_shared<Schema>();
+      for (int c : columns_) s->fields.push_back(in_schema_->fields[static_cast<size_t>(c)]);
+      schema_ = s;
     }
-    if (!same) {
-      return Status::InvalidArgument(f.path + ": its schema differs from the first file's (" + snap.files[0].path +
-                                     "); rap rewrite needs one schema");
-    }
-    std::vector<uint64_t> deleted;
-    if (f.deletion_vector || f.format_deletes) {
-      RAP_ASSIGN_OR_RETURN(deleted, table::DeletedRows(snap, f));
-    }
-    RAP_ASSIGN_OR_RETURN(auto batches, reader->NewBatchReader(std::nullopt, proj));
-    int64_t file_row = 0;
+  }
+  SchemaPtr schema() const override { return schema_; }
+  int64_t files_done() const { return static_cast<int64_t>(next_file_) - (batches_ ? 1 : 0); }
+
+  Result<std::optional<RecordBatch>> Next() override {
     while (true) {
-      if (options.cancel && options.cancel->cancelled()) return Status::Cancelled("rewrite: cancelled at " + f.path);
-      RAP_ASSIGN_OR_RETURN(std::optional<RecordBatch> b, batches->Next());
-      if (!b) break;
+      if (!batches_) {
+        if (next_file_ >= files_.size()) return std::optional<RecordBatch>();
+        RAP_RETURN_NOT_OK(OpenFile(snap_.files[files_[next_file_++]]));
+      }
+      const table::DataFile& f = snap_.files[files_[next_file_ - 1]];
+      if (options_.cancel && options_.cancel->cancelled()) return Status::Cancelled("rewrite: cancelled at " + f.path);
+      RAP_ASSIGN_OR_RETURN(std::optional<RecordBatch> b, batches_->Next());
+      if (!b) {
+        batches_.reset();
+        reader_.reset();
+        continue;
+      }
       const int64_t n = b->num_rows;
-      if (!deleted.empty()) {
+      if (!deleted_.empty()) {
         std::vector<int64_t> keep;
         for (int64_t r = 0; r < n; ++r) {
-          if (!std::binary_search(deleted.begin(), deleted.end(), static_cast<uint64_t>(file_row + r))) keep.push_back(r);
+          if (!std::binary_search(deleted_.begin(), deleted_.end(), static_cast<uint64_t>(file_row_ + r))) keep.push_back(r);
         }
         for (ArrayPtr& c : b->columns) {
           RAP_ASSIGN_OR_RETURN(c, TakeArray(c, keep));
         }
         b->num_rows = static_cast<int64_t>(keep.size());
       }
-      for (size_t p = 0; p < snap.partition_columns.size(); ++p) {
-        const Field& col = snap.partition_columns[p];
-        auto part = table::MakePartitionArray(col.name, *col.type, f.partition_values[p], b->num_rows);
-        if (!part.ok()) return part.status().WithContext(f.path);
-        b->columns.push_back(std::move(*part));
-      }
-      b->schema = schema;
-      if (plan.zorder) {
+      file_row_ += n;
+      const size_t data_columns = in_schema_->fields.size() - snap_.partition_columns.size();
+      if (columns_.empty()) {
+        for (size_t p = 0; p < snap_.partition_columns.size(); ++p) {
+          RAP_ASSIGN_OR_RETURN(ArrayPtr part, PartitionColumn(f, p, b->num_rows));
+          b->columns.push_back(std::move(part));
+        }
+      } else {
         std::vector<ArrayPtr> cols;
-        for (int c : plan.cluster_idx) cols.push_back(b->columns[static_cast<size_t>(c)]);
-        RAP_ASSIGN_OR_RETURN(ArrayPtr z, plan.zorder->ZValues(cols, b->num_rows));
-        b->columns.push_back(std::move(z));
-        b->schema = plan.sort_schema;
+        for (int c : columns_) {
+          if (static_cast<size_t>(c) < data_columns) {
+            const int i = read_schema_->FieldIndex(in_schema_->fields[static_cast<size_t>(c)].name);
+            if (i < 0) return Status::Internal(f.path + ": a projected column is missing");
+            cols.push_back(b->columns[static_cast<size_t>(i)]);
+          } else {
+            RAP_ASSIGN_OR_RETURN(ArrayPtr part, PartitionColumn(f, static_cast<size_t>(c) - data_columns, b->num_rows));
+            cols.push_back(std::move(part));
+          }
+        }
+        b->columns = std::move(cols);
       }
-      *rows += b->num_rows;
-      file_row += n;
-      RAP_RETURN_NOT_OK(sorter.Add(std::move(*b)));
+      b->schema = schema_;
+      return b;
     }
-    if (options.progress) options.progress(static_cast<int64_t>(i + 1), static_cast<int64_t>(snap.files.size()));
+  }
+
+ private:
+  Result<ArrayPtr> PartitionColumn(const table::DataFile& f, size_t p, int64_t rows) {
+    const Field& col = snap_.partition_columns[p];
+    auto part = table::MakePartitionArray(col.name, *col.type, f.partition_values[p], rows);
+    if (!part.ok()) return part.status().WithContext(f.path);
+    return std::move(*part);
+  }
+
+  Status OpenFile(const table::DataFile& f) {
+    read::FileReaderOptions ro;
+    ro.io.cancel = options_.cancel.get();
+    // Input batches small against the memory budget (about budget / 1 KiB rows, 256..65536), so a
+    // spill happens close to the budget.
+    ro.batch_size = std::clamp<int64_t>(options_.memory >> 10, 256, 64 * 1024);
+    RAP_ASSIGN_OR_RETURN(reader_, read::FileReader::Open(snap_.store, f.path, ro));
+    RAP_ASSIGN_OR_RETURN(read::Projection all, reader_->Project({}));
+    const Schema& schema = *in_schema_;
+    const size_t data_columns = schema.fields.size() - snap_.partition_columns.size();
+    bool same = all.schema->fields.size() == data_columns;
+    for (size_t c = 0; same && c < data_columns; ++c) {
+      same = all.schema->fields[c].name == schema.fields[c].name &&
+             all.schema->fields[c].type->ToString() == schema.fields[c].type->ToString();
+    }
+    if (!same) {
+      return Status::InvalidArgument(f.path + ": its schema differs from the first file's (" + snap_.files[0].path +
+                                     "); rap rewrite needs one schema");
+    }
+    read::Projection proj = std::move(all);
+    if (!columns_.empty()) {
+      std::vector<std::string> names;
+      for (int c : columns_) {
+        if (static_cast<size_t>(c) < data_columns) names.push_back(schema.fields[static_cast<size_t>(c)].name);
+      }
+      RAP_ASSIGN_OR_RETURN(proj, reader_->Project(names));
+    }
+    read_schema_ = proj.schema;
+    deleted_.clear();
+    if (f.deletion_vector || f.format_deletes) {
+      RAP_ASSIGN_OR_RETURN(deleted_, table::DeletedRows(snap_, f));
+    }
+    RAP_ASSIGN_OR_RETURN(batches_, reader_->NewBatchReader(std::nullopt, proj));
+    file_row_ = 0;
+    return Status::OK();
+  }
+
+  const table::TableSnapshot& snap_;
+  std::vector<size_t> files_;
+  SchemaPtr in_schema_, schema_;
+  const RewriteOptions& options_;
+  std::vector<int> columns_;  // in in_schema; empty: all
+  size_t next_file_ = 0;
+  std::shared_ptr<read::FileReader> reader_;
+  SchemaPtr read_schema_;  // the projection's
+  std::unique_ptr<columnar::RecordBatchReader> batches_;
+  std::vector<uint64_t> deleted_;
+  int64_t file_row_ = 0;
+};
+
+// Every live row of the table into `sorter`, batch by batch (kZOrder: with the Z-value column
+// appended).
+Status ReadLiveRows(const table::TableSnapshot& snap, const RewriteOptions& options, const internal::RewritePlan& plan,
+                    internal::BucketSorter& sorter, int64_t* rows) {
+  std::vector<size_t> all(snap.files.size());
+  std::iota(all.begin(), all.end(), size_t{0});
+  LiveRowsReader reader(snap, std::move(all), plan.in_schema, options, {});
+  int64_t reported = 0;
+  while (true) {
+    RAP_ASSIGN_OR_RETURN(std::optional<RecordBatch> b, reader.Next());
+    if (options.progress) {
+      for (; reported < reader.files_done(); ++reported) {
+        options.progress(reported + 1, static_cast<int64_t>(snap.files.size()));
+      }
+    }
+    if (!b) break;
+    if (plan.zorder) {
+      std::vector<ArrayPtr> cols;
+      for (int c : plan.cluster_idx) cols.push_back(b->columns[static_cast<size_t>(c)]);
+      RAP_ASSIGN_OR_RETURN(ArrayPtr z, plan.zorder->ZValues(cols, b->num_rows));
+      b->columns.push_back(std::move(z));
+      b->schema = plan.sort_schema;
+    }
+    *rows += b->num_rows;
+    RAP_RETURN_NOT_OK(sorter.Add(std::move(*b)));
   }
   return sorter.Finish();
 }
@@ -611,6 +704,394 @@ Result<RewriteResult> RewriteTable(const std::string& table_url, const std::stri
     }
   }
   res.output_url = out.final_path.empty() ? out.url : out.final_path;
+  res.seconds = NowSeconds() - t0;
+  return res;
+}
+
+// ---- A rewrite split over processes (rap.spark.rewrite) ----
+
+namespace {
+
+Status CheckJobOptions(const RewriteOptions& options) {
+  if (options.layout == RewriteLayout::kZOrder) {
+    return Status::NotSupported("a distributed rewrite does not write --layout zorder (one file); use rap rewrite");
+  }
+  if (options.in_place) return Status::NotSupported("a distributed rewrite writes a new table; in_place is not supported");
+  if (!options.delta) return Status::NotSupported("a distributed rewrite writes a Delta table; delta=False is not supported");
+  if (options.index_kind != IndexKind::kHash) {
+    return Status::NotSupported("a distributed rewrite builds a hash index (a sorted index's partitions are chosen from "
+                                "all entries at once); use rap rewrite");
+  }
+  if (options.key_columns.empty() || options.key_columns.size() > 2) {
+    return Status::InvalidArgument("--key takes one or two columns, got " + std::to_string(options.key_columns.size()));
+  }
+  if (options.buckets < 1 || options.buckets > (1 << 20)) {
+    return Status::InvalidArgument("--buckets must be in 1..1048576, got " + std::to_string(options.buckets));
+  }
+  return Status::OK();
+}
+
+// The input at the job's version, every planned file still there with its planned size.
+Result<table::TableSnapshot> OpenJobTable(const RewriteJob& job) {
+  table::OpenTableOptions to;
+  if (job.table_version >= 0 && job.table_kind == "delta") to.version = job.table_version;
+  RAP_ASSIGN_OR_RETURN(table::TableSnapshot snap, table::OpenTable(job.table_url, to));
+  if (snap.files.size() != job.paths.size()) {
+    return Status::Changed(fmt::format("{}: {} live files, the rewrite planned {}", job.table_url, snap.files.size(),
+                                       job.paths.size()));
+  }
+  for (size_t i = 0; i < snap.files.size(); ++i) {
+    if (snap.files[i].relative_path != job.paths[i] || snap.files[i].size != job.sizes[i]) {
+      return Status::Changed(job.table_url + ": " + job.paths[i] + " is no longer the file of the planned table version");
+    }
+  }
+  return snap;
+}
+
+Result<std::vector<size_t>> JobFiles(const RewriteJob& job, const std::vector<int32_t>& ordinals) {
+  std::vector<size_t> files;
+  for (int32_t o : ordinals) {
+    if (o < 0 || static_cast<size_t>(o) >= job.paths.size()) {
+      return Status::InvalidArgument("rewrite task: file ordinal " + std::to_string(o) + " is not in the plan");
+    }
+    files.push_back(static_cast<size_t>(o));
+  }
+  return files;
+}
+
+// The bucket of each row of `b` (key columns at `key_idx`), as BucketSorter computes it.
+std::vector<int32_t> RowBuckets(const std::vector<KeyColumn>& key, const std::vector<int>& key_idx, const RecordBatch& b,
+                                int32_t buckets) {
+  std::vector<int32_t> out(static_cast<size_t>(b.num_rows), 0);
+  Key k;
+  k.parts.resize(key.size());
+  for (int64_t r = 0; r < b.num_rows; ++r) {
+    bool valid = true;
+    for (size_t i = 0; i < key.size(); ++i) {
+      if (!KeyPartAt(key[i].type, *b.columns[static_cast<size_t>(key_idx[i])], r, &k.parts[i])) valid = false;
+    }
+    out[static_cast<size_t>(r)] = valid ? BucketOf(key, k, buckets) : 0;
+  }
+  return out;
+}
+
+// ReadRewriteRows' reader: the live rows plus the bucket column; owns the snapshot.
+class BucketedRowsReader final : public columnar::RecordBatchReader {
+ public:
+  static Result<std::unique_ptr<BucketedRowsReader>> Make(table::TableSnapshot snap, std::vector<size_t> files,
+                                                          internal::RewritePlan plan, RewriteOptions options) {
+    std::unique_ptr<BucketedRowsReader> r(new BucketedRowsReader());
+    r->snap_ = std::move(snap);
+    r->plan_ = std::move(plan);
+    r->options_ = std::move(options);
+    r->rows_ = std::make_unique<LiveRowsReader>(r->snap_, std::move(files), r->plan_.in_schema, r->options_,
+                                                std::vector<int>{});
+    auto s = std::make_shared<Schema>(*r->plan_.in_schema);
+    if (s->FieldIndex(kRewriteBucketColumn) >= 0) {
+      return Status::NotSupported(r->snap_.root + ": the table has a column named '" + kRewriteBucketColumn + "'");
+    }
+    s->fields.push_back(Field{kRewriteBucketColumn, columnar::MakeType(columnar::TypeId::kInt32), false});
+    r->schema_ = s;
+    return r;
+  }
+  SchemaPtr schema() const override { return schema_; }
+  Result<std::optional<RecordBatch>> Next() override {
+    RAP_ASSIGN_OR_RETURN(std::optional<RecordBatch> b, rows_->Next());
+    if (!b) return b;
+    std::vector<int32_t> buckets = RowBuckets(plan_.key, plan_.key_idx, *b, options_.buckets);
+    auto col = std::make_shared<ArrayData>();
+    col->type = columnar::MakeType(columnar::TypeId::kInt32);
+    col->length = b->num_rows;
+    col->buffers = {Buffer(), Buffer::Copy(buckets.data(), buckets.size() * sizeof(int32_t))};
+    b->columns.push_back(std::move(col));
+    b->schema = schema_;
+    return b;
+  }
+
+ private:
+  BucketedRowsReader() = default;
+  table::TableSnapshot snap_;
+  internal::RewritePlan plan_;
+  RewriteOptions options_;
+  std::unique_ptr<LiveRowsReader> rows_;
+  SchemaPtr schema_;
+};
+
+bool ValidToken(const std::string& token) {
+  return !token.empty() && token.size() <= 48 &&
+         std::all_of(token.begin(), token.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+}
+
+}  // namespace
+
+Result<RewriteJob> PlanRewriteJob(const std::string& table_url, const std::string& output_url,
+                                  const RewriteOptions& options) {
+  RAP_RETURN_NOT_OK(CheckJobOptions(options));
+  if (output_url.empty()) return Status::InvalidArgument("a distributed rewrite needs an output folder");
+  RAP_ASSIGN_OR_RETURN(table::TableSnapshot snap, table::OpenTable(table_url));
+  if (table::FormatName(snap) == "paimon") {
+    return Status::NotSupported(table_url + ": rap rewrite does not rewrite Paimon tables yet");
+  }
+  for (size_t i = 0; i < snap.physical_names.size() && snap.schema && i < snap.schema->fields.size(); ++i) {
+    if (snap.physical_names[i] != snap.schema->fields[i].name) {
+      return Status::NotSupported(table_url + ": Delta column mapping is on; rap rewrite does not support it yet");
+    }
+  }
+  if (snap.files.empty()) return Status::InvalidArgument(table_url + ": the table has no data files");
+  // Every planning check of RewriteTable (key, layout, cover, schema) before a task runs.
+  RAP_ASSIGN_OR_RETURN(internal::RewritePlan plan, PlanRewrite(snap, options));
+  if (plan.in_schema->FieldIndex(kRewriteBucketColumn) >= 0) {
+    return Status::NotSupported(table_url + ": the table has a column named '" + kRewriteBucketColumn + "'");
+  }
+  bool ntz = false;
+  RAP_RETURN_NOT_OK(table::DeltaSchemaString(*plan.out_schema, &ntz).status());
+  RewriteJob job;
+  job.table_url = table_url;
+  job.table_kind = std::string(table::FormatName(snap));
+  job.table_version = snap.version;
+  for (const table::DataFile& f : snap.files) {
+    job.paths.push_back(f.relative_path);
+    job.sizes.push_back(f.size);
+  }
+  job.output_url = output_url;
+  while (job.output_url.size() > 1 && job.output_url.back() == '/') job.output_url.pop_back();
+  std::random_device rd;
+  job.token = fmt::format("{:08x}", rd());
+  if (IsLocal(job.output_url)) {
+    namespace fs = std::filesystem;
+    const std::string dir = job.output_url.rfind("file://", 0) == 0 ? job.output_url.substr(7) : job.output_url;
+    std::error_code ec;
+    if (fs::exists(dir, ec) && !(fs::is_directory(dir, ec) && fs::is_empty(dir, ec))) {
+      return Status::InvalidArgument(dir + ": the output exists and is not an empty folder");
+    }
+    fs::create_directories(dir, ec);
+    if (ec) return Status::IOError(dir + ": cannot create the output folder: " + ec.message());
+  }
+  RAP_ASSIGN_OR_RETURN(io::ResolvedUrl r, io::OpenUrl(job.output_url));
+  RAP_ASSIGN_OR_RETURN(auto existing, r.store->List(r.path + "/"));
+  if (!existing.empty()) return Status::InvalidArgument(output_url + ": the output prefix already holds objects");
+  // Until the commit the output is a folder of some files: the marker keeps readers from taking it
+  // for a table of Parquet files.
+  RAP_RETURN_NOT_OK(table::BeginPendingWrite(*r.store, r.path, "rap.spark.rewrite", job.token));
+  return job;
+}
+
+Result<std::vector<int64_t>> CountRewriteBuckets(const RewriteJob& job, const std::vector<int32_t>& ordinals,
+                                                 const RewriteOptions& options) {
+  RAP_RETURN_NOT_OK(CheckJobOptions(options));
+  RAP_ASSIGN_OR_RETURN(table::TableSnapshot snap, OpenJobTable(job));
+  RAP_ASSIGN_OR_RETURN(std::vector<size_t> files, JobFiles(job, ordinals));
+  RAP_ASSIGN_OR_RETURN(internal::RewritePlan plan, PlanRewrite(snap, options));
+  LiveRowsReader reader(snap, std::move(files), plan.in_schema, options, plan.key_idx);
+  std::vector<int> key_idx(plan.key.size());
+  std::iota(key_idx.begin(), key_idx.end(), 0);
+  std::vector<int64_t> counts(static_cast<size_t>(options.buckets), 0);
+  while (true) {
+    RAP_ASSIGN_OR_RETURN(std::optional<RecordBatch> b, reader.Next());
+    if (!b) break;
+    for (int32_t bucket : RowBuckets(plan.key, key_idx, *b, options.buckets)) ++counts[static_cast<size_t>(bucket)];
+  }
+  return counts;
+}
+
+Result<std::unique_ptr<columnar::RecordBatchReader>> ReadRewriteRows(const RewriteJob& job,
+                                                                     const std::vector<int32_t>& ordinals,
+                                                                     const RewriteOptions& options) {
+  RAP_RETURN_NOT_OK(CheckJobOptions(options));
+  RAP_ASSIGN_OR_RETURN(table::TableSnapshot snap, OpenJobTable(job));
+  RAP_ASSIGN_OR_RETURN(std::vector<size_t> files, JobFiles(job, ordinals));
+  RAP_ASSIGN_OR_RETURN(internal::RewritePlan plan, PlanRewrite(snap, options));
+  RAP_ASSIGN_OR_RETURN(auto reader, BucketedRowsReader::Make(std::move(snap), std::move(files), std::move(plan), options));
+  return std::unique_ptr<columnar::RecordBatchReader>(std::move(reader));
+}
+
+Result<RewriteTaskResult> WriteRewriteBuckets(const RewriteJob& job, const RewriteOptions& options,
+                                              const std::vector<int32_t>& ordinal_of_bucket, const std::string& token,
+                                              columnar::RecordBatchReader& rows) {
+  RAP_RETURN_NOT_OK(CheckJobOptions(options));
+  if (!ValidToken(token)) return Status::InvalidArgument("rewrite task: the token '" + token + "' is not 1 to 48 of [A-Za-z0-9_]");
+  if (ordinal_of_bucket.size() != static_cast<size_t>(options.buckets)) {
+    return Status::InvalidArgument("rewrite task: the ordinals of the buckets are not one per bucket");
+  }
+  int32_t num_files = 0;
+  for (int32_t o : ordinal_of_bucket) {
+    if (o >= 0 && o != num_files++) return Status::InvalidArgument("rewrite task: bucket ordinals are not 0, 1, ... in bucket order");
+  }
+  RAP_ASSIGN_OR_RETURN(table::TableSnapshot snap, OpenJobTable(job));
+  RAP_ASSIGN_OR_RETURN(const internal::RewritePlan plan, PlanRewrite(snap, options));
+  // The rows: the input schema plus the bucket column, whose values are checked.
+  const Schema& in = *plan.in_schema;
+  const Schema& got = *rows.schema();
+  bool same = got.fields.size() == in.fields.size() + 1;
+  for (size_t c = 0; same && c < in.fields.size(); ++c) {
+    same = got.fields[c].name == in.fields[c].name && got.fields[c].type->ToString() == in.fields[c].type->ToString();
+  }
+  if (!same) {
+    return Status::InvalidArgument("rewrite task: the rows' schema is not the input's plus " +
+                                   std::string(kRewriteBucketColumn) + " (" + std::to_string(got.fields.size()) + " columns)");
+  }
+  RewriteOutput out;
+  out.token = token;
+  out.delta = true;
+  out.name_suffix = "-" + token;
+  out.url = job.output_url;
+  RAP_ASSIGN_OR_RETURN(io::ResolvedUrl r, io::OpenUrl(out.url));
+  out.store = r.store;
+  out.dir = r.path;
+  internal::SorterOptions so;
+  so.key = plan.key;
+  so.key_index = plan.key_idx;
+  so.buckets = options.buckets;
+  so.memory = options.memory;
+  so.temp_dir = options.temp_dir.empty() ? (std::filesystem::temp_directory_path() / ("rap-rewrite-" + token)).string()
+                                         : io::JoinPath(options.temp_dir, "rap-rewrite-" + token);
+  RAP_ASSIGN_OR_RETURN(auto sorter, internal::BucketSorter::Make(plan.in_schema, so));
+  std::vector<int64_t> bucket_rows(static_cast<size_t>(options.buckets), 0);
+  while (true) {
+    RAP_ASSIGN_OR_RETURN(std::optional<RecordBatch> b, rows.Next());
+    if (!b) break;
+    if (b->num_rows == 0) continue;
+    const std::vector<int32_t> want = RowBuckets(plan.key, plan.key_idx, *b, options.buckets);
+    const ArrayData& given = *b->columns.back();
+    if (given.type->id != columnar::TypeId::kInt32) return Status::InvalidArgument("rewrite task: the bucket ids are not int32");
+    const int32_t* ids = given.values<int32_t>();
+    for (size_t i = 0; i < want.size(); ++i) {
+      if (given.IsNull(static_cast<int64_t>(i))) return Status::InvalidArgument("rewrite task: a NULL bucket id");
+      if (ids[i] != want[i]) {
+        return Status::InvalidArgument(fmt::format("rewrite task: a row's bucket id is {}, its key's bucket is {}", ids[i],
+                                                   want[i]));
+      }
+      if (ordinal_of_bucket[static_cast<size_t>(want[i])] < 0) {
+        return Status::Changed(fmt::format("rewrite task: bucket {} was counted empty but has rows", want[i]));
+      }
+      ++bucket_rows[static_cast<size_t>(want[i])];
+    }
+    b->columns.pop_back();
+    b->schema = plan.in_schema;
+    RAP_RETURN_NOT_OK(sorter->Add(std::move(*b)));
+  }
+  RewriteTaskResult res;
+  // A task that got no rows (Spark's partition of no bucket) writes nothing.
+  if (std::all_of(bucket_rows.begin(), bucket_rows.end(), [](int64_t n) { return n == 0; })) return res;
+  RAP_RETURN_NOT_OK(sorter->Finish());
+  IndexWriterOptions iwo;
+  iwo.key = plan.key;
+  iwo.buckets = options.buckets;
+  iwo.kind = options.index_kind;
+  iwo.cover = plan.cover;
+  iwo.threads = options.threads;
+  iwo.etag_source = out.store->endpoint();
+  iwo.run = 1;
+  iwo.token = token;
+  RAP_ASSIGN_OR_RETURN(auto iw, IndexWriter::Make(DefaultIndexUrl(out.url), iwo, std::nullopt));
+  // Buckets of other tasks keep their places in the file table (placeholders; the commit takes each
+  // file from the task that wrote it).
+  const auto fill_to = [&](int32_t end) {
+    while (static_cast<int32_t>(iw->manifest().files.size()) < end) iw->AddFile(FileEntry{});
+  };
+  RewriteResult counts;
+  Status st = [&]() -> Status {
+    for (int32_t b = 0; b < options.buckets; ++b) {
+      RAP_ASSIGN_OR_RETURN(auto stream, sorter->OpenBucket(b));
+      if (!stream) continue;
+      const int32_t ord = ordinal_of_bucket[static_cast<size_t>(b)];
+      fill_to(ord);
+      std::vector<table::DeltaAddFile> adds;
+      RAP_RETURN_NOT_OK(internal::WriteBucket(plan, options, b, *stream, out, iw.get(), &adds, &counts));
+      if (static_cast<int32_t>(iw->manifest().files.size()) != ord + 1) return Status::Internal("rewrite task: file ordinals out of order");
+      res.ordinals.push_back(ord);
+      res.buckets.push_back(b);
+      res.rows.push_back(iw->manifest().files.back().num_rows);
+      for (table::DeltaAddFile& a : adds) res.adds.push_back(std::move(a));
+    }
+    fill_to(num_files);
+    return iw->Stage();
+  }();
+  if (!st.ok()) {
+    iw->DiscardStaged(false);
+    for (const std::string& p : out.written) (void)out.store->Delete(p);
+    return st;
+  }
+  res.part = iw->manifest();
+  res.part.table_root = "../..";
+  res.part.table_kind = "delta";
+  res.part.table_version = 0;
+  res.entries = iw->entries();
+  res.frames = counts.frames;
+  return res;
+}
+
+Result<RewriteResult> CommitRewriteJob(const RewriteJob& job, const RewriteOptions& options,
+                                       const std::vector<RewriteTaskResult>& tasks) {
+  const double t0 = NowSeconds();
+  RAP_RETURN_NOT_OK(CheckJobOptions(options));
+  RAP_ASSIGN_OR_RETURN(table::TableSnapshot snap, OpenJobTable(job));
+  RAP_ASSIGN_OR_RETURN(const internal::RewritePlan plan, PlanRewrite(snap, options));
+  // The files by ordinal, each from exactly one task.
+  size_t n = 0;
+  for (const RewriteTaskResult& t : tasks) {
+    if (t.ordinals.size() != t.adds.size() || t.ordinals.size() != t.rows.size()) {
+      return Status::InvalidArgument("rewrite commit: a task's files, adds and rows differ in number");
+    }
+    for (int32_t o : t.ordinals) n = std::max(n, static_cast<size_t>(o) + 1);
+  }
+  std::vector<const table::DeltaAddFile*> adds(n, nullptr);
+  BuildPlan bp;
+  bp.index_url = DefaultIndexUrl(job.output_url);
+  bp.table_root = "../..";
+  bp.table_kind = "delta";
+  bp.table_version = 0;
+  bp.base_version = 0;
+  bp.run = 1;
+  bp.paths.resize(n);
+  bp.sizes.resize(n);
+  std::vector<BuildPartResult> parts;
+  RewriteResult res;
+  for (const RewriteTaskResult& t : tasks) {
+    for (size_t i = 0; i < t.ordinals.size(); ++i) {
+      const size_t o = static_cast<size_t>(t.ordinals[i]);
+      if (adds[o]) return Status::InvalidArgument(fmt::format("rewrite commit: file ordinal {} was written twice", o));
+      adds[o] = &t.adds[i];
+      bp.paths[o] = t.adds[i].path;
+      bp.sizes[o] = static_cast<uint64_t>(t.adds[i].size);
+      res.rows += t.rows[i];
+      res.bytes += static_cast<uint64_t>(t.adds[i].size);
+    }
+    res.entries += t.entries;
+    res.frames += t.frames;
+    if (!t.ordinals.empty()) parts.push_back({t.part, t.ordinals});
+  }
+  for (size_t o = 0; o < n; ++o) {
+    if (!adds[o]) return Status::InvalidArgument(fmt::format("rewrite commit: no task wrote file ordinal {}", o));
+  }
+  if (parts.empty()) return Status::InvalidArgument("rewrite commit: no task wrote a file");
+  RewriteOutput out;
+  out.delta = true;
+  out.url = job.output_url;
+  RAP_ASSIGN_OR_RETURN(io::ResolvedUrl r, io::OpenUrl(out.url));
+  out.store = r.store;
+  out.dir = r.path;
+  out.version = 0;
+  bool ntz = false;
+  RAP_ASSIGN_OR_RETURN(out.schema_string, table::DeltaSchemaString(*plan.out_schema, &ntz));
+  out.protocol = table::NewTableProtocol(ntz);
+  bp.etag_source = out.store->endpoint();
+  std::vector<table::DeltaAddFile> delta_adds;
+  for (const table::DeltaAddFile* a : adds) {
+    delta_adds.push_back(*a);
+    res.files.push_back(a->path);
+  }
+  RAP_RETURN_NOT_OK(CommitDelta(options, plan, std::move(delta_adds), out, nullptr, &res));
+  auto published = CommitBuild(bp, parts);
+  if (!published.ok()) {
+    return published.status().WithContext(fmt::format(
+        "{}: Delta version 0 is committed, but its index was not published (run `rap index build`)", out.url));
+  }
+  RAP_RETURN_NOT_OK(table::EndPendingWrite(*out.store, out.dir));
+  res.manifest = std::move(*published);
+  res.output_url = job.output_url;
+  res.index_url = bp.index_url;
+  res.input_files = static_cast<int64_t>(job.paths.size());
   res.seconds = NowSeconds() - t0;
   return res;
 }

@@ -7,7 +7,10 @@
 - lookup_join equals a join computed with pyarrow (inner and left, NULL and absent keys);
 - a Delta table written by delta-spark (partitioned, decimals, timestamps, nested, a DELETE with
   deletion vectors) reads the same through rap.scan as through Spark, and its index answers as
-  Spark's WHERE key = ...
+  Spark's WHERE key = ...;
+- rewrite on Spark equals a single-process rap.rewrite in every layout (rows per bucket, lookups,
+  delta-spark aggregates), and a failed first task attempt leaves nothing referenced;
+- delta-spark tables with column mapping (name, id) and checkpoints read by rap.scan equal Spark.
 
 The jars delta-spark needs come from scripts/fetch-jars.sh (cached in $RAP_JARS_DIR, default
 build/jars); pyspark, delta-spark and pandas from requirements-test.txt; Java 17 from the machine.
@@ -492,3 +495,166 @@ def test_plan_part_commit_without_spark(tmp_path) -> None:
     plan2 = dict(plan, sizes=[s + 1 for s in plan["sizes"]])
     with pytest.raises(rap.Changed, match="no longer the file"):
         rap._rap.build_part(str(root), plan2, [1], "c1", ["k"], 2)
+
+
+def bucket_rows(output: str) -> dict:
+    """The rows of each bucket's file of a rewrite (file part-<bucket>...), sorted (ties in a key's rows
+    may come in another order)."""
+    out = {}
+    for p in sorted(pathlib.Path(output).glob("part-*.parquet")):
+        out[int(p.name[5:10])] = sorted(pq.read_table(str(p)).to_pylist(), key=repr)
+    return out
+
+
+def delta_adds(output: str) -> set:
+    import json
+
+    log = pathlib.Path(output, "_delta_log", "00000000000000000000.json").read_text().splitlines()
+    return {json.loads(line)["add"]["path"] for line in log if '"add"' in line}
+
+
+def test_rewrite_on_spark_equals_rap_rewrite(spark, table, tmp_path) -> None:
+    """rap.spark.rewrite in every lookup layout: the same rows in each bucket's file and the same
+    lookups as a single-process rap.rewrite (and a brute-force filter of the input), the Delta output
+    read by delta-spark with the input's aggregates; a task attempt that fails after writing its
+    files leaves files and fragments that neither the Delta log nor the index references."""
+    root, t = table
+    want_agg = aggregates(spark, spark.read.parquet(*[str(p) for p in sorted(root.glob("part-*.parquet"))]))
+    rnd = random.Random(8)
+    keys = sorted({rnd.randrange(-5, 3050) for _ in range(70)})
+    want_rows = t.filter(pc.is_in(t["k"], pa.array(keys, pa.int64())))
+
+    def fail_first_attempt(part: int, attempt: int, part_json: str) -> None:
+        if part == 0 and attempt == 0:
+            raise RuntimeError("injected failure of part 0's first attempt (after its files were written)")
+
+    for layout in ("sorted", "page", "frame", "interleaved", "blob"):
+        dist, single = str(tmp_path / f"spark-{layout}"), str(tmp_path / f"single-{layout}")
+        hook = fail_first_attempt if layout == "frame" else None
+        r = rap.spark.rewrite(spark, str(root), dist, "k", layout=layout, buckets=3, parts=2, _task_hook=hook)
+        s = rap.rewrite(str(root), single, key="k", layout=layout, buckets=3, progress=False)
+        assert r["rows"] == s["rows"] == t.num_rows and r["entries"] == s["entries"], layout
+        assert r["table_version"] == 0 and r["index_version"] == 1 and len(r["files"]) == len(s["files"]) == 3
+        got, want = bucket_rows(dist), bucket_rows(single)
+        assert got.keys() == want.keys() == {0, 1, 2}
+        for b in want:
+            assert got[b] == want[b], (layout, b)
+        # The index: one fragment per bucket, the same lookups as the single-process one and the input.
+        m = rap.inspect_index(r["index_url"])
+        assert [f["path"] for f in m["files"]] == r["files"] and len(m["fragments"]) == 3
+        for url in (dist, single):
+            found = pa.table(rap.Index.open(url).lookup(keys, columns=["row", "v", "name"])[0])
+            assert sorted(found.select(["k", "row", "v", "name"]).to_pylist(), key=repr) == \
+                sorted(want_rows.select(["k", "row", "v", "name"]).to_pylist(), key=repr), (layout, url)
+        # What the Delta log and the index reference: exactly the winners' files.
+        on_disk = {p.name for p in pathlib.Path(dist).glob("part-*.parquet")}
+        assert delta_adds(dist) == set(r["files"]) <= on_disk
+        frags = {f"fragments/{p.name}" for p in (pathlib.Path(r["index_url"]) / "fragments").iterdir()}
+        referenced = {f["path"] for f in m["fragments"]}
+        assert referenced <= frags
+        if hook is not None:
+            assert on_disk - set(r["files"]) and all("_p00000_" in n for n in on_disk - set(r["files"]))
+            assert frags - referenced and all("_p00000_" in f for f in frags - referenced)
+        else:
+            assert on_disk == set(r["files"]) and frags == referenced
+        assert not pathlib.Path(dist, "_rap_pending_write").exists()
+        if layout != "blob":  # blob folds the value columns into one JSON column
+            assert aggregates(spark, spark.read.format("delta").load(dist)) == want_agg, layout
+        else:
+            assert spark.read.format("delta").load(dist).count() == t.num_rows
+
+
+def test_rewrite_steps_without_spark(tmp_path) -> None:
+    """The binding's steps of a distributed rewrite, called directly: counts per bucket, rows with
+    rap's bucket ids, a task refusing wrong bucket ids and buckets counted empty, a commit needing
+    every file once, and an output that is not empty refused."""
+    root = tmp_path / "table"
+    t = write_keyed_table(root, files=2, rows_per_file=800, seed=4)
+    opts = {"key": ["k"], "layout": "page", "buckets": 4, "cover": None, "cogroup": False, "align": None,
+            "compression": "zstd", "row_group_rows": None, "page_rows": None, "memory": 1 << 20, "temp_dir": None,
+            "threads": 1}
+    out = str(tmp_path / "out")
+    job = rap._rap.plan_rewrite(str(root), out, opts)
+    assert job["paths"] == ["part-0.parquet", "part-1.parquet"]
+    assert pathlib.Path(out, "_rap_pending_write").exists()
+    with pytest.raises(rap.InvalidArgument, match="already holds objects|not an empty folder"):
+        rap._rap.plan_rewrite(str(root), out, opts)
+    counts = dict(rap._rap.count_rewrite_buckets(job, opts, [0]))
+    for b, n in rap._rap.count_rewrite_buckets(job, opts, [1]):
+        counts[b] = counts.get(b, 0) + n
+    rows = pa.table(rap.RecordBatchReader(rap._rap.read_rewrite_rows(job, opts, [0, 1])))
+    assert rows.num_rows == t.num_rows and rows.column_names[-1] == "__rap_bucket"
+    assert {b: rows.filter(pc.equal(rows["__rap_bucket"], b)).num_rows for b in counts} == counts
+    assert sum(counts.values()) == t.num_rows and len(counts) == 4
+    ordinals = [0, 1, 2, 3]
+    wrong = rows.set_column(rows.num_columns - 1, "__rap_bucket",
+                            pc.cast(pc.add(rows["__rap_bucket"], 1), pa.int32()))
+    with pytest.raises(rap.InvalidArgument, match="bucket id"):
+        rap._rap.write_rewrite_part(job, opts, ordinals, "w1", wrong)
+    with pytest.raises(rap.Changed, match="counted empty"):
+        rap._rap.write_rewrite_part(job, opts, [0, 1, -1, 2], "w2", rows)
+    lo = rows.filter(pc.less(rows["__rap_bucket"], 2))
+    hi = rows.filter(pc.greater_equal(rows["__rap_bucket"], 2))
+    a = rap._rap.write_rewrite_part(job, opts, ordinals, "a1", lo)
+    b = rap._rap.write_rewrite_part(job, opts, ordinals, "b1", hi)
+    assert [f["bucket"] for f in a["files"]] == [0, 1] and [f["bucket"] for f in b["files"]] == [2, 3]
+    with pytest.raises(rap.InvalidArgument, match="no task wrote file ordinal"):
+        rap._rap.commit_rewrite(job, opts, [b])
+    with pytest.raises(rap.InvalidArgument, match="written twice"):
+        rap._rap.commit_rewrite(job, opts, [a, b, a])
+    r = rap._rap.commit_rewrite(job, opts, [a, b])
+    assert r["rows"] == t.num_rows and r["table_version"] == 0 and r["index_version"] == 1
+    assert not pathlib.Path(out, "_rap_pending_write").exists()
+    scan = pa.table(rap.scan(out))
+    assert sorted(scan.to_pylist(), key=repr) == sorted(t.to_pylist(), key=repr)
+    keys = list(range(0, 3000, 41))
+    got = pa.table(rap.Index.open(out).lookup(keys, columns=["row"])[0])
+    assert sorted(got["row"].to_pylist()) == sorted(t.filter(pc.is_in(t["k"], pa.array(keys)))["row"].to_pylist())
+
+
+@pytest.mark.parametrize("mode", ["none", "name", "id"])
+def test_rap_reads_column_mapping_and_checkpoints(spark, tmp_path, mode) -> None:
+    """A delta-spark table with column mapping (name, id; and none) and checkpoints (every 2 commits,
+    5 or 6 commits: checkpoints at versions 2 and 4), a renamed column (mapping modes), a DELETE and a
+    partition: rap.scan equals Spark's own reading value for value; an index on it (no mapping:
+    rap's index refuses column mapping) answers as Spark's WHERE."""
+    path = str(tmp_path / f"cm-{mode}")
+    props = "'delta.checkpointInterval' = '2'"
+    if mode != "none":
+        props += f", 'delta.columnMapping.mode' = '{mode}', 'delta.minReaderVersion' = '2', 'delta.minWriterVersion' = '5'"
+    spark.sql(f"CREATE TABLE delta.`{path}` (id BIGINT, part STRING, amount DECIMAL(12, 2), note STRING, "
+              f"tags ARRAY<STRING>, pos STRUCT<x: INT, y: DOUBLE>) USING delta PARTITIONED BY (part) "
+              f"TBLPROPERTIES ({props})")
+    for c in range(3):
+        spark.sql(f"INSERT INTO delta.`{path}` SELECT id, CONCAT('p', CAST(id % 2 AS STRING)), "
+                  f"CAST(id * 1.25 AS DECIMAL(12, 2)), IF(id % 7 = 0, NULL, CONCAT('n', CAST(id AS STRING))), "
+                  f"ARRAY(CAST(id AS STRING), 'x'), NAMED_STRUCT('x', CAST(id AS INT), 'y', id / 3.0) "
+                  f"FROM range({c * 50}, {c * 50 + 50})")
+    if mode != "none":
+        spark.sql(f"ALTER TABLE delta.`{path}` RENAME COLUMN note TO remark")
+    spark.sql(f"DELETE FROM delta.`{path}` WHERE id % 10 = 3")
+    log = pathlib.Path(path, "_delta_log")
+    assert list(log.glob("*.checkpoint.parquet")), sorted(p.name for p in log.iterdir())
+    want = spark_arrow(spark.read.format("delta").load(path).orderBy("id"))
+    assert want.num_rows == 150 - 15
+    got = pa.table(rap.scan(path))
+    got = got.take(pc.sort_indices(got["id"]))
+    assert sorted(got.column_names) == sorted(want.column_names)
+    got = got.select(want.column_names)
+    for name in want.column_names:
+        assert got[name].type == want[name].type, (name, got[name].type, want[name].type)
+        assert got[name].to_pylist() == want[name].to_pylist(), name
+    keys = list(range(0, 160, 7)) + [3, 13]
+    key_list = ",".join(map(str, keys))
+    value = "note" if mode == "none" else "remark"
+    if mode != "none":
+        with pytest.raises(rap.NotSupported, match="column mapping"):
+            rap.build_index(path, "id", progress=False)
+        return
+    rap.spark.build_index(spark, path, "id", buckets=2, cover=["amount"], parts=2)
+    found = pa.table(rap.Index.open(path).lookup(keys, columns=["amount", value])[0])
+    found = found.take(pc.sort_indices(found["id"]))
+    where = spark_arrow(spark.sql(f"SELECT id, amount, {value} FROM delta.`{path}` WHERE id IN ({key_list}) "
+                                  f"ORDER BY id"))
+    for name in where.column_names:
+        assert found[name].to_pylist() == where[name].to_pylist(), name

@@ -15,7 +15,9 @@
 #include <vector>
 
 #include "rap/format/writer_options.h"
+#include "rap/columnar/record_batch_reader.h"
 #include "rap/index/manifest.h"
+#include "rap/table/delta_log.h"
 #include "rap/util/result.h"
 
 namespace rap::index {
@@ -111,5 +113,68 @@ struct RewriteResult {
 // The input is sorted in bounded memory (`memory`; runs spilled to `temp_dir` and merged).
 Result<RewriteResult> RewriteTable(const std::string& table_url, const std::string& output_url,
                                    const RewriteOptions& options);
+
+// A rewrite split over processes (rap.spark.rewrite, docs/spark.md). The driver plans it
+// (PlanRewriteJob: the input's live files at one version, the output checked empty and marked as a
+// pending write); tasks count each bucket's rows over some files (CountRewriteBuckets: the key
+// columns only), so that the driver can give every non-empty bucket its file ordinal; tasks read the
+// rows of some files with their bucket ids (ReadRewriteRows) for the engine to shuffle; a task gets
+// all rows of some buckets and writes each bucket's file and index fragment (WriteRewriteBuckets:
+// the same sort and writer as RewriteTable); the driver writes the Delta commit of every bucket's file
+// and then publishes the index (CommitRewriteJob), as RewriteTable does. A new Delta table only (no
+// in_place, no kZOrder, hash index).
+struct RewriteJob {
+  std::string table_url;
+  std::string table_kind;          // table::FormatName
+  int64_t table_version = -1;      // the version every task reads (-1: a folder of files)
+  std::vector<std::string> paths;  // the live input files by ordinal (relative to the table root)
+  std::vector<uint64_t> sizes;
+  std::string output_url;
+  std::string token;               // random; names the pending-write marker
+};
+
+// The name of the bucket column ReadRewriteRows appends (int32).
+inline constexpr const char* kRewriteBucketColumn = "__rap_bucket";
+
+Result<RewriteJob> PlanRewriteJob(const std::string& table_url, const std::string& output_url,
+                                  const RewriteOptions& options);
+
+// Rows per bucket (options.buckets entries; NULL keys count in bucket 0, as RewriteTable puts them)
+// of the live rows of files `ordinals`. Changed when a file is no longer the planned one.
+Result<std::vector<int64_t>> CountRewriteBuckets(const RewriteJob& job, const std::vector<int32_t>& ordinals,
+                                                 const RewriteOptions& options);
+
+// The live rows of files `ordinals` (RewriteTable's input schema) with the int32 column
+// kRewriteBucketColumn appended: the bucket RewriteTable puts the row in.
+Result<std::unique_ptr<columnar::RecordBatchReader>> ReadRewriteRows(const RewriteJob& job,
+                                                                     const std::vector<int32_t>& ordinals,
+                                                                     const RewriteOptions& options);
+
+struct RewriteTaskResult {
+  Manifest part;                     // the task's fragments; the file table of every bucket (placeholders but its own)
+  std::vector<int32_t> ordinals;     // the files it wrote
+  std::vector<int32_t> buckets;      // their buckets
+  std::vector<int64_t> rows;         // their rows
+  std::vector<table::DeltaAddFile> adds;  // their Delta adds (path, size, stats)
+  int64_t entries = 0;
+  int64_t frames = 0;
+};
+
+// Writes the buckets of `rows` (ReadRewriteRows' schema; every row of each bucket present must be
+// there) as RewriteTable does — sorted in bounded memory, one file per bucket in the layout, with its
+// index entries from the writer's locations — naming the files `part-<bucket>-<token>.parquet` and
+// the fragments `r1-<token>-b<bucket>.parquet` (`token`: [A-Za-z0-9_]{1,48}, unique per task attempt,
+// so a retried or speculative attempt never overwrites another's files). `ordinal_of_bucket`: the
+// file ordinal of each bucket (-1: counted empty; a row of such a bucket is Changed). Publishes
+// nothing.
+Result<RewriteTaskResult> WriteRewriteBuckets(const RewriteJob& job, const RewriteOptions& options,
+                                              const std::vector<int32_t>& ordinal_of_bucket, const std::string& token,
+                                              columnar::RecordBatchReader& rows);
+
+// Commits the tasks' files as version 0 of the output Delta table (create-if-absent), then publishes
+// the index naming the tasks' fragments (version 1), then removes the pending-write marker. The
+// tasks must have written every ordinal exactly once.
+Result<RewriteResult> CommitRewriteJob(const RewriteJob& job, const RewriteOptions& options,
+                                       const std::vector<RewriteTaskResult>& tasks);
 
 }  // namespace rap::index
