@@ -27,7 +27,8 @@ class Reader:
 
 class Index:
     @staticmethod
-    def open(url: str, name: str = "default", storage_options: _StorageOptions = None) -> Index: ...
+    def open(url: str, name: str = "default", storage_options: _StorageOptions = None,
+             data_cache: Optional[Union[str, int]] = None) -> Index: ...
     def lookup(
         self,
         keys: Any,

@@ -41,6 +41,9 @@ T Unwrap(Result<T> result) {
 // (rap/io/s3_config.h, http_options.h). Unknown keys are InvalidArgument (raised before any I/O).
 using EnvOverlay = std::vector<std::pair<std::string, std::optional<std::string>>>;
 EnvOverlay ParseStorageOptions(const nb::handle& options);
+// A byte count argument: an int (bytes, not negative) or a size such as "512MiB" (util ParseByteSize);
+// anything else is InvalidArgument naming the argument `what`.
+uint64_t ByteSizeArg(const char* what, nb::handle v);
 // The same dict as the per-call io::StoreOptions that io::OpenUrl takes (rap.scan passes it down;
 // None: the environment's). Unknown keys and bad values are InvalidArgument, raised before any I/O.
 std::shared_ptr<const io::StoreOptions> ParseStoreOptions(const nb::handle& options);

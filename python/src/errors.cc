@@ -6,6 +6,7 @@
 #include <nanobind/stl/string.h>
 
 #include "binding.h"
+#include "rap/util/units.h"
 
 namespace rap::py {
 
@@ -60,6 +61,20 @@ const std::map<std::string, std::vector<std::string>>& OptionVariables() {
 }
 
 }  // namespace
+
+uint64_t ByteSizeArg(const char* what, nb::handle v) {
+  if (nb::isinstance<nb::int_>(v) && !nb::isinstance<nb::bool_>(v)) {
+    const long long x = nb::cast<long long>(v);
+    if (x < 0) Raise(Status::InvalidArgument(std::string(what) + ": " + std::to_string(x) + " is negative"));
+    return static_cast<uint64_t>(x);
+  }
+  if (!nb::isinstance<nb::str>(v)) {
+    Raise(Status::InvalidArgument(std::string(what) + ": expected an int (bytes) or a size such as '512MiB'"));
+  }
+  auto b = ParseByteSize(nb::cast<std::string>(v));
+  if (!b.ok()) Raise(Status::InvalidArgument(std::string(what) + ": " + b.status().message()));
+  return *b;
+}
 
 EnvOverlay ParseStorageOptions(const nb::handle& options) {
   EnvOverlay out;

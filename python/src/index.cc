@@ -179,6 +179,8 @@ StatsList LookupStatsList(const index::LookupStats& s) {
   i("index_data_pages_decoded", s.index_data_pages_decoded);
   i("data_files", s.data_files);
   i("covered_files", s.covered_files);
+  i("data_pages_decoded", s.data_pages_decoded);
+  i("data_page_cache_hits", s.data_page_cache_hits);
   i("hoisted_only", s.hoisted_only);
   i("rows", s.rows);
   l.push_back({"seconds", s.seconds, false, {}, false, std::nullopt});
@@ -187,15 +189,18 @@ StatsList LookupStatsList(const index::LookupStats& s) {
 
 class PyIndex {
  public:
-  static std::shared_ptr<PyIndex> Open(const std::string& url, const std::string& name, nb::handle storage_options) {
+  static std::shared_ptr<PyIndex> Open(const std::string& url, const std::string& name, nb::handle storage_options,
+                                       nb::handle data_cache) {
     if (name.empty()) Raise(Status::InvalidArgument("name: empty index name"));
+    index::IndexOpenOptions options;
+    if (!data_cache.is_none()) options.data_cache_bytes = static_cast<int64_t>(ByteSizeArg("data_cache", data_cache));
     const EnvOverlay overlay = ParseStorageOptions(storage_options);
     auto idx = WithStorageOptions(overlay, [&]() -> Result<std::shared_ptr<index::Index>> {
       // An index URL is used as is; a table URL names its index `name` (rap index's rule).
       std::string index_url = url;
       auto r = io::OpenUrl(url);
       if (!(r.ok() && index::FindLatestVersion(*r->store, r->path).ok())) index_url = index::DefaultIndexUrl(url, name);
-      return index::Index::Open(index_url);
+      return index::Index::Open(index_url, options);
     });
     if (!idx.ok()) Raise(idx.status());
     auto p = std::make_shared<PyIndex>();
@@ -349,7 +354,7 @@ class PyIndex {
 void BindIndex(nb::module_& m) {
   nb::class_<PyIndex>(m, "Index")
       .def_static("open", &PyIndex::Open, nb::arg("url"), nb::arg("name") = "default",
-                  nb::arg("storage_options") = nb::none())
+                  nb::arg("storage_options") = nb::none(), nb::arg("data_cache") = nb::none())
       .def("lookup", &PyIndex::Lookup, nb::arg("keys"), nb::arg("columns") = nb::none(),
            nb::arg("limit_per_key") = nb::none(), nb::arg("page_token") = nb::none())
       .def("lookup_range", &PyIndex::LookupRange, nb::arg("lo") = nb::none(), nb::arg("hi") = nb::none(),

@@ -203,23 +203,12 @@ nb::dict Rewrite(const std::string& table, const std::vector<std::string>& key, 
   }
   if (buckets < 1 || buckets > (1 << 20)) Raise(Status::InvalidArgument("buckets: " + std::to_string(buckets) + " is not in [1, 1048576]"));
   CheckThreads(threads);
-  auto bytes_arg = [](const char* what, nb::handle v) -> uint64_t {
-    if (nb::isinstance<nb::int_>(v) && !nb::isinstance<nb::bool_>(v)) {
-      const long long x = nb::cast<long long>(v);
-      if (x < 0) Raise(Status::InvalidArgument(std::string(what) + ": " + std::to_string(x) + " is negative"));
-      return static_cast<uint64_t>(x);
-    }
-    if (!nb::isinstance<nb::str>(v)) Raise(Status::InvalidArgument(std::string(what) + ": expected an int or a size such as '1MiB'"));
-    auto b = ParseByteSize(nb::cast<std::string>(v));
-    if (!b.ok()) Raise(Status::InvalidArgument(std::string(what) + ": " + b.status().message()));
-    return *b;
-  };
   index::RewriteOptions o;
   o.key_columns = key;
   o.layout = Unwrap(index::ParseRewriteLayout(layout));
   o.cluster_by = cluster_by;
   if (!align.is_none()) {
-    o.align = static_cast<int64_t>(bytes_arg("align", align));
+    o.align = static_cast<int64_t>(ByteSizeArg("align", align));
     if (o.layout != index::RewriteLayout::kFramePerKey && o.layout != index::RewriteLayout::kInterleaved &&
         o.layout != index::RewriteLayout::kBlob) {
       Raise(Status::InvalidArgument("align applies to layout frame, interleaved and blob"));
@@ -227,7 +216,7 @@ nb::dict Rewrite(const std::string& table, const std::vector<std::string>& key, 
   }
   o.buckets = buckets;
   o.index_kind = Unwrap(index::ParseIndexKind(index_kind));
-  o.memory = static_cast<int64_t>(bytes_arg("memory", memory));
+  o.memory = static_cast<int64_t>(ByteSizeArg("memory", memory));
   if (temp_dir) o.temp_dir = *temp_dir;
   o.delta = delta;
   o.in_place = in_place;

@@ -136,17 +136,7 @@ std::unique_ptr<Reader> Scan(const std::string& url, std::optional<std::vector<s
   }
   so.prefetch.producers = prefetch;
   so.warmup.level = Unwrap(ParseWarmup(warmup));
-  if (nb::isinstance<nb::int_>(memory_limit) && !nb::isinstance<nb::bool_>(memory_limit)) {
-    const long long v = nb::cast<long long>(memory_limit);
-    if (v < 0) Raise(Status::InvalidArgument("memory_limit: " + std::to_string(v) + " is negative"));
-    so.memory_limit = static_cast<uint64_t>(v);
-  } else if (nb::isinstance<nb::str>(memory_limit)) {
-    auto b = ParseByteSize(nb::cast<std::string>(memory_limit));
-    if (!b.ok()) Raise(Status::InvalidArgument("memory_limit: " + b.status().message()));
-    so.memory_limit = *b;
-  } else {
-    Raise(Status::InvalidArgument("memory_limit: expected an int (bytes) or a size such as '512MiB'"));
-  }
+  so.memory_limit = ByteSizeArg("memory_limit", memory_limit);
   if (plan) {
     auto p = plan::ParsePlanPolicy(*plan);
     if (!p.ok()) Raise(Status::InvalidArgument("plan: " + p.status().message()));

@@ -21,17 +21,7 @@
 namespace rap::py {
 namespace {
 
-int64_t SizeArg(const char* what, nb::handle v) {
-  if (nb::isinstance<nb::int_>(v) && !nb::isinstance<nb::bool_>(v)) {
-    const long long x = nb::cast<long long>(v);
-    if (x < 0) Raise(Status::InvalidArgument(std::string(what) + ": " + std::to_string(x) + " is negative"));
-    return x;
-  }
-  if (!nb::isinstance<nb::str>(v)) Raise(Status::InvalidArgument(std::string(what) + ": expected an int or a size such as '1MiB'"));
-  auto b = ParseByteSize(nb::cast<std::string>(v));
-  if (!b.ok()) Raise(Status::InvalidArgument(std::string(what) + ": " + b.status().message()));
-  return static_cast<int64_t>(*b);
-}
+int64_t SizeArg(const char* what, nb::handle v) { return static_cast<int64_t>(ByteSizeArg(what, v)); }
 
 // A str applies to every column; a dict {column: value} per column ("" = the default).
 std::map<std::string, std::string> PerColumn(const char* what, nb::handle v) {

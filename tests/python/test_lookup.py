@@ -100,6 +100,32 @@ def test_one_off_lookup_info_and_stats(keyed_table) -> None:
     assert info["cover"] == ["v", "name"]
 
 
+@pytest.mark.parametrize("name,columns", [("by_s", ["row", "v"]), ("default", ["v", "name"])])
+def test_data_cache_answers_again_without_decoding(keyed_table, name, columns) -> None:
+    """Index.open(data_cache=...): a key looked up again is answered from decoded pages (no page
+    decoded again, hits counted), with the same rows; without the cache nothing is ever a hit."""
+    root, table = keyed_table
+    column, keys = ("s", ["user-0007", "user-0123"]) if name == "by_s" else ("k", [17, 2999])
+    cached = rap.Index.open(str(root), name=name, data_cache="16MiB")
+    plain = rap.Index.open(str(root), name=name)
+    for key in keys:
+        want = brute_force(table, column, key, [column] + columns)
+        first, _ = cached.lookup([key], columns=columns)
+        again, _ = cached.lookup([key], columns=columns)
+        uncached, _ = plain.lookup([key], columns=columns)
+        for reader in (first, again, uncached):
+            assert_lookup_equal(pa.table(reader), want)
+        # A first lookup decodes its pages, or finds them decoded by an earlier key's lookup.
+        assert first.stats["data_pages_decoded"] + first.stats["data_page_cache_hits"] > 0, key
+        assert key != keys[0] or first.stats["data_pages_decoded"] > 0
+        assert again.stats["data_pages_decoded"] == 0, key
+        assert again.stats["data_page_cache_hits"] > 0, key
+        assert uncached.stats["data_page_cache_hits"] == 0, key
+    for bad, message in ((-1, "data_cache: -1 is negative"), ("lots", "data_cache: "), (True, "data_cache: expected")):
+        with pytest.raises(rap.InvalidArgument, match=message):
+            rap.Index.open(str(root), name=name, data_cache=bad)
+
+
 def test_maintenance_round(tmp_path) -> None:
     from conftest import write_keyed_table
 
