@@ -118,6 +118,8 @@ def test_close_and_context_manager_leave_no_thread(long_table) -> None:
     assert os_threads() == before
 
 
+@pytest.mark.skipif(bool(os.environ.get("RAP_PYTHON_SANITIZER")),
+                    reason="under AddressSanitizer freed memory is quarantined, so RSS grows by design")
 def test_ten_thousand_lookups_keep_rss_flat(keyed_table) -> None:
     root, _ = keyed_table
     idx = rap.Index.open(str(root))
