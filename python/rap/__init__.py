@@ -206,13 +206,22 @@ def scan(
 
     Bad arguments raise :class:`InvalidArgument` before any I/O.
     """
-    if as_of is not None and not isinstance(as_of, (int, str)) or isinstance(as_of, bool):
-        raise InvalidArgument(f"as_of: expected ms since the epoch (int) or a UTC time (str), got {type(as_of).__name__}")
     return RecordBatchReader(
         _rap.scan(url, _columns(columns), where, limit, version, prefetch, warmup, memory_limit, batch_size, plan,
-                  storage_options, snapshot_id, None if as_of is None else str(as_of),
-                  None if location_map is None else dict(location_map), index, bool(no_index), tag)
+                  storage_options, snapshot_id, _as_of(as_of), _location_map(location_map), index, bool(no_index), tag)
     )
+
+
+def _as_of(as_of: Optional[Union[int, str]]) -> Optional[str]:
+    if as_of is not None and not isinstance(as_of, (int, str)) or isinstance(as_of, bool):
+        raise InvalidArgument(f"as_of: expected ms since the epoch (int) or a UTC time (str), got {type(as_of).__name__}")
+    return None if as_of is None else str(as_of)
+
+
+def _location_map(location_map: Optional[Mapping[str, str]]) -> Optional[Dict[str, str]]:
+    if location_map is not None and not isinstance(location_map, Mapping):
+        raise InvalidArgument(f"location_map: expected a dict {{OLD prefix: NEW prefix}}, got {type(location_map).__name__}")
+    return None if location_map is None else dict(location_map)
 
 
 def _keys(keys: Any) -> Any:
@@ -344,6 +353,9 @@ def build_index(
     page_rows: int = 256,
     progress: ProgressArg = None,
     storage_options: StorageOptions = None,
+    snapshot_id: Optional[int] = None,
+    as_of: Optional[Union[int, str]] = None,
+    location_map: Optional[Mapping[str, str]] = None,
 ) -> Dict[str, Any]:
     """Indexes every live file of a table (``rap index build``); returns what was written.
 
@@ -351,17 +363,28 @@ def build_index(
     ``<table>/_rap_index/<name>``). kind: "hash" (exact keys) or "sorted" (range-partitioned: also
     :meth:`Index.lookup_range`; buckets is then the number of partitions). cover: columns whose page locations go into the index; hoist:
     columns whose values go into the index. progress: None (a bar on a terminal), False, or a
-    callable ``progress(done, total)``.
+    callable ``progress(done, total)``. snapshot_id / as_of / location_map: as for :func:`scan`, the
+    Iceberg snapshot to index and where the metadata's paths are read from (``--snapshot``,
+    ``--as-of``, ``--location-map``; docs/iceberg.md "The RAP index"); the index records the snapshot
+    and the mapped paths, not the map.
     """
     return _rap.build_index(table, _columns(key, "key"), index, name, buckets, _columns(cover, "cover") or [],
                             _columns(hoist, "hoist") or [], threads, page_rows,
-                            make_progress(progress, "indexing"), storage_options, kind=kind)
+                            make_progress(progress, "indexing"), storage_options, kind=kind, snapshot_id=snapshot_id,
+                            as_of=_as_of(as_of), location_map=_location_map(location_map))
 
 
 def update_index(url: str, *, threads: int = 2, progress: ProgressArg = None,
-                 storage_options: StorageOptions = None) -> Dict[str, Any]:
-    """Indexes the files added to the table since the indexed version (``rap index update``)."""
-    return _rap.update_index(url, threads, make_progress(progress, "indexing"), storage_options)
+                 storage_options: StorageOptions = None, snapshot_id: Optional[int] = None,
+                 as_of: Optional[Union[int, str]] = None,
+                 location_map: Optional[Mapping[str, str]] = None) -> Dict[str, Any]:
+    """Indexes the files added to the table since the indexed version (``rap index update``).
+
+    snapshot_id / as_of: an Iceberg snapshot to bring the index to (default: the current one);
+    location_map: as given to :func:`build_index` (it is not recorded, so give it again).
+    """
+    return _rap.update_index(url, threads, make_progress(progress, "indexing"), storage_options,
+                             snapshot_id=snapshot_id, as_of=_as_of(as_of), location_map=_location_map(location_map))
 
 
 def compact_index(url: str, *, threads: int = 2, storage_options: StorageOptions = None) -> Dict[str, Any]:

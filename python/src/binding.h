@@ -19,6 +19,7 @@
 #include "rap/io/object_store.h"
 #include "rap/io/store_options.h"
 #include "rap/columnar/record_batch_reader.h"
+#include "rap/index/build.h"
 #include "rap/util/result.h"
 
 namespace rap::py {
@@ -44,6 +45,10 @@ EnvOverlay ParseStorageOptions(const nb::handle& options);
 // A byte count argument: an int (bytes, not negative) or a size such as "512MiB" (util ParseByteSize);
 // anything else is InvalidArgument naming the argument `what`.
 uint64_t ByteSizeArg(const char* what, nb::handle v);
+// snapshot_id / as_of (epoch milliseconds or a timestamp text, table::iceberg::ParseAsOf) /
+// location_map ({OLD prefix: NEW prefix}) of rap.scan, build_index and update_index, checked.
+index::IndexTableOptions SnapshotArgs(std::optional<int64_t> snapshot_id, std::optional<std::string> as_of,
+                                      const std::optional<std::map<std::string, std::string>>& location_map);
 // The same dict as the per-call io::StoreOptions that io::OpenUrl takes (rap.scan passes it down;
 // None: the environment's). Unknown keys and bad values are InvalidArgument, raised before any I/O.
 std::shared_ptr<const io::StoreOptions> ParseStoreOptions(const nb::handle& options);

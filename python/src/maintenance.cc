@@ -1,6 +1,7 @@
 // rap._rap.build_index / update_index / compact_index / vacuum_index / rewrite / inspect_index: the
 // work of `rap index ...` and `rap rewrite`, with the CLI's options as arguments. The GIL is released
 // for the work; the progress callback (optional) is called with it held.
+#include <nanobind/stl/map.h>
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
@@ -81,8 +82,10 @@ void CheckThreads(int threads) {
 nb::dict BuildIndex(const std::string& table, const std::vector<std::string>& key, std::optional<std::string> index_url,
                     const std::string& name, int buckets, std::vector<std::string> cover, std::vector<std::string> hoist,
                     int threads, int64_t page_rows, nb::object progress, nb::handle storage_options,
-                    const std::string& kind) {
+                    const std::string& kind, std::optional<int64_t> snapshot_id, std::optional<std::string> as_of,
+                    std::optional<std::map<std::string, std::string>> location_map) {
   index::BuildOptions o;
+  o.table = SnapshotArgs(snapshot_id, as_of, location_map);
   o.kind = Unwrap(index::ParseIndexKind(kind));
   if (key.empty() || key.size() > 2) Raise(Status::InvalidArgument("key: one or two key columns, got " + std::to_string(key.size())));
   if (buckets < 1 || buckets > (1 << 20)) Raise(Status::InvalidArgument("buckets: " + std::to_string(buckets) + " is not in [1, 1048576]"));
@@ -118,9 +121,12 @@ nb::dict BuildIndex(const std::string& table, const std::vector<std::string>& ke
   return d;
 }
 
-nb::dict UpdateIndex(const std::string& url, int threads, nb::object progress, nb::handle storage_options) {
+nb::dict UpdateIndex(const std::string& url, int threads, nb::object progress, nb::handle storage_options,
+                     std::optional<int64_t> snapshot_id, std::optional<std::string> as_of,
+                     std::optional<std::map<std::string, std::string>> location_map) {
   CheckThreads(threads);
   index::UpdateOptions o;
+  o.table = SnapshotArgs(snapshot_id, as_of, location_map);
   o.threads = threads;
   Progress p(progress);
   o.progress = p.Callback();
@@ -638,9 +644,11 @@ void BindMaintenance(nb::module_& m) {
   m.def("build_index", &BuildIndex, nb::arg("table"), nb::arg("key"), nb::arg("index") = nb::none(),
         nb::arg("name") = "default", nb::arg("buckets") = 1, nb::arg("cover") = std::vector<std::string>(),
         nb::arg("hoist") = std::vector<std::string>(), nb::arg("threads") = 2, nb::arg("page_rows") = 256,
-        nb::arg("progress") = nb::none(), nb::arg("storage_options") = nb::none(), nb::arg("kind") = "hash");
+        nb::arg("progress") = nb::none(), nb::arg("storage_options") = nb::none(), nb::arg("kind") = "hash",
+        nb::arg("snapshot_id") = nb::none(), nb::arg("as_of") = nb::none(), nb::arg("location_map") = nb::none());
   m.def("update_index", &UpdateIndex, nb::arg("url"), nb::arg("threads") = 2, nb::arg("progress") = nb::none(),
-        nb::arg("storage_options") = nb::none());
+        nb::arg("storage_options") = nb::none(), nb::arg("snapshot_id") = nb::none(), nb::arg("as_of") = nb::none(),
+        nb::arg("location_map") = nb::none());
   m.def("compact_index", &CompactIndex, nb::arg("url"), nb::arg("threads") = 2, nb::arg("storage_options") = nb::none());
   m.def("vacuum_index", &VacuumIndex, nb::arg("url"), nb::arg("retain") = "168h", nb::arg("dry_run") = false,
         nb::arg("storage_options") = nb::none());

@@ -16,6 +16,25 @@
 #include "rap/util/units.h"
 
 namespace rap::py {
+
+index::IndexTableOptions SnapshotArgs(std::optional<int64_t> snapshot_id, std::optional<std::string> as_of,
+                                      const std::optional<std::map<std::string, std::string>>& location_map) {
+  index::IndexTableOptions o;
+  o.snapshot_id = snapshot_id;
+  if (as_of) {
+    auto ms = table::iceberg::ParseAsOf(*as_of);
+    if (!ms.ok()) Raise(Status::InvalidArgument("as_of: " + ms.status().message()));
+    o.as_of_ms = *ms;
+  }
+  if (o.snapshot_id && o.as_of_ms) Raise(Status::InvalidArgument("give snapshot_id or as_of, not both"));
+  if (location_map) {
+    for (const auto& [from, to_prefix] : *location_map) {
+      if (from.empty()) Raise(Status::InvalidArgument("location_map: an empty OLD prefix"));
+      o.location_map.emplace_back(from, to_prefix);
+    }
+  }
+  return o;
+}
 namespace {
 
 StatsList ScanStatsList(const read::ScanStats& s, const index::IndexedScanReport& ix) {
@@ -152,19 +171,11 @@ std::unique_ptr<Reader> Scan(const std::string& url, std::optional<std::vector<s
     if (*version < 0) Raise(Status::InvalidArgument("version: " + std::to_string(*version) + " is negative"));
     to.version = *version;
   }
-  to.snapshot_id = snapshot_id;
+  index::IndexTableOptions snap = SnapshotArgs(snapshot_id, as_of, location_map);
+  to.snapshot_id = snap.snapshot_id;
+  to.as_of_ms = snap.as_of_ms;
+  to.location_map = std::move(snap.location_map);
   to.tag = tag;
-  if (as_of) {
-    auto ms = table::iceberg::ParseAsOf(*as_of);
-    if (!ms.ok()) Raise(Status::InvalidArgument("as_of: " + ms.status().message()));
-    to.as_of_ms = *ms;
-  }
-  if (location_map) {
-    for (const auto& [from, to_prefix] : *location_map) {
-      if (from.empty()) Raise(Status::InvalidArgument("location_map: an empty OLD prefix"));
-      to.location_map.emplace_back(from, to_prefix);
-    }
-  }
   to.store = ParseStoreOptions(storage_options);  // per call, down to io::OpenUrl (no environment)
   to.filter = so.filter;                          // partition pruning while listing (Iceberg)
   auto cancel = std::make_shared<io::CancellationToken>();  // Ctrl-C (Reader::Next)

@@ -161,7 +161,18 @@ Result<table::TableSnapshot> OpenIndexedTable(const std::string& table_url, cons
   to.snapshot_id = options.snapshot_id;
   to.as_of_ms = options.as_of_ms;
   to.location_map = options.location_map;
-  return table::OpenTable(table_url, to);
+  RAP_ASSIGN_OR_RETURN(table::TableSnapshot snap, table::OpenTable(table_url, to));
+  // The index names data files relative to the table root (docs/index-format.md), so a file that a
+  // location map (or the metadata) puts outside the root cannot be named: refused here rather than
+  // built into an index whose lookups would not find it.
+  for (const table::DataFile& f : snap.files) {
+    if (table::FormatName(snap) == "iceberg" && io::JoinPath(snap.root, f.relative_path) != f.path) {
+      return Status::NotSupported(table_url + ": data file " + f.path + " lies outside the table root " + snap.root +
+                                  "; an index names files relative to the table root, so map the data under the "
+                                  "table folder (--location-map OLD=NEW with NEW inside it) to index this table");
+    }
+  }
+  return snap;
 }
 
 // The distributed build (PlanBuild/BuildPart) records no Iceberg delete files yet.

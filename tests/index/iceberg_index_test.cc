@@ -189,17 +189,17 @@ TEST(IcebergIndex, VersionOnePartitionedTable) {
 }
 
 // `rap index build --snapshot ID --location-map OLD=NEW` and `rap index update --location-map`: the
-// Spark DV table with its data and Puffin files moved out of the table folder (only the map finds
-// them), indexed at its first snapshot (5 rows) and then updated to the current one (3 rows).
+// Spark DV table with its data and Puffin files moved to another folder of the table (only the map
+// finds them; out of the table folder the build is refused: TableFormatCli), indexed at its first snapshot (5 rows) and then updated to the current one (3 rows).
 TEST(IcebergIndex, PinnedSnapshotAndLocationMap) {
   rap::testing::TempDir dir;
   const std::string t = dir.Join("t");
   fs::copy(rap::testing::SharedDir() + "/iceberg-tables/impala_v3_deletion_vectors", t, fs::copy_options::recursive);
-  fs::create_directories(dir.Join("elsewhere"));
-  fs::rename(t + "/data", dir.Join("elsewhere/data"));
+  fs::create_directories(t + "/elsewhere");
+  fs::rename(t + "/data", t + "/elsewhere/data");
   const int64_t first = 2700858159721908397, current = 3685752423136077685;
   IndexTableOptions mapped;
-  mapped.location_map = {{"hdfs://localhost:20500/test-warehouse/iceberg_v3_deletion_vectors/data", dir.Join("elsewhere/data")}};
+  mapped.location_map = {{"hdfs://localhost:20500/test-warehouse/iceberg_v3_deletion_vectors/data", t + "/elsewhere/data"}};
   table::OpenTableOptions scan_first, scan_current;
   scan_first.snapshot_id = first;
   scan_first.location_map = scan_current.location_map = mapped.location_map;
@@ -248,10 +248,10 @@ TEST(IcebergIndex, PinnedSnapshotAndLocationMap) {
   folder.key_columns = {"i"};
   folder.index_url = dir.Join("folder_index");
   folder.table.snapshot_id = first;
-  auto s = BuildIndex(dir.Join("elsewhere/data"), folder);
+  auto s = BuildIndex(t + "/elsewhere/data", folder);
   EXPECT_EQ(s.status().code(), StatusCode::kInvalidArgument) << s.status().ToString();
   folder.table = mapped;
-  s = BuildIndex(dir.Join("elsewhere/data"), folder);
+  s = BuildIndex(t + "/elsewhere/data", folder);
   EXPECT_EQ(s.status().code(), StatusCode::kInvalidArgument) << s.status().ToString();
 }
 

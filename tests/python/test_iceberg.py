@@ -363,3 +363,79 @@ def test_bucket_pruning_of_decimal_and_timestamp_columns(tmp_path: pathlib.Path)
         want = sorted((r for r in expected if r["id"] in want_ids), key=lambda r: r["id"])
         assert sorted(got, key=lambda r: r["id"]) == want, where
         assert reader.stats["files"] < total, where
+
+
+def test_index_at_a_snapshot_and_through_a_location_map(tmp_path: pathlib.Path) -> None:
+    """rap.build_index / update_index with snapshot_id, as_of and location_map (the CLI's --snapshot,
+    --as-of, --location-map): the index records the snapshot it was asked for, and its lookups equal
+    pyiceberg's scan of that snapshot — also for a table moved away from where its metadata says."""
+    import shutil
+
+    c = catalog(tmp_path)
+    schema = Schema(NestedField(1, "id", LongType(), required=False), NestedField(2, "name", StringType(), required=False))
+    t = c.create_table("db.pinned", schema=schema)
+
+    def rows(lo: int, hi: int) -> pa.Table:
+        return pa.table({"id": pa.array([i % 13 for i in range(lo, hi)], pa.int64()),
+                         "name": [f"r{i}" for i in range(lo, hi)]})
+
+    t.append(rows(0, 40))
+    first = c.load_table("db.pinned").current_snapshot()
+    t.append(rows(40, 90))
+    t = c.load_table("db.pinned")
+    second = t.current_snapshot()
+    root = location(t)
+    keys = list(range(-1, 14))
+
+    # pyiceberg's reading of each snapshot (before the table moves away from its metadata's paths).
+    scans = {s.snapshot_id: t.scan(snapshot_id=s.snapshot_id).to_arrow().to_pylist() for s in (first, second)}
+
+    def check(idx, snapshot_id: int) -> None:
+        assert idx.info()["table_version"] == snapshot_id
+        expected = scans[snapshot_id]
+        got = index_rows(idx, keys, ["id", "name"])
+        for key in keys:
+            want = sorted((r for r in expected if r["id"] == key), key=lambda r: tuple(str(v) for v in r.values()))
+            assert got[key] == want, (snapshot_id, key)
+
+    built = rap.build_index(root, "id", snapshot_id=first.snapshot_id, progress=False)
+    assert built["table_version"] == first.snapshot_id
+    idx = rap.Index.open(root)
+    check(idx, first.snapshot_id)
+    assert rap.update_index(root, progress=False)["table_version"] == second.snapshot_id
+    idx.refresh()
+    check(idx, second.snapshot_id)
+    assert rap.update_index(root, snapshot_id=first.snapshot_id, progress=False)["table_version"] == first.snapshot_id
+    idx.refresh()
+    check(idx, first.snapshot_id)
+    by_time = rap.build_index(root, "id", name="by_time", as_of=first.timestamp_ms, progress=False)
+    assert by_time["table_version"] == first.snapshot_id
+    check(rap.Index.open(root, name="by_time"), first.snapshot_id)
+
+    # The table moved: its metadata still names the old folder, which rap maps to the folder opened
+    # by itself; a location map reads the data files from elsewhere inside the table folder.
+    moved = tmp_path / "moved"
+    shutil.move(root, moved)
+    shutil.move(moved / "data", moved / "data_moved")
+    mapping = {t.location() + "/data": str(moved / "data_moved")}
+    built = rap.build_index(str(moved), "id", name="moved", location_map=mapping, progress=False)
+    assert built["table_version"] == second.snapshot_id
+    check(rap.Index.open(str(moved), name="moved"), second.snapshot_id)
+    assert rap.update_index(str(moved) + "/_rap_index/moved", location_map=mapping,
+                            progress=False)["table_version"] == second.snapshot_id
+    with pytest.raises(rap.NotFound):  # without the map: the data files are not where it says
+        rap.build_index(str(moved), "id", name="unmapped", progress=False)
+    # Data mapped outside the table folder: scanned, but not indexed (the index names files
+    # relative to the table root; docs/iceberg.md "The RAP index").
+    shutil.move(moved / "data_moved", tmp_path / "data_outside")
+    outside = {t.location() + "/data": str(tmp_path / "data_outside")}
+    assert pa.table(rap.scan(str(moved), location_map=outside)).num_rows == 90
+    with pytest.raises(rap.NotSupported, match="lies outside the table root"):
+        rap.build_index(str(moved), "id", name="outside", location_map=outside, progress=False)
+
+    for kwargs, message in (({"snapshot_id": first.snapshot_id, "as_of": first.timestamp_ms}, "not both"),
+                            ({"as_of": "yesterday"}, "as_of: "),
+                            ({"location_map": ["a=b"]}, "location_map: expected a dict"),
+                            ({"location_map": {"": "x"}}, "location_map: an empty OLD prefix")):
+        with pytest.raises(rap.InvalidArgument, match=message):
+            rap.build_index(str(moved), "id", name="bad", progress=False, **kwargs)

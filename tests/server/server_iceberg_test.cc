@@ -53,17 +53,17 @@ TEST(ServerIceberg, LookupsHideDeletedRows) {
 }
 
 // A table served at a pinned snapshot through a location map (the config's `snapshot` and
-// `location_map`): the Spark DV table with its data/ folder moved elsewhere, served at its first
+// `location_map`): the Spark DV table with its data/ folder moved within it, served at its first
 // snapshot (i = 1..5, before the deletion vectors) with an index built at that snapshot.
 TEST(ServerIceberg, PinnedSnapshotThroughALocationMap) {
   rap::testing::TempDir dir;
   const std::string t = dir.Join("ice");
   std::filesystem::copy(rap::testing::SharedDir() + "/iceberg-tables/impala_v3_deletion_vectors", t,
                         std::filesystem::copy_options::recursive);
-  std::filesystem::rename(t + "/data", dir.Join("moved"));
+  std::filesystem::rename(t + "/data", t + "/moved");
   const int64_t first = 2700858159721908397;
   const std::vector<std::pair<std::string, std::string>> map = {
-      {"hdfs://localhost:20500/test-warehouse/iceberg_v3_deletion_vectors/data", dir.Join("moved")}};
+      {"hdfs://localhost:20500/test-warehouse/iceberg_v3_deletion_vectors/data", t + "/moved"}};
   index::BuildOptions bo;
   bo.key_columns = {"i"};
   bo.table.snapshot_id = first;

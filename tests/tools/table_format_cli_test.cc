@@ -47,17 +47,25 @@ TEST(TableFormatCli, TheSharedIcebergTableIsReadWithItsDeletes) {
 }
 
 // `rap index build --snapshot --location-map` and `rap index update --location-map`: the Spark DV
-// table with its data/ folder moved out of the table (only the map finds its files), indexed at its
+// table with its data/ folder moved (only the map finds its files), indexed at its
 // first snapshot (i = 1..5) and updated to the current one (2 and 4 deleted by deletion vectors).
 TEST(TableFormatCli, IcebergIndexAtAPinnedSnapshotThroughALocationMap) {
   ASSERT_TRUE(rap::testing::RapBinaryExists()) << rap::testing::RapBinary();
   rap::testing::TempDir dir;
-  const std::string t = dir.Join("ice"), moved = dir.Join("moved");
+  const std::string t = dir.Join("ice"), moved = t + "/moved", outside = dir.Join("outside");
   fs::copy(rap::testing::SharedDir() + "/iceberg-tables/impala_v3_deletion_vectors", t, fs::copy_options::recursive);
   fs::rename(t + "/data", moved);
-  const std::string map = " --location-map 'hdfs://localhost:20500/test-warehouse/iceberg_v3_deletion_vectors/data=" + moved + "'";
+  const std::string old_data = "hdfs://localhost:20500/test-warehouse/iceberg_v3_deletion_vectors/data=";
+  const std::string map = " --location-map '" + old_data + moved + "'";
   rap::testing::CliRun unmapped = rap::testing::RunCli("index build '" + t + "' --key i");
   EXPECT_NE(unmapped.exit_code, 0) << unmapped.out;
+  // Mapped outside the table folder: the index could not name the files (paths relative to the
+  // table root), so the build is refused, naming why.
+  fs::copy(moved, outside, fs::copy_options::recursive);
+  rap::testing::CliRun out_of_root =
+      rap::testing::RunCli("index build '" + t + "' --key i --location-map '" + old_data + outside + "'");
+  EXPECT_NE(out_of_root.exit_code, 0) << out_of_root.out;
+  EXPECT_NE(out_of_root.out.find("lies outside the table root"), std::string::npos) << out_of_root.out;
   rap::testing::CliRun built = rap::testing::RunCli("index build '" + t + "' --key i --snapshot 2700858159721908397" + map);
   ASSERT_EQ(built.exit_code, 0) << built.out;
   const std::string lookup = "lookup '" + t + "' --key 2 --key 4 --key 5 --format csv";
