@@ -194,6 +194,21 @@ std::string InspectIndex(const std::string& url, int64_t version, nb::handle sto
   return Run(overlay, nullptr, [&] { return index::InspectIndex(IndexUrlOf(url), version, /*json=*/true); });
 }
 
+// What rap.rewrite and rap.spark.rewrite's commit return in common.
+nb::dict RewriteResultDict(const index::RewriteResult& r) {
+  nb::dict d;
+  d["output_url"] = r.output_url;
+  d["index_url"] = r.index_url;
+  d["files"] = r.files;
+  d["input_files"] = r.input_files;
+  d["rows"] = r.rows;
+  d["entries"] = r.entries;
+  d["bytes"] = r.bytes;
+  d["frames"] = r.frames;
+  d["table_version"] = r.table_version;
+  return d;
+}
+
 nb::dict Rewrite(const std::string& table, const std::vector<std::string>& key, std::optional<std::string> output,
                  const std::string& layout, nb::handle align, int buckets, bool cogroup,
                  std::optional<std::vector<std::string>> cover, bool delta, bool in_place, const std::string& compression,
@@ -245,16 +260,7 @@ nb::dict Rewrite(const std::string& table, const std::vector<std::string>& key, 
   const EnvOverlay overlay = ParseStorageOptions(storage_options);
   index::RewriteResult r =
       Run(overlay, &p, [&] { return index::RewriteTable(table, output.value_or(""), o); }, cancel.get());
-  nb::dict d;
-  d["output_url"] = r.output_url;
-  d["index_url"] = r.index_url;
-  d["files"] = r.files;
-  d["input_files"] = r.input_files;
-  d["rows"] = r.rows;
-  d["entries"] = r.entries;
-  d["bytes"] = r.bytes;
-  d["frames"] = r.frames;
-  d["table_version"] = r.table_version;
+  nb::dict d = RewriteResultDict(r);
   d["runs_spilled"] = r.runs_spilled;
   d["bytes_spilled"] = r.bytes_spilled;
   d["seconds"] = r.seconds;
@@ -604,16 +610,7 @@ nb::dict CommitRewriteJob(const nb::dict& job_dict, const nb::dict& opts, const 
   }
   const EnvOverlay overlay = ParseStorageOptions(storage_options);
   index::RewriteResult r = Run(overlay, nullptr, [&] { return index::CommitRewriteJob(job, o, results); });
-  nb::dict d;
-  d["output_url"] = r.output_url;
-  d["index_url"] = r.index_url;
-  d["files"] = r.files;
-  d["input_files"] = r.input_files;
-  d["rows"] = r.rows;
-  d["entries"] = r.entries;
-  d["bytes"] = r.bytes;
-  d["frames"] = r.frames;
-  d["table_version"] = r.table_version;
+  nb::dict d = RewriteResultDict(r);
   d["index_version"] = r.manifest.version;
   d["fragments"] = r.manifest.fragments.size();
   return d;

@@ -386,28 +386,40 @@ Result<std::vector<ManifestMeta>> ParseManifestList(const std::vector<Value>& re
   return out;
 }
 
+// The fields a manifest entry and an index manifest entry begin with: _KIND, _PARTITION, _BUCKET.
+Status ParseEntryHead(const Value& e, const std::string& where, int* kind, std::string* partition, int32_t* bucket) {
+  RAP_ASSIGN_OR_RETURN(int64_t k, Int(e, "_KIND", where));
+  if (k != 0 && k != 1) return Status::Corrupt(where + ": _KIND " + std::to_string(k) + " (0 ADD, 1 DELETE)");
+  *kind = static_cast<int>(k);
+  RAP_ASSIGN_OR_RETURN(*partition, String(e, "_PARTITION", where));
+  RAP_ASSIGN_OR_RETURN(int64_t b, Int(e, "_BUCKET", where));
+  if (b < -2 || b > (int64_t{1} << 30)) return Status::Corrupt(where + ": _BUCKET " + std::to_string(b));
+  *bucket = static_cast<int32_t>(b);
+  return Status::OK();
+}
+
+// A file named by a manifest lies in its bucket folder: a plain name, no path.
+Status CheckFileName(const std::string& name, const std::string& where, const char* what) {
+  if (name.empty() || name.find('/') != std::string::npos || name == ".." || name == ".") {
+    return Status::Corrupt(where + ": " + what + " name '" + name + "' is not a file name");
+  }
+  return Status::OK();
+}
+
 Result<std::vector<ManifestEntry>> ParseManifest(const std::vector<Value>& records, const std::string& what) {
   std::vector<ManifestEntry> out;
   for (size_t i = 0; i < records.size(); ++i) {
     const Value& e = records[i];
     const std::string where = what + ": entry " + std::to_string(i);
     ManifestEntry m;
-    RAP_ASSIGN_OR_RETURN(int64_t kind, Int(e, "_KIND", where));
-    if (kind != 0 && kind != 1) return Status::Corrupt(where + ": _KIND " + std::to_string(kind) + " (0 ADD, 1 DELETE)");
-    m.kind = static_cast<int>(kind);
-    RAP_ASSIGN_OR_RETURN(m.partition, String(e, "_PARTITION", where));
-    RAP_ASSIGN_OR_RETURN(int64_t bucket, Int(e, "_BUCKET", where));
-    if (bucket < -2 || bucket > (int64_t{1} << 30)) return Status::Corrupt(where + ": _BUCKET " + std::to_string(bucket));
-    m.bucket = static_cast<int32_t>(bucket);
+    RAP_RETURN_NOT_OK(ParseEntryHead(e, where, &m.kind, &m.partition, &m.bucket));
     int64_t x = 0;
     if (e.GetInt("_TOTAL_BUCKETS", &x)) m.total_buckets = static_cast<int32_t>(x);
     const Value* f = e.Find("_FILE");
     if (!f || f->kind != Kind::kRecord) return Status::Corrupt(where + ": no _FILE record");
     DataFileMeta& d = m.file;
     RAP_ASSIGN_OR_RETURN(d.file_name, String(*f, "_FILE_NAME", where));
-    if (d.file_name.empty() || d.file_name.find('/') != std::string::npos || d.file_name == "..") {
-      return Status::Corrupt(where + ": data file name '" + d.file_name + "' is not a file name");
-    }
+    RAP_RETURN_NOT_OK(CheckFileName(d.file_name, where, "data file"));
     RAP_ASSIGN_OR_RETURN(d.file_size, Int(*f, "_FILE_SIZE", where));
     RAP_ASSIGN_OR_RETURN(d.row_count, Int(*f, "_ROW_COUNT", where));
     if (d.file_size < 0 || d.row_count < 0) return Status::Corrupt(where + ": negative _FILE_SIZE or _ROW_COUNT");
@@ -436,18 +448,10 @@ Result<std::vector<IndexManifestEntry>> ParseIndexManifest(const std::vector<Val
     const Value& e = records[i];
     const std::string where = what + ": entry " + std::to_string(i);
     IndexManifestEntry m;
-    RAP_ASSIGN_OR_RETURN(int64_t kind, Int(e, "_KIND", where));
-    if (kind != 0 && kind != 1) return Status::Corrupt(where + ": _KIND " + std::to_string(kind) + " (0 ADD, 1 DELETE)");
-    m.kind = static_cast<int>(kind);
-    RAP_ASSIGN_OR_RETURN(m.partition, String(e, "_PARTITION", where));
-    RAP_ASSIGN_OR_RETURN(int64_t bucket, Int(e, "_BUCKET", where));
-    if (bucket < -2 || bucket > (int64_t{1} << 30)) return Status::Corrupt(where + ": _BUCKET " + std::to_string(bucket));
-    m.bucket = static_cast<int32_t>(bucket);
+    RAP_RETURN_NOT_OK(ParseEntryHead(e, where, &m.kind, &m.partition, &m.bucket));
     RAP_ASSIGN_OR_RETURN(m.index_type, String(e, "_INDEX_TYPE", where));
     RAP_ASSIGN_OR_RETURN(m.file_name, String(e, "_FILE_NAME", where));
-    if (m.file_name.empty() || m.file_name.find('/') != std::string::npos || m.file_name == "..") {
-      return Status::Corrupt(where + ": index file name '" + m.file_name + "' is not a file name");
-    }
+    RAP_RETURN_NOT_OK(CheckFileName(m.file_name, where, "index file"));
     RAP_ASSIGN_OR_RETURN(m.file_size, Int(e, "_FILE_SIZE", where));
     RAP_ASSIGN_OR_RETURN(m.row_count, Int(e, "_ROW_COUNT", where));
     if (m.file_size < 0 || m.row_count < 0) return Status::Corrupt(where + ": negative _FILE_SIZE or _ROW_COUNT");
