@@ -146,20 +146,30 @@ s3() {  # method path
        -H 'x-amz-content-sha256: UNSIGNED-PAYLOAD' -X "$1" "http://127.0.0.1:$port$2" || true
 }
 deadline=$((SECONDS + ${RAP_SWIFT_START_TIMEOUT:-180}))
+last=""
 while [ $SECONDS -lt $deadline ]; do
   if [ "$(curl -s "http://127.0.0.1:$port/healthcheck" || true)" = OK ] && [ "$(s3 GET /)" = 200 ]; then
+    # A 5xx here is a back end (the container server) still starting while the proxy and the
+    # account server already answer: tried again until the deadline. Other codes are errors.
+    created=1
     for b in "${buckets[@]}"; do
       code=$(s3 PUT "/$b")
-      case "$code" in 200|409) ;; *) echo "s3-swift: creating bucket $b gave HTTP $code" >&2; stop; exit 1 ;; esac
+      case "$code" in
+        200|409) ;;
+        5??) created=0; last="creating bucket $b gave HTTP $code"; break ;;
+        *) echo "s3-swift: creating bucket $b gave HTTP $code" >&2; stop; exit 1 ;;
+      esac
     done
-    echo "s3-swift: ready on http://127.0.0.1:$port (dir $dir)"
-    exit 0
+    if [ $created = 1 ]; then
+      echo "s3-swift: ready on http://127.0.0.1:$port (dir $dir)"
+      exit 0
+    fi
   fi
   for pid in $(cat "$dir/pids"); do
     kill -0 "$pid" 2>/dev/null || { echo "s3-swift: a server exited; logs in $dir/log" >&2; tail -5 "$dir"/log/*.log >&2; stop; exit 1; }
   done
   sleep 0.1
 done
-echo "s3-swift: not healthy after ${RAP_SWIFT_START_TIMEOUT:-180} s; logs in $dir/log" >&2
+echo "s3-swift: not healthy after ${RAP_SWIFT_START_TIMEOUT:-180} s${last:+ ($last)}; logs in $dir/log" >&2
 stop
 exit 1
