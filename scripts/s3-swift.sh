@@ -8,7 +8,7 @@
 #   scripts/s3-swift.sh stop DIR
 #
 # Everything lives under DIR (configs, rings, devices, logs, pids). `start` returns once the proxy
-# answers its healthcheck and the buckets exist (about 10 s). Environment:
+# answers its healthcheck, the buckets exist and an object can be written (about 10 s). Environment:
 #   RAP_SWIFT_MAX_LISTING     keys per ListObjects page (default 1000, the S3 default)
 #   RAP_SWIFT_START_TIMEOUT   seconds to wait for health (default 180; ~10 s on an idle machine)
 set -euo pipefail
@@ -160,9 +160,22 @@ while [ $SECONDS -lt $deadline ]; do
         *) echo "s3-swift: creating bucket $b gave HTTP $code" >&2; stop; exit 1 ;;
       esac
     done
-    if [ $created = 1 ]; then
+    # And the object server: a probe object written and deleted (5xx: still starting, tried again).
+    if [ $created = 1 ] && [ ${#buckets[@]} -eq 0 ]; then
       echo "s3-swift: ready on http://127.0.0.1:$port (dir $dir)"
       exit 0
+    elif [ $created = 1 ]; then
+      probe="/${buckets[0]}/.s3-swift-probe"
+      code=$(curl -s -o /dev/null -w '%{http_code}' --aws-sigv4 aws:amz:us-east-1:s3 --netrc-file "$netrc" \
+                  -H 'x-amz-content-sha256: UNSIGNED-PAYLOAD' -X PUT --data-binary probe "http://127.0.0.1:$port$probe" || true)
+      case "$code" in
+        200)
+          s3 DELETE "$probe" > /dev/null
+          echo "s3-swift: ready on http://127.0.0.1:$port (dir $dir)"
+          exit 0 ;;
+        5??|000) last="writing a probe object gave HTTP $code" ;;
+        *) echo "s3-swift: writing a probe object gave HTTP $code" >&2; stop; exit 1 ;;
+      esac
     fi
   fi
   for pid in $(cat "$dir/pids"); do
