@@ -11,7 +11,6 @@ with rap-netsim's request count per run.
 """
 
 import argparse
-import json
 import os
 import pathlib
 import statistics
@@ -19,39 +18,15 @@ import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))  # bench/netsim.py
+from netsim import Netsim  # noqa: E402
+
 KEY = "bench"
-
-
-class Netsim:
-    def __init__(self, binary: str, root: str):
-        self._tmp = tempfile.TemporaryDirectory(prefix="rap-iceberg-netsim-")
-        port_file = pathlib.Path(self._tmp.name) / "port"
-        self.proc = subprocess.Popen([binary, "--root", root, "--latency", "0ms", "--port", "0", "--port-file",
-                                      str(port_file), "--quiet", "--exit-with-parent"], stdout=subprocess.DEVNULL)
-        deadline = time.monotonic() + 10
-        while not port_file.exists() or not port_file.read_text().strip():
-            if self.proc.poll() is not None or time.monotonic() > deadline:
-                self.stop()
-                sys.exit(f"rap-netsim ({binary}) did not start")
-            time.sleep(0.02)
-        self.port = int(port_file.read_text().strip())
-        self.url = f"http://127.0.0.1:{self.port}"
-
-    def control(self, what: str) -> dict:
-        with urllib.request.urlopen(f"{self.url}/_netsim/{what}", timeout=10) as r:
-            return json.loads(r.read() or b"{}")
-
-    def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            self.proc.wait(timeout=10)
-        self._tmp.cleanup()
 
 
 def s3_properties(server: Netsim) -> dict:
@@ -129,7 +104,7 @@ def write_table(server: Netsim, workdir: pathlib.Path, rows: int, files: int):
 
 def summary(t: pa.Table) -> tuple:
     sums = tuple(pc.sum(t[c]).as_py() for c in ("id", "user_id"))
-    return (t.num_rows, sums, round(pc.sum(t["amount"]).as_py(), 2))
+    return (t.num_rows, sums, round(pc.sum(t["amount"]).as_py() or 0.0, 2))  # no rows: a sum of None
 
 
 def main() -> None:

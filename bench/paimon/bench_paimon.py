@@ -24,12 +24,14 @@ import pathlib
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 
 import pyarrow as pa
 
 import rap
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))  # bench/netsim.py
+from netsim import Netsim  # noqa: E402
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
 SIDE = REPO / "bench" / "paimon" / "pypaimon_side.py"
@@ -47,26 +49,6 @@ def digest(table: pa.Table) -> str:
 
 def load() -> str:
     return " ".join(f"{x:.2f}" for x in os.getloadavg())
-
-
-class Netsim:
-    def __init__(self, binary: str, root: pathlib.Path, latency: str, throughput: str):
-        self._tmp = tempfile.TemporaryDirectory(prefix="rap-paimon-netsim-")
-        port_file = pathlib.Path(self._tmp.name) / "port"
-        self.proc = subprocess.Popen([binary, "--root", str(root), "--latency", latency, "--throughput", throughput,
-                                      "--port", "0", "--port-file", str(port_file), "--quiet", "--exit-with-parent"],
-                                     stdout=subprocess.DEVNULL)
-        deadline = time.monotonic() + 10
-        while not port_file.exists() or not port_file.read_text().strip():
-            if self.proc.poll() is not None or time.monotonic() > deadline:
-                sys.exit(f"rap-netsim ({binary}) did not start")
-            time.sleep(0.02)
-        self.url = f"http://127.0.0.1:{int(port_file.read_text().strip())}"
-
-    def stop(self) -> None:
-        self.proc.terminate()
-        self.proc.wait(timeout=10)
-        self._tmp.cleanup()
 
 
 def rap_cell(url: str, opts, warmup: str, repeat: int, want: tuple[int, str]) -> list[dict]:

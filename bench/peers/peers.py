@@ -34,16 +34,12 @@ from __future__ import annotations
 import argparse
 import csv
 import glob
-import json
 import os
 import pathlib
 import shutil
 import statistics
-import subprocess
 import sys
-import tempfile
 import time
-import urllib.request
 
 import numpy as np
 import pyarrow as pa
@@ -53,6 +49,9 @@ import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 
 import rap
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))  # bench/netsim.py
+from netsim import Netsim  # noqa: E402
 
 KEY = "bench"  # rap-netsim accepts any signature
 REGION = "us-east-1"
@@ -139,41 +138,6 @@ def check(what: str, got: pa.Table, want: pa.Table) -> None:
 
 
 # --------------------------------------------------------------------------------------------- netsim
-
-class Netsim:
-    """rap-netsim on 127.0.0.1 (a free port) serving `root`, so that s3://bkt/... is root/bkt/..."""
-
-    def __init__(self, binary: str, root: pathlib.Path, latency: str, throughput: str):
-        self._tmp = tempfile.TemporaryDirectory(prefix="rap-peers-netsim-")
-        port_file = pathlib.Path(self._tmp.name) / "port"
-        self.proc = subprocess.Popen([binary, "--root", str(root), "--latency", latency, "--throughput", throughput,
-                                      "--bind", "127.0.0.1", "--port", "0", "--port-file", str(port_file),
-                                      "--quiet", "--exit-with-parent"], stdout=subprocess.DEVNULL)
-        deadline = time.monotonic() + 10
-        while not port_file.exists() or not port_file.read_text().strip():
-            if self.proc.poll() is not None or time.monotonic() > deadline:
-                self.stop()
-                sys.exit(f"rap-netsim ({binary}) did not start")
-            time.sleep(0.02)
-        self.port = int(port_file.read_text().strip())
-        self.url = f"http://127.0.0.1:{self.port}"
-
-    def control(self, what: str) -> dict:
-        with urllib.request.urlopen(f"{self.url}/_netsim/{what}", timeout=10) as r:
-            return json.loads(r.read() or b"{}")
-
-    def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(timeout=5)
-        self._tmp.cleanup()
-
-
-# -------------------------------------------------------------------------------------------- methods
 
 class Ctx:
     """Where the data is for one profile: local paths or s3://bkt/... through rap-netsim."""

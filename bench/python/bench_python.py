@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import argparse
 import csv
-import json
 import os
 import pathlib
 import random
@@ -37,9 +36,7 @@ import re
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
-import urllib.request
 
 import duckdb
 import polars as pl
@@ -50,6 +47,9 @@ import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 
 import rap
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))  # bench/netsim.py
+from netsim import Netsim  # noqa: E402
 
 WORDS = ["apple", "kiwi", "plum", "pear", "fig", "lime", "date", "grape", "melon", "peach", "berry", "mango"]
 FILTER_SQL = "v < 100 AND s IN ('kiwi','plum')"
@@ -95,40 +95,6 @@ def timed(fn, reps: int) -> float:
         fn()
         times.append(time.perf_counter() - t0)
     return statistics.median(times)
-
-
-class Netsim:
-    """rap-netsim on 127.0.0.1 (a free port), serving `root`; stopped by SIGTERM within bounded time."""
-
-    def __init__(self, binary: str, root: pathlib.Path, latency: str, throughput: str):
-        self._tmp = tempfile.TemporaryDirectory(prefix="rap-pybench-netsim-")
-        port_file = pathlib.Path(self._tmp.name) / "port"
-        self.proc = subprocess.Popen([binary, "--root", str(root), "--latency", latency, "--throughput", throughput,
-                                      "--bind", "127.0.0.1", "--port", "0", "--port-file", str(port_file),
-                                      "--quiet", "--exit-with-parent"],
-                                     stdout=subprocess.DEVNULL)
-        deadline = time.monotonic() + 10
-        while not port_file.exists() or not port_file.read_text().strip():
-            if self.proc.poll() is not None or time.monotonic() > deadline:
-                self.stop()
-                sys.exit(f"rap-netsim ({binary}) did not start: exit status {self.proc.returncode}")
-            time.sleep(0.02)
-        self.port = int(port_file.read_text().strip())
-        self.url = f"http://127.0.0.1:{self.port}"
-
-    def control(self, what: str) -> dict:
-        with urllib.request.urlopen(f"{self.url}/_netsim/{what}", timeout=10) as r:
-            return json.loads(r.read() or b"{}")
-
-    def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(timeout=5)
-        self._tmp.cleanup()
 
 
 def local_engines(root: pathlib.Path, files: list[str], q: dict) -> dict:
