@@ -54,6 +54,9 @@ const std::vector<const TableFormat*>& TableFormats() {
 
 Result<const TableFormat*> DetectTableFormat(TableProbe& probe) {
   for (const TableFormat* format : TableFormats()) {
+    if (format->NamedByRoot(probe.root())) return format;
+  }
+  for (const TableFormat* format : TableFormats()) {
     RAP_ASSIGN_OR_RETURN(bool found, format->Detect(probe));
     if (found) return format;
   }

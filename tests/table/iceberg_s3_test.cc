@@ -62,5 +62,34 @@ TEST(IcebergS3, CommittedTablesReadAsTheirLocalCopies) {
   }
 }
 
+// A URL naming a metadata file is opened without asking the other formats (no `_delta_log/`
+// listing) and without a HEAD: each object of the snapshot's metadata is read once, nothing else.
+TEST(IcebergS3, AMetadataFileUrlReadsOnlyTheMetadata) {
+  rap::testing::TempDir dir;
+  fs::create_directories(dir.Join("bkt"));
+  fs::copy(rap::testing::SharedDir() + "/iceberg-tables/impala_v3_deletion_vectors", dir.Join("bkt/t"),
+           fs::copy_options::recursive);
+  rap::testing::NetsimOptions o;
+  o.root = dir.path();
+  auto server = rap::testing::NetsimServer::Start(o);
+  ASSERT_TRUE(server.ok()) << server.status().ToString();
+  rap::testing::NetsimS3Env env((*server)->url());
+  ASSERT_TRUE((*server)->ResetStats().ok());
+  auto snap = OpenTable("s3://bkt/t/metadata/v3.metadata.json");
+  ASSERT_TRUE(snap.ok()) << snap.status().ToString();
+  auto local = OpenTable(dir.Join("bkt/t"));
+  ASSERT_TRUE(local.ok()) << local.status().ToString();
+  EXPECT_EQ(snap->files.size(), local->files.size());
+  auto stats = (*server)->Stats();
+  ASSERT_TRUE(stats.ok()) << stats.status().ToString();
+  EXPECT_EQ(stats->total.heads, 0u) << stats->json;
+  EXPECT_GE(stats->paths.size(), 3u) << stats->json;  // metadata.json, the manifest list, a manifest
+  for (const auto& [path, c] : stats->paths) {
+    EXPECT_EQ(path.rfind("/bkt/t/metadata/", 0), 0u) << path;
+    EXPECT_EQ(c.requests, 1u) << path;
+  }
+  EXPECT_EQ(stats->paths.count("/bkt/t/metadata/v3.metadata.json"), 1u) << stats->json;
+}
+
 }  // namespace
 }  // namespace rap::table

@@ -52,6 +52,9 @@ class TableFormat {
   virtual std::string_view name() const = 0;
   // True when the probed root holds a table of this format.
   virtual Result<bool> Detect(TableProbe& probe) const = 0;
+  // True when the root's name alone says it is this format's (an Iceberg `*.metadata.json`): then it
+  // is opened as such without asking the other formats (each ask can be a round trip).
+  virtual bool NamedByRoot(const std::string& /*root*/) const { return false; }
   // The table at options.version (the latest when unset).
   virtual Result<TableSnapshot> Open(TableProbe& probe, const OpenTableOptions& options) const = 0;
   // The rows of `file` that the table deletes (sorted file row numbers; empty when none).

@@ -69,8 +69,9 @@ Result<std::string> FindMetadataFile(TableProbe& probe) {
 }
 
 // The manifests' bytes, fetched concurrently (up to kManifestFetches at a time: on an object store
-// each is a round trip); parsed afterwards, in order, on the calling thread.
-constexpr size_t kManifestFetches = 8;
+// each is a round trip, and a table of a few dozen manifests is then read in one); parsed
+// afterwards, in order, on the calling thread.
+constexpr size_t kManifestFetches = 32;
 
 Result<std::vector<std::vector<ContentFile>>> ReadManifestEntries(const io::ObjectStorePtr& store,
                                                                   const LocationMap& locations,
@@ -136,8 +137,12 @@ class IcebergTableFormat : public TableFormat {
  public:
   std::string_view name() const override { return "iceberg"; }
 
+  // A metadata file named by the URL: no request to detect it (a missing one fails Open's read,
+  // naming it).
+  bool NamedByRoot(const std::string& root) const override { return IsMetadataFile(root); }
+
   Result<bool> Detect(TableProbe& probe) const override {
-    if (IsMetadataFile(probe.root())) return probe.store()->Head(probe.root()).ok();
+    if (IsMetadataFile(probe.root())) return true;
     for (const std::string& rel : probe.RelativePaths()) {
       const std::vector<std::string> s = SplitPath(rel);
       if (s.size() == 2 && s[0] == "metadata" && IsMetadataFile(s[1])) return true;
