@@ -18,6 +18,22 @@ import rap
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 
+def build_cli() -> pathlib.Path:
+    """The `rap` CLI of the build whose extension is imported (scripts/test.sh: build/<kind>/tools/rap)."""
+    return pathlib.Path(rap._rap.__file__).resolve().parents[2] / "tools" / "rap"
+
+
+def cli_env() -> dict:
+    """The environment for running that CLI. Under the Python sanitizer run (RAP_PYTHON_SANITIZER)
+    the ASan runtime is preloaded into the interpreter; the sanitizer build's CLI carries its own
+    runtime, and a second, preloaded one makes it abort ("incompatible ASan runtimes"), so it is
+    dropped for the CLI."""
+    env = dict(os.environ)
+    if os.environ.get("RAP_PYTHON_SANITIZER"):
+        env.pop("LD_PRELOAD", None)
+    return env
+
+
 def shared_dir() -> pathlib.Path:
     # The same rule as the C++ tests (tests/testing/paths.cc): $RAP_SHARED_DIR, else ../shared beside
     # the checkout, with parquet-testing/ and delta-tables/.

@@ -11,6 +11,7 @@ import pyarrow.parquet as pq
 import pytest
 
 import rap
+from conftest import build_cli, cli_env
 
 
 def test_pyarrow_polars_duckdb_same_rows(keyed_table) -> None:
@@ -101,9 +102,10 @@ def test_inspect_is_the_cli_report(keyed_table) -> None:
     assert report["num_rows"] == 4000
     assert len(report["row_groups"]) == 3 and "pages" in report["row_groups"][0]["columns"][0]
     # The same report as the CLI of the same build (scripts/test.sh: build/release/tools/rap).
-    cli = pathlib.Path(rap._rap.__file__).resolve().parents[2] / "tools" / "rap"
+    cli = build_cli()
     if cli.exists():
-        out = subprocess.run([str(cli), "inspect", "--json", "--pages", path], check=True, capture_output=True, text=True)
+        out = subprocess.run([str(cli), "inspect", "--json", "--pages", path], check=True, capture_output=True, text=True,
+                             env=cli_env())
         assert json.loads(out.stdout) == report
     with pytest.raises(rap.NotFound):
         rap.inspect(str(root / "absent.parquet"))

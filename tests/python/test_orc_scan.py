@@ -19,6 +19,7 @@ import pyarrow.parquet as pq
 import pytest
 
 import rap
+from conftest import build_cli, cli_env
 
 COMPRESSIONS = ["uncompressed", "zlib", "snappy", "lz4", "zstd"]
 
@@ -183,11 +184,12 @@ def test_malformed(tmp_path: pathlib.Path) -> None:
 def test_convert_orc_to_parquet(tmp_path: pathlib.Path, compression: str) -> None:
     import subprocess
 
-    cli = pathlib.Path(rap._rap.__file__).resolve().parents[2] / "tools" / "rap"
+    cli = build_cli()
     if not cli.exists():
         pytest.skip("no CLI beside the extension (scripts/test.sh: build/release/tools/rap)")
     src = tmp_path / "in.orc"
     po.write_table(typed_table(), str(src), compression=compression, stripe_size=64 * 1024)
     out = tmp_path / "out.parquet"
-    subprocess.run([str(cli), "convert", str(src), str(out), "--batch-rows", "1000"], check=True, capture_output=True)
+    subprocess.run([str(cli), "convert", str(src), str(out), "--batch-rows", "1000"], check=True, capture_output=True,
+                   env=cli_env())
     assert_same(pq.read_table(str(out)), po.read_table(str(src)))
