@@ -597,6 +597,15 @@ struct PageDecode {
 };
 using PageDecodes = std::map<std::tuple<size_t, int64_t, int64_t>, PageDecode>;  // (column, offset, size)
 
+// A page or frame record taken decoded from the data page cache holds exactly the rows its location
+// says (the cache is keyed by file identity and offset, so anything else is a bug, not bad input).
+Status CheckCachedRows(const columnar::ArrayData& values, const Location& l, const CoveredFile& f, const char* what) {
+  if (values.length == l.num_rows) return Status::OK();
+  return Status::Internal("index: a cached " + std::string(what) + " at offset " + std::to_string(l.offset) + " of " +
+                          f.fe->path + " holds " + std::to_string(values.length) + " rows, not " +
+                          std::to_string(l.num_rows));
+}
+
 Result<PageDecodes> DecodeCoveredPages(const DataRequest& rq, CoveredFile& f) {
   PageDecodes decodes;
   for (KeyPiece* p : *f.pieces) {
@@ -628,11 +637,7 @@ Result<PageDecodes> DecodeCoveredPages(const DataRequest& rq, CoveredFile& f) {
     auto hit = f.cached.find({l.offset, l.size});
     if (hit != f.cached.end()) {
       // Decoded whole by an earlier lookup: this one slices its rows out (AssembleCovered).
-      if (hit->second->length != l.num_rows) {
-        return Status::Internal("index: a cached data page at offset " + std::to_string(l.offset) + " of " +
-                                f.fe->path + " holds " + std::to_string(hit->second->length) + " rows, not " +
-                                std::to_string(l.num_rows));
-      }
+      RAP_RETURN_NOT_OK(CheckCachedRows(*hit->second, l, f, "data page"));
       d.rows = read::RowSelection::All(l.num_rows);
       d.values = hit->second;
       ++f.page_cache_hits;
@@ -691,11 +696,7 @@ Status AssembleCovered(const DataRequest& rq, CoveredFile& f, const PageDecodes&
             ++f.page_cache_hits;
           }
           if (hit != f.cached.end()) {
-            if (hit->second->length != l.num_rows) {
-              return Status::Internal("index: a cached frame record at offset " + std::to_string(l.offset) + " of " +
-                                      f.fe->path + " holds " + std::to_string(hit->second->length) + " rows, not " +
-                                      std::to_string(l.num_rows));
-            }
+            RAP_RETURN_NOT_OK(CheckCachedRows(*hit->second, l, f, "frame record"));
             RAP_ASSIGN_OR_RETURN(ArrayPtr a, TakeSubset(hit->second, read::RowSelection::All(l.num_rows), rows));
             per_column[c].push_back(std::move(a));
             continue;
