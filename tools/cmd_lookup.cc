@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "command.h"
+#include "disk_cache_flags.h"
 #include "output_format.h"
 #include "plan_flags.h"
 #include "rap/index/build.h"
@@ -30,6 +31,7 @@ struct LookupArgs {
   std::vector<std::string> page_tokens;
   OutputFlags output;
   bool stats = false;
+  DiskCacheArgs disk_cache;
   bool no_cover = false;
   int repeat = 1;
   PlanFlags plan;
@@ -150,7 +152,10 @@ Status RunLookup(const LookupArgs& a) {
                    k.next_page_token.c_str());
     }
   }
-  if (a.stats) PrintStats(*idx, fmt::format("keys {}", keys.size()), res.stats);
+  if (a.stats) {
+    PrintStats(*idx, fmt::format("keys {}", keys.size()), res.stats);
+    PrintDiskCacheStats();
+  }
   return a.plan.WriteLog();
 }
 
@@ -176,8 +181,10 @@ CommandRegistrar reg("lookup", [](CLI::App& app) {
   cmd->add_option("--repeat", args->repeat, "Run the lookup N times in this process (warm-cache measurements)")
       ->capture_default_str()->check(CLI::Range(1, 100000));
   args->plan.AddTo(cmd);
+  args->disk_cache.AddTo(cmd);
   cmd->callback([args] {
-    Status st = RunLookup(*args);
+    Status st = args->disk_cache.Apply();
+    if (st.ok()) st = RunLookup(*args);
     if (!st.ok()) Fail(st);
   });
 });

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "command.h"
+#include "disk_cache_flags.h"
 #include "rap/server/server.h"
 #include "rap/server/server_config.h"
 #include "rap/util/units.h"
@@ -39,9 +40,11 @@ struct ServeArgs {
   std::string index_cache;
   std::string data_cache;
   bool no_inline_lookups = false;
+  DiskCacheArgs disk_cache;
 };
 
 Status RunServe(const ServeArgs& a) {
+  RAP_RETURN_NOT_OK(a.disk_cache.Apply());
   server::ServerOptions o;
   if (!a.config.empty()) RAP_RETURN_NOT_OK(server::LoadServerConfig(a.config, &o));
   for (const std::string& t : a.tables) {
@@ -146,6 +149,7 @@ CommandRegistrar reg("serve", [](CLI::App& app) {
                   "Cap on duplicates, as a fraction of the endpoint's requests (default 0.05)")
       ->check(CLI::Range(0.0, 1.0));
   cmd->add_option("--grace", a->grace_s, "Seconds in-flight requests get to finish on SIGTERM")->capture_default_str();
+  a->disk_cache.AddTo(cmd);
   cmd->callback([a] {
     Status st = RunServe(*a);
     if (!st.ok()) Fail(st);

@@ -56,6 +56,8 @@ const std::map<std::string, std::vector<std::string>>& OptionVariables() {
       {"max_attempts", {"RAP_HTTP_MAX_ATTEMPTS"}},
       {"max_concurrency", {"RAP_HTTP_MAX_CONCURRENCY"}},
       {"hedge", {"RAP_HTTP_HEDGE"}},
+      {"cache_dir", {"RAP_CACHE_DIR"}},
+      {"cache_size", {"RAP_CACHE_SIZE"}},
   };
   return m;
 }
@@ -131,6 +133,8 @@ std::shared_ptr<const io::StoreOptions> ParseStoreOptions(const nb::handle& opti
       {"max_attempts", &io::StoreOptions::max_attempts},
       {"max_concurrency", &io::StoreOptions::max_concurrency},
       {"hedge", &io::StoreOptions::hedge},
+      {"cache_dir", &io::StoreOptions::cache_dir},
+      {"cache_size", &io::StoreOptions::cache_size},
   };
   auto out = std::make_shared<io::StoreOptions>();
   // The dict's checks and value forms are ParseStorageOptions' (one rule for both).

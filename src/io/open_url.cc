@@ -7,6 +7,7 @@
 
 #include "io/http_store.h"
 #include "io/local_store.h"
+#include "rap/io/disk_cache.h"
 #include "rap/io/object_store.h"
 #include "rap/io/s3_config.h"
 #include "rap/io/s3_store.h"
@@ -75,6 +76,10 @@ class Registry {
   std::map<std::string, ObjectStorePtr> stores_;
 };
 
+// The part of a store's registry key that tells stores with and without a disk tier apart (the tier
+// of a remote store comes from RAP_CACHE_DIR, which the environment may change between calls).
+std::string DiskKey(const std::shared_ptr<DiskCache>& disk) { return disk ? "|disk=" + disk->dir() : ""; }
+
 Registry& GlobalRegistry() {
   static Registry* r = new Registry();  // never destroyed: stores may be used during static teardown
   return *r;
@@ -111,14 +116,15 @@ Result<ResolvedUrl> OpenUrl(const std::string& url, const StoreOptions& options)
     std::string path = slash == std::string::npos ? "/" : url.substr(slash);
     if (base.size() == authority) return Status::InvalidArgument(url + ": URL without a host");
     Status made;
-    const std::string key = options_key.empty() ? base : base + "|" + options_key;
+    RAP_ASSIGN_OR_RETURN(std::shared_ptr<DiskCache> disk, DiskCacheFor(options));
+    const std::string key = (options_key.empty() ? base : base + "|" + options_key) + DiskKey(disk);
     ObjectStorePtr store = GlobalRegistry().GetOrCreate(key, [&]() -> ObjectStorePtr {
       auto s = MakeHttpStore(base, HttpOptionsFor(options));
       if (!s.ok()) {
         made = s.status();
         return nullptr;
       }
-      return *s;
+      return WithDiskCache(*s, disk);
     });
     if (!made.ok()) return made;
     return ResolvedUrl{store, path};
@@ -131,15 +137,17 @@ Result<ResolvedUrl> OpenUrl(const std::string& url, const StoreOptions& options)
     if (bucket.empty()) return Status::InvalidArgument(url + ": expected s3://bucket/key");
     RAP_ASSIGN_OR_RETURN(S3Config config, LoadS3Config(options));
     Status made;
+    RAP_ASSIGN_OR_RETURN(std::shared_ptr<DiskCache> disk, DiskCacheFor(options));
     std::string store_key = "s3|" + bucket + "|" + config.CacheKey();
     if (!options_key.empty()) store_key += "|" + options_key;
+    store_key += DiskKey(disk);
     ObjectStorePtr store = GlobalRegistry().GetOrCreate(store_key, [&]() -> ObjectStorePtr {
       auto s = MakeS3Store(bucket, config, HttpOptionsFor(options));
       if (!s.ok()) {
         made = s.status();
         return nullptr;
       }
-      return *s;
+      return WithDiskCache(*s, disk);
     });
     if (!made.ok()) return made;
     return ResolvedUrl{store, key};

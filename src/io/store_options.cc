@@ -39,6 +39,8 @@ const std::optional<std::string>* FieldOf(const StoreOptions& o, const char* nam
       {"RAP_HTTP_MAX_ATTEMPTS", &StoreOptions::max_attempts},
       {"RAP_HTTP_MAX_CONCURRENCY", &StoreOptions::max_concurrency},
       {"RAP_HTTP_HEDGE", &StoreOptions::hedge},
+      {"RAP_CACHE_DIR", &StoreOptions::cache_dir},
+      {"RAP_CACHE_SIZE", &StoreOptions::cache_size},
   };
   for (const Entry& e : kEntries) {
     if (std::strcmp(e.var, name) == 0) return &(o.*e.field);
@@ -60,7 +62,7 @@ std::string StoreOptions::CacheKey() const {
   std::string plain;
   for (const auto* f : {&endpoint, &region, &access_key_id, &profile, &shared_credentials_file, &config_file, &anonymous,
                         &ca_bundle, &ca_dir, &insecure, &connect_timeout, &timeout, &low_speed_time, &max_attempts,
-                        &max_concurrency, &hedge}) {
+                        &max_concurrency, &hedge, &cache_dir, &cache_size}) {
     plain += f->has_value() ? "=" + **f + "\x1f" : std::string("-\x1f");
   }
   const bool any = plain.find('=') != std::string::npos || secret_access_key || session_token;

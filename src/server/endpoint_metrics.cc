@@ -3,11 +3,36 @@
 // metadata cache.
 #include <fmt/format.h>
 
+#include "rap/io/disk_cache.h"
 #include "rap/io/store_metrics.h"
+#include "rap/io/store_options.h"
 #include "rap/read/metadata_cache.h"
 #include "server/server_context.h"
 
 namespace rap::server {
+
+namespace {
+
+// The disk tier of remote reads (`--cache-dir`, rap/io/disk_cache.h), when the process has one.
+void AppendDiskCacheMetrics(std::string* body) {
+  auto cache = io::DiskCacheFor(io::StoreOptions{});
+  if (!cache.ok() || !*cache) return;
+  const io::DiskCacheStats d = (*cache)->Stats();
+  const std::pair<const char*, uint64_t> counters[] = {
+      {"rap_disk_cache_hits_total", d.hits},         {"rap_disk_cache_misses_total", d.misses},
+      {"rap_disk_cache_hit_bytes_total", d.hit_bytes}, {"rap_disk_cache_written_bytes_total", d.written_bytes},
+      {"rap_disk_cache_evictions_total", d.evictions}, {"rap_disk_cache_corrupt_entries_total", d.corrupt_entries},
+      {"rap_disk_cache_write_errors_total", d.write_errors}};
+  for (const auto& [name, v] : counters) {
+    *body += fmt::format("# HELP {} Disk cache (--cache-dir) counter.\n# TYPE {} counter\n{} {}\n", name, name, name, v);
+  }
+  *body += fmt::format("# HELP rap_disk_cache_entries Entries in the disk cache.\n# TYPE rap_disk_cache_entries gauge\n"
+                       "rap_disk_cache_entries {}\n# HELP rap_disk_cache_bytes Bytes in the disk cache.\n"
+                       "# TYPE rap_disk_cache_bytes gauge\nrap_disk_cache_bytes {}\n",
+                       d.entries, d.bytes);
+}
+
+}  // namespace
 
 void HandleMetrics(ServerContext& ctx, const HttpRequest&, Responder& out) {
   std::string body = ctx.metrics.Render();
@@ -115,6 +140,7 @@ void HandleMetrics(ServerContext& ctx, const HttpRequest&, Responder& out) {
               [](const PC& s) { return s.entries; });
   data_metric("rap_data_cache_bytes", "gauge", "Bytes held by the hot data cache.",
               [](const PC& s) { return s.bytes; });
+  AppendDiskCacheMetrics(&body);
   (void)out.Send(200, "text/plain; version=0.0.4; charset=utf-8", std::move(body));
 }
 

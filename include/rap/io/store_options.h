@@ -34,6 +34,8 @@ struct StoreOptions {
   std::optional<std::string> max_attempts;       // RAP_HTTP_MAX_ATTEMPTS
   std::optional<std::string> max_concurrency;    // RAP_HTTP_MAX_CONCURRENCY
   std::optional<std::string> hedge;              // RAP_HTTP_HEDGE ("0"/"1")
+  std::optional<std::string> cache_dir;          // RAP_CACHE_DIR (the disk tier, rap/io/disk_cache.h)
+  std::optional<std::string> cache_size;         // RAP_CACHE_SIZE ("4GiB" by default)
 
   // The value of environment variable `name` for this call: the field that carries it when set,
   // else the process environment ("" when neither has it).
