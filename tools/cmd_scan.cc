@@ -144,6 +144,14 @@ Status RunScan(const ScanArgs& args) {
     // Partition pruning while listing (Iceberg); a filter that does not parse is reported below.
     if (auto e = read::ParseExpr(args.where); e.ok()) to.filter = *e;
   }
+  // An index of the table that answers the filter names the only rows that can match (indexed_scan.h);
+  // the listing of the table's indexes runs while the table opens.
+  index::IndexedScanOptions io;
+  io.disabled = args.no_index;
+  io.name = args.index_name;
+  io.open.preload = false;
+  RAP_ASSIGN_OR_RETURN(io.open.plan, args.plan.Options());
+  index::PrefetchIndexListing(args.url, !args.where.empty() && args.merge_key.empty(), &io);
   RAP_ASSIGN_OR_RETURN(table::TableSnapshot snap, table::OpenTable(args.url, to));
   const double t_open = NowSeconds();
   read::ScanOptions so;
@@ -172,12 +180,6 @@ Status RunScan(const ScanArgs& args) {
     if (!e.ok()) return Status::InvalidArgument("--where: " + e.status().message());
     so.filter = *e;
   }
-  // An index of the table that answers the filter names the only rows that can match (indexed_scan.h).
-  index::IndexedScanOptions io;
-  io.disabled = args.no_index;
-  io.name = args.index_name;
-  io.open.preload = false;
-  RAP_ASSIGN_OR_RETURN(io.open.plan, args.plan.Options());
   RAP_ASSIGN_OR_RETURN(const index::IndexedScanReport indexed, index::ApplyIndex(args.url, snap, so.filter, &src, io));
   RAP_ASSIGN_OR_RETURN(auto scanner, read::Scanner::Make(std::move(src), std::move(so)));
   read::Fingerprinter fp;

@@ -198,6 +198,7 @@ std::unique_ptr<Reader> Scan(const std::string& url, std::optional<std::vector<s
   index::IndexedScanReport indexed;
   Result<std::unique_ptr<read::Scanner>> scanner = [&]() -> Result<std::unique_ptr<read::Scanner>> {
     nb::gil_scoped_release release;
+    if (!own_store) index::PrefetchIndexListing(url, so.filter != nullptr, &io);  // overlaps the open
     RAP_ASSIGN_OR_RETURN(table::TableSnapshot snap, table::OpenTable(url, to));
     RAP_ASSIGN_OR_RETURN(read::ScanSource src, table::ToScanSource(snap));
     if (own_store) {

@@ -72,7 +72,7 @@ Result<std::vector<Candidate>> Candidates(const std::string& table_url, const In
     out.push_back({o.name, info.index_url, info.kind, info.key, {}, false, ""});
     return out;
   }
-  auto listing = ListIndexes(table_url);
+  auto listing = o.listing ? o.listing->get() : ListIndexes(table_url);
   if (listing.ok()) {
     for (const IndexListing& l : *listing) out.push_back({l.name, l.url, l.kind, l.key, {}, false, ""});
     return out;
@@ -149,6 +149,12 @@ std::string IndexedScanReport::ToString() const {
       "index_rounds {}\nindex_s {:.6f}\n",
       name, kind, predicate, files_indexed, files_unindexed, files_with_rows, entries, candidate_rows, index.requests,
       index.bytes, index.index_pages_read, index.dependent_rounds, index.seconds);
+}
+
+void PrefetchIndexListing(const std::string& table_url, bool has_filter, IndexedScanOptions* options) {
+  if (!has_filter || options->disabled || !options->name.empty()) return;
+  options->listing = std::make_shared<std::shared_future<Result<std::vector<IndexListing>>>>(
+      std::async(std::launch::async, [table_url] { return ListIndexes(table_url); }).share());
 }
 
 Result<IndexedScanReport> ApplyIndex(const std::string& table_url, const table::TableSnapshot& snapshot,

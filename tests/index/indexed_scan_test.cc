@@ -220,6 +220,44 @@ TEST_F(IndexedScanTest, ChoiceAndReport) {
   EXPECT_FALSE(Scan(t, "k = 5", named).ok());
 }
 
+// The listing started before the table opens (PrefetchIndexListing, as `rap scan` and rap.scan do)
+// is the one ApplyIndex chooses from, and its scan equals the full scan; nothing is listed when no
+// listing is needed.
+TEST_F(IndexedScanTest, PrefetchedListingIsTheOneUsed) {
+  const std::string t = dir_->Join("t");
+  IndexedScanOptions io;
+  PrefetchIndexListing(t, true, &io);
+  ASSERT_TRUE(io.listing);
+  IndexedScanReport r = ExpectSame(t, "k IN (5, 17)", io);
+  EXPECT_TRUE(r.used);
+  EXPECT_EQ(r.name, "by_k");
+  // A listing taken before an index existed: ApplyIndex does not list again, so it does not see it.
+  rap::testing::TempDir other;
+  rap::testing::IndexTableOptions o;
+  o.files = 2;
+  o.rows = 500;
+  rap::testing::WriteIndexTable(other.Join("t"), o);
+  IndexedScanOptions early;
+  PrefetchIndexListing(other.Join("t"), true, &early);
+  ASSERT_TRUE(early.listing);
+  early.listing->wait();
+  BuildOptions b;
+  b.key_columns = {"k"};
+  ASSERT_TRUE(BuildIndex(other.Join("t"), b).ok());
+  r = ExpectSame(other.Join("t"), "k = 5", early);
+  EXPECT_FALSE(r.used);
+  EXPECT_EQ(r.reason, "the table has no index under _rap_index/");
+  EXPECT_TRUE(ExpectSame(other.Join("t"), "k = 5").used);  // listed now: found
+  // Nothing to list: no filter, disabled, or a named index.
+  for (int c = 0; c < 3; ++c) {
+    IndexedScanOptions none;
+    none.disabled = c == 1;
+    if (c == 2) none.name = "by_k";
+    PrefetchIndexListing(t, c != 0, &none);
+    EXPECT_FALSE(none.listing) << c;
+  }
+}
+
 // A file appended after the index was built is scanned in full; the others through the index.
 TEST_F(IndexedScanTest, FilesNewerThanTheIndex) {
   rap::testing::TempDir d;

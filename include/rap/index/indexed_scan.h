@@ -17,12 +17,15 @@
 #pragma once
 
 #include <cstdint>
+#include <future>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "rap/index/index.h"
 #include "rap/index/key_range.h"
+#include "rap/index/maintenance.h"
 #include "rap/read/expr.h"
 #include "rap/read/scanner.h"
 #include "rap/table/table.h"
@@ -43,7 +46,16 @@ struct IndexedScanOptions {
   bool disabled = false;   // rap scan --no-index: never use an index
   std::string name;        // rap scan --index NAME: only this index (an error when it cannot answer)
   IndexOpenOptions open;
+  // The table's index listing, started early by PrefetchIndexListing; empty: ApplyIndex lists.
+  std::shared_ptr<std::shared_future<Result<std::vector<IndexListing>>>> listing;
 };
+
+// Starts listing the indexes under `table_url`/_rap_index/ (ListIndexes) on a thread of its own, so
+// that the listing's round trips overlap the opening of the table; ApplyIndex then takes its result
+// instead of listing. Starts nothing when ApplyIndex would not list: no filter, `disabled`, or a
+// named index. The thread is owned by the future in `options`: its last owner waits for the listing
+// to end (bounded by the store's request deadline).
+void PrefetchIndexListing(const std::string& table_url, bool has_filter, IndexedScanOptions* options);
 
 struct IndexedScanReport {
   bool used = false;
