@@ -7,7 +7,6 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <sstream>
 
 #include "rap/index/build.h"
 #include "testing/cli_run.h"
@@ -19,18 +18,12 @@ namespace {
 
 using rap::testing::RunCli;
 
+// CSV rows as BruteForce::Rows renders them ("a|b|c|"), sorted.
 std::vector<std::string> CsvRows(const std::string& out) {
-  std::vector<std::string> rows;
-  std::istringstream in(out);
-  std::string line;
-  bool header = true;
-  while (std::getline(in, line)) {
-    if (header) {
-      header = false;
-      continue;
-    }
-    std::replace(line.begin(), line.end(), ',', '|');
-    rows.push_back(line + "|");
+  std::vector<std::string> rows = rap::testing::SortedRows(out);
+  for (std::string& r : rows) {
+    std::replace(r.begin(), r.end(), ',', '|');
+    r += "|";
   }
   std::sort(rows.begin(), rows.end());
   return rows;

@@ -64,22 +64,7 @@ inline void RunAndKill(const std::string& env, const std::string& args, int64_t 
   ::waitpid(pid, &st, 0);
 }
 
-// The data rows of CSV output (header dropped), sorted.
-inline std::vector<std::string> SortedRows(const std::string& csv) {
-  std::vector<std::string> rows;
-  std::istringstream in(csv);
-  std::string line;
-  bool header = true;
-  while (std::getline(in, line)) {
-    if (header) {
-      header = false;
-      continue;
-    }
-    if (!line.empty()) rows.push_back(line);
-  }
-  std::sort(rows.begin(), rows.end());
-  return rows;
-}
+using rap::testing::SortedRows;
 
 inline std::vector<std::string> ScanRows(const std::string& url, std::string* error = nullptr) {
   CliRun r = RunCli("scan '" + url + "' -f csv", false);

@@ -4,10 +4,13 @@
 
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <filesystem>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include "testing/paths.h"
 
@@ -37,6 +40,23 @@ inline CliRun RunShell(const std::string& cmd) {
 // `args` is appended to the command line as is (quote paths yourself). `stderr_too`: 2>&1.
 inline CliRun RunCli(const std::string& args, bool stderr_too = true) {
   return RunShell(RapBinary() + " " + args + (stderr_too ? " 2>&1" : " 2>/dev/null"));
+}
+
+// The data rows of CSV output (header dropped), sorted.
+inline std::vector<std::string> SortedRows(const std::string& csv) {
+  std::vector<std::string> rows;
+  std::istringstream in(csv);
+  std::string line;
+  bool header = true;
+  while (std::getline(in, line)) {
+    if (header) {
+      header = false;
+      continue;
+    }
+    if (!line.empty()) rows.push_back(line);
+  }
+  std::sort(rows.begin(), rows.end());
+  return rows;
 }
 
 }  // namespace rap::testing
