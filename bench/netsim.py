@@ -15,17 +15,20 @@ from typing import Optional, Union
 
 
 class Netsim:
-    """rap-netsim serving `root`; `url` is its endpoint, `control(what)` its /_netsim/ API."""
+    """rap-netsim serving `root`; `url` is its endpoint, `control(what)` its /_netsim/ API. `env` is the
+    server's environment (default: this process's) — the Python sanitizer tests pass one without the
+    preloaded ASan runtime, which a sanitizer-built binary refuses (tests/python/conftest.py cli_env)."""
 
     def __init__(self, binary: str, root: Union[str, pathlib.Path], latency: str = "0ms",
-                 throughput: Optional[str] = None, prefix: str = "rap-bench-netsim-"):
+                 throughput: Optional[str] = None, prefix: str = "rap-bench-netsim-",
+                 env: Optional[dict] = None):
         self._tmp = tempfile.TemporaryDirectory(prefix=prefix)
         port_file = pathlib.Path(self._tmp.name) / "port"
         cmd = [binary, "--root", str(root), "--latency", latency]
         if throughput:
             cmd += ["--throughput", throughput]
         cmd += ["--bind", "127.0.0.1", "--port", "0", "--port-file", str(port_file), "--quiet", "--exit-with-parent"]
-        self.proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL)
+        self.proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, env=env)
         deadline = time.monotonic() + 10
         while not port_file.exists() or not port_file.read_text().strip():
             if self.proc.poll() is not None or time.monotonic() > deadline:

@@ -15,7 +15,7 @@ import pyarrow.compute as pc
 import pytest
 
 import rap
-from conftest import ROOT, build_cli, write_keyed_table
+from conftest import ROOT, build_cli, cli_env, write_keyed_table
 
 sys.path.insert(0, str(ROOT / "bench"))
 from netsim import Netsim  # noqa: E402  (the project's rap-netsim helper)
@@ -39,7 +39,7 @@ def served(tmp_path_factory: pytest.TempPathFactory):
     table = write_keyed_table(root / "t")
     rap.build_index(str(root / "t"), "k", buckets=4, progress=False)
     rap.build_index(str(root / "t"), "k", name="covered", buckets=4, cover=["s", "v", "name", "row"], progress=False)
-    ns = Netsim(str(netsim_bin), root)
+    ns = Netsim(str(netsim_bin), root, env=cli_env())
     yield ns, table
     ns.stop()
 
