@@ -115,8 +115,23 @@ void RunData(const DataRequest& rq, std::vector<std::function<void()>> tasks) {
   rq.impl->RunAll(std::move(tasks));
 }
 
-io::PlanOptions DataPlan(const DataRequest& rq) {
+// A lookup's reads of one remote data file are latency-bound: a fresh process (a serverless
+// function, `rap lookup`) has no transport measurements, and seed 000's cold-start rule (exact
+// plans up to PlannerConfig::cold_start_request_bound = 64 requests, made for a scan's first
+// reads) sent one request per covered page — 40-56 per file of a pyarrow-written table with 8 KiB
+// pages (issue 36: 99 requests for one key over 6 files). A lookup instead takes, until the
+// endpoint's estimator is trained, the candidate with the fewest requests within the planner's
+// byte bound (max_byte_ratio x the exact bytes); trained, the cost model decides as everywhere.
+constexpr uint64_t kLookupColdStartRequestBound = 1;
+
+io::PlanOptions LookupPlan(const DataRequest& rq) {
   io::PlanOptions po = rq.impl->options.plan;
+  po.planner.cold_start_request_bound = std::min(po.planner.cold_start_request_bound, kLookupColdStartRequestBound);
+  return po;
+}
+
+io::PlanOptions DataPlan(const DataRequest& rq) {
+  io::PlanOptions po = LookupPlan(rq);
   if (!po.policy && LocalData(rq)) po.policy = plan::PlanPolicy::FixedGap(kLocalGap);
   return po;
 }
@@ -568,7 +583,7 @@ Status FetchCovered(const DataRequest& rq, CountingStore& cs, RoundCounter& rc, 
   frame_ranges = MergeFrameRanges(std::move(frame_ranges));
   const size_t num_page_ranges = ranges.size();
   ranges.insert(ranges.end(), frame_ranges.begin(), frame_ranges.end());
-  io::PlanOptions po = rq.impl->options.plan;
+  io::PlanOptions po = LookupPlan(rq);
   po.expected_etag = rq.snap->DataEtag(*f->fe);
   po.purpose = "covered";
   auto got = io::ReadPlanned(cs, f->path, ranges, po);

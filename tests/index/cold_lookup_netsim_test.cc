@@ -9,6 +9,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -17,6 +18,8 @@
 #include "rap/index/index.h"
 #include "rap/index/rewrite.h"
 #include "rap/io/object_store.h"
+#include "rap/plan/planner.h"
+#include "testing/arrays.h"
 #include "testing/index_table.h"
 #include "testing/netsim_fixture.h"
 
@@ -34,11 +37,12 @@ struct Cold {
 
 // Opens `url` as a fresh process would (preload off) and looks `key` up, counting every request.
 Cold LookupCold(rap::testing::NetsimServer& ns, const std::string& url, const std::string& key,
-                const std::vector<std::string>& columns) {
+                const std::vector<std::string>& columns, std::optional<plan::PlanPolicy> policy = std::nullopt) {
   Cold c;
   EXPECT_TRUE(ns.ResetStats().ok());
   IndexOpenOptions oo;
   oo.preload = false;
+  oo.plan.policy = policy;
   auto idx = Index::Open(url, oo);
   EXPECT_TRUE(idx.ok()) << idx.status().ToString();
   if (!idx.ok()) return c;
@@ -194,6 +198,67 @@ TEST_P(ColdLookupNetsim, ReadsManifestThenTheKeysBucketThenData) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Buckets, ColdLookupNetsim, ::testing::Values(1, 4, 16));
+
+// A covered key whose rows lie on dozens of pages of every file (a table nobody rewrote, small
+// pages): a fresh process has no transport measurements, and seed 000's cold-start rule keeps exact
+// plans up to 64 requests — made for a scan's first reads, it sent a lookup's 33-64 page ranges
+// of a file as two waves (issue 36 measured 40-56 requests per file). A lookup's cold reads take
+// the planner's candidate with the fewest requests within its byte bound (4x the exact bytes):
+// each file in one wave (IndexOpenOptions::plan: 32 requests), and the rows are the local lookup's.
+TEST(ColdLookupNetsimPages, ACoveredKeyOnManyPagesReadsEachFileInOneWave) {
+  rap::testing::TempDir dir;
+  const std::string root = dir.Join("t");
+  rap::testing::IndexTableOptions to;
+  to.files = 3;
+  to.rows = 3000;
+  to.key_space = 60;  // ~50 rows of a key per file: 33 to 64 page ranges of a file
+  to.page_rows = 16;
+  rap::testing::WriteIndexTable(root, to);
+  BuildOptions o;
+  o.key_columns = {"k"};
+  o.cover = {"v"};
+  ASSERT_TRUE(BuildIndex(root, o).ok());
+  rap::testing::NetsimOptions no;
+  no.root = dir.path();
+  auto ns = rap::testing::NetsimServer::Start(no);
+  ASSERT_TRUE(ns.ok()) << ns.status().ToString();
+  auto local = Index::Open(root + "/_rap_index/default");
+  ASSERT_TRUE(local.ok()) << local.status().ToString();
+  const std::string key = "5";
+  const Key k = *(*local)->ParseKey({key});
+  LookupOptions lo;
+  lo.columns = {"v"};
+  auto want = (*local)->Lookup({&k, 1}, lo);
+  ASSERT_TRUE(want.ok()) << want.status().ToString();
+  const std::string url = (*ns)->url() + "/t/_rap_index/default";
+  // The cold lookup first: the endpoint's estimator (process-wide) has seen nothing yet.
+  Cold cold = LookupCold(**ns, url, key, {"v"});
+  Cold exact = LookupCold(**ns, url, key, {"v"}, plan::PlanPolicy::Exact());
+  for (const Cold* c : {&exact, &cold}) {
+    ASSERT_EQ(c->res.keys.size(), 1u);
+    const RecordBatch& got = c->res.keys[0].rows;
+    const RecordBatch& expect = want->keys[0].rows;
+    ASSERT_EQ(got.num_rows, expect.num_rows);
+    for (int64_t r = 0; r < got.num_rows; ++r) {
+      EXPECT_EQ(rap::testing::RowText(got, r), rap::testing::RowText(expect, r)) << "row " << r;
+    }
+  }
+  const uint64_t wave = IndexOpenOptions{}.plan.planner.max_concurrency;
+  int64_t files = 0, multi_wave = 0;
+  for (const auto& [path, n] : cold.ns.paths) {
+    if (path.find("/_rap_index/") != std::string::npos) continue;
+    ++files;
+    const rap::testing::NetsimCounters& e = exact.ns.paths.at(path);
+    std::printf("%s: cold start %llu requests, %llu bytes; exact %llu requests, %llu bytes\n", path.c_str(),
+                static_cast<unsigned long long>(n.requests), static_cast<unsigned long long>(n.payload_bytes),
+                static_cast<unsigned long long>(e.requests), static_cast<unsigned long long>(e.payload_bytes));
+    EXPECT_LE(n.requests, wave) << path;
+    EXPECT_LE(n.payload_bytes, 4 * e.payload_bytes) << path;
+    if (e.requests > wave) ++multi_wave;
+  }
+  EXPECT_EQ(files, 3);
+  EXPECT_GT(multi_wave, 0) << "the table should need more than one wave per file when read exactly";
+}
 
 }  // namespace
 }  // namespace rap::index
