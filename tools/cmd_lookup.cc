@@ -58,6 +58,8 @@ void PrintStats(const index::Index& idx, const std::string& what, const index::L
   std::fprintf(stderr, "index %s (%s, manifest version %lld, %lld files, %lld fragments)\n", info.index_url.c_str(),
                index::IndexKindName(info.kind), static_cast<long long>(info.manifest_version),
                static_cast<long long>(info.files), static_cast<long long>(info.fragments));
+  std::fprintf(stderr, "opened in %d round%s (%s)\n", info.open_rounds, info.open_rounds == 1 ? "" : "s",
+               info.opened_from_bundle ? "latest bundle" : "version hint and manifest");
   std::fprintf(stderr, "%s\n%s", what.c_str(), stats.ToString().c_str());
 }
 

@@ -63,6 +63,9 @@ def main() -> None:
     ap.add_argument("--rows", type=int, default=20000, help="rows per file")
     ap.add_argument("--repeat", type=int, default=5, help="lookups (fresh processes) per cell after the first")
     ap.add_argument("--csv", default="")
+    ap.add_argument("--no-bundle", action="store_true",
+                    help="delete the indexes' latest bundles (_manifest/_latest.json) after the builds: indexes as "
+                         "written before the bundle, opened through the hint and the manifest")
     a = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="rap-bench-disk-cache-") as tmp:
         tmp = pathlib.Path(tmp)
@@ -73,6 +76,9 @@ def main() -> None:
         subprocess.run([a.rap, "index", "build", "s3://bkt/t", "--key", "k", "--buckets", "8", "-q"], check=True, env=env)
         subprocess.run([a.rap, "index", "build", "s3://bkt/t", "--key", "k", "--name", "covered", "--cover", "s,v,row",
                         "--buckets", "8", "-q"], check=True, env=env)
+        if a.no_bundle:
+            for bundle in (tmp / "s3" / "bkt" / "t" / "_rap_index").glob("*/_manifest/_latest.json"):
+                bundle.unlink()
         ns.control(f"config?latency={a.latency}")
         out = []
         print(f"{'index':8} {'cache':12} {'p50 ms':>8} {'requests':>9} {'bytes':>10}")
@@ -99,7 +105,8 @@ def main() -> None:
                             or have.column("s").to_pylist() != want.column("s").to_pylist():
                         sys.exit(f"rows differ for key {key} ({index}, cache {mode})")
                 row = {"latency": a.latency, "index": index, "cache": mode, "p50_ms": statistics.median(walls) * 1000,
-                       "requests": statistics.median(reqs), "bytes": statistics.median(nbytes), "lookups": len(walls)}
+                       "requests": statistics.median(reqs), "bytes": statistics.median(nbytes), "lookups": len(walls),
+                       "bundle": "off" if a.no_bundle else "on"}
                 out.append(row)
                 print(f"{index:8} {mode:12} {row['p50_ms']:8.1f} {row['requests']:9.0f} {row['bytes']:10.0f}")
         ns.stop()

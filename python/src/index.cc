@@ -334,6 +334,8 @@ class PyIndex {
     d["fragments"] = i.fragments;
     d["cover"] = i.cover;
     d["hoist"] = i.hoist;
+    d["open_rounds"] = i.open_rounds;
+    d["opened_from_bundle"] = i.opened_from_bundle;
     const index::PageCacheStats pc = index_->page_cache_stats();
     nb::dict cache;
     cache["hits"] = pc.hits;

@@ -30,14 +30,38 @@ std::string DefaultIndexUrl(const std::string& table_url, const std::string& nam
 
 namespace {
 
-Status CheckNoColumnMapping(const table::TableSnapshot& snap) {
+// Column mapping (Delta name or id mode): physical -> logical name of the top-level columns whose
+// names differ (Manifest::logical_names). Empty without mapping.
+std::map<std::string, std::string> LogicalNames(const table::TableSnapshot& snap) {
+  std::map<std::string, std::string> out;
   for (size_t i = 0; i < snap.physical_names.size() && snap.schema && i < snap.schema->fields.size(); ++i) {
     if (snap.physical_names[i] != snap.schema->fields[i].name) {
-      return Status::NotSupported(snap.root + ": Delta column mapping is on (column '" + snap.schema->fields[i].name +
-                                  "' is stored as '" + snap.physical_names[i] + "'); the index does not support it yet");
+      out.emplace(snap.physical_names[i], snap.schema->fields[i].name);
     }
   }
-  return Status::OK();
+  return out;
+}
+
+// Column names as users give them (logical) as the data files name them; a name that is no column
+// of the table stays as it is (the indexer reports it).
+std::vector<std::string> PhysicalNames(const std::vector<std::string>& names, const table::TableSnapshot& snap) {
+  std::vector<std::string> out;
+  for (const std::string& n : names) {
+    const int i = snap.schema ? snap.schema->FieldIndex(n) : -1;
+    out.push_back(i >= 0 && static_cast<size_t>(i) < snap.physical_names.size() ? snap.physical_names[static_cast<size_t>(i)]
+                                                                                  : n);
+  }
+  return out;
+}
+
+// Distributed builds (rap.spark) take the single-process path's names only without column mapping.
+Status CheckNoColumnMapping(const table::TableSnapshot& snap) {
+  const auto names = LogicalNames(snap);
+  if (names.empty()) return Status::OK();
+  return Status::NotSupported(snap.root + ": Delta column mapping is on (column '" + names.begin()->second +
+                              "' is stored as '" + names.begin()->first +
+                              "'); distributed index builds and updates (rap.spark) do not support it yet — "
+                              "rap index build / update (and rap.build_index) do");
 }
 
 // The table's logical schema for the schema files (FileIndexSpec::table_schema): a Delta table's,
@@ -240,12 +264,14 @@ Result<BuildResult> BuildIndex(const std::string& table_url, const BuildOptions&
     return Status::InvalidArgument("--key takes one or two columns, got " + std::to_string(options.key_columns.size()));
   }
   RAP_ASSIGN_OR_RETURN(table::TableSnapshot snap, OpenIndexedTable(table_url, options.table));
-  RAP_RETURN_NOT_OK(CheckNoColumnMapping(snap));
   RAP_RETURN_NOT_OK(table::CheckPaimonIndexable(snap));  // its merge is recorded as deleted rows
   RAP_RETURN_NOT_OK(RecordFormatDeletes(&snap, options.threads));
   BuildResult out;
   out.index_url = options.index_url.empty() ? DefaultIndexUrl(table_url, options.name) : options.index_url;
-  internal::FileIndexSpec spec{options.key_columns, options.cover, options.hoist, TableSchemaJson(snap)};
+  // Column mapping: the index works in the files' (physical) names; the manifest maps them back.
+  const std::vector<std::string> cover = PhysicalNames(options.cover, snap);
+  internal::FileIndexSpec spec{PhysicalNames(options.key_columns, snap), cover, PhysicalNames(options.hoist, snap),
+                               TableSchemaJson(snap)};
   std::vector<std::pair<const table::DataFile*, int32_t>> files;
   for (size_t i = 0; i < snap.files.size(); ++i) files.push_back({&snap.files[i], static_cast<int32_t>(i)});
   if (files.empty()) return Status::InvalidArgument(table_url + ": the table has no data files to index");
@@ -261,12 +287,13 @@ Result<BuildResult> BuildIndex(const std::string& table_url, const BuildOptions&
       wo.kind = options.kind;
       wo.name = options.name;
       wo.buckets = options.buckets;
-      wo.cover = options.cover;
+      wo.cover = cover;
       wo.hoist = f.hoisted;
       wo.fragment = options.fragment;
       wo.threads = options.threads;
       wo.memory_budget = options.memory;
       wo.etag_source = snap.store->endpoint();
+      wo.logical_names = LogicalNames(snap);
       RAP_ASSIGN_OR_RETURN(writer, IndexWriter::Make(out.index_url, wo, std::nullopt));
     }
     const int32_t ord = writer->AddFile(f.file, f.schema_file);
@@ -483,7 +510,6 @@ Result<UpdateResult> UpdateOnce(const std::string& index_url, const UpdateOption
   RAP_ASSIGN_OR_RETURN(Manifest base, ReadManifest(*r.store, r.path, latest));
   const std::string table_url = ResolveUrl(index_url, base.table_root);
   RAP_ASSIGN_OR_RETURN(table::TableSnapshot snap, OpenIndexedTable(table_url, options.table));
-  RAP_RETURN_NOT_OK(CheckNoColumnMapping(snap));
   RAP_RETURN_NOT_OK(table::CheckPaimonIndexable(snap));  // its merge is recorded as deleted rows
   RAP_RETURN_NOT_OK(RecordFormatDeletes(&snap, options.threads));
   UpdateResult out;
@@ -500,6 +526,8 @@ Result<UpdateResult> UpdateOnce(const std::string& index_url, const UpdateOption
   wo.fragment = options.fragment;
   wo.threads = options.threads;
   wo.memory_budget = options.memory;
+  // The base's names are physical (column mapping); renames since then change only the logical ones.
+  wo.logical_names = LogicalNames(snap);
   const bool keep_etags = KeepEtags(base, snap.store->endpoint());
   if (keep_etags) wo.etag_source = snap.store->endpoint();
   IndexDiff diff = DiffIndex(base, snap);
@@ -510,7 +538,8 @@ Result<UpdateResult> UpdateOnce(const std::string& index_url, const UpdateOption
   out.added_files = static_cast<int64_t>(added.size());
   out.removed_files = static_cast<int64_t>(removed.size());
   out.deletion_vectors_changed = static_cast<int64_t>(dv_changes.size());
-  if (added.empty() && removed.empty() && dv_changes.empty() && snap.version == base.table_version) {
+  if (added.empty() && removed.empty() && dv_changes.empty() && snap.version == base.table_version &&
+      *wo.logical_names == base.logical_names) {
     out.manifest = std::move(base);
     return out;
   }

@@ -1,11 +1,14 @@
 // Index: Open, snapshots of manifest versions, fragment page directories, Refresh.
 #include <condition_variable>
+#include <future>
 #include <cstring>
 
 #include <fmt/format.h>
 
 #include "index/index_impl.h"
 #include "index/file_indexer.h"
+#include "index/bundled_files_store.h"
+#include "index/find_manifest.h"
 #include "rap/index/build.h"
 #include "rap/table/delta_schema.h"
 
@@ -187,16 +190,25 @@ namespace {
 // The output types of the columns the table types itself (a Delta table's schema, recorded in the
 // schema file by the build: internal::kTableSchemaKey), so that a lookup returns what a scan of the
 // table does; the others keep their file types. Lookups conform the decoded columns to these.
-Status ApplyTableSchema(const std::vector<parquet::KeyValue>& kvs, const std::string& what, SchemaPtr* schema,
-                        bool* applied) {
+// With column mapping the file's fields have physical names: each takes the type of its logical
+// column, and a nested type whose in-file names differ is kept in `file_types` for conforming.
+Status ApplyTableSchema(const std::vector<parquet::KeyValue>& kvs, const std::string& what,
+                        const std::map<std::string, std::string>& logical_names, SchemaPtr* schema, bool* applied,
+                        std::map<std::string, DataTypePtr>* file_types) {
   for (const parquet::KeyValue& kv : kvs) {
     if (kv.key != internal::kTableSchemaKey || !kv.value || !*schema) continue;
     auto logical = table::ParseDeltaSchema(*kv.value, table::ColumnMappingMode::kNone);
     if (!logical.ok()) return logical.status().WithContext(what + ": " + internal::kTableSchemaKey);
     auto out = std::make_shared<Schema>(**schema);
     for (Field& f : out->fields) {
-      const int i = logical->schema->FieldIndex(f.name);
-      if (i >= 0) f.type = logical->schema->fields[static_cast<size_t>(i)].type;
+      const auto ln = logical_names.find(f.name);
+      const int i = logical->schema->FieldIndex(ln == logical_names.end() ? f.name : ln->second);
+      if (i < 0) continue;
+      const DataTypePtr& type = logical->schema->fields[static_cast<size_t>(i)].type;
+      if (ln != logical_names.end() && type->ToString() != f.type->ToString() && !type->children.empty()) {
+        (*file_types)[f.name] = f.type;
+      }
+      f.type = type;
     }
     *schema = std::move(out);
     *applied = true;
@@ -211,7 +223,8 @@ Result<std::shared_ptr<Index::Snapshot>> Index::Impl::Load(int64_t version) cons
   return Load(std::move(m));
 }
 
-Result<std::shared_ptr<Index::Snapshot>> Index::Impl::Load(Manifest manifest) const {
+Result<std::shared_ptr<Index::Snapshot>> Index::Impl::Load(Manifest manifest,
+                                                          const std::map<std::string, Buffer>* bundled) const {
   auto s = std::make_shared<Snapshot>();
   s->manifest = std::move(manifest);
   const Manifest& m = s->manifest;
@@ -246,15 +259,27 @@ Result<std::shared_ptr<Index::Snapshot>> Index::Impl::Load(Manifest manifest) co
     s->table_schema_index = f.schema;  // the newest live file's schema
   }
   info.fragments = static_cast<int64_t>(m.fragments.size());
-  info.cover = m.cover;
-  info.hoist = m.hoist;
-  // Schema files (small) and, with preload, every fragment's footer and key page index, in parallel.
+  // Users see logical names (column mapping: Manifest::logical_names).
+  for (const auto& [physical, logical] : m.logical_names) s->physical_of.emplace(logical, physical);
+  for (KeyColumn& k : info.key) k.name = s->LogicalName(k.name);
+  for (const std::string& c : m.cover) info.cover.push_back(s->LogicalName(c));
+  for (const std::string& c : m.hoist) info.hoist.push_back(s->LogicalName(c));
+  // Schema files (small; from memory when a latest bundle carried them) and, with preload, every
+  // fragment's footer and key page index, in parallel.
+  io::ObjectStorePtr schema_store = store;
+  read::FileReaderOptions schema_options;
+  if (bundled != nullptr && !bundled->empty()) {
+    std::map<std::string, Buffer> files;
+    for (const auto& [rel, bytes] : *bundled) files.emplace(io::JoinPath(dir, rel), bytes);
+    schema_store = std::make_shared<BundledFilesStore>(store, std::move(files));
+    schema_options.use_metadata_cache = false;  // bundled objects have no ETag to key the cache by
+  }
   s->schemas.resize(m.schemas.size());
   std::vector<Status> errors(m.schemas.size() + (options.preload ? s->fragments.size() : 0));
   std::vector<std::function<void()>> tasks;
   for (size_t i = 0; i < m.schemas.size(); ++i) {
     tasks.push_back([&, i] {
-      auto r = read::FileReader::Open(store, io::JoinPath(dir, m.schemas[i]));
+      auto r = read::FileReader::Open(schema_store, io::JoinPath(dir, m.schemas[i]), schema_options);
       if (r.ok()) s->schemas[i] = *r; else errors[i] = r.status();
     });
   }
@@ -270,7 +295,7 @@ Result<std::shared_ptr<Index::Snapshot>> Index::Impl::Load(Manifest manifest) co
     s->table_schema = reader->arrow_schema();
     RAP_ASSIGN_OR_RETURN(s->blob, parquet::FindBlobSpec(reader->metadata().key_value_metadata));
     RAP_RETURN_NOT_OK(ApplyTableSchema(reader->metadata().key_value_metadata, m.schemas[static_cast<size_t>(s->table_schema_index)],
-                                       &s->table_schema, &s->table_types));
+                                       m.logical_names, &s->table_schema, &s->table_types, &s->file_types));
   } else {
     // No schema files (an index written by another engine): the newest live file's footer.
     for (size_t i = m.files.size(); i-- > 0;) {
@@ -302,31 +327,33 @@ Result<std::shared_ptr<Index>> Index::Open(const std::string& url, IndexOpenOpti
   std::string index_url = url;
   while (index_url.size() > 1 && index_url.back() == '/') index_url.pop_back();
   RAP_ASSIGN_OR_RETURN(io::ResolvedUrl r, io::OpenUrl(index_url));
-  auto latest = ReadLatestManifest(*r.store, r.path);
-  if (!latest.ok() && latest.status().code() == StatusCode::kNotFound) {
-    const std::string def = DefaultIndexUrl(index_url);
-    RAP_ASSIGN_OR_RETURN(io::ResolvedUrl d, io::OpenUrl(def));
-    auto l2 = ReadLatestManifest(*d.store, d.path);
-    if (!l2.ok() && l2.status().code() == StatusCode::kNotFound) {
-      return Status::NotFound(url + ": neither an index nor a table with an index (no " +
-                              ManifestPath(r.path, 1) + " or " + ManifestPath(d.path, 1) + ")");
-    }
-    RAP_RETURN_NOT_OK(l2.status());
-    index_url = def;
-    r = d;
-    latest = l2;
-  }
-  RAP_RETURN_NOT_OK(latest.status());
+  RAP_ASSIGN_OR_RETURN(FoundManifest latest, FindManifest(index_url, r));
+  impl->open_rounds = latest.rounds;
+  impl->opened_from_bundle = latest.from_bundle;
+  index_url = latest.url;
+  r = latest.where;
   impl->url = index_url;
   impl->store = r.store;
   impl->dir = r.path;
-  RAP_ASSIGN_OR_RETURN(auto snap, impl->Load(std::move(*latest)));
+  if (latest.from_bundle) {
+    io::ObjectStorePtr store = r.store;
+    const std::string next = ManifestPath(r.path, latest.manifest.version + 1);
+    impl->probe = std::async(std::launch::async, [store, next] { return store->Head(next); });
+  }
+  RAP_ASSIGN_OR_RETURN(auto snap, impl->Load(std::move(latest.manifest), &latest.schema_files));
   impl->snapshot = std::move(snap);
+  // A preloading open (a server) has spent rounds already: it settles the probe now.
+  if (latest.from_bundle && options.preload) {
+    RAP_RETURN_NOT_OK(impl->RunThenSettleProbe<bool>([] { return Result<bool>(true); }).status());
+  }
   return std::shared_ptr<Index>(new Index(std::move(impl)));
 }
 
 IndexInfo Index::info() const {
-  return impl_->Current()->info;
+  IndexInfo info = impl_->Current()->info;
+  info.open_rounds = impl_->open_rounds;
+  info.opened_from_bundle = impl_->opened_from_bundle;
+  return info;
 }
 
 Result<Key> Index::ParseKey(const std::vector<std::string>& parts) const {
@@ -344,12 +371,21 @@ parquet::DictionaryCacheStats Index::dictionary_cache_stats() const {
 }
 
 Result<bool> Index::Refresh() {
-  RAP_ASSIGN_OR_RETURN(int64_t latest, FindLatestVersion(*impl_->store, impl_->dir));
-  if (latest <= impl_->Current()->manifest.version) return false;
-  RAP_ASSIGN_OR_RETURN(auto snap, impl_->Load(latest));
-  std::lock_guard<std::mutex> lock(impl_->mu);
-  if (impl_->snapshot->manifest.version >= snap->manifest.version) return false;
-  impl_->snapshot = std::move(snap);
+  {
+    // A pending probe is answered by the probes below.
+    std::lock_guard<std::mutex> lock(impl_->probe_mu);
+    if (impl_->probe.valid()) (void)impl_->probe.get();
+  }
+  return impl_->RefreshLatest();
+}
+
+Result<bool> Index::Impl::RefreshLatest() {
+  RAP_ASSIGN_OR_RETURN(int64_t latest, FindLatestVersion(*store, dir));
+  if (latest <= Current()->manifest.version) return false;
+  RAP_ASSIGN_OR_RETURN(auto snap, Load(latest));
+  std::lock_guard<std::mutex> lock(mu);
+  if (snapshot->manifest.version >= snap->manifest.version) return false;
+  snapshot = std::move(snap);
   return true;
 }
 

@@ -3,6 +3,8 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
+#include <future>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -117,6 +119,20 @@ class Index::Snapshot {
   // The table's blob column (rap/format/blob_column.h), from the same file's key-value metadata:
   // lookups return its folded columns in its place.
   std::optional<parquet::BlobSpec> blob;
+  // Column mapping (Manifest::logical_names): logical -> physical name of the top-level columns
+  // whose names differ, and the in-file type of a column whose nested fields have physical names
+  // (ApplyTableSchema; lookups conform its arrays by those names).
+  std::map<std::string, std::string> physical_of;
+  std::map<std::string, DataTypePtr> file_types;
+  // Names as users see them: the logical name of a physical column name.
+  const std::string& LogicalName(const std::string& physical) const {
+    auto it = manifest.logical_names.find(physical);
+    return it == manifest.logical_names.end() ? physical : it->second;
+  }
+  const std::string& PhysicalName(const std::string& logical) const {
+    auto it = physical_of.find(logical);
+    return it == physical_of.end() ? logical : it->second;
+  }
 };
 
 class Index::Impl {
@@ -136,12 +152,47 @@ class Index::Impl {
   mutable std::mutex dv_mu;
   mutable std::map<std::string, std::shared_ptr<const std::vector<uint64_t>>> dvs;
 
+  // Open through a latest bundle: the probe (Head) of the version after the bundle's, started by
+  // Open and settled by the first lookup after its own reads, so that it costs no round of its own.
+  // When that version exists the bundle was stale: the lookup reloads and runs again.
+  mutable std::mutex probe_mu;
+  mutable std::future<Result<io::ObjectInfo>> probe;
+  int open_rounds = 0;
+  bool opened_from_bundle = false;
+
+  // Runs `f`; if a probe is pending, settles it afterwards and runs `f` again on the newest version
+  // when the probed version exists.
+  template <class T>
+  Result<T> RunThenSettleProbe(const std::function<Result<T>()>& f) {
+    std::future<Result<io::ObjectInfo>> p;
+    {
+      std::lock_guard<std::mutex> lock(probe_mu);
+      if (!probe.valid()) return f();
+      p = std::move(probe);
+    }
+    Result<T> r = f();
+    const Result<io::ObjectInfo> h = p.get();
+    if (!h.ok()) {
+      if (h.status().code() == StatusCode::kNotFound) return r;
+      return h.status();
+    }
+    RAP_RETURN_NOT_OK(RefreshLatest().status());
+    return f();
+  }
+  bool ProbePending() const {
+    std::lock_guard<std::mutex> lock(probe_mu);
+    return probe.valid();
+  }
+  // Index::Refresh: loads the newest version when it is newer than the current one.
+  Result<bool> RefreshLatest();
+
   std::shared_ptr<const Snapshot> Current() const {
     std::lock_guard<std::mutex> lock(mu);
     return snapshot;
   }
   Result<std::shared_ptr<Snapshot>> Load(int64_t version) const;
-  Result<std::shared_ptr<Snapshot>> Load(Manifest manifest) const;  // a manifest already read
+  // A manifest already read; `bundled`: its schema files' bytes by manifest path (a latest bundle).
+  Result<std::shared_ptr<Snapshot>> Load(Manifest manifest, const std::map<std::string, Buffer>* bundled = nullptr) const;
   // Loads the fragment's footer and key page directory once (through `store`, for accounting).
   static Status EnsureLoaded(FragmentState& f, const Manifest& m, io::ObjectStorePtr store, PageCache& cache);
   // Runs tasks on the pool and waits for all of them.

@@ -218,6 +218,7 @@ Result<std::unique_ptr<IndexWriter>> IndexWriter::Make(std::string index_url, In
     w->manifest_.cover = options.cover;
     for (const Field& h : options.hoist) w->manifest_.hoist.push_back(h.name);
   }
+  if (options.logical_names) w->manifest_.logical_names = *options.logical_names;
   w->options_ = std::move(options);
   for (int32_t b = 0; b < w->manifest_.buckets; ++b) w->buckets_.push_back(std::make_unique<Bucket>(w->options_.key));
   return w;

@@ -103,6 +103,9 @@ Status PageEntries(const LookupState& st, int fi, int p, const std::vector<const
 }  // namespace
 
 Result<LocatedRows> Index::Locate(std::span<const KeyRange> ranges) const {
+  if (impl_->ProbePending()) {
+    return impl_->RunThenSettleProbe<LocatedRows>([&] { return Locate(ranges); });
+  }
   const double t0 = NowSeconds();
   LookupState st;
   st.impl = impl_.get();

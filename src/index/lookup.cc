@@ -129,7 +129,11 @@ Status ResolveColumns(LookupState& st) {
   const Index::Snapshot& snap = *st.snap;
   const std::vector<KeyColumn>& kc = snap.manifest.key;
   const parquet::BlobSpec* blob = snap.blob ? &*snap.blob : nullptr;
-  RAP_ASSIGN_OR_RETURN(const std::vector<std::string> out_names, OutputNames(snap, st.opt->columns));
+  // Column mapping: the requested (logical) names as the files name them; output fields get their
+  // logical names back below.
+  std::vector<std::string> requested;
+  for (const std::string& c : st.opt->columns) requested.push_back(snap.PhysicalName(c));
+  RAP_ASSIGN_OR_RETURN(const std::vector<std::string> out_names, OutputNames(snap, requested));
   internal::OutputColumns& out = st.out;
   out.schema = std::make_shared<Schema>();
   out.data_schema = std::make_shared<Schema>();
@@ -154,7 +158,8 @@ Status ResolveColumns(LookupState& st) {
       if (blob->fields[b].name == c) bi = static_cast<int>(b);
     }
     if (fi < 0 && bi < 0) {
-      return Status::NotFound("column '" + c + "' is not a column of the indexed table " + snap.info.table_url);
+      return Status::NotFound("column '" + snap.LogicalName(c) + "' is not a column of the indexed table " +
+                              snap.info.table_url);
     }
     if (bi >= 0) {
       if (out.blob_data < 0) {
@@ -172,6 +177,13 @@ Status ResolveColumns(LookupState& st) {
     }
     out.schema->fields.push_back(snap.table_schema->fields[static_cast<size_t>(fi)]);
     out.source.push_back({ColumnFrom::kData, add_data(snap.table_schema->fields[static_cast<size_t>(fi)])});
+  }
+  out.file_types.resize(out.schema->fields.size());
+  for (size_t i = 0; i < out.schema->fields.size(); ++i) {
+    Field& f = out.schema->fields[i];
+    auto ft = snap.file_types.find(f.name);
+    if (ft != snap.file_types.end()) out.file_types[i] = ft->second;
+    f.name = snap.LogicalName(f.name);
   }
   st.res.schema = out.schema;
   return Status::OK();
@@ -617,7 +629,7 @@ Status AssembleBatches(LookupState& st, internal::DataMode mode) {
       // in a Delta table) as a scan returns it.
       for (ArrayPtr& a : parts) {
         if (!type_names.empty() && a->type != f.type && a->type->ToString() != type_names[fc]) {
-          RAP_ASSIGN_OR_RETURN(a, read::ConformArray(a, f.type, nullptr, f.name));
+          RAP_ASSIGN_OR_RETURN(a, read::ConformArray(a, f.type, st.out.file_types[fc], f.name));
         }
       }
       if (parts.empty()) {
@@ -641,6 +653,9 @@ Status AssembleBatches(LookupState& st, internal::DataMode mode) {
 using namespace internal;  // NOLINT(google-build-using-namespace): the phases above
 
 Result<LookupResult> Index::Lookup(std::span<const Key> keys, const LookupOptions& opt) const {
+  if (impl_->ProbePending()) {
+    return impl_->RunThenSettleProbe<LookupResult>([&] { return Lookup(keys, opt); });
+  }
   const double t0 = NowSeconds();
   LookupState st;
   st.impl = impl_.get();

@@ -61,6 +61,7 @@ struct OutputColumns {
   std::vector<std::pair<ColumnFrom, size_t>> source;    // per output column: where from, at which index
   std::vector<int> folded;                              // blob field indexes, in output order
   int blob_data = -1;                                   // the blob's data column, when a folded field is asked for
+  std::vector<DataTypePtr> file_types;                  // per output column: in-file type to conform by (or null)
 };
 
 // What the phases of one Index::Lookup share, filled phase by phase.

@@ -228,6 +228,9 @@ Status CheckBound(const std::vector<KeyColumn>& kc, const std::optional<KeyBound
 }  // namespace
 
 Result<RangeResult> Index::LookupRange(const KeyRange& range, const RangeLookupOptions& opt) const {
+  if (impl_->ProbePending()) {
+    return impl_->RunThenSettleProbe<RangeResult>([&] { return LookupRange(range, opt); });
+  }
   const double t0 = NowSeconds();
   LookupState st;
   st.impl = impl_.get();

@@ -4,12 +4,14 @@
 #include <algorithm>
 #include <chrono>
 #include <map>
+#include <optional>
 #include <random>
 #include <set>
 
 #include <fmt/format.h>
 
 #include "rap/index/build.h"
+#include "rap/index/latest_bundle.h"
 #include "rap/read/merge_reader.h"
 #include "rap/util/thread_pool.h"
 
@@ -319,6 +321,7 @@ Result<VacuumResult> VacuumIndex(const std::string& index_url, const VacuumOptio
   std::vector<std::string> delete_manifests;
   int64_t superseded_ms = -1;  // when the version above the one at hand was created (-1: it is the latest)
   int64_t latest_created_ms = 0;
+  std::optional<Manifest> latest_manifest;
   for (int64_t v = latest; v >= 1; --v) {
     const std::string mp = ManifestPath(r.path, v);
     auto man = ReadManifest(*r.store, r.path, v);
@@ -326,7 +329,10 @@ Result<VacuumResult> VacuumIndex(const std::string& index_url, const VacuumOptio
       if (man.status().code() == StatusCode::kNotFound) continue;  // vacuumed earlier
       return man.status();
     }
-    if (v == latest) latest_created_ms = man->created_ms;
+    if (v == latest) {
+      latest_created_ms = man->created_ms;
+      latest_manifest = *man;
+    }
     const bool keep = superseded_ms < 0 || superseded_ms >= cutoff_ms;
     superseded_ms = man->created_ms;
     if (!keep) {
@@ -362,6 +368,8 @@ Result<VacuumResult> VacuumIndex(const std::string& index_url, const VacuumOptio
     // manifest and its hint leaves the hint naming a version this vacuum deletes).
     RAP_RETURN_NOT_OK(r.store->Put(LastVersionHintPath(r.path),
                                    Buffer::FromString("{\"version\":" + std::to_string(latest) + "}")));
+    // And so does the latest bundle (a stale one may name fragments of versions deleted below).
+    if (latest_manifest) RAP_RETURN_NOT_OK(WriteLatestBundle(*r.store, r.path, *latest_manifest));
   }
   for (const std::string& mp : delete_manifests) {
     uint64_t size = 0;
@@ -384,8 +392,13 @@ Result<std::string> InspectIndex(const std::string& index_url, int64_t version, 
                    m.table_version >= 0 ? fmt::format(" {} {}", m.table_kind == "iceberg" ? "snapshot" : "version",
                                                       m.table_version)
                                         : "");
+  // Column mapping: logical names, with the in-file name they are stored under.
+  auto shown = [&](const std::string& physical) {
+    auto it = m.logical_names.find(physical);
+    return it == m.logical_names.end() ? physical : it->second + " (stored as " + physical + ")";
+  };
   std::string key;
-  for (const KeyColumn& k : m.key) key += (key.empty() ? "" : ", ") + k.name + " " + KeyTypeName(k.type);
+  for (const KeyColumn& k : m.key) key += (key.empty() ? "" : ", ") + shown(k.name) + " " + KeyTypeName(k.type);
   s += fmt::format("key        {}\n", key);
   s += fmt::format("kind       {}\n", IndexKindName(m.kind));
   s += fmt::format("buckets    {} ({})\n", m.buckets, m.bucket_function);
@@ -394,9 +407,9 @@ Result<std::string> InspectIndex(const std::string& index_url, int64_t version, 
     for (const Key& b : m.boundaries) bounds += (bounds.empty() ? "" : " | ") + FormatKey(m.key, b);
     s += fmt::format("boundaries {}\n", bounds.empty() ? std::string("-") : bounds);
   }
-  auto join = [](const std::vector<std::string>& v) {
+  auto join = [&](const std::vector<std::string>& v) {
     std::string out;
-    for (const std::string& x : v) out += (out.empty() ? "" : ", ") + x;
+    for (const std::string& x : v) out += (out.empty() ? "" : ", ") + shown(x);
     return out.empty() ? std::string("-") : out;
   };
   s += fmt::format("cover      {}\n", join(m.cover));

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "rap/index/latest_bundle.h"
 #include "rap/util/hex.h"
 
 namespace rap::index {
@@ -143,6 +144,7 @@ std::string ManifestToJson(const Manifest& m) {
   }
   j["cover"] = m.cover;
   j["hoist"] = m.hoist;
+  if (!m.logical_names.empty()) j["logical_names"] = m.logical_names;
   j["schemas"] = m.schemas;
   j["next_run"] = m.next_run;
   json files = json::array();
@@ -245,6 +247,16 @@ Status HeaderFromJson(const json& j, Reader& r, const std::string& what, Manifes
   }
   RAP_ASSIGN_OR_RETURN(m->cover, r.Strings(j, "", "cover"));
   RAP_ASSIGN_OR_RETURN(m->hoist, r.Strings(j, "", "hoist"));
+  RAP_ASSIGN_OR_RETURN(const json* names, r.Get(j, "", "logical_names", false));
+  if (names) {
+    if (!names->is_object()) return r.Bad("/logical_names", "an object of physical name: logical name");
+    for (const auto& [physical, logical] : names->items()) {
+      if (!logical.is_string() || physical.empty() || logical.get_ref<const std::string&>().empty()) {
+        return r.Bad("/logical_names/" + physical, "a non-empty logical name for a non-empty physical name");
+      }
+      m->logical_names.emplace(physical, logical.get<std::string>());
+    }
+  }
   RAP_ASSIGN_OR_RETURN(m->schemas, r.Strings(j, "", "schemas"));
   RAP_ASSIGN_OR_RETURN(m->next_run, r.Int(j, "", "next_run", 1));
   return Status::OK();
@@ -362,9 +374,6 @@ Result<Manifest> ManifestFromJson(std::string_view text, const std::string& what
   return m;
 }
 
-namespace {
-
-// The version the hint names; 0 when it is missing or damaged (that only costs probes).
 Result<int64_t> ReadVersionHint(io::ObjectStore& store, const std::string& index_dir) {
   auto hint = store.ReadTail(LastVersionHintPath(index_dir), 4096, io::ReadOptions{}, nullptr);
   if (!hint.ok()) {
@@ -378,8 +387,6 @@ Result<int64_t> ReadVersionHint(io::ObjectStore& store, const std::string& index
   }
   return int64_t{0};
 }
-
-}  // namespace
 
 Result<int64_t> FindLatestVersion(io::ObjectStore& store, const std::string& index_dir) {
   RAP_ASSIGN_OR_RETURN(int64_t v, ReadVersionHint(store, index_dir));
@@ -434,6 +441,10 @@ Result<Manifest> ReadManifest(io::ObjectStore& store, const std::string& index_d
 
 Result<Manifest> ReadLatestManifest(io::ObjectStore& store, const std::string& index_dir) {
   RAP_ASSIGN_OR_RETURN(const int64_t v, ReadVersionHint(store, index_dir));
+  return ReadLatestManifest(store, index_dir, v);
+}
+
+Result<Manifest> ReadLatestManifest(io::ObjectStore& store, const std::string& index_dir, int64_t v) {
   if (v > 0) {
     // One round: the hinted manifest and the probe of the next version.
     auto next = std::async(std::launch::async, [&] { return store.Head(ManifestPath(index_dir, v + 1)); });
@@ -458,7 +469,10 @@ Status PublishManifest(io::ObjectStore& store, const std::string& index_dir, con
     return st;
   }
   json hint = {{"version", m.version}};
-  return store.Put(LastVersionHintPath(index_dir), Buffer::FromString(hint.dump()));
+  RAP_RETURN_NOT_OK(store.Put(LastVersionHintPath(index_dir), Buffer::FromString(hint.dump())));
+  // Then the bundle, for readers that open in one round; a writer stopped before it leaves an older
+  // bundle, which readers detect by probing its next version.
+  return WriteLatestBundle(store, index_dir, m);
 }
 
 std::string ResolveUrl(const std::string& base, const std::string& relative) {

@@ -7,6 +7,7 @@
 //   delta_log            the commits (and checkpoints) of ../shared/delta-tables, NUL-separated
 //   deletion_vector      the bitmaps inside the deletion-vector files of ../shared/delta-tables
 //   index_manifest       a manifest written by ManifestToJson
+//   index_latest_bundle  a latest bundle (manifest and one schema file) written by LatestBundleToJson
 //   index_fragment       fragments written by WriteFragment (int64 key with cover + hoist; string key)
 //   orc_tail             the Apache ORC example files of ../shared/orc up to 64 KiB
 // The hand-written seeds (where, server_query, orc_rle, ...) are committed in tests/fuzz/corpus/<target>/.
@@ -27,6 +28,7 @@
 #include "rap/format/levels.h"
 #include "rap/format/thrift.h"
 #include "rap/index/fragment.h"
+#include "rap/index/latest_bundle.h"
 #include "rap/index/manifest.h"
 
 namespace fs = std::filesystem;
@@ -282,6 +284,13 @@ void IndexSeeds() {
   fe.files = {{0, 2}};
   m.fragments.push_back(fe);
   Write("index_manifest", "manifest_covered", index::ManifestToJson(m));
+  {
+    index::LatestBundle b;
+    b.manifest = m;
+    b.manifest.schemas = {"schemas/a.parquet"};
+    b.schema_files.emplace("schemas/a.parquet", Buffer::Copy(std::string_view("PAR1\x15\x00PAR1")));
+    Write("index_latest_bundle", "bundle", index::LatestBundleToJson(b));
+  }
 
   // Fragments: an int64 key with covering locations and a hoisted column, and a two-part string key.
   fuzz::MemoryStore store;

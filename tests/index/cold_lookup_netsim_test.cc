@@ -32,6 +32,7 @@ struct Cold {
   LookupResult res;
   rap::testing::NetsimStats ns;
   int64_t fragment_gets = 0, manifest_requests = 0, schema_gets = 0, data_gets = 0;
+  int open_rounds = 0;
   std::set<std::string> fragments;
 };
 
@@ -46,6 +47,7 @@ Cold LookupCold(rap::testing::NetsimServer& ns, const std::string& url, const st
   auto idx = Index::Open(url, oo);
   EXPECT_TRUE(idx.ok()) << idx.status().ToString();
   if (!idx.ok()) return c;
+  c.open_rounds = (*idx)->info().open_rounds;
   const Key k = *(*idx)->ParseKey({key});
   LookupOptions lo;
   lo.columns = columns;
@@ -157,18 +159,22 @@ TEST_P(ColdLookupNetsim, ReadsManifestThenTheKeysBucketThenData) {
       if (c.res.keys.empty()) continue;
       EXPECT_EQ(c.res.keys[0].rows.num_rows, want->keys[0].rows.num_rows);
       const std::set<std::string> candidates = CandidateFragments(m, k);
-      // Manifest: the hint, the hinted manifest and the probe of the next version.
+      // Manifest: the hint and the latest bundle, then the probe of the next version (overlapping
+      // the lookup's reads).
       EXPECT_EQ(c.manifest_requests, 3);
+      EXPECT_EQ(c.open_rounds, 1) << "the latest bundle: manifest and schema files in one round";
       // Only the key's candidate fragments: footer and page indexes in one read, then the page.
       EXPECT_EQ(c.fragments, candidates);
       EXPECT_LE(c.fragment_gets, 2 * static_cast<int64_t>(candidates.size()));
-      EXPECT_EQ(c.schema_gets, static_cast<int64_t>(m.schemas.size()));
+      EXPECT_EQ(c.schema_gets, 0) << "the schema files came in the bundle";
       EXPECT_EQ(c.res.stats.covered_files, c.res.stats.data_files);
       if (interleaved) {
         EXPECT_EQ(c.data_gets, c.res.stats.data_files) << "one range per (key, file)";
       }
       // Rounds of the lookup itself: the fragments' metadata, the index page, the data.
       EXPECT_EQ(c.res.stats.dependent_rounds, 3);
+      // The target: at most 4 dependent rounds for the whole cold lookup.
+      EXPECT_LE(c.open_rounds + c.res.stats.dependent_rounds, 4);
       std::printf("buckets %d key %s %s: %llu requests (manifest %lld, schemas %lld, fragments %lld, data %lld), "
                   "%llu bytes, lookup rounds %d\n",
                   buckets, key, interleaved ? "interleaved" : "covered",
@@ -183,8 +189,31 @@ TEST_P(ColdLookupNetsim, ReadsManifestThenTheKeysBucketThenData) {
     }
   }
 
-  // An index of format 1 (written before meta_bytes) still reads: the footer, then the page index.
+  // By the table's URL (`rap lookup URL/t`): the table's hint and its default index's hint in one
+  // round, then the manifest and the probe — no Head or listing of the table's own _manifest/.
+  {
+    Cold by_table = LookupCold(**ns, (*ns)->url() + "/t", "123", {"v", "name"});
+    const Key k = *(*local)->ParseKey({"123"});
+    LookupOptions lo;
+    lo.columns = {"v", "name"};
+    auto want = (*local)->Lookup({&k, 1}, lo);
+    ASSERT_TRUE(want.ok());
+    ASSERT_EQ(by_table.res.keys.size(), 1u);
+    ASSERT_EQ(by_table.res.keys[0].rows.num_rows, want->keys[0].rows.num_rows);
+    for (int64_t r = 0; r < want->keys[0].rows.num_rows; ++r) {
+      EXPECT_EQ(rap::testing::RowText(by_table.res.keys[0].rows, r), rap::testing::RowText(want->keys[0].rows, r));
+    }
+    // The table's hint, the default index's hint and bundle, and its next version's probe.
+    EXPECT_EQ(by_table.manifest_requests, 4);
+    EXPECT_EQ(by_table.open_rounds, 1);
+    EXPECT_EQ(by_table.schema_gets, 0);
+    EXPECT_EQ(by_table.ns.total.heads, 1u) << "only the probe of the next version";
+  }
+
+  // An index of format 1 (written before meta_bytes, and before the latest bundle) still reads: the
+  // hint, the manifest, the schema files; the footer, then the page index.
   DowngradeToFormat1(root + "/_rap_index/default", built->manifest.version);
+  fs::remove(root + "/_rap_index/default/_manifest/_latest.json");
   Cold old = LookupCold(**ns, covered_url, "123", {"v", "name"});
   const Key k = *(*local)->ParseKey({"123"});
   LookupOptions lo;
@@ -194,6 +223,9 @@ TEST_P(ColdLookupNetsim, ReadsManifestThenTheKeysBucketThenData) {
   ASSERT_EQ(old.res.keys.size(), 1u);
   EXPECT_EQ(old.res.keys[0].rows.num_rows, want->keys[0].rows.num_rows);
   EXPECT_EQ(old.fragments, CandidateFragments(built->manifest, k));
+  EXPECT_EQ(old.open_rounds, 2);
+  EXPECT_EQ(old.manifest_requests, 4) << "the hint, the missing bundle, the manifest and the probe";
+  EXPECT_EQ(old.schema_gets, static_cast<int64_t>(built->manifest.schemas.size()));
   EXPECT_GE(old.res.stats.dependent_rounds, 3);
 }
 

@@ -98,6 +98,8 @@ def test_one_off_lookup_info_and_stats(keyed_table) -> None:
     assert info["key"] == [("k", "int64")]
     assert info["buckets"] == 2 and info["files"] == 3
     assert info["cover"] == ["v", "name"]
+    # The index was built by this rap: it opens from its latest bundle in one round.
+    assert info["opened_from_bundle"] is True and info["open_rounds"] == 1
 
 
 @pytest.mark.parametrize("name,columns", [("by_s", ["row", "v"]), ("default", ["v", "name"])])

@@ -190,10 +190,10 @@ TEST_F(CrashMatrix, RewriteInPlaceAndDeltaUpdate) {
   Rap(fmt::format("rewrite '{}' '{}' --key id --buckets 2 --quiet", t, d));
   const int k = RunMatrix({"rewrite-in-place", d, "rewrite '{W}' --in-place --key id --buckets 2 --quiet"}, 4);
   // A Delta table one commit ahead of its index: an in-place rewrite stopped right before the
-  // index is published (its last mutations are the manifest and the version hint).
+  // index is published (its last mutations are the manifest, the version hint and the latest bundle).
   const std::string behind = dir_.Join("d-behind");
   ASSERT_EQ(rap::testing::RunShell("cp -a '" + d + "' '" + behind + "'").exit_code, 0);
-  crash::RunEnv(fmt::format("RAP_CRASH_AFTER_OPS={}", k - 4),
+  crash::RunEnv(fmt::format("RAP_CRASH_AFTER_OPS={}", k - 5),
                 fmt::format("rewrite '{}' --in-place --key id --buckets 2 --quiet", behind));
   RunMatrix({"update-delta", behind, "index update '{W}' --quiet"}, 4);
 }

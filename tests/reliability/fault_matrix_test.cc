@@ -21,6 +21,7 @@
 #include <fmt/format.h>
 
 #include "rap/index/build.h"
+#include "rap/index/latest_bundle.h"
 #include "rap/index/index.h"
 #include "rap/io/object_store.h"
 #include "rap/plan/estimator.h"
@@ -139,6 +140,10 @@ class FaultMatrix : public ::testing::Test {
     for (index::FileEntry& f : m.files) f.etag = etag("idx/" + f.path);
     for (index::FragmentEntry& f : m.fragments) f.etag = etag(index_rel + "/" + f.path);
     rap::testing::WriteStringToFile(index::ManifestPath(built.index_url, m.version), index::ManifestToJson(m));
+    // And its copy in the latest bundle, which readers open from.
+    auto local = io::OpenUrl(built.index_url);
+    RAP_TEST_CHECK_OK(local);
+    RAP_TEST_CHECK_OK(index::WriteLatestBundle(*local->store, local->path, m));
   }
 
   // Replaces the bytes of the file at `path` for one cell, then restores them and their mtime (the

@@ -75,6 +75,10 @@ struct IndexInfo {
   int64_t fragments = 0;
   std::vector<std::string> cover;
   std::vector<std::string> hoist;
+  // How Open found the manifest: dependent rounds of requests (1 from the latest bundle; 2 from the
+  // version hint; more when it probed), and whether the latest bundle answered.
+  int open_rounds = 0;
+  bool opened_from_bundle = false;
 };
 
 struct LookupOptions {

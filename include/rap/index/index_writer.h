@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -41,6 +42,9 @@ struct IndexWriterOptions {
   // (`rap index compact` merges them); lookups are the same. A new sorted (range-partitioned) index
   // chooses its boundaries from all entries and does not spill.
   int64_t memory_budget = 0;
+  // Manifest::logical_names of the version written (column mapping: the table version's); unset:
+  // a new index has none and an update keeps the base's.
+  std::optional<std::map<std::string, std::string>> logical_names;
 };
 
 class IndexWriter {

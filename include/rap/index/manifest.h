@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -92,6 +93,11 @@ struct Manifest {
   std::vector<Key> boundaries;
   std::vector<std::string> cover;  // covered columns (page locations in the fragments)
   std::vector<std::string> hoist;  // hoisted columns (values in the fragments)
+  // A table with column mapping (Delta `delta.columnMapping.mode` name or id): key, cover and hoist
+  // above, the data files' and the schema files' columns are physical names; this maps each
+  // top-level physical name that differs from its column's logical name to that logical name (the
+  // table version's). Lookups take and return logical names. Empty: names are the same.
+  std::map<std::string, std::string> logical_names;
   std::vector<std::string> schemas;  // schema files (zero-row Parquet), relative to the index directory
   std::vector<FileEntry> files;      // by ordinal (files[i].ordinal == i)
   std::vector<FragmentEntry> fragments;
@@ -119,6 +125,11 @@ Result<Manifest> ReadManifest(io::ObjectStore& store, const std::string& index_d
 // `hint` read and version hint+1 probed (Head) together. Any other case (no or stale hint, the
 // hinted version gone) falls back to FindLatestVersion and ReadManifest.
 Result<Manifest> ReadLatestManifest(io::ObjectStore& store, const std::string& index_dir);
+// The same with the hint already read (`hint`: ReadVersionHint's answer).
+Result<Manifest> ReadLatestManifest(io::ObjectStore& store, const std::string& index_dir, int64_t hint);
+// The version the hint `_manifest/_last_version.json` names; 0 when it is missing or damaged (that
+// only costs probes).
+Result<int64_t> ReadVersionHint(io::ObjectStore& store, const std::string& index_dir);
 // Publishes `m` as version m.version (atomic create) and then advances the hint. kChanged when that
 // version exists already (a concurrent publisher won): nothing is overwritten.
 Status PublishManifest(io::ObjectStore& store, const std::string& index_dir, const Manifest& m);
