@@ -59,6 +59,8 @@ Result<LatestBundle> LatestBundleFromJson(std::string_view text, const std::stri
     j = json::parse(text);
   } catch (const json::parse_error& e) {
     return Status::Corrupt(what + ": not JSON at byte " + std::to_string(e.byte) + " (" + e.what() + ")");
+  } catch (const json::exception& e) {  // e.g. out_of_range: a number too large for any type
+    return Status::Corrupt(what + ": not readable JSON (" + e.what() + ")");
   }
   if (!j.is_object()) return Status::Corrupt(what + ": not a JSON object");
   const auto fmt = j.find("bundle_format");
