@@ -189,39 +189,36 @@ TEST_P(ColdLookupNetsim, ReadsManifestThenTheKeysBucketThenData) {
     }
   }
 
-  // By the table's URL (`rap lookup URL/t`): the table's hint and its default index's hint in one
-  // round, then the manifest and the probe — no Head or listing of the table's own _manifest/.
-  {
-    Cold by_table = LookupCold(**ns, (*ns)->url() + "/t", "123", {"v", "name"});
-    const Key k = *(*local)->ParseKey({"123"});
-    LookupOptions lo;
-    lo.columns = {"v", "name"};
-    auto want = (*local)->Lookup({&k, 1}, lo);
-    ASSERT_TRUE(want.ok());
-    ASSERT_EQ(by_table.res.keys.size(), 1u);
-    ASSERT_EQ(by_table.res.keys[0].rows.num_rows, want->keys[0].rows.num_rows);
+  // Key 123 as the local index answers it: the rows every cold lookup below must return.
+  const Key k = *(*local)->ParseKey({"123"});
+  LookupOptions lo;
+  lo.columns = {"v", "name"};
+  auto want = (*local)->Lookup({&k, 1}, lo);
+  ASSERT_TRUE(want.ok());
+  auto expect_rows = [&](const Cold& c) {
+    ASSERT_EQ(c.res.keys.size(), 1u);
+    ASSERT_EQ(c.res.keys[0].rows.num_rows, want->keys[0].rows.num_rows);
     for (int64_t r = 0; r < want->keys[0].rows.num_rows; ++r) {
-      EXPECT_EQ(rap::testing::RowText(by_table.res.keys[0].rows, r), rap::testing::RowText(want->keys[0].rows, r));
+      EXPECT_EQ(rap::testing::RowText(c.res.keys[0].rows, r), rap::testing::RowText(want->keys[0].rows, r));
     }
-    // The table's hint, the default index's hint and bundle, and its next version's probe.
-    EXPECT_EQ(by_table.manifest_requests, 4);
-    EXPECT_EQ(by_table.open_rounds, 1);
-    EXPECT_EQ(by_table.schema_gets, 0);
-    EXPECT_EQ(by_table.ns.total.heads, 1u) << "only the probe of the next version";
-  }
+  };
+
+  // By the table's URL (`rap lookup URL/t`): the table's hint and its default index's hint and
+  // bundle in one round — no Head or listing of the table's own _manifest/.
+  Cold by_table = LookupCold(**ns, (*ns)->url() + "/t", "123", {"v", "name"});
+  expect_rows(by_table);
+  // The table's hint, the default index's hint and bundle, and its next version's probe.
+  EXPECT_EQ(by_table.manifest_requests, 4);
+  EXPECT_EQ(by_table.open_rounds, 1);
+  EXPECT_EQ(by_table.schema_gets, 0);
+  EXPECT_EQ(by_table.ns.total.heads, 1u) << "only the probe of the next version";
 
   // An index of format 1 (written before meta_bytes, and before the latest bundle) still reads: the
   // hint, the manifest, the schema files; the footer, then the page index.
   DowngradeToFormat1(root + "/_rap_index/default", built->manifest.version);
   fs::remove(root + "/_rap_index/default/_manifest/_latest.json");
   Cold old = LookupCold(**ns, covered_url, "123", {"v", "name"});
-  const Key k = *(*local)->ParseKey({"123"});
-  LookupOptions lo;
-  lo.columns = {"v", "name"};
-  auto want = (*local)->Lookup({&k, 1}, lo);
-  ASSERT_TRUE(want.ok());
-  ASSERT_EQ(old.res.keys.size(), 1u);
-  EXPECT_EQ(old.res.keys[0].rows.num_rows, want->keys[0].rows.num_rows);
+  expect_rows(old);
   EXPECT_EQ(old.fragments, CandidateFragments(built->manifest, k));
   EXPECT_EQ(old.open_rounds, 2);
   EXPECT_EQ(old.manifest_requests, 4) << "the hint, the missing bundle, the manifest and the probe";
