@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <cstring>
 #include <string>
 #include <type_traits>
@@ -43,6 +44,7 @@ class DeltaBitPackReader {
     if (!ReadUleb128(data_, size_, &pos_, &total)) return Error("total value count varint is truncated or too long");
     if (!ReadUleb128(data_, size_, &pos_, &first)) return Error("first value varint is truncated or too long");
     if (block_size == 0 || block_size % 8 != 0 || miniblocks == 0 || miniblocks > block_size ||
+        miniblocks >= std::numeric_limits<uint32_t>::max() ||
         block_size % miniblocks != 0 || (block_size / miniblocks) % 8 != 0 ||
         block_size / miniblocks > kMaxDeltaMiniblockValues) {
       return Error("invalid block layout: block size " + std::to_string(block_size) + " with " +
@@ -54,7 +56,7 @@ class DeltaBitPackReader {
     miniblocks_ = static_cast<uint32_t>(miniblocks);
     values_per_mini_ = static_cast<uint32_t>(block_size / miniblocks);
     // Every block needs at least its min delta and bit-width bytes, so the bytes bound the count.
-    const uint64_t max_blocks = (size_ - pos_) / (1 + miniblocks_);
+    const uint64_t max_blocks = (size_ - pos_) / (uint64_t{1} + miniblocks_);
     const uint64_t max_by_bytes = 1 + max_blocks * block_size_;
     if (total > static_cast<uint64_t>(max_values) || total > max_by_bytes) {
       return Error("total value count " + std::to_string(total) + " exceeds " +
