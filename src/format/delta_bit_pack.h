@@ -9,8 +9,8 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <limits>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <type_traits>
 #include <vector>

@@ -338,14 +338,12 @@ Result<std::shared_ptr<Index>> Index::Open(const std::string& url, IndexOpenOpti
   if (latest.from_bundle) {
     io::ObjectStorePtr store = r.store;
     const std::string next = ManifestPath(r.path, latest.manifest.version + 1);
-    impl->probe = std::async(std::launch::async, [store, next] { return store->Head(next); });
+    impl->SetProbe(std::async(std::launch::async, [store, next] { return store->Head(next); }));
   }
   RAP_ASSIGN_OR_RETURN(auto snap, impl->Load(std::move(latest.manifest), &latest.schema_files));
   impl->snapshot = std::move(snap);
   // A preloading open (a server) has spent rounds already: it settles the probe now.
-  if (latest.from_bundle && options.preload) {
-    RAP_RETURN_NOT_OK(impl->RunThenSettleProbe<bool>([] { return Result<bool>(true); }).status());
-  }
+  if (options.preload) RAP_RETURN_NOT_OK(impl->SettleProbe(impl->TakeProbe()).status());
   return std::shared_ptr<Index>(new Index(std::move(impl)));
 }
 
@@ -371,11 +369,8 @@ parquet::DictionaryCacheStats Index::dictionary_cache_stats() const {
 }
 
 Result<bool> Index::Refresh() {
-  {
-    // A pending probe is answered by the probes below.
-    std::lock_guard<std::mutex> lock(impl_->probe_mu);
-    if (impl_->probe.valid()) (void)impl_->probe.get();
-  }
+  // A pending probe is answered by the probes below (waited for, so that it outlives nothing).
+  if (auto probe = impl_->TakeProbe(); probe.valid()) probe.wait();
   return impl_->RefreshLatest();
 }
 

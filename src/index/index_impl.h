@@ -155,34 +155,45 @@ class Index::Impl {
   // Open through a latest bundle: the probe (Head) of the version after the bundle's, started by
   // Open and settled by the first lookup after its own reads, so that it costs no round of its own.
   // When that version exists the bundle was stale: the lookup reloads and runs again.
-  mutable std::mutex probe_mu;
-  mutable std::future<Result<io::ObjectInfo>> probe;
-  int open_rounds = 0;
-  bool opened_from_bundle = false;
-
-  // Runs `f`; if a probe is pending, settles it afterwards and runs `f` again on the newest version
-  // when the probed version exists.
-  template <class T>
-  Result<T> RunThenSettleProbe(const std::function<Result<T>()>& f) {
-    std::future<Result<io::ObjectInfo>> p;
-    {
-      std::lock_guard<std::mutex> lock(probe_mu);
-      if (!probe.valid()) return f();
-      p = std::move(probe);
-    }
-    Result<T> r = f();
+  using Probe = std::future<Result<io::ObjectInfo>>;
+  void SetProbe(Probe p) {
+    std::lock_guard<std::mutex> lock(probe_mu);
+    probe = std::move(p);
+    probe_pending.store(probe.valid(), std::memory_order_release);
+  }
+  // The pending probe, now the caller's (not valid when there is none). A lookup's hot path pays
+  // one atomic load once the probe is settled.
+  Probe TakeProbe() {
+    if (!probe_pending.load(std::memory_order_acquire)) return {};
+    std::lock_guard<std::mutex> lock(probe_mu);
+    probe_pending.store(false, std::memory_order_release);
+    return std::move(probe);
+  }
+  // Waits for a taken probe; when the probed version exists, loads the newest version. True when
+  // it did.
+  Result<bool> SettleProbe(Probe p) {
+    if (!p.valid()) return false;
     const Result<io::ObjectInfo> h = p.get();
     if (!h.ok()) {
-      if (h.status().code() == StatusCode::kNotFound) return r;
+      if (h.status().code() == StatusCode::kNotFound) return false;
       return h.status();
     }
     RAP_RETURN_NOT_OK(RefreshLatest().status());
-    return f();
+    return true;
   }
-  bool ProbePending() const {
-    std::lock_guard<std::mutex> lock(probe_mu);
-    return probe.valid();
+  // Runs `f`, then settles the taken probe `p`, and runs `f` again on the newest version when the
+  // probed version exists.
+  template <class T>
+  Result<T> RunThenSettleProbe(Probe p, const std::function<Result<T>()>& f) {
+    Result<T> r = f();
+    RAP_ASSIGN_OR_RETURN(const bool reloaded, SettleProbe(std::move(p)));
+    return reloaded ? f() : std::move(r);
   }
+  int open_rounds = 0;
+  bool opened_from_bundle = false;
+  std::mutex probe_mu;
+  Probe probe;
+  std::atomic<bool> probe_pending{false};
   // Index::Refresh: loads the newest version when it is newer than the current one.
   Result<bool> RefreshLatest();
 

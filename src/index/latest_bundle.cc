@@ -4,8 +4,11 @@
 #include <openssl/evp.h>
 
 #include <algorithm>
+#include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include "rap/util/thread_pool.h"
 
 namespace rap::index {
 
@@ -95,17 +98,25 @@ Result<LatestBundle> LatestBundleFromJson(std::string_view text, const std::stri
 Status WriteLatestBundle(io::ObjectStore& store, const std::string& index_dir, const Manifest& m) {
   LatestBundle b;
   b.manifest = m;
+  // The schema files in one parallel round (a publisher over S3 would otherwise wait a round trip
+  // per file).
+  using Tail = Result<std::pair<Buffer, io::ObjectInfo>>;
+  std::vector<Tail> tails(m.schemas.size(), Status::Internal("not read"));
+  {
+    ThreadPool pool(std::min<size_t>(8, std::max<size_t>(1, m.schemas.size())));
+    for (size_t i = 0; i < m.schemas.size(); ++i) {
+      pool.Submit([&, i] {
+        tails[i] = store.ReadTail(io::JoinPath(index_dir, m.schemas[i]), kLatestBundleMaxBytes, io::ReadOptions{}, nullptr);
+      });
+    }
+  }  // the pool finishes its tasks and joins
   uint64_t total = 0;
   bool fits = true;
-  for (const std::string& rel : m.schemas) {
-    auto tail = store.ReadTail(io::JoinPath(index_dir, rel), kLatestBundleMaxBytes, io::ReadOptions{}, nullptr);
-    RAP_RETURN_NOT_OK(tail.status());
-    total += tail->second.size;
-    if (tail->second.size > tail->first.size() || total > kLatestBundleMaxBytes) {
-      fits = false;
-      break;
-    }
-    b.schema_files.emplace(rel, std::move(tail->first));
+  for (size_t i = 0; i < tails.size() && fits; ++i) {
+    RAP_RETURN_NOT_OK(tails[i].status());
+    total += tails[i]->second.size;
+    fits = tails[i]->second.size <= tails[i]->first.size() && total <= kLatestBundleMaxBytes;
+    if (fits) b.schema_files.emplace(m.schemas[i], std::move(tails[i]->first));
   }
   std::string text;
   if (fits) {

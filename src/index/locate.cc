@@ -103,8 +103,8 @@ Status PageEntries(const LookupState& st, int fi, int p, const std::vector<const
 }  // namespace
 
 Result<LocatedRows> Index::Locate(std::span<const KeyRange> ranges) const {
-  if (impl_->ProbePending()) {
-    return impl_->RunThenSettleProbe<LocatedRows>([&] { return Locate(ranges); });
+  if (auto probe = impl_->TakeProbe(); probe.valid()) {
+    return impl_->RunThenSettleProbe<LocatedRows>(std::move(probe), [&] { return Locate(ranges); });
   }
   const double t0 = NowSeconds();
   LookupState st;

@@ -653,8 +653,8 @@ Status AssembleBatches(LookupState& st, internal::DataMode mode) {
 using namespace internal;  // NOLINT(google-build-using-namespace): the phases above
 
 Result<LookupResult> Index::Lookup(std::span<const Key> keys, const LookupOptions& opt) const {
-  if (impl_->ProbePending()) {
-    return impl_->RunThenSettleProbe<LookupResult>([&] { return Lookup(keys, opt); });
+  if (auto probe = impl_->TakeProbe(); probe.valid()) {
+    return impl_->RunThenSettleProbe<LookupResult>(std::move(probe), [&] { return Lookup(keys, opt); });
   }
   const double t0 = NowSeconds();
   LookupState st;

@@ -228,8 +228,8 @@ Status CheckBound(const std::vector<KeyColumn>& kc, const std::optional<KeyBound
 }  // namespace
 
 Result<RangeResult> Index::LookupRange(const KeyRange& range, const RangeLookupOptions& opt) const {
-  if (impl_->ProbePending()) {
-    return impl_->RunThenSettleProbe<RangeResult>([&] { return LookupRange(range, opt); });
+  if (auto probe = impl_->TakeProbe(); probe.valid()) {
+    return impl_->RunThenSettleProbe<RangeResult>(std::move(probe), [&] { return LookupRange(range, opt); });
   }
   const double t0 = NowSeconds();
   LookupState st;
