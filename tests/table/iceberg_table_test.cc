@@ -206,6 +206,14 @@ TEST(IcebergTable, MetadataDiscoveryAndLocationMap) {
   ASSERT_TRUE(ms.ok()) << ms.status().ToString();
   EXPECT_EQ(*ms, 1770903464282);
   EXPECT_FALSE(iceberg::ParseAsOf("2026-13-01").ok());
+  // A year past four digits would overflow the milliseconds (found by the server_config fuzz smoke).
+  EXPECT_FALSE(iceberg::ParseAsOf("-195599052118080-01-01").ok());
+  EXPECT_FALSE(iceberg::ParseAsOf("195599052118080-01-01").ok());
+  EXPECT_FALSE(iceberg::ParseAsOf(" -300000000-01-01").ok());
+  EXPECT_FALSE(iceberg::ParseAsOf("10000-01-01").ok());
+  auto y0 = iceberg::ParseAsOf("0000-01-01");
+  ASSERT_TRUE(y0.ok()) << y0.status().ToString();
+  EXPECT_EQ(*y0, -62167219200000);
 }
 
 // --where prunes data files by the manifests' column bounds before opening them, as Delta's stats do.

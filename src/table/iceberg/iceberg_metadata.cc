@@ -373,7 +373,7 @@ Result<const Snapshot*> SelectSnapshot(const TableMetadata& m, std::optional<int
 
 Result<int64_t> ParseAsOf(std::string_view text) {
   const std::string s(text);
-  const std::string bad = "--as-of '" + s + "': expected milliseconds since the epoch or a UTC time YYYY-MM-DD HH:MM:SS";
+  const std::string bad = "--as-of '" + s + "': expected milliseconds since the epoch or a UTC time YYYY-MM-DD HH:MM:SS (year 0..9999)";
   if (s.empty()) return Status::InvalidArgument(bad);
   if (s.find('-') == std::string::npos || s.front() == '-') {
     char* end = nullptr;
@@ -383,7 +383,9 @@ Result<int64_t> ParseAsOf(std::string_view text) {
   }
   int y = 0, mo = 0, d = 0, h = 0, mi = 0, sec = 0, ms = 0, n = 0;
   const int got = std::sscanf(s.c_str(), "%d-%d-%d%n", &y, &mo, &d, &n);
-  if (got != 3 || mo < 1 || mo > 12 || d < 1 || d > static_cast<int>(DaysInMonth(y, static_cast<unsigned>(mo)))) {
+  // Years 0..9999 (the written form's four digits): a larger year would overflow the milliseconds.
+  if (got != 3 || y < 0 || y > 9999 || mo < 1 || mo > 12 || d < 1 ||
+      d > static_cast<int>(DaysInMonth(y, static_cast<unsigned>(mo)))) {
     return Status::InvalidArgument(bad);
   }
   std::string rest = s.substr(static_cast<size_t>(n));
