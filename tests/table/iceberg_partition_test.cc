@@ -72,6 +72,15 @@ TEST(IcebergPartition, BucketHashOfWhereLiteralsIsTheSpecs) {
                                    *MakeTemporal(TypeId::kTimestamp, TimeUnit::kMicro)));
   EXPECT_FALSE(BucketHashOfLiteral(lit(K::kString, "2017-11-16T22:31:08"),
                                    *MakeTemporal(TypeId::kTimestamp, TimeUnit::kNano)));
+  // Dates and longs through the one literal grammar (columnar/literal.h): a day past the month's end
+  // or a number past int32 for an int column is no value of the column.
+  const auto date = MakeTemporal(TypeId::kDate32, TimeUnit::kSecond);
+  EXPECT_EQ(BucketHashOfLiteral(lit(K::kString, "2017-11-16"), *date), -653330422);
+  EXPECT_FALSE(BucketHashOfLiteral(lit(K::kString, "2017-02-31"), *date));
+  EXPECT_FALSE(BucketHashOfLiteral(lit(K::kString, "2017-11-16x"), *date));
+  EXPECT_EQ(BucketHashOfLiteral(lit(K::kNumber, "34"), *MakeType(TypeId::kInt64)), 2017239379);
+  EXPECT_FALSE(BucketHashOfLiteral(lit(K::kNumber, "2147483648"), *MakeType(TypeId::kInt32)));
+  EXPECT_FALSE(BucketHashOfLiteral(lit(K::kNumber, "34x"), *MakeType(TypeId::kInt64)));
 }
 
 struct Scanned {

@@ -2,9 +2,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 
-#include "rap/util/civil_date.h"
+#include "rap/columnar/literal.h"
 
 namespace rap::table::iceberg {
 
@@ -373,43 +375,22 @@ Result<const Snapshot*> SelectSnapshot(const TableMetadata& m, std::optional<int
 
 Result<int64_t> ParseAsOf(std::string_view text) {
   const std::string s(text);
-  const std::string bad = "--as-of '" + s + "': expected milliseconds since the epoch or a UTC time YYYY-MM-DD HH:MM:SS (year 0..9999)";
+  const std::string bad =
+      "--as-of '" + s + "': expected milliseconds since the epoch or a time YYYY-MM-DD[ HH:MM[:SS[.fraction]]][zone]" +
+      " (no zone = UTC)";
   if (s.empty()) return Status::InvalidArgument(bad);
   if (s.find('-') == std::string::npos || s.front() == '-') {
     char* end = nullptr;
+    errno = 0;
     const long long v = std::strtoll(s.c_str(), &end, 10);
-    if (end == s.c_str() || *end) return Status::InvalidArgument(bad);
+    if (end == s.c_str() || *end || errno == ERANGE) return Status::InvalidArgument(bad);
     return static_cast<int64_t>(v);
   }
-  int y = 0, mo = 0, d = 0, h = 0, mi = 0, sec = 0, ms = 0, n = 0;
-  const int got = std::sscanf(s.c_str(), "%d-%d-%d%n", &y, &mo, &d, &n);
-  // Years 0..9999 (the written form's four digits): a larger year would overflow the milliseconds.
-  if (got != 3 || y < 0 || y > 9999 || mo < 1 || mo > 12 || d < 1 ||
-      d > static_cast<int>(DaysInMonth(y, static_cast<unsigned>(mo)))) {
-    return Status::InvalidArgument(bad);
-  }
-  std::string rest = s.substr(static_cast<size_t>(n));
-  if (!rest.empty() && rest.back() == 'Z') rest.pop_back();
-  if (!rest.empty()) {
-    int m = 0;
-    char sep = 0;
-    if (std::sscanf(rest.c_str(), "%c%d:%d:%d%n", &sep, &h, &mi, &sec, &m) != 4 || (sep != ' ' && sep != 'T') ||
-        h > 23 || mi > 59 || sec > 60 || h < 0 || mi < 0 || sec < 0) {
-      return Status::InvalidArgument(bad);
-    }
-    std::string frac = rest.substr(static_cast<size_t>(m));
-    if (!frac.empty()) {
-      if (frac[0] != '.' || frac.size() < 2 || frac.size() > 10) return Status::InvalidArgument(bad);
-      frac = frac.substr(1);
-      for (char c : frac) {
-        if (c < '0' || c > '9') return Status::InvalidArgument(bad);
-      }
-      frac.resize(3, '0');
-      ms = std::atoi(frac.c_str());
-    }
-  }
-  const int64_t days = DaysFromCivil(y, static_cast<unsigned>(mo), static_cast<unsigned>(d));
-  return ((days * 24 + h) * 60 + mi) * 60000 + int64_t{sec} * 1000 + ms;
+  // The one literal grammar of rap (columnar/literal.h): its years have 4 to 6 digits, so the
+  // milliseconds always fit int64 (a hand parser here took any int year and overflowed).
+  columnar::TimestampLiteral t;
+  if (!columnar::ParseTimestamp(s, &t).ok()) return Status::InvalidArgument(bad);
+  return t.seconds * 1000 + t.nanos / 1000000;
 }
 
 Result<std::pair<std::string, std::string>> ParseLocationMapping(std::string_view text) {

@@ -1,12 +1,11 @@
 #include "table/iceberg/iceberg_partition.h"
 
-#include <cerrno>
 #include <climits>
-#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
 #include "rap/columnar/literal.h"
+#include "rap/util/civil_date.h"
 
 namespace rap::table::iceberg {
 
@@ -44,16 +43,6 @@ std::optional<__int128> BigEndian(const std::string& b) {
 }
 
 bool Temporal(const std::string& kind) { return kind == "year" || kind == "month" || kind == "day" || kind == "hour"; }
-
-// Days since 1970-01-01 of a civil date (proleptic Gregorian; H. Hinnant's days_from_civil).
-int64_t DaysFromCivil(int64_t y, int64_t m, int64_t d) {
-  y -= m <= 2;
-  const int64_t era = (y >= 0 ? y : y - 399) / 400;
-  const int64_t yoe = y - era * 400;
-  const int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-  const int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + doe - 719468;
-}
 
 // Units of the source column per day (date: 1; timestamps: their unit); 0 when not temporal.
 int64_t UnitsPerDay(const DataType& t) {
@@ -131,9 +120,9 @@ std::optional<read::ColumnStats> SourceRange(const std::string& kind, int64_t pa
         d0 = DaysFromCivil(1970 + a, 1, 1);
         d1 = DaysFromCivil(1970 + b + 1, 1, 1);
       } else if (kind == "month") {
-        d0 = DaysFromCivil(1970 + FloorDiv(a, 12), a - 12 * FloorDiv(a, 12) + 1, 1);
+        d0 = DaysFromCivil(1970 + FloorDiv(a, 12), static_cast<unsigned>(a - 12 * FloorDiv(a, 12) + 1), 1);
         const int64_t n = b + 1;
-        d1 = DaysFromCivil(1970 + FloorDiv(n, 12), n - 12 * FloorDiv(n, 12) + 1, 1);
+        d1 = DaysFromCivil(1970 + FloorDiv(n, 12), static_cast<unsigned>(n - 12 * FloorDiv(n, 12) + 1), 1);
       } else {
         d0 = a;
         d1 = b + 1;
@@ -302,20 +291,14 @@ int32_t IcebergBucket(int32_t hash, int32_t n) { return n <= 0 ? 0 : (hash & 0x7
 // in µs, uuid, binary, fixed); nullopt otherwise.
 std::optional<int32_t> BucketHashOfLiteral(const read::Literal& lit, const DataType& type) {
   if ((type.id == TypeId::kInt32 || type.id == TypeId::kInt64) && lit.kind == read::Literal::Kind::kNumber) {
-    char* end = nullptr;
-    errno = 0;
-    const long long v = std::strtoll(lit.text.c_str(), &end, 10);
-    if (errno != 0 || end == lit.text.c_str() || *end) return std::nullopt;
-    if (type.id == TypeId::kInt32 && (v < INT32_MIN || v > INT32_MAX)) return std::nullopt;
-    return IcebergHashLong(v);
+    const std::optional<int64_t> v = columnar::ParseInt64(lit.text);
+    if (!v || (type.id == TypeId::kInt32 && (*v < INT32_MIN || *v > INT32_MAX))) return std::nullopt;
+    return IcebergHashLong(*v);
   }
   if (type.id == TypeId::kDate32 && lit.kind == read::Literal::Kind::kString) {
-    int y = 0, m = 0, d = 0;
-    char tail = 0;
-    if (std::sscanf(lit.text.c_str(), "%d-%d-%d%c", &y, &m, &d, &tail) != 3 || m < 1 || m > 12 || d < 1 || d > 31) {
-      return std::nullopt;
-    }
-    return IcebergHashLong(DaysFromCivil(y, m, d));
+    const std::optional<int32_t> days = columnar::ParseDate(lit.text);
+    if (!days) return std::nullopt;
+    return IcebergHashLong(*days);
   }
   if (type.id == TypeId::kString && lit.kind == read::Literal::Kind::kString) return Murmur3Hash(lit.text);
   if (type.id == TypeId::kDecimal128 && lit.kind == read::Literal::Kind::kNumber) {
