@@ -143,6 +143,20 @@ Status CheckKeyTypes(std::vector<KeyColumn>* key, const internal::IndexedFile& f
   return Status::OK();
 }
 
+// Adds an indexed data file and its entries to `writer` (files come in ordinal order); counts its
+// key rows into *key_rows when given.
+Status AddIndexedFile(IndexWriter& writer, const internal::IndexedFile& f, int64_t* key_rows) {
+  const int32_t ord = writer.AddFile(f.file, f.schema_file);
+  if (ord != f.file.ordinal) return Status::Internal("file ordinals out of order");
+  if (key_rows) *key_rows += f.key_rows;
+  IndexEntry e;
+  for (size_t i = 0; i < f.num_entries(); ++i) {
+    f.EntryAt(i, &e);
+    RAP_RETURN_NOT_OK(writer.AddEntry(e));
+  }
+  return Status::OK();
+}
+
 // A table format that keeps deletes in files of its own (Iceberg position and equality delete files
 // and deletion vectors: DataFile::format_deletes) has each data file's deleted rows at the snapshot
 // recorded as an inline deletion vector (docs/index-format.md, "Manifests"), which lookups hide as
@@ -296,15 +310,7 @@ Result<BuildResult> BuildIndex(const std::string& table_url, const BuildOptions&
       wo.logical_names = LogicalNames(snap);
       RAP_ASSIGN_OR_RETURN(writer, IndexWriter::Make(out.index_url, wo, std::nullopt));
     }
-    const int32_t ord = writer->AddFile(f.file, f.schema_file);
-    if (ord != f.file.ordinal) return Status::Internal("file ordinals out of order");
-    out.key_rows += f.key_rows;
-    IndexEntry e;
-    for (size_t i = 0; i < f.num_entries(); ++i) {
-      f.EntryAt(i, &e);
-      RAP_RETURN_NOT_OK(writer->AddEntry(e));
-    }
-    return Status::OK();
+    return AddIndexedFile(*writer, f, &out.key_rows);
   };
   RAP_RETURN_NOT_OK(IndexFiles(snap, files, spec, options.threads, options.progress, sink, options.cancel.get()));
   out.entries = writer->entries();
@@ -404,14 +410,7 @@ Result<Manifest> BuildPart(const std::string& table_url, const BuildPlan& plan, 
       RAP_ASSIGN_OR_RETURN(writer, IndexWriter::Make(plan.index_url, wo, std::nullopt));
     }
     fill_to(static_cast<size_t>(f.file.ordinal));
-    const int32_t ord = writer->AddFile(f.file, f.schema_file);
-    if (ord != f.file.ordinal) return Status::Internal("file ordinals out of order");
-    IndexEntry e;
-    for (size_t i = 0; i < f.num_entries(); ++i) {
-      f.EntryAt(i, &e);
-      RAP_RETURN_NOT_OK(writer->AddEntry(e));
-    }
-    return Status::OK();
+    return AddIndexedFile(*writer, f, nullptr);
   };
   RAP_RETURN_NOT_OK(IndexFiles(snap, files, spec, options.threads, options.progress, sink, options.cancel.get()));
   fill_to(plan.paths.size());
@@ -562,15 +561,7 @@ Result<UpdateResult> UpdateOnce(const std::string& index_url, const UpdateOption
     RAP_RETURN_NOT_OK(CheckKeyTypes(&key, f));
     if (!writer) RAP_RETURN_NOT_OK(make_writer(f.hoisted));
     if (!keep_etags) f.file.etag.clear();
-    const int32_t ord = writer->AddFile(f.file, f.schema_file);
-    if (ord != f.file.ordinal) return Status::Internal("file ordinals out of order");
-    out.key_rows += f.key_rows;
-    IndexEntry e;
-    for (size_t i = 0; i < f.num_entries(); ++i) {
-      f.EntryAt(i, &e);
-      RAP_RETURN_NOT_OK(writer->AddEntry(e));
-    }
-    return Status::OK();
+    return AddIndexedFile(*writer, f, &out.key_rows);
   };
   RAP_RETURN_NOT_OK(IndexFiles(snap, added, spec, options.threads, options.progress, sink, options.cancel.get()));
   RAP_ASSIGN_OR_RETURN(out.manifest, writer->Commit(base.table_root, base.table_kind, snap.version));

@@ -50,27 +50,6 @@ std::vector<int> FragmentsOf(const Index::Snapshot& snap, const KeyRange& r) {
   return out;
 }
 
-// The pages of fragment `fi` whose key0 [min, max] can hold keys of `r` (pages without bounds: all).
-void PagesOf(const FragmentState& f, KeyType t0, const KeyRange& r, std::vector<int>* out) {
-  const KeyPart* lo = r.lo ? &r.lo->key.parts[0] : nullptr;
-  const KeyPart* hi = r.hi ? &r.hi->key.parts[0] : nullptr;
-  size_t first = 0;
-  if (f.all_bounds && lo) {
-    auto it = std::partition_point(f.pages.begin(), f.pages.end(),
-                                   [&](const KeyPage& kp) { return CompareKeyPart(t0, kp.max, *lo) < 0; });
-    first = static_cast<size_t>(it - f.pages.begin());
-  }
-  for (size_t p = first; p < f.pages.size(); ++p) {
-    const KeyPage& kp = f.pages[p];
-    if (kp.has_bounds && hi && CompareKeyPart(t0, kp.min, *hi) > 0) {
-      if (f.all_bounds) break;
-      continue;
-    }
-    if (kp.has_bounds && lo && CompareKeyPart(t0, kp.max, *lo) < 0) continue;
-    out->push_back(static_cast<int>(p));
-  }
-}
-
 // The entries of one page in any of its ranges, as rows per file ordinal.
 Status PageEntries(const LookupState& st, int fi, int p, const std::vector<const KeyRange*>& ranges,
                    std::map<int32_t, std::vector<read::RowRange>>* rows, int64_t* entries) {
@@ -127,7 +106,7 @@ Result<LocatedRows> Index::Locate(std::span<const KeyRange> ranges) const {
   for (size_t i = 0; i < ranges.size(); ++i) {
     for (int fi : fragments[i]) {
       std::vector<int> pages;
-      PagesOf(*st.snap->fragments[static_cast<size_t>(fi)], m.key[0].type, ranges[i], &pages);
+      internal::PagesOf(*st.snap->fragments[static_cast<size_t>(fi)], m.key[0].type, ranges[i], &pages);
       for (int p : pages) {
         page_ranges[{fi, p}].push_back(&ranges[i]);
         st.pages[{fi, p}] = nullptr;
@@ -145,5 +124,30 @@ Result<LocatedRows> Index::Locate(std::span<const KeyRange> ranges) const {
   out.stats.seconds = NowSeconds() - t0;
   return out;
 }
+
+namespace internal {
+
+// The pages of fragment `f` whose key0 [min, max] can hold keys of `r` (pages without bounds: all).
+void PagesOf(const FragmentState& f, KeyType t0, const KeyRange& r, std::vector<int>* out) {
+  const KeyPart* lo = r.lo ? &r.lo->key.parts[0] : nullptr;
+  const KeyPart* hi = r.hi ? &r.hi->key.parts[0] : nullptr;
+  size_t first = 0;
+  if (f.all_bounds && lo) {
+    auto it = std::partition_point(f.pages.begin(), f.pages.end(),
+                                   [&](const KeyPage& kp) { return CompareKeyPart(t0, kp.max, *lo) < 0; });
+    first = static_cast<size_t>(it - f.pages.begin());
+  }
+  for (size_t p = first; p < f.pages.size(); ++p) {
+    const KeyPage& kp = f.pages[p];
+    if (kp.has_bounds && hi && CompareKeyPart(t0, kp.min, *hi) > 0) {
+      if (f.all_bounds) break;
+      continue;
+    }
+    if (kp.has_bounds && lo && CompareKeyPart(t0, kp.max, *lo) < 0) continue;
+    out->push_back(static_cast<int>(p));
+  }
+}
+
+}  // namespace internal
 
 }  // namespace rap::index

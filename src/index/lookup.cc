@@ -492,50 +492,52 @@ std::vector<read::RowRange> LiveRows(const LookupState& st, int32_t file, int64_
   return live;
 }
 
+bool TakeEntryRows(LookupState& st, size_t key, const IndexEntry& e, int32_t after_file, int64_t after_row,
+                   int64_t* left, RowCursor* last) {
+  int64_t begin = e.first_row;
+  const int64_t end = e.first_row + e.num_rows;
+  if (e.file < after_file) return false;
+  if (e.file == after_file) begin = std::max(begin, after_row + 1);
+  if (begin >= end) return false;
+  const std::vector<read::RowRange> live = LiveRows(st, e.file, begin, end);
+  if (live.empty()) return false;
+  if (*left == 0) return true;
+  bool more = false;
+  std::vector<read::RowRange> take;
+  for (const read::RowRange& r : live) {
+    if (*left == 0) {
+      more = true;
+      break;
+    }
+    const int64_t n = std::min(*left, r.end - r.begin);
+    take.push_back({r.begin, r.begin + n});
+    *left -= n;
+    *last = {key, e.file, r.begin + n - 1};
+    if (n < r.end - r.begin) more = true;
+  }
+  KeyPiece piece;
+  piece.key = key;
+  piece.entry = &e;
+  piece.rows = read::RowSelection::FromRanges(std::move(take));
+  st.pieces.push_back(std::move(piece));
+  return more;
+}
+
 // The pieces of key `i`: its entries' live rows after its page token, up to the limit per key, and
 // the next page token when rows are left.
 void SelectKeyRows(LookupState& st, size_t i) {
   const PageToken& token = st.tokens[i];
   int64_t left = st.opt->limit_per_key < 0 ? INT64_MAX : st.opt->limit_per_key;
-  int32_t last_file = -1;
-  int64_t last_row = -1;
+  RowCursor last;
   bool more = false;
   for (const IndexEntry& e : st.entries[i]) {
-    int64_t begin = e.first_row;
-    const int64_t end = e.first_row + e.num_rows;
-    if (token.set) {
-      if (e.file < token.file) continue;
-      if (e.file == token.file) begin = std::max(begin, token.row + 1);
-    }
-    if (begin >= end) continue;
-    const std::vector<read::RowRange> live = LiveRows(st, e.file, begin, end);
-    if (live.empty()) continue;
-    if (left == 0) {
+    if (TakeEntryRows(st, i, e, token.set ? token.file : -1, token.row, &left, &last)) {
       more = true;
       break;
     }
-    std::vector<read::RowRange> take;
-    for (const read::RowRange& r : live) {
-      if (left == 0) {
-        more = true;
-        break;
-      }
-      const int64_t n = std::min(left, r.end - r.begin);
-      take.push_back({r.begin, r.begin + n});
-      left -= n;
-      last_file = e.file;
-      last_row = r.begin + n - 1;
-      if (n < r.end - r.begin) more = true;
-    }
-    KeyPiece piece;
-    piece.key = i;
-    piece.entry = &e;
-    piece.rows = read::RowSelection::FromRanges(std::move(take));
-    st.pieces.push_back(std::move(piece));
-    if (more) break;
   }
   st.res.keys[i].key = st.keys[i];
-  if (more) st.res.keys[i].next_page_token = MakeToken(last_file, last_row);
+  if (more) st.res.keys[i].next_page_token = MakeToken(last.file, last.row);
 }
 
 void SelectRows(LookupState& st) {

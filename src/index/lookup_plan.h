@@ -94,6 +94,20 @@ Status ReadIndexPages(LookupState& st);
 Status LoadDeletionVectors(LookupState& st);
 // The live rows of [begin, end) of `file` (without those its deletion vector names).
 std::vector<read::RowRange> LiveRows(const LookupState& st, int32_t file, int64_t begin, int64_t end);
+// The pages of fragment `f` whose first key column's [min, max] can hold keys of `r`, in page order
+// (pages without bounds: all); locate.cc.
+void PagesOf(const FragmentState& f, KeyType t0, const KeyRange& r, std::vector<int>* out);
+// Where a page of rows stopped: the key (index into st.keys), file and row last taken.
+struct RowCursor {
+  size_t key = 0;
+  int32_t file = -1;
+  int64_t row = -1;
+};
+// Appends to st.pieces the live rows of entry `e` of key `key` that come after row `after_row` of file
+// `after_file` (all of them when after_file < 0), at most *left of them (decremented), and moves *last
+// to the last row taken. True when rows are left over: the page ends at *last.
+bool TakeEntryRows(LookupState& st, size_t key, const IndexEntry& e, int32_t after_file, int64_t after_row,
+                   int64_t* left, RowCursor* last);
 // Reads the data columns of st.pieces (none, hoisted, covered or from the data files).
 Result<DataMode> ReadDataColumns(LookupState& st);
 // One batch per key of st.keys into st.res.keys[i].rows (key columns repeated).

@@ -71,27 +71,13 @@ std::vector<int> RangeFragments(const LookupState& st, const KeyRange& range) {
 void RangePages(LookupState& st, const KeyRange& range, const std::vector<int>& fragments) {
   const std::vector<KeyColumn>& kc = st.snap->manifest.key;
   const KeyType t0 = kc[0].type;
-  const KeyPart* lo = range.lo ? &range.lo->key.parts[0] : nullptr;
-  const KeyPart* hi = range.hi ? &range.hi->key.parts[0] : nullptr;
   st.candidates.assign(1, {});
   for (int fi : fragments) {
-    const FragmentState& f = *st.snap->fragments[static_cast<size_t>(fi)];
-    size_t first = 0;
-    if (f.all_bounds && lo) {
-      first = static_cast<size_t>(
-          std::partition_point(f.pages.begin(), f.pages.end(),
-                               [&](const KeyPage& kp) { return CompareKeyPart(t0, kp.max, *lo) < 0; }) -
-          f.pages.begin());
-    }
-    for (size_t p = first; p < f.pages.size(); ++p) {
-      const KeyPage& kp = f.pages[p];
-      if (kp.has_bounds && hi && CompareKeyPart(t0, kp.min, *hi) > 0) {
-        if (f.all_bounds) break;
-        continue;
-      }
-      if (kp.has_bounds && lo && CompareKeyPart(t0, kp.max, *lo) < 0) continue;
-      st.candidates[0].push_back({fi, static_cast<int>(p)});
-      st.pages[{fi, static_cast<int>(p)}] = nullptr;
+    std::vector<int> pages;
+    internal::PagesOf(*st.snap->fragments[static_cast<size_t>(fi)], t0, range, &pages);
+    for (int p : pages) {
+      st.candidates[0].push_back({fi, p});
+      st.pages[{fi, p}] = nullptr;
     }
   }
 }
@@ -142,51 +128,20 @@ Status RangeEntries(LookupState& st, const KeyRange& range, const RangeToken& to
 void SelectRangeRows(LookupState& st, const RangeToken& token, int64_t limit, std::string* next_token) {
   const std::vector<KeyColumn>& kc = st.snap->manifest.key;
   int64_t left = limit < 0 ? INT64_MAX : limit;
-  size_t last_key = 0;
-  int32_t last_file = -1;
-  int64_t last_row = -1;
+  internal::RowCursor last;
   bool more = false;
   st.res.keys.resize(st.keys.size());
   for (size_t i = 0; i < st.keys.size() && !more; ++i) {
     st.res.keys[i].key = st.keys[i];
     const bool at_token = token.set && CompareKeys(kc, st.keys[i], token.key) == 0;
     for (const IndexEntry& e : st.entries[i]) {
-      int64_t begin = e.first_row;
-      const int64_t end = e.first_row + e.num_rows;
-      if (at_token) {
-        if (e.file < token.file) continue;
-        if (e.file == token.file) begin = std::max(begin, token.row + 1);
-      }
-      if (begin >= end) continue;
-      const std::vector<read::RowRange> live = internal::LiveRows(st, e.file, begin, end);
-      if (live.empty()) continue;
-      if (left == 0) {
+      if (internal::TakeEntryRows(st, i, e, at_token ? token.file : -1, token.row, &left, &last)) {
         more = true;
         break;
       }
-      std::vector<read::RowRange> take;
-      for (const read::RowRange& r : live) {
-        if (left == 0) {
-          more = true;
-          break;
-        }
-        const int64_t n = std::min(left, r.end - r.begin);
-        take.push_back({r.begin, r.begin + n});
-        left -= n;
-        last_key = i;
-        last_file = e.file;
-        last_row = r.begin + n - 1;
-        if (n < r.end - r.begin) more = true;
-      }
-      KeyPiece piece;
-      piece.key = i;
-      piece.entry = &e;
-      piece.rows = read::RowSelection::FromRanges(std::move(take));
-      st.pieces.push_back(std::move(piece));
-      if (more) break;
     }
   }
-  if (more) *next_token = MakeRangeToken(kc, st.keys[last_key], last_file, last_row);
+  if (more) *next_token = MakeRangeToken(kc, st.keys[last.key], last.file, last.row);
 }
 
 // The keys' batches (lookup.cc's AssembleBatches) concatenated in key order.

@@ -44,6 +44,25 @@ int64_t NowMs() {
 
 // The entries of `frags` (sorted runs, in run order) merged in (key, file, first_row) order,
 // without those of removed files; the hoisted fields from the merged schema.
+// Publishes `next` as the version after `base_version`, written by run `run`, into *out. A compaction
+// that lost the race (Changed) deletes the fragments it wrote (`written`): they are nobody's.
+Status PublishCompacted(const Opened& o, int64_t base_version, int64_t run, Manifest next,
+                        const std::vector<std::string>& written, CompactResult* out) {
+  next.version = base_version + 1;
+  next.next_run = run + 1;
+  next.created_ms = NowMs();
+  if (Status st = PublishManifest(*o.store, o.dir, next); !st.ok()) {
+    if (st.code() == StatusCode::kChanged) {
+      for (const std::string& path : written) (void)o.store->Delete(io::JoinPath(o.dir, path));
+    }
+    return st;
+  }
+  out->manifest = std::move(next);
+  out->changed = true;
+  out->fragments_after = static_cast<int64_t>(out->manifest.fragments.size());
+  return Status::OK();
+}
+
 Status MergeEntries(const Opened& o, const std::vector<const FragmentEntry*>& frags, int32_t bucket,
                     std::vector<IndexEntry>* entries, std::vector<Field>* hoisted, int64_t* kept, int64_t* dropped) {
   const Manifest& m = o.manifest;
@@ -168,18 +187,9 @@ Result<CompactResult> Rebalance(const Opened& o, const CompactOptions& options) 
     if (!w->ok()) return w->status();
     next.fragments.push_back(std::move(**w));
   }
-  next.version = m.version + 1;
-  next.next_run = run + 1;
-  next.created_ms = NowMs();
-  if (Status st = PublishManifest(*o.store, o.dir, next); !st.ok()) {
-    if (st.code() == StatusCode::kChanged) {
-      for (const FragmentEntry& f : next.fragments) (void)o.store->Delete(io::JoinPath(o.dir, f.path));
-    }
-    return st;
-  }
-  out.manifest = std::move(next);
-  out.changed = true;
-  out.fragments_after = static_cast<int64_t>(out.manifest.fragments.size());
+  std::vector<std::string> written_paths;
+  for (const FragmentEntry& f : next.fragments) written_paths.push_back(f.path);
+  RAP_RETURN_NOT_OK(PublishCompacted(o, m.version, run, std::move(next), written_paths, &out));
   return out;
 }
 
@@ -262,18 +272,9 @@ Result<CompactResult> CompactOnce(const std::string& index_url, const CompactOpt
     out.entries_dropped += dropped[j];
     if ((**merged[j]).entries > 0) next.fragments.push_back(std::move(**merged[j]));
   }
-  next.version = m.version + 1;
-  next.next_run = run + 1;
-  next.created_ms = NowMs();
-  if (Status st = PublishManifest(*o.store, o.dir, next); !st.ok()) {
-    if (st.code() == StatusCode::kChanged) {  // lost the race: the merged fragments are nobody's
-      for (size_t j = 0; j < todo.size(); ++j) (void)o.store->Delete(io::JoinPath(o.dir, (**merged[j]).path));
-    }
-    return st;
-  }
-  out.manifest = std::move(next);
-  out.changed = true;
-  out.fragments_after = static_cast<int64_t>(out.manifest.fragments.size());
+  std::vector<std::string> written;
+  for (size_t j = 0; j < todo.size(); ++j) written.push_back((**merged[j]).path);
+  RAP_RETURN_NOT_OK(PublishCompacted(o, m.version, run, std::move(next), written, &out));
   return out;
 }
 

@@ -52,6 +52,20 @@ const char* RewriteLayoutName(RewriteLayout layout) {
 
 namespace {
 
+// The options of the index a rewrite writes beside its files: the plan's key and covered columns,
+// the ETags of the output store.
+IndexWriterOptions RewriteIndexOptions(const internal::RewritePlan& plan, const RewriteOptions& options,
+                                       const internal::RewriteOutput& out) {
+  IndexWriterOptions iwo;
+  iwo.key = plan.key;
+  iwo.buckets = options.buckets;
+  iwo.kind = options.index_kind;
+  iwo.cover = plan.cover;
+  iwo.threads = options.threads;
+  iwo.etag_source = out.store->endpoint();
+  return iwo;
+}
+
 int LeafCount(const DataType& t) {
   if (!t.IsNested()) return 1;
   int n = 0;
@@ -515,13 +529,7 @@ Status Rewrite(const table::TableSnapshot& snap, const RewriteOptions& options, 
   RAP_ASSIGN_OR_RETURN(const RewritePlan plan, PlanRewrite(snap, options));
   if (plan.zorder) return RewriteZOrder(snap, options, plan, out, res);
   // The index, built from the writer's locations.
-  IndexWriterOptions iwo;
-  iwo.key = plan.key;
-  iwo.buckets = options.buckets;
-  iwo.kind = options.index_kind;
-  iwo.cover = plan.cover;
-  iwo.threads = options.threads;
-  iwo.etag_source = out.store->endpoint();  // the ETags recorded are this store's
+  IndexWriterOptions iwo = RewriteIndexOptions(plan, options, out);
   res->index_url = DefaultIndexUrl(out.url);
   RAP_ASSIGN_OR_RETURN(auto iw, IndexWriter::Make(res->index_url, iwo, std::nullopt));
   // A new Delta table's schema and protocol, checked before anything is written.
@@ -974,13 +982,7 @@ Result<RewriteTaskResult> WriteRewriteBuckets(const RewriteJob& job, const Rewri
   // A task that got no rows (Spark's partition of no bucket) writes nothing.
   if (std::all_of(bucket_rows.begin(), bucket_rows.end(), [](int64_t n) { return n == 0; })) return res;
   RAP_RETURN_NOT_OK(sorter->Finish());
-  IndexWriterOptions iwo;
-  iwo.key = plan.key;
-  iwo.buckets = options.buckets;
-  iwo.kind = options.index_kind;
-  iwo.cover = plan.cover;
-  iwo.threads = options.threads;
-  iwo.etag_source = out.store->endpoint();
+  IndexWriterOptions iwo = RewriteIndexOptions(plan, options, out);
   iwo.run = 1;
   iwo.token = token;
   RAP_ASSIGN_OR_RETURN(auto iw, IndexWriter::Make(DefaultIndexUrl(out.url), iwo, std::nullopt));

@@ -80,21 +80,33 @@ Result<std::vector<Buffer>> FileReader::FetchPlanned(const std::vector<ByteRange
   plan::PlanRecord record;
   auto r = io::ReadPlanned(*store_, path_, ranges, po, &record);
   std::lock_guard<std::mutex> lock(stats_mu_);
-  stats_.read_calls++;
-  stats_.requests += static_cast<int64_t>(record.chosen_requests);
-  stats_.bytes += record.payload_bytes;
+  stats_.CountPlannedRead(static_cast<int64_t>(record.chosen_requests), record.payload_bytes);
   return r;
+}
+
+void ReaderStats::CountTailRead(const io::ReadStats& st) {
+  read_calls++;
+  requests += static_cast<int64_t>(st.requests.size());
+  tail_requests += static_cast<int64_t>(st.requests.size());
+  for (const auto& t : st.requests) {
+    bytes += t.bytes;
+    tail_bytes += t.bytes;
+  }
+}
+
+void ReaderStats::CountPlannedRead(int64_t n, uint64_t payload, bool tail) {
+  read_calls++;
+  requests += n;
+  bytes += payload;
+  if (tail) {
+    tail_requests += n;
+    tail_bytes += payload;
+  }
 }
 
 void FileReader::CountFooterRead(const io::ReadStats& st) {
   std::lock_guard<std::mutex> lock(stats_mu_);
-  stats_.read_calls++;
-  stats_.requests += static_cast<int64_t>(st.requests.size());
-  stats_.tail_requests += static_cast<int64_t>(st.requests.size());
-  for (const auto& t : st.requests) {
-    stats_.bytes += t.bytes;
-    stats_.tail_bytes += t.bytes;
-  }
+  stats_.CountTailRead(st);
 }
 
 Status FileReader::LoadMetadata() {

@@ -39,13 +39,7 @@ Result<std::shared_ptr<OrcFileReader>> OrcFileReader::Open(io::ObjectStorePtr st
 Status OrcFileReader::LoadTail() {
   auto count = [&](const io::ReadStats& st) {
     std::lock_guard<std::mutex> lock(stats_mu_);
-    stats_.read_calls++;
-    stats_.requests += static_cast<int64_t>(st.requests.size());
-    stats_.tail_requests += static_cast<int64_t>(st.requests.size());
-    for (const auto& t : st.requests) {
-      stats_.bytes += t.bytes;
-      stats_.tail_bytes += t.bytes;
-    }
+    stats_.CountTailRead(st);
   };
   io::ReadStats st;
   auto tail = store_->ReadTail(path_, std::max<uint64_t>(options_.tail_read_size, 16), options_.io, &st);
@@ -290,13 +284,7 @@ Result<std::vector<Buffer>> OrcFileReader::FetchPlanned(const std::vector<ByteRa
   plan::PlanRecord record;
   auto r = io::ReadPlanned(*store_, path_, ranges, po, &record);
   std::lock_guard<std::mutex> lock(stats_mu_);
-  stats_.read_calls++;
-  stats_.requests += static_cast<int64_t>(record.chosen_requests);
-  stats_.bytes += record.payload_bytes;
-  if (metadata) {
-    stats_.tail_requests += static_cast<int64_t>(record.chosen_requests);
-    stats_.tail_bytes += record.payload_bytes;
-  }
+  stats_.CountPlannedRead(static_cast<int64_t>(record.chosen_requests), record.payload_bytes, metadata);
   return r;
 }
 

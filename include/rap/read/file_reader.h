@@ -75,6 +75,11 @@ struct ReaderStats {
   int64_t read_ahead_hits = 0;       // data ranges answered from options().read_ahead (no request)
   std::vector<ByteRange> data_ranges;   // ranges of column data requested, in order
   std::vector<ColumnReadStats> columns;  // by leaf column index
+
+  // Counts a footer/tail read (one read call; its requests and bytes into the totals and the tail's).
+  void CountTailRead(const io::ReadStats& st);
+  // Counts a planned read of `requests` requests and `bytes` payload bytes (a tail read when `tail`).
+  void CountPlannedRead(int64_t requests, uint64_t bytes, bool tail = false);
 };
 
 // The pruned fields of a projection and the leaf columns they need.

@@ -16,6 +16,7 @@
 #include "table/iceberg/iceberg_stats.h"
 #include "table/iceberg/iceberg_table.h"
 #include "table/path_util.h"
+#include "table/small_object.h"
 
 namespace rap::table {
 
@@ -289,30 +290,7 @@ Result<std::string> LocationMap::Resolve(const std::string& path) const {
 }
 
 Result<std::string> ReadObject(const io::ObjectStorePtr& store, const std::string& path, uint64_t limit) {
-  // One request where the store answers a suffix range with the object's size (a GET of the last
-  // limit + 1 bytes: the whole object, or proof that it is too large); a HEAD and a GET otherwise.
-  auto tail = store->ReadTail(path, limit + 1, io::ReadOptions{}, nullptr);
-  if (tail.ok()) {
-    const auto& [buf, tail_info] = *tail;
-    if (tail_info.size > limit) {
-      return Status::ResourceExhausted(path + ": " + std::to_string(tail_info.size) + " bytes is larger than the " +
-                                       std::to_string(limit) + " byte limit for Iceberg metadata files");
-    }
-    if (buf.size() == tail_info.size) return std::string(buf.view());
-  } else if (tail.status().code() == StatusCode::kNotFound) {
-    return tail.status();
-  }
-  RAP_ASSIGN_OR_RETURN(io::ObjectInfo info, store->Head(path));
-  if (info.size > limit) {
-    return Status::ResourceExhausted(path + ": " + std::to_string(info.size) + " bytes is larger than the " +
-                                     std::to_string(limit) + " byte limit for Iceberg metadata files");
-  }
-  if (info.size == 0) return std::string();
-  ByteRange r{0, info.size};
-  RAP_ASSIGN_OR_RETURN(std::vector<Buffer> bufs,
-                       store->ReadRanges(path, std::span<const ByteRange>(&r, 1), io::ReadOptions{}, nullptr));
-  if (bufs.size() != 1 || bufs[0].size() != info.size) return Status::IOError(path + ": short read");
-  return std::string(bufs[0].view());
+  return ReadSmallObject(store, path, limit, "Iceberg metadata files");
 }
 
 }  // namespace iceberg

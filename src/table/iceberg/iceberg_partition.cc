@@ -2,10 +2,10 @@
 
 #include <climits>
 #include <cstdlib>
-#include <cstring>
 
 #include "rap/columnar/literal.h"
 #include "rap/util/civil_date.h"
+#include "table/iceberg/iceberg_stats.h"
 
 namespace rap::table::iceberg {
 
@@ -20,27 +20,6 @@ struct PartValue {
   __int128 i = 0;
   std::string s;
 };
-
-std::optional<__int128> LittleEndianInt(const std::string& b) {
-  if (b.size() == 4) {
-    int32_t v = 0;
-    std::memcpy(&v, b.data(), 4);
-    return v;
-  }
-  if (b.size() == 8) {
-    int64_t v = 0;
-    std::memcpy(&v, b.data(), 8);
-    return v;
-  }
-  return std::nullopt;
-}
-
-std::optional<__int128> BigEndian(const std::string& b) {
-  if (b.empty() || b.size() > 16) return std::nullopt;
-  unsigned __int128 v = (static_cast<unsigned char>(b[0]) & 0x80) ? ~static_cast<unsigned __int128>(0) : 0;
-  for (char c : b) v = (v << 8) | static_cast<unsigned char>(c);
-  return static_cast<__int128>(v);
-}
 
 bool Temporal(const std::string& kind) { return kind == "year" || kind == "month" || kind == "day" || kind == "hour"; }
 
@@ -152,7 +131,7 @@ PartValue FromAvro(const avro::Value& v, const DataType& source, const std::stri
       break;
     case avro::Kind::kBytes: case avro::Kind::kFixed:
       if (source.id == TypeId::kDecimal128 && (kind == "identity" || kind == "truncate")) {
-        if (auto d = BigEndian(v.bytes)) {
+        if (auto d = BigEndianInt(v.bytes)) {
           p.null = false;
           p.i = *d;
         }
@@ -182,7 +161,7 @@ PartValue FromBound(const std::string& bytes, const DataType& source, const std:
       }
       break;
     case TypeId::kDecimal128:
-      if (auto v = BigEndian(bytes)) {
+      if (auto v = BigEndianInt(bytes)) {
         p.null = false;
         p.i = *v;
       }

@@ -4,11 +4,7 @@
 
 namespace rap::table::iceberg {
 
-namespace {
-
-// Little-endian 4- or 8-byte integers (sign-extended), the single-value serialization of int, long,
-// date, time and timestamps.
-std::optional<__int128> LittleEndian(const std::string& b) {
+std::optional<__int128> LittleEndianInt(const std::string& b) {
   if (b.size() == 4) {
     int32_t v = 0;
     std::memcpy(&v, b.data(), 4);
@@ -22,26 +18,27 @@ std::optional<__int128> LittleEndian(const std::string& b) {
   return std::nullopt;
 }
 
-// A decimal's unscaled value: big-endian two's complement, at most 16 bytes.
-std::optional<__int128> BigEndianDecimal(const std::string& b) {
+std::optional<__int128> BigEndianInt(const std::string& b) {
   if (b.empty() || b.size() > 16) return std::nullopt;
   unsigned __int128 v = (static_cast<unsigned char>(b[0]) & 0x80) ? ~static_cast<unsigned __int128>(0) : 0;
   for (char c : b) v = (v << 8) | static_cast<unsigned char>(c);
   return static_cast<__int128>(v);
 }
 
+namespace {
+
 std::optional<read::Value> Bound(const std::string& bytes, const DataType& type) {
   read::Value out;
   switch (type.id) {
     case TypeId::kInt32: case TypeId::kInt64: case TypeId::kDate32: case TypeId::kTime64: case TypeId::kTimestamp: {
-      auto v = LittleEndian(bytes);
+      auto v = LittleEndianInt(bytes);
       if (!v) return std::nullopt;
       out.domain = read::Value::Domain::kInt;
       out.i = *v;
       return out;
     }
     case TypeId::kDecimal128: {
-      auto v = BigEndianDecimal(bytes);
+      auto v = BigEndianInt(bytes);
       if (!v) return std::nullopt;
       out.domain = read::Value::Domain::kInt;
       out.i = *v;

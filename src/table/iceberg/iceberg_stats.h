@@ -5,6 +5,7 @@
 #pragma once
 
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "rap/read/expr.h"
@@ -17,6 +18,12 @@ namespace rap::table::iceberg {
 // int, long, date, time, timestamp(tz)(_ns), decimal and string columns (a 4-byte bound of a column
 // promoted from int to long is widened); float and double columns (NaN) and binary, uuid, fixed and
 // nested columns give their null counts only.
+// The spec's single-value serialization of integers: little-endian 4- or 8-byte values (int, long,
+// date, time, timestamps; sign-extended), and a decimal's unscaled value, big-endian two's complement
+// of at most 16 bytes. nullopt for any other length.
+std::optional<__int128> LittleEndianInt(const std::string& b);
+std::optional<__int128> BigEndianInt(const std::string& b);
+
 std::vector<std::optional<read::ColumnStats>> IcebergFileStats(const ContentFile& file, const IcebergSchema& schema);
 
 }  // namespace rap::table::iceberg

@@ -22,6 +22,7 @@
 #include "table/formats.h"
 #include "table/paimon/paimon_table.h"
 #include "table/path_util.h"
+#include "table/small_object.h"
 
 namespace rap::table {
 
@@ -563,17 +564,7 @@ class PaimonTableFormat : public TableFormat {
 }  // namespace
 
 Result<std::string> ReadObject(const io::ObjectStorePtr& store, const std::string& path, uint64_t limit) {
-  RAP_ASSIGN_OR_RETURN(io::ObjectInfo info, store->Head(path));
-  if (info.size > limit) {
-    return Status::ResourceExhausted(path + ": " + std::to_string(info.size) + " bytes is larger than the " +
-                                     std::to_string(limit) + " byte limit for Paimon metadata files");
-  }
-  if (info.size == 0) return std::string();
-  ByteRange r{0, info.size};
-  RAP_ASSIGN_OR_RETURN(std::vector<Buffer> bufs,
-                       store->ReadRanges(path, std::span<const ByteRange>(&r, 1), io::ReadOptions{}, nullptr));
-  if (bufs.size() != 1 || bufs[0].size() != info.size) return Status::IOError(path + ": short read");
-  return std::string(bufs[0].view());
+  return ReadSmallObject(store, path, limit, "Paimon metadata files");
 }
 
 }  // namespace paimon
