@@ -2,9 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include <cerrno>
 #include <cstdio>
-#include <cstdlib>
+#include <optional>
 
 #include "rap/columnar/literal.h"
 
@@ -379,13 +378,7 @@ Result<int64_t> ParseAsOf(std::string_view text) {
       "--as-of '" + s + "': expected milliseconds since the epoch or a time YYYY-MM-DD[ HH:MM[:SS[.fraction]]][zone]" +
       " (no zone = UTC)";
   if (s.empty()) return Status::InvalidArgument(bad);
-  if (s.find('-') == std::string::npos || s.front() == '-') {
-    char* end = nullptr;
-    errno = 0;
-    const long long v = std::strtoll(s.c_str(), &end, 10);
-    if (end == s.c_str() || *end || errno == ERANGE) return Status::InvalidArgument(bad);
-    return static_cast<int64_t>(v);
-  }
+  if (std::optional<int64_t> ms = columnar::ParseInt64(s)) return *ms;
   // The one literal grammar of rap (columnar/literal.h): its years have 4 to 6 digits, so the
   // milliseconds always fit int64 (a hand parser here took any int year and overflowed).
   columnar::TimestampLiteral t;
