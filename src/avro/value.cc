@@ -17,6 +17,64 @@ bool Value::GetInt(std::string_view name, int64_t* out) const {
   return true;
 }
 
+Value Value::Boolean(bool b) {
+  Value v;
+  v.kind = Kind::kBoolean;
+  v.boolean = b;
+  return v;
+}
+
+Value Value::Int(int64_t x) {
+  Value v;
+  v.kind = Kind::kInt;
+  v.integer = x;
+  return v;
+}
+
+Value Value::Long(int64_t x) {
+  Value v;
+  v.kind = Kind::kLong;
+  v.integer = x;
+  return v;
+}
+
+Value Value::String(std::string s) {
+  Value v;
+  v.kind = Kind::kString;
+  v.bytes = std::move(s);
+  return v;
+}
+
+Value Value::Bytes(std::string b) {
+  Value v;
+  v.kind = Kind::kBytes;
+  v.bytes = std::move(b);
+  return v;
+}
+
+Value Value::Array(std::vector<Value> items) {
+  Value v;
+  v.kind = Kind::kArray;
+  v.items = std::move(items);
+  return v;
+}
+
+namespace {
+Value Named(Kind kind, std::vector<std::pair<std::string, Value>> fields) {
+  Value v;
+  v.kind = kind;
+  for (auto& [name, value] : fields) {
+    v.names.push_back(std::move(name));
+    v.items.push_back(std::move(value));
+  }
+  return v;
+}
+}  // namespace
+
+Value Value::Record(std::vector<std::pair<std::string, Value>> fields) { return Named(Kind::kRecord, std::move(fields)); }
+
+Value Value::Map(std::vector<std::pair<std::string, Value>> entries) { return Named(Kind::kMap, std::move(entries)); }
+
 const char* KindName(Kind kind) {
   static const char* const kNames[] = {"null",   "boolean", "int",  "long",  "float", "double", "string",
                                        "bytes",  "fixed",   "enum", "array", "map",   "record"};

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace rap::avro {
@@ -26,6 +27,20 @@ struct Value {
   const Value* Find(std::string_view name) const;
   // The field as an integer (int or long); false when absent, null or not an integer.
   bool GetInt(std::string_view name, int64_t* out) const;
+
+  // Builders for values to write (rap/avro/container_writer.h).
+  static Value Null() { return Value{}; }
+  static Value Boolean(bool b);
+  static Value Int(int64_t v);
+  static Value Long(int64_t v);
+  static Value String(std::string s);
+  static Value Bytes(std::string b);
+  static Value Array(std::vector<Value> items);
+  // A record of named fields (matched to the schema's fields by name when written; a field left out
+  // is written as null, which its schema must allow).
+  static Value Record(std::vector<std::pair<std::string, Value>> fields);
+  // A map (Iceberg writes its int-keyed maps as arrays of key/value records instead).
+  static Value Map(std::vector<std::pair<std::string, Value>> entries);
 };
 
 // "null", "boolean", ... (the Avro type names).
