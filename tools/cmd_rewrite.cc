@@ -26,7 +26,9 @@ struct RewriteArgs {
 Status RunRewrite(const RewriteArgs& a) {
   const std::string output = !a.output_flag.empty() ? a.output_flag : a.output;
   if (output.empty() && !a.in_place) return Status::InvalidArgument("give the output folder (OUTPUT or --output), or --in-place");
-  if (a.in_place && a.no_delta) return Status::InvalidArgument("--in-place writes a Delta version; --no-delta excludes it");
+  if (a.in_place && a.no_delta) {
+    return Status::InvalidArgument("--in-place writes a new version of the table; --no-delta excludes it");
+  }
   if (!a.output_flag.empty() && !a.output.empty() && a.output != a.output_flag) {
     return Status::InvalidArgument("OUTPUT and --output differ");
   }
@@ -74,7 +76,8 @@ Status RunRewrite(const RewriteArgs& a) {
   RAP_ASSIGN_OR_RETURN(index::RewriteResult r, index::RewriteTable(a.table, output, o));
   if (o.progress) std::fprintf(stderr, "\n");
   const std::string what =
-      r.table_version < 0 ? std::string("folder") : "Delta version " + std::to_string(r.table_version);
+      r.table_version < 0 ? std::string("folder")
+      : (r.table_format == "iceberg" ? "Iceberg snapshot " : "Delta version ") + std::to_string(r.table_version);
   const std::string index_text =
       r.index_url.empty() ? std::string("no index")
                           : "index " + r.index_url + " (" + std::to_string(r.entries) + " entries)";
@@ -94,13 +97,15 @@ CommandRegistrar reg("rewrite", [](CLI::App& app) {
   auto args = std::make_shared<RewriteArgs>();
   auto* cmd = app.add_subcommand(
       "rewrite", "Rewrite a table sorted and bucketed by a key into a lookup layout, with its RAP index");
-  cmd->add_option("table", args->table, "Input table: a Delta table, a folder/prefix of Parquet files, or a file")
+  cmd->add_option("table", args->table,
+                  "Input table: a Delta or Iceberg table, a folder/prefix of Parquet files, or a file")
       ->required();
   cmd->add_option("output", args->output,
                   "Output: a new Delta table (folder or prefix that must not hold files; written atomically)");
   cmd->add_flag("--in-place", args->in_place,
-                "Write a new version of the input Delta table instead (removes + adds with dataChange=false, "
-                "committed create-if-absent: a concurrent commit makes it fail cleanly)");
+                "Write a new version of the input table instead: Delta, removes + adds with dataChange=false; "
+                "Iceberg (v2, unpartitioned), a replace snapshot with the new files under data/. Committed "
+                "create-if-absent: a concurrent commit makes it fail cleanly");
   cmd->add_flag("--no-delta", args->no_delta, "Write a plain folder of Parquet files instead of a Delta table");
   cmd->add_option("--output", args->output_flag, "The output folder (same as OUTPUT)");
   cmd->add_option("--key", args->key,

@@ -508,6 +508,21 @@ Status CommitDelta(const RewriteOptions& options, const RewritePlan& plan, std::
   }
   out.committed = true;
   res->table_version = out.version;
+  res->table_format = "delta";
+  return Status::OK();
+}
+
+// In place on an Iceberg table: the new files as a replace snapshot.
+Status CommitIceberg(const table::TableSnapshot& snap, const RewriteOptions& options, RewriteOutput& out,
+                     IndexWriter* iw, RewriteResult* res) {
+  auto commit = table::iceberg::CommitReplace(snap, out.iceberg_files, out.token, options.before_commit);
+  if (!commit.ok()) {
+    if (iw) iw->DiscardStaged(false);
+    return commit.status();
+  }
+  out.committed = true;
+  res->table_version = commit->snapshot_id;
+  res->table_format = "iceberg";
   return Status::OK();
 }
 
@@ -549,14 +564,40 @@ Status Rewrite(const table::TableSnapshot& snap, const RewriteOptions& options, 
     return staged;
   }
   if (out.delta) RAP_RETURN_NOT_OK(CommitDelta(options, plan, std::move(adds), out, iw.get(), res));
-  auto published = iw->Publish("../..", out.delta ? "delta" : "directory", out.delta ? out.version : -1);
+  if (out.iceberg) RAP_RETURN_NOT_OK(CommitIceberg(snap, options, out, iw.get(), res));
+  const char* kind = out.iceberg ? "iceberg" : out.delta ? "delta" : "directory";
+  auto published = iw->Publish("../..", kind, out.delta || out.iceberg ? res->table_version : -1);
   if (!published.ok() && !out.committed) iw->DiscardStaged(!out.in_place);  // a folder output: nothing is published
   if (!published.ok() && out.committed && out.final_path.empty()) {
     return published.status().WithContext(fmt::format(
-        "{}: Delta version {} is committed, but its index was not published (run `rap index build`)", out.url,
-        out.version));
+        "{}: {} {} is committed, but its index was not published (run `rap index build`)", out.url,
+        out.iceberg ? "Iceberg snapshot" : "Delta version", res->table_version));
   }
   RAP_ASSIGN_OR_RETURN(res->manifest, std::move(published));
+  return Status::OK();
+}
+
+// --in-place on an Iceberg table: the new files go under its data/ folder; the commit is a replace
+// snapshot of the snapshot that was read (checked before anything is written).
+Status PrepareIcebergInPlace(const std::string& table_url, const std::string& output_url,
+                             const RewriteOptions& options, const table::TableSnapshot& snap, const std::string& token,
+                             RewriteOutput* out) {
+  if (!output_url.empty() && output_url != table_url) {
+    return Status::InvalidArgument("--in-place writes into the input table; give no OUTPUT (or the table itself)");
+  }
+  if (options.cogroup || options.layout == RewriteLayout::kBlob) {
+    return Status::NotSupported(table_url + ": --in-place on an Iceberg table keeps the table's schema; --cogroup "
+                                            "and --layout blob change it");
+  }
+  RAP_RETURN_NOT_OK(table::iceberg::CheckReplace(snap, table_url));
+  out->in_place = true;
+  out->iceberg = true;
+  out->store = snap.store;
+  out->dir = snap.root;
+  out->url = table_url;
+  while (out->url.size() > 1 && out->url.back() == '/') out->url.pop_back();
+  out->name_prefix = "data/";
+  out->name_suffix = "-rap-" + token;
   return Status::OK();
 }
 
@@ -564,6 +605,7 @@ Status Rewrite(const table::TableSnapshot& snap, const RewriteOptions& options, 
 // every live file of the snapshot that was read.
 Status PrepareInPlace(const std::string& table_url, const std::string& output_url, const RewriteOptions& options,
                       const table::TableSnapshot& snap, const std::string& token, RewriteOutput* out) {
+  if (table::FormatName(snap) == "iceberg") return PrepareIcebergInPlace(table_url, output_url, options, snap, token, out);
   if (snap.kind != table::TableKind::kDelta) {
     return Status::InvalidArgument(table_url + ": --in-place needs a Delta table (this is a folder of Parquet files)");
   }
@@ -626,10 +668,6 @@ Result<RewriteResult> RewriteTable(const std::string& table_url, const std::stri
     return Status::InvalidArgument("--buckets must be in 1..1048576, got " + std::to_string(options.buckets));
   }
   RAP_ASSIGN_OR_RETURN(table::TableSnapshot snap, table::OpenTable(table_url));
-  if (options.in_place && table::FormatName(snap) == "iceberg") {
-    return Status::NotSupported(table_url + ": --in-place on an Iceberg table (an Iceberg replace commit) is not "
-                                            "built yet; write the rewrite to another folder");
-  }
   if (table::FormatName(snap) == "paimon") {
     return Status::NotSupported(table_url + ": rap rewrite does not rewrite Paimon tables yet (it reads data files "
                                             "whole, with Paimon's system columns); rap scan --format parquet writes "
@@ -653,7 +691,8 @@ Result<RewriteResult> RewriteTable(const std::string& table_url, const std::stri
   std::random_device rd;
   const std::string token = fmt::format("{:08x}", rd());
   out.token = token;
-  out.delta = options.delta || options.in_place;
+  // In place on an Iceberg table the commit is an Iceberg snapshot (PrepareIcebergInPlace).
+  out.delta = (options.delta || options.in_place) && !(options.in_place && table::FormatName(snap) == "iceberg");
   if (options.in_place) {
     RAP_RETURN_NOT_OK(PrepareInPlace(table_url, output_url, options, snap, token, &out));
   } else if (IsLocal(output_url)) {

@@ -315,7 +315,7 @@ Status AddEntries(const RewritePlan& plan, const parquet::ParquetWriter& writer,
 Status WriteBucket(const RewritePlan& plan, const RewriteOptions& options, int32_t bucket,
                    columnar::RecordBatchReader& stream, RewriteOutput& out, IndexWriter* iw,
                    std::vector<table::DeltaAddFile>* adds, RewriteResult* res) {
-  const std::string name = fmt::format("part-{:05d}{}.parquet", bucket, out.name_suffix);
+  const std::string name = fmt::format("{}part-{:05d}{}.parquet", out.name_prefix, bucket, out.name_suffix);
   const std::string path = io::JoinPath(out.dir, name);
   auto sink = read::MakeObjectStoreSink(out.store, path);
   RAP_ASSIGN_OR_RETURN(auto writer, parquet::ParquetWriter::Open(plan.out_schema, sink.get(), plan.writer));
@@ -344,6 +344,9 @@ Status WriteBucket(const RewritePlan& plan, const RewriteOptions& options, int32
     add.size = static_cast<int64_t>(info.size);
     add.stats = file.stats.Json();
     adds->push_back(std::move(add));
+  }
+  if (out.iceberg) {
+    out.iceberg_files.push_back(table::iceberg::NewDataFile{name, static_cast<int64_t>(info.size), file.rows});
   }
   if (iw) RAP_RETURN_NOT_OK(AddEntries(plan, *writer, ord, file.pending, name, *iw));
   if (options.progress) options.progress(static_cast<int64_t>(res->files.size()), -1);

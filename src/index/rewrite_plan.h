@@ -18,6 +18,7 @@
 #include "rap/io/object_store.h"
 #include "rap/columnar/record_batch_reader.h"
 #include "rap/table/delta_commit.h"
+#include "rap/table/iceberg_commit.h"
 #include "rap/util/result.h"
 
 namespace rap::index::internal {
@@ -38,6 +39,11 @@ struct RewriteOutput {
   table::DeltaMetadata metadata;                 // in place: the table's (id, configuration) for a schema change
   std::vector<table::DeltaRemoveFile> removes;
   bool committed = false;            // the Delta commit is written: no cleanup any more
+  // In place on an Iceberg table: the data files go under name_prefix ("data/") and are committed as
+  // a replace snapshot (rap/table/iceberg_commit.h).
+  bool iceberg = false;
+  std::string name_prefix;
+  std::vector<table::iceberg::NewDataFile> iceberg_files;
 };
 
 struct RewritePlan {

@@ -94,7 +94,8 @@ struct RewriteResult {
   int64_t entries = 0;
   uint64_t bytes = 0;              // data file bytes
   int64_t frames = 0;              // ZSTD frames written (frame layouts)
-  int64_t table_version = -1;      // the Delta version committed (-1: a folder of Parquet)
+  int64_t table_version = -1;      // the Delta version or Iceberg snapshot committed (-1: a folder of Parquet)
+  std::string table_format;        // "delta", "iceberg" (--in-place on an Iceberg table), empty for a folder
   int64_t runs_spilled = 0;        // sorted runs written to temporary files (0: sorted in memory)
   uint64_t bytes_spilled = 0;
   uint64_t peak_buffered_bytes = 0;  // input bytes buffered at most (the budget plus one batch)

@@ -172,6 +172,7 @@ class IcebergTableFormat : public TableFormat {
     RAP_ASSIGN_OR_RETURN(const Snapshot* snap,
                          SelectSnapshot(meta, options.snapshot_id, options.as_of_ms, metadata_path));
     auto state = std::make_shared<IcebergState>();
+    state->metadata_path = metadata_path;
     int32_t schema_id = meta.current_schema_id;
     if (snap && snap->schema_id && (options.snapshot_id || options.as_of_ms) && meta.Schema(*snap->schema_id)) {
       schema_id = *snap->schema_id;  // time travel reads the snapshot's own schema
@@ -203,6 +204,7 @@ class IcebergTableFormat : public TableFormat {
         out.column_defaults.push_back(*arr);
       }
     }
+    state->metadata_json = std::move(text);
     if (!snap) {
       out.format_state = state;
       return out;

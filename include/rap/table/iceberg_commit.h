@@ -1,0 +1,43 @@
+// Committing to an Iceberg table (the Iceberg table spec v2): a `replace` snapshot whose data files
+// are new files written into the table (rap rewrite --in-place), with its manifest and manifest list
+// written as Avro (rap/avro/container_writer.h) and the next metadata file created if absent.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "rap/table/table.h"
+#include "rap/util/result.h"
+
+namespace rap::table::iceberg {
+
+struct NewDataFile {
+  std::string relative_path;  // in the table's folder ("data/part-00000-rap-1a2b.parquet")
+  int64_t size = 0;
+  int64_t record_count = 0;
+};
+
+struct ReplaceCommit {
+  int64_t snapshot_id = 0;
+  int64_t sequence_number = 0;
+  std::string metadata_path;  // the new metadata file (store path)
+};
+
+// Whether a replace of the snapshot `snapshot` (opened by OpenTable from an Iceberg table) can be
+// committed: format version 2, the table's current snapshot, an unpartitioned default spec. Checked
+// before any file is written; NotSupported / InvalidArgument naming the table and the reason.
+Status CheckReplace(const TableSnapshot& snapshot, const std::string& table_url);
+
+// Commits a `replace` snapshot whose live data files are exactly `files` (every data and delete file
+// of `snapshot` leaves the table; its rows are the files' rows). The metadata gains the snapshot,
+// made current on `main`, and the name mapping of the current schema (`schema.name-mapping.default`:
+// rap's Parquet files carry no field ids). The next metadata file is created if absent (`vN+1` or
+// `0000N+1-<uuid>`): Changed when another commit took that version or the table moved since
+// `snapshot` was read; the manifest and manifest list are then deleted again. `before_commit` runs
+// just before the metadata file is written (tests stop there).
+Result<ReplaceCommit> CommitReplace(const TableSnapshot& snapshot, const std::vector<NewDataFile>& files,
+                                    const std::string& token, const std::function<void()>& before_commit = {});
+
+}  // namespace rap::table::iceberg

@@ -1,0 +1,363 @@
+// A `replace` snapshot of an Iceberg table (rap/table/iceberg_commit.h): the v2 manifest of the new
+// data files, the manifest list, and the next metadata file (the previous one's JSON with the
+// snapshot, its log entries, the `main` ref and the name mapping added), created if absent.
+#include "rap/table/iceberg_commit.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <regex>
+
+#include "rap/avro/container_writer.h"
+#include "rap/io/crash_point.h"
+#include "rap/table/iceberg_metadata.h"
+#include "table/iceberg/iceberg_table.h"
+#include "table/path_util.h"
+
+namespace rap::table::iceberg {
+namespace {
+
+using ojson = nlohmann::ordered_json;
+
+// The v2 manifest_entry schema of an unpartitioned spec, with the spec's field ids (only the fields
+// rap writes; every other optional field of data_file is absent, which readers take as unknown).
+constexpr const char* kManifestEntrySchema = R"({"type": "record", "name": "manifest_entry", "fields": [
+{"name": "status", "type": "int", "field-id": 0},
+{"name": "snapshot_id", "type": ["null", "long"], "default": null, "field-id": 1},
+{"name": "sequence_number", "type": ["null", "long"], "default": null, "field-id": 3},
+{"name": "file_sequence_number", "type": ["null", "long"], "default": null, "field-id": 4},
+{"name": "data_file", "type": {"type": "record", "name": "r2", "fields": [
+  {"name": "content", "type": "int", "doc": "Contents of the file: 0=data, 1=position deletes, 2=equality deletes", "field-id": 134},
+  {"name": "file_path", "type": "string", "doc": "Location URI with FS scheme", "field-id": 100},
+  {"name": "file_format", "type": "string", "doc": "File format name: avro, orc, or parquet", "field-id": 101},
+  {"name": "partition", "type": {"type": "record", "name": "r102", "fields": []}, "doc": "Partition data tuple, schema based on the partition spec", "field-id": 102},
+  {"name": "record_count", "type": "long", "doc": "Number of records in the file", "field-id": 103},
+  {"name": "file_size_in_bytes", "type": "long", "doc": "Total file size in bytes", "field-id": 104}
+]}, "field-id": 2}]})";
+
+constexpr const char* kManifestFileSchema = R"({"type": "record", "name": "manifest_file", "fields": [
+{"name": "manifest_path", "type": "string", "doc": "Location URI with FS scheme", "field-id": 500},
+{"name": "manifest_length", "type": "long", "doc": "Total file size in bytes", "field-id": 501},
+{"name": "partition_spec_id", "type": "int", "doc": "Spec ID used to write", "field-id": 502},
+{"name": "content", "type": "int", "doc": "Contents of the manifest: 0=data, 1=deletes", "field-id": 517},
+{"name": "sequence_number", "type": "long", "doc": "Sequence number when the manifest was added", "field-id": 515},
+{"name": "min_sequence_number", "type": "long", "doc": "Lowest sequence number in the manifest", "field-id": 516},
+{"name": "added_snapshot_id", "type": "long", "doc": "Snapshot ID that added the manifest", "field-id": 503},
+{"name": "added_files_count", "type": "int", "doc": "Added entry count", "field-id": 504},
+{"name": "existing_files_count", "type": "int", "doc": "Existing entry count", "field-id": 505},
+{"name": "deleted_files_count", "type": "int", "doc": "Deleted entry count", "field-id": 506},
+{"name": "added_rows_count", "type": "long", "doc": "Added rows count", "field-id": 512},
+{"name": "existing_rows_count", "type": "long", "doc": "Existing rows count", "field-id": 513},
+{"name": "deleted_rows_count", "type": "long", "doc": "Deleted rows count", "field-id": 514}
+]})";
+
+int64_t NowMillis() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// A random snapshot id (positive, as Iceberg's own writers make them) and a random UUID (v4 form).
+int64_t NewSnapshotId() {
+  std::random_device rd;
+  const uint64_t v = (static_cast<uint64_t>(rd()) << 32) | rd();
+  return static_cast<int64_t>(v & 0x7fffffffffffffffULL) | 1;
+}
+
+std::string NewUuid() {
+  std::random_device rd;
+  uint8_t b[16];
+  for (int i = 0; i < 16; i += 4) {
+    const uint32_t r = rd();
+    for (int k = 0; k < 4; ++k) b[i + k] = static_cast<uint8_t>(r >> (8 * k));
+  }
+  b[6] = static_cast<uint8_t>((b[6] & 0x0f) | 0x40);
+  b[8] = static_cast<uint8_t>((b[8] & 0x3f) | 0x80);
+  std::string s;
+  for (int i = 0; i < 16; ++i) {
+    if (i == 4 || i == 6 || i == 8 || i == 10) s += '-';
+    s += fmt::format("{:02x}", b[i]);
+  }
+  return s;
+}
+
+// The name-mapping entries of a struct's fields (the Iceberg schema JSON's `fields`), keeping the
+// names `old` (the table's mapping, if any) gave the same ids.
+ojson MappingOf(const ojson& fields, const ojson* old);
+
+ojson OldEntry(const ojson* old, int64_t id) {
+  if (!old || !old->is_array()) return ojson();
+  for (const ojson& e : *old) {
+    if (e.is_object() && e.value("field-id", int64_t{-1}) == id) return e;
+  }
+  return ojson();
+}
+
+ojson MappingEntry(int64_t id, const std::string& name, const ojson& type, const ojson* old) {
+  ojson entry = {{"field-id", id}, {"names", ojson::array({name})}};
+  const ojson prev = OldEntry(old, id);
+  if (prev.contains("names") && prev["names"].is_array()) {
+    for (const ojson& n : prev["names"]) {
+      if (n.is_string() && n.get<std::string>() != name) entry["names"].push_back(n);
+    }
+  }
+  const ojson* prev_fields = prev.contains("fields") ? &prev["fields"] : nullptr;
+  if (type.is_object()) {
+    const std::string kind = type.value("type", "");
+    if (kind == "struct" && type.contains("fields")) {
+      entry["fields"] = MappingOf(type["fields"], prev_fields);
+    } else if (kind == "list") {
+      entry["fields"] = ojson::array(
+          {MappingEntry(type.value("element-id", int64_t{0}), "element", type.value("element", ojson()), prev_fields)});
+    } else if (kind == "map") {
+      entry["fields"] = ojson::array(
+          {MappingEntry(type.value("key-id", int64_t{0}), "key", type.value("key", ojson()), prev_fields),
+           MappingEntry(type.value("value-id", int64_t{0}), "value", type.value("value", ojson()), prev_fields)});
+    }
+  }
+  return entry;
+}
+
+ojson MappingOf(const ojson& fields, const ojson* old) {
+  ojson out = ojson::array();
+  for (const ojson& f : fields) {
+    if (!f.is_object()) continue;
+    out.push_back(MappingEntry(f.value("id", int64_t{0}), f.value("name", ""), f.value("type", ojson()), old));
+  }
+  return out;
+}
+
+// The current schema's JSON object in the metadata.
+Result<ojson> CurrentSchema(const ojson& meta, const std::string& what) {
+  const int64_t id = meta.value("current-schema-id", int64_t{0});
+  if (meta.contains("schemas") && meta["schemas"].is_array()) {
+    for (const ojson& s : meta["schemas"]) {
+      if (s.is_object() && s.value("schema-id", int64_t{0}) == id) return s;
+    }
+  }
+  return Status::Corrupt(what + ": current-schema-id " + std::to_string(id) + " names no schema");
+}
+
+// The next metadata file's name after `name`: "v12.metadata.json" -> "v13.metadata.json",
+// "00012-<uuid>.metadata.json" -> "00013-<new uuid>.metadata.json".
+Result<std::string> NextMetadataName(const std::string& name, int64_t* version) {
+  static const std::regex hadoop(R"(v([0-9]{1,18})\.metadata\.json)");
+  static const std::regex numbered(R"(([0-9]{1,18})-.*\.metadata\.json)");
+  std::smatch m;
+  if (std::regex_match(name, m, hadoop)) {
+    *version = std::stoll(m[1].str()) + 1;
+    return fmt::format("v{}.metadata.json", *version);
+  }
+  if (std::regex_match(name, m, numbered)) {
+    *version = std::stoll(m[1].str()) + 1;
+    return fmt::format("{:05d}-{}.metadata.json", *version, NewUuid());
+  }
+  return Status::NotSupported(name + ": the metadata file's name carries no version (vN.metadata.json or "
+                                     "NNNNN-<uuid>.metadata.json), so rap cannot name the next one");
+}
+
+Status PutNew(io::ObjectStore& store, const std::string& path, std::string bytes) {
+  return store.PutIfAbsent(path, Buffer::FromString(std::move(bytes)));
+}
+
+}  // namespace
+
+Status CheckReplace(const TableSnapshot& snapshot, const std::string& table_url) {
+  auto state = std::dynamic_pointer_cast<const IcebergState>(snapshot.format_state);
+  if (!state) return Status::InvalidArgument(table_url + ": not an Iceberg table");
+  RAP_ASSIGN_OR_RETURN(TableMetadata meta, ParseTableMetadata(state->metadata_json, state->metadata_path));
+  if (meta.format_version == 1) {
+    return Status::NotSupported(table_url + ": an Iceberg v1 table: rap commits to v2 tables only (upgrade it with "
+                                            "the table property format-version=2)");
+  }
+  if (meta.format_version >= 3) {
+    return Status::NotSupported(table_url + ": an Iceberg v3 table: a rewrite would have to carry every row's "
+                                            "_row_id and _last_updated_sequence_number (row lineage); not built");
+  }
+  if (!meta.current_snapshot_id || snapshot.version != *meta.current_snapshot_id) {
+    return Status::InvalidArgument(table_url + ": --in-place rewrites the table's current snapshot, not snapshot " +
+                                   std::to_string(snapshot.version));
+  }
+  const ojson j = ojson::parse(state->metadata_json, nullptr, false);
+  const int32_t spec_id = j.is_object() ? j.value("default-spec-id", 0) : 0;
+  const PartitionSpec* spec = meta.Spec(spec_id);
+  if (spec && !spec->Unpartitioned()) {
+    return Status::NotSupported(table_url + ": a partitioned Iceberg table: rap rewrite's files are bucketed by the "
+                                            "key, not partitioned, so they cannot replace this table's files");
+  }
+  return Status::OK();
+}
+
+Result<ReplaceCommit> CommitReplace(const TableSnapshot& snapshot, const std::vector<NewDataFile>& files,
+                                    const std::string& token, const std::function<void()>& before_commit) {
+  auto state = std::dynamic_pointer_cast<const IcebergState>(snapshot.format_state);
+  if (!state) return Status::InvalidArgument(snapshot.root + ": not an Iceberg table");
+  const std::string& what = state->metadata_path;
+  ojson meta = ojson::parse(state->metadata_json, nullptr, false);
+  if (!meta.is_object()) return Status::Corrupt(what + ": not a JSON object");
+  RAP_ASSIGN_OR_RETURN(ojson schema, CurrentSchema(meta, what));
+  const std::string location = TrimTrailingSlash(meta.value("location", std::string()));
+  const std::string base = location.empty() ? snapshot.root : location;
+  const int32_t spec_id = meta.value("default-spec-id", 0);
+  const int64_t parent = snapshot.version;
+  const int64_t seq = meta.value("last-sequence-number", int64_t{0}) + 1;
+  const int64_t id = NewSnapshotId();
+  const int64_t now = NowMillis();
+  io::ObjectStore& store = *snapshot.store;
+  const std::string meta_dir = io::JoinPath(snapshot.root, "metadata");
+
+  // The manifest of the new files (ADDED; sequence numbers inherited from the manifest list).
+  std::vector<avro::Value> entries;
+  int64_t added_rows = 0, added_bytes = 0;
+  for (const NewDataFile& f : files) {
+    entries.push_back(avro::Value::Record(
+        {{"status", avro::Value::Int(1)},
+         {"snapshot_id", avro::Value::Long(id)},
+         {"data_file", avro::Value::Record({{"content", avro::Value::Int(0)},
+                                            {"file_path", avro::Value::String(base + "/" + f.relative_path)},
+                                            {"file_format", avro::Value::String("PARQUET")},
+                                            {"partition", avro::Value::Record({})},
+                                            {"record_count", avro::Value::Long(f.record_count)},
+                                            {"file_size_in_bytes", avro::Value::Long(f.size)}})}}));
+    added_rows += f.record_count;
+    added_bytes += f.size;
+  }
+  const std::string manifest_name = fmt::format("{}-rap-{}-m0.avro", NewUuid(), token);
+  RAP_ASSIGN_OR_RETURN(
+      std::string manifest,
+      avro::WriteContainerFile(kManifestEntrySchema, entries,
+                               {{"schema", schema.dump()},
+                                {"schema-id", std::to_string(schema.value("schema-id", 0))},
+                                {"partition-spec", "[]"},
+                                {"partition-spec-id", std::to_string(spec_id)},
+                                {"format-version", "2"},
+                                {"content", "data"}},
+                               manifest_name));
+  const int64_t manifest_length = static_cast<int64_t>(manifest.size());
+  const avro::Value list_entry = avro::Value::Record(
+      {{"manifest_path", avro::Value::String(base + "/metadata/" + manifest_name)},
+       {"manifest_length", avro::Value::Long(manifest_length)},
+       {"partition_spec_id", avro::Value::Int(spec_id)},
+       {"content", avro::Value::Int(0)},
+       {"sequence_number", avro::Value::Long(seq)},
+       {"min_sequence_number", avro::Value::Long(seq)},
+       {"added_snapshot_id", avro::Value::Long(id)},
+       {"added_files_count", avro::Value::Int(static_cast<int64_t>(files.size()))},
+       {"existing_files_count", avro::Value::Int(0)},
+       {"deleted_files_count", avro::Value::Int(0)},
+       {"added_rows_count", avro::Value::Long(added_rows)},
+       {"existing_rows_count", avro::Value::Long(0)},
+       {"deleted_rows_count", avro::Value::Long(0)}});
+  const std::string list_name = fmt::format("snap-{}-1-{}.avro", id, NewUuid());
+  RAP_ASSIGN_OR_RETURN(std::string list, avro::WriteContainerFile(kManifestFileSchema, {list_entry},
+                                                                  {{"snapshot-id", std::to_string(id)},
+                                                                   {"parent-snapshot-id", std::to_string(parent)},
+                                                                   {"sequence-number", std::to_string(seq)},
+                                                                   {"format-version", "2"}},
+                                                                  list_name));
+
+  // The next metadata: this one with the snapshot added and made current.
+  const size_t slash = state->metadata_path.rfind('/');
+  const std::string old_name = slash == std::string::npos ? state->metadata_path : state->metadata_path.substr(slash + 1);
+  int64_t next_version = 0;
+  RAP_ASSIGN_OR_RETURN(std::string next_name, NextMetadataName(old_name, &next_version));
+  int64_t total_records = 0, total_size = 0, removed_records = 0, removed_size = 0;
+  for (const DataFile& f : snapshot.files) {
+    removed_records += f.num_records.value_or(0);
+    removed_size += static_cast<int64_t>(f.size);
+  }
+  total_records = added_rows;
+  total_size = added_bytes;
+  ojson snap = {{"snapshot-id", id},
+                {"parent-snapshot-id", parent},
+                {"sequence-number", seq},
+                {"timestamp-ms", now},
+                {"manifest-list", base + "/metadata/" + list_name},
+                {"summary",
+                 {{"operation", "replace"},
+                  {"added-data-files", std::to_string(files.size())},
+                  {"deleted-data-files", std::to_string(snapshot.files.size())},
+                  {"added-records", std::to_string(added_rows)},
+                  {"deleted-records", std::to_string(removed_records)},
+                  {"added-files-size", std::to_string(added_bytes)},
+                  {"removed-files-size", std::to_string(removed_size)},
+                  {"total-data-files", std::to_string(files.size())},
+                  {"total-delete-files", "0"},
+                  {"total-records", std::to_string(total_records)},
+                  {"total-files-size", std::to_string(total_size)},
+                  {"total-position-deletes", "0"},
+                  {"total-equality-deletes", "0"},
+                  {"rap-operation", "rewrite --in-place"}}},
+                {"schema-id", schema.value("schema-id", 0)}};
+  const int64_t old_updated = meta.value("last-updated-ms", now);
+  meta["last-sequence-number"] = seq;
+  meta["last-updated-ms"] = now;
+  if (!meta.contains("snapshots") || !meta["snapshots"].is_array()) meta["snapshots"] = ojson::array();
+  meta["snapshots"].push_back(snap);
+  meta["current-snapshot-id"] = id;
+  if (!meta.contains("refs") || !meta["refs"].is_object()) meta["refs"] = ojson::object();
+  meta["refs"]["main"] = {{"snapshot-id", id}, {"type", "branch"}};
+  if (!meta.contains("snapshot-log") || !meta["snapshot-log"].is_array()) meta["snapshot-log"] = ojson::array();
+  meta["snapshot-log"].push_back({{"timestamp-ms", now}, {"snapshot-id", id}});
+  if (!meta.contains("metadata-log") || !meta["metadata-log"].is_array()) meta["metadata-log"] = ojson::array();
+  meta["metadata-log"].push_back({{"timestamp-ms", old_updated}, {"metadata-file", base + "/metadata/" + old_name}});
+  if (!meta.contains("properties") || !meta["properties"].is_object()) meta["properties"] = ojson::object();
+  {
+    ojson old_mapping;
+    if (auto it = meta["properties"].find("schema.name-mapping.default");
+        it != meta["properties"].end() && it->is_string()) {
+      old_mapping = ojson::parse(it->get<std::string>(), nullptr, false);
+    }
+    const ojson fields = schema.contains("fields") ? schema["fields"] : ojson::array();
+    meta["properties"]["schema.name-mapping.default"] =
+        MappingOf(fields, old_mapping.is_array() ? &old_mapping : nullptr).dump();
+  }
+
+  // The table must still be at the metadata read (a numbered name has no create-if-absent of the
+  // version itself: a listing shows whether another file of that version or later exists).
+  RAP_ASSIGN_OR_RETURN(std::vector<io::ObjectInfo> listed, store.List(meta_dir + "/"));
+  for (const io::ObjectInfo& o : listed) {
+    const std::string n = o.path.substr(o.path.rfind('/') + 1);
+    int64_t v = 0;
+    if (n != old_name && NextMetadataName(n, &v).ok() && v - 1 >= next_version) {
+      return Status::Changed(fmt::format("{}: the table moved on while it was rewritten ({} is newer than {})",
+                                         snapshot.root, n, old_name));
+    }
+  }
+  const std::string manifest_path = io::JoinPath(meta_dir, manifest_name);
+  const std::string list_path = io::JoinPath(meta_dir, list_name);
+  const std::string next_path = io::JoinPath(meta_dir, next_name);
+  auto cleanup = [&] {
+    (void)store.Delete(manifest_path);
+    (void)store.Delete(list_path);
+  };
+  if (Status st = PutNew(store, manifest_path, std::move(manifest)); !st.ok()) return st;
+  if (Status st = PutNew(store, list_path, std::move(list)); !st.ok()) {
+    cleanup();
+    return st;
+  }
+  if (before_commit) before_commit();
+  if (Status st = PutNew(store, next_path, meta.dump(2)); !st.ok()) {
+    cleanup();
+    if (st.code() == StatusCode::kChanged) {
+      return Status::Changed(snapshot.root + ": another commit created " + next_name + " first; nothing was committed");
+    }
+    return st;
+  }
+  io::CrashPoint("iceberg-commit", next_path);
+  // A Hadoop-style table's version hint follows (readers that list find the new file without it).
+  if (next_name[0] == 'v') {
+    const std::string hint = io::JoinPath(meta_dir, "version-hint.text");
+    if (store.Head(hint).ok()) {
+      (void)store.Put(hint, Buffer::Copy(std::to_string(next_version)));
+    }
+  }
+  ReplaceCommit out;
+  out.snapshot_id = id;
+  out.sequence_number = seq;
+  out.metadata_path = next_path;
+  return out;
+}
+
+}  // namespace rap::table::iceberg
