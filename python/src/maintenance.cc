@@ -205,7 +205,8 @@ nb::dict RewriteResultDict(const index::RewriteResult& r) {
   d["entries"] = r.entries;
   d["bytes"] = r.bytes;
   d["frames"] = r.frames;
-  d["table_version"] = r.table_version;
+  d["table_version"] = r.table_version;  // the Delta version or Iceberg snapshot id committed; -1: a folder
+  d["table_format"] = r.table_format;    // "delta", "iceberg" or "" (a folder)
   return d;
 }
 

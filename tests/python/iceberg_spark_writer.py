@@ -67,6 +67,19 @@ def main() -> None:
     result["orc"] = rows(spark, "SELECT * FROM local.db.orc")
     files = rows(spark, "SELECT file_format, content FROM local.db.orc.files")
     result["orc_files"] = sorted((f["file_format"], f["content"]) for f in files)
+    # v2, Parquet, for rap rewrite --in-place (test_rewrite_in_place_read_by_spark): three inserts in
+    # random key order, a rename, a struct and a decimal, merge-on-read position deletes.
+    spark.sql("CREATE TABLE local.db.rewrite (id BIGINT, s STRING, st STRUCT<a: INT, b: STRING>, d DECIMAL(10, 2)) "
+              "USING iceberg TBLPROPERTIES ('format-version'='2', 'write.delete.mode'='merge-on-read', "
+              "'write.update.mode'='merge-on-read')")
+    for lo in (0, 100, 200):
+        spark.sql(f"INSERT INTO local.db.rewrite SELECT /*+ COALESCE(1) */ id, concat('s', id), "
+                  f"IF(id % 3 = 0, NULL, named_struct('a', CAST(id * 10 AS INT), 'b', IF(id % 2 = 0, NULL, 'x'))), "
+                  f"CAST(id * 1.25 AS DECIMAL(10, 2)) FROM range({lo}, {lo + 100}) ORDER BY rand(7)")
+    spark.sql("ALTER TABLE local.db.rewrite RENAME COLUMN s TO label")
+    spark.sql("DELETE FROM local.db.rewrite WHERE id % 7 = 0")
+    spark.sql("UPDATE local.db.rewrite SET label = 'updated' WHERE id IN (5, 150)")
+    result["rewrite"] = rows(spark, "SELECT * FROM local.db.rewrite")
     spark.stop()
     with open(out, "w") as f:
         json.dump(result, f, default=str)

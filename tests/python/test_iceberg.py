@@ -439,3 +439,72 @@ def test_index_at_a_snapshot_and_through_a_location_map(tmp_path: pathlib.Path) 
                             ({"location_map": {"": "x"}}, "location_map: an empty OLD prefix")):
         with pytest.raises(rap.InvalidArgument, match=message):
             rap.build_index(str(moved), "id", name="bad", progress=False, **kwargs)
+
+
+def test_rewrite_in_place_commits_a_replace_snapshot(tmp_path: pathlib.Path) -> None:
+    """rap.rewrite(in_place=True) of a pyiceberg table (deletes, nested columns): a replace snapshot in
+    the next metadata file that pyiceberg reads (StaticTable: the SQL catalog's pointer is the
+    catalog's) with the same rows, from rap's files only; the new index's lookups equal that reading.
+    A v1 table, a partitioned table and a table that moved on are refused, nothing committed."""
+    from pyiceberg.table import StaticTable
+    from pyiceberg.types import ListType, MapType
+
+    c = catalog(tmp_path)
+    schema = Schema(
+        NestedField(1, "id", LongType(), required=False),
+        NestedField(2, "name", StringType(), required=False),
+        NestedField(3, "tags", ListType(4, StringType(), element_required=False), required=False),
+        NestedField(5, "m", MapType(6, StringType(), 7, IntegerType(), value_required=False), required=False),
+    )
+    t = c.create_table("db.rewritten", schema=schema)
+    for lo in (0, 100, 200):
+        ids = [lo + (i * 37) % 100 for i in range(100)]
+        t.append(pa.table({"id": pa.array(ids, pa.int64()), "name": [f"n{i}" for i in ids],
+                           "tags": [[str(i), None] if i % 4 else None for i in ids],
+                           "m": pa.array([[("a", i)] if i % 3 else [] for i in ids],
+                                         pa.map_(pa.string(), pa.int32()))}))
+    t.delete(EqualTo("name", "n7"))
+    t = c.load_table("db.rewritten")
+    expected = t.scan().to_arrow()
+    root = location(t)
+    metadata = pathlib.Path(root) / "metadata"
+    before = sorted(metadata.glob("*.metadata.json"))
+
+    res = rap.rewrite(root, key="id", in_place=True, buckets=3)
+    assert res["table_format"] == "iceberg"
+    after = sorted(metadata.glob("*.metadata.json"))
+    assert len(after) == len(before) + 1
+    newest = after[-1]
+    assert newest.name.startswith(f"{int(before[-1].name[:5]) + 1:05d}-")
+    static = StaticTable.from_metadata(f"file://{newest}")
+    snap = static.current_snapshot()
+    assert snap.snapshot_id == res["table_version"]
+    assert snap.parent_snapshot_id == t.current_snapshot().snapshot_id
+    assert snap.summary.operation.value == "replace"
+    assert all("-rap-" in task.file.file_path for task in static.scan().plan_files())
+    got = static.scan().to_arrow()
+    key = lambda r: r["id"]  # noqa: E731
+    assert sorted(got.to_pylist(), key=key) == sorted(expected.to_pylist(), key=key)
+    assert sorted(pa.table(rap.scan(root)).to_pylist(), key=key) == sorted(expected.to_pylist(), key=key)
+    idx = rap.Index.open(root)
+    assert idx.info()["table_version"] == res["table_version"]
+    keys = [0, 7, 37, 150, 299, 300]
+    got_rows = index_rows(idx, keys, expected.column_names)
+    for k in keys:
+        assert got_rows[k] == [r for r in expected.to_pylist() if r["id"] == k], k
+
+    # Refused: a v1 table and a partitioned one.
+    v1 = c.create_table("db.v1", schema=schema, properties={"format-version": "1"})
+    one_row = pa.table({"id": pa.array([1], pa.int64()), "name": ["a"], "tags": pa.array([None], pa.list_(pa.string())),
+                        "m": pa.array([[]], pa.map_(pa.string(), pa.int32()))})
+    v1.append(one_row)
+    with pytest.raises(rap.NotSupported, match="v1"):
+        rap.rewrite(location(v1), key="id", in_place=True)
+    spec = PartitionSpec(PartitionField(source_id=2, field_id=1000, transform=IdentityTransform(), name="name"))
+    part = c.create_table("db.part", schema=schema, partition_spec=spec)
+    part.append(one_row)
+    with pytest.raises(rap.NotSupported, match="partitioned"):
+        rap.rewrite(location(part), key="id", in_place=True)
+    for table in (v1, part):
+        assert len(list((pathlib.Path(location(table)) / "metadata").glob("*.metadata.json"))) == 2
+        assert not list((pathlib.Path(location(table)) / "data").rglob("*-rap-*"))

@@ -1,0 +1,47 @@
+"""Reads Iceberg tables of a Hadoop-catalog warehouse with Spark and the Iceberg runtime, in a
+process of its own, after rap committed to them (tests/python/test_iceberg_spark.py): each table's
+rows and its newest snapshot's operation, as JSON.
+
+Usage: iceberg_spark_reader.py JAR WAREHOUSE OUT.json TABLE...
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from pyspark.sql import SparkSession
+
+
+def main() -> None:
+    jar, warehouse, out, *tables = sys.argv[1:]
+    spark = (
+        SparkSession.builder.master("local[2]")
+        .appName("rap-test-iceberg-spark-read")
+        .config("spark.jars", jar)
+        .config("spark.sql.extensions", "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions")
+        .config("spark.sql.catalog.local", "org.apache.iceberg.spark.SparkCatalog")
+        .config("spark.sql.catalog.local.type", "hadoop")
+        .config("spark.sql.catalog.local.warehouse", warehouse)
+        .config("spark.sql.session.timeZone", "UTC")
+        .config("spark.sql.shuffle.partitions", "2")
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .getOrCreate()
+    )
+    spark.sparkContext.setLogLevel("ERROR")
+    result = {}
+    for t in tables:
+        result[t] = {
+            "rows": [r.asDict(recursive=True) for r in spark.sql(f"SELECT * FROM local.db.{t}").collect()],
+            "snapshot": spark.sql(f"SELECT snapshot_id, operation FROM local.db.{t}.snapshots "
+                                  "ORDER BY committed_at DESC LIMIT 1").collect()[0].asDict(),
+            "files": [r.file_path for r in spark.sql(f"SELECT file_path FROM local.db.{t}.files").collect()],
+        }
+    spark.stop()
+    with open(out, "w") as f:
+        json.dump(result, f, default=str)
+
+
+if __name__ == "__main__":
+    main()
