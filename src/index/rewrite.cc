@@ -19,6 +19,8 @@
 #include "rap/index/build.h"
 #include "rap/index/index_writer.h"
 #include "rap/read/file_reader.h"
+#include "rap/read/scanner.h"
+#include "rap/table/scan_source.h"
 #include "rap/table/delta_commit.h"
 #include "rap/table/delta_schema.h"
 #include "rap/table/table.h"
@@ -75,6 +77,25 @@ int LeafCount(const DataType& t) {
 
 bool IsLocal(const std::string& url) { return url.find("://") == std::string::npos || url.rfind("file://", 0) == 0; }
 
+// An Iceberg table's files are read by field id (renamed columns, promoted types, name mapping,
+// initial defaults), conformed to the table's schema: the table's schema is the input's.
+bool ByFieldId(const table::TableSnapshot& snap) { return !snap.field_ids.empty() || snap.name_mapping != nullptr; }
+
+// A Scanner's batches as a RecordBatchReader (one file of an Iceberg table, LiveRowsReader).
+class ScannerBatches final : public columnar::RecordBatchReader {
+ public:
+  explicit ScannerBatches(std::unique_ptr<read::Scanner> scanner) : scanner_(std::move(scanner)) {}
+  SchemaPtr schema() const override { return scanner_->schema(); }
+  Result<std::optional<RecordBatch>> Next() override {
+    RAP_ASSIGN_OR_RETURN(std::optional<read::ScanBatch> b, scanner_->Next());
+    if (!b) return std::optional<RecordBatch>();
+    return std::optional<RecordBatch>(std::move(b->batch));
+  }
+
+ private:
+  std::unique_ptr<read::Scanner> scanner_;
+};
+
 // The first file's schema followed by the table's partition columns (a partitioned table's rows
 // carry their partition values as ordinary columns in the output), and its blob column metadata
 // (rap/format/blob_column.h), if any.
@@ -84,6 +105,7 @@ Result<SchemaPtr> InputSchema(const table::TableSnapshot& snap, std::optional<st
   for (const parquet::KeyValue& kv : reader->metadata().key_value_metadata) {
     if (kv.key == parquet::kBlobMetadataKey) *blob_spec = kv.value;
   }
+  if (ByFieldId(snap) && snap.schema) return snap.schema;
   if (snap.partition_columns.empty()) return proj.schema;
   auto s = std::make_shared<Schema>(*proj.schema);
   for (const Field& p : snap.partition_columns) {
@@ -178,7 +200,37 @@ class LiveRowsReader final : public columnar::RecordBatchReader {
     return std::move(*part);
   }
 
+  // A file of a table read by field id: through a one-file Scanner, which conforms its columns to
+  // the table's schema and applies its deletes.
+  Status OpenConformed(const table::DataFile& f) {
+    if (!source_) {
+      RAP_ASSIGN_OR_RETURN(read::ScanSource src, table::ToScanSource(snap_));
+      source_ = std::make_unique<read::ScanSource>(std::move(src));
+    }
+    read::ScanSource one = *source_;
+    one.files.clear();
+    for (const read::ScanFile& sf : source_->files) {
+      if (sf.path == f.path) one.files.push_back(sf);
+    }
+    if (one.files.size() != 1) return Status::Internal(f.path + ": not in the table's scan");
+    read::ScanOptions so;
+    so.batch_size = std::clamp<int64_t>(options_.memory >> 10, 256, 64 * 1024);
+    so.cancel = options_.cancel;
+    so.file_parallelism = 1;
+    const size_t data_columns = in_schema_->fields.size() - snap_.partition_columns.size();
+    for (int c : columns_) {
+      if (static_cast<size_t>(c) < data_columns) so.columns.push_back(in_schema_->fields[static_cast<size_t>(c)].name);
+    }
+    RAP_ASSIGN_OR_RETURN(auto scanner, read::Scanner::Make(std::move(one), std::move(so)));
+    read_schema_ = scanner->schema();
+    batches_ = std::make_unique<ScannerBatches>(std::move(scanner));
+    deleted_.clear();
+    file_row_ = 0;
+    return Status::OK();
+  }
+
   Status OpenFile(const table::DataFile& f) {
+    if (ByFieldId(snap_)) return OpenConformed(f);
     read::FileReaderOptions ro;
     ro.io.cancel = options_.cancel.get();
     // Input batches small against the memory budget (about budget / 1 KiB rows, 256..65536), so a
@@ -224,6 +276,7 @@ class LiveRowsReader final : public columnar::RecordBatchReader {
   std::shared_ptr<read::FileReader> reader_;
   SchemaPtr read_schema_;  // the projection's
   std::unique_ptr<columnar::RecordBatchReader> batches_;
+  std::unique_ptr<read::ScanSource> source_;  // ByFieldId: the table's scan, loaded once
   std::vector<uint64_t> deleted_;
   int64_t file_row_ = 0;
 };
