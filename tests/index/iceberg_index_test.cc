@@ -14,6 +14,8 @@
 #include "rap/index/build.h"
 #include "rap/index/index.h"
 #include "rap/index/maintenance.h"
+#include "rap/index/rewrite.h"
+#include "rap/table/iceberg_commit.h"
 #include "rap/read/scanner.h"
 #include "rap/table/scan_source.h"
 #include "rap/table/table.h"
@@ -253,6 +255,91 @@ TEST(IcebergIndex, PinnedSnapshotAndLocationMap) {
   folder.table = mapped;
   s = BuildIndex(t + "/elsewhere/data", folder);
   EXPECT_EQ(s.status().code(), StatusCode::kInvalidArgument) << s.status().ToString();
+}
+
+// `rap rewrite --in-place` of an Iceberg v2 table (Hive's position delete files): a replace snapshot
+// in v8.metadata.json (its version hint following) whose data files are rap's only, read with the rows of the snapshot before it;
+// the index published with it looks every key up as that scan gives it.
+TEST(IcebergRewrite, InPlaceReplaceSnapshotKeepsTheRows) {
+  rap::testing::TempDir dir;
+  const std::string t = dir.Join("t");
+  fs::copy(rap::testing::SharedDir() + "/iceberg-tables/impala_v2_pos_deletes_parquet", t,
+           fs::copy_options::recursive);
+  auto before = ScanByKey(t, {"i"});
+  ASSERT_TRUE(before.ok()) << before.status().ToString();
+  ASSERT_EQ(before->total, 6);
+  RewriteOptions o;
+  o.key_columns = {"i"};
+  o.buckets = 2;
+  o.in_place = true;
+  auto r = RewriteTable(t, "", o);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->table_format, "iceberg");
+  EXPECT_EQ(MetadataVersions(t).back(), 8);
+  EXPECT_EQ(rap::testing::ReadFileToString(t + "/metadata/version-hint.txt"), "8");
+  auto snap = table::OpenTable(t);
+  ASSERT_TRUE(snap.ok()) << snap.status().ToString();
+  EXPECT_EQ(snap->version, r->table_version);
+  ASSERT_EQ(snap->files.size(), 2u);
+  for (const table::DataFile& f : snap->files) {
+    EXPECT_NE(f.relative_path.find("data/part-"), std::string::npos) << f.relative_path;
+    EXPECT_FALSE(f.format_deletes) << f.relative_path;  // the delete files left with the old files
+  }
+  auto after = ScanByKey(t, {"i"});
+  ASSERT_TRUE(after.ok()) << after.status().ToString();
+  EXPECT_EQ(after->rows, before->rows);
+  EXPECT_EQ(after->snapshot, r->table_version);
+  std::set<KeyText> keys;
+  for (const auto& [k, rows] : before->rows) keys.insert(k);
+  keys.insert({"-987654"});
+  keys.insert({"4"});
+  ExpectLookupsEqualScan(t, keys, *after);
+}
+
+// A commit that lands while the rewrite runs (another writer's v8) wins: the rewrite fails with
+// Changed, and its data files, manifest and manifest list are gone again; the table reads as that
+// writer left it. A time-travel snapshot is refused before anything is written.
+TEST(IcebergRewrite, ConcurrentCommitWinsAndNothingIsLeft) {
+  rap::testing::TempDir dir;
+  const std::string t = dir.Join("t");
+  fs::copy(rap::testing::SharedDir() + "/iceberg-tables/impala_v2_pos_deletes_parquet", t,
+           fs::copy_options::recursive);
+  auto before = ScanByKey(t, {"i"});
+  ASSERT_TRUE(before.ok()) << before.status().ToString();
+  auto listing = [&](const std::string& sub) {
+    std::set<std::string> names;
+    for (const auto& e : fs::directory_iterator(t + "/" + sub)) names.insert(e.path().filename().string());
+    return names;
+  };
+  const auto data_before = listing("data");
+  auto metadata_before = listing("metadata");
+  RewriteOptions o;
+  o.key_columns = {"i"};
+  o.in_place = true;
+  o.before_commit = [&] { fs::copy_file(t + "/metadata/v7.metadata.json", t + "/metadata/v8.metadata.json"); };
+  auto r = RewriteTable(t, "", o);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kChanged) << r.status().ToString();
+  EXPECT_EQ(listing("data"), data_before);
+  metadata_before.insert("v8.metadata.json");
+  EXPECT_EQ(listing("metadata"), metadata_before);
+  auto after = ScanByKey(t, {"i"});
+  ASSERT_TRUE(after.ok()) << after.status().ToString();
+  EXPECT_EQ(after->rows, before->rows);
+
+  RewriteOptions old = o;
+  old.before_commit = nullptr;
+  PointHintAt(t, 4);
+  auto snap4 = table::OpenTable(t);
+  ASSERT_TRUE(snap4.ok());
+  PointHintAt(t, 8);
+  table::OpenTableOptions at;
+  at.snapshot_id = snap4->version;
+  // (RewriteTable opens the current snapshot; the check itself refuses an older one.)
+  auto older = table::OpenTable(t, at);
+  ASSERT_TRUE(older.ok()) << older.status().ToString();
+  const Status refused = table::iceberg::CheckReplace(*older, t);
+  EXPECT_EQ(refused.code(), StatusCode::kInvalidArgument) << refused.ToString();
 }
 
 }  // namespace

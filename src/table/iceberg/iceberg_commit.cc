@@ -314,17 +314,6 @@ Result<ReplaceCommit> CommitReplace(const TableSnapshot& snapshot, const std::ve
         MappingOf(fields, old_mapping.is_array() ? &old_mapping : nullptr).dump();
   }
 
-  // The table must still be at the metadata read (a numbered name has no create-if-absent of the
-  // version itself: a listing shows whether another file of that version or later exists).
-  RAP_ASSIGN_OR_RETURN(std::vector<io::ObjectInfo> listed, store.List(meta_dir + "/"));
-  for (const io::ObjectInfo& o : listed) {
-    const std::string n = o.path.substr(o.path.rfind('/') + 1);
-    int64_t v = 0;
-    if (n != old_name && NextMetadataName(n, &v).ok() && v - 1 >= next_version) {
-      return Status::Changed(fmt::format("{}: the table moved on while it was rewritten ({} is newer than {})",
-                                         snapshot.root, n, old_name));
-    }
-  }
   const std::string manifest_path = io::JoinPath(meta_dir, manifest_name);
   const std::string list_path = io::JoinPath(meta_dir, list_name);
   const std::string next_path = io::JoinPath(meta_dir, next_name);
@@ -338,6 +327,22 @@ Result<ReplaceCommit> CommitReplace(const TableSnapshot& snapshot, const std::ve
     return st;
   }
   if (before_commit) before_commit();
+  // The table must still be at the metadata read (a numbered name has no create-if-absent of the
+  // version itself: a listing shows whether another file of that version or later exists).
+  auto listed = store.List(meta_dir + "/");
+  if (!listed.ok()) {
+    cleanup();
+    return listed.status();
+  }
+  for (const io::ObjectInfo& o : *listed) {
+    const std::string n = o.path.substr(o.path.rfind('/') + 1);
+    int64_t v = 0;
+    if (n != old_name && NextMetadataName(n, &v).ok() && v - 1 >= next_version) {
+      cleanup();
+      return Status::Changed(fmt::format("{}: the table moved on while it was rewritten ({} is newer than {})",
+                                         snapshot.root, n, old_name));
+    }
+  }
   if (Status st = PutNew(store, next_path, meta.dump(2)); !st.ok()) {
     cleanup();
     if (st.code() == StatusCode::kChanged) {
@@ -347,10 +352,15 @@ Result<ReplaceCommit> CommitReplace(const TableSnapshot& snapshot, const std::ve
   }
   io::CrashPoint("iceberg-commit", next_path);
   // A Hadoop-style table's version hint follows (readers that list find the new file without it).
+  // (Iceberg's own name is version-hint.text; some writers use version-hint.txt: whichever is there.)
   if (next_name[0] == 'v') {
-    const std::string hint = io::JoinPath(meta_dir, "version-hint.text");
-    if (store.Head(hint).ok()) {
-      (void)store.Put(hint, Buffer::Copy(std::to_string(next_version)));
+    for (const char* name : {"version-hint.text", "version-hint.txt"}) {
+      const std::string hint = io::JoinPath(meta_dir, name);
+      if (!store.Head(hint).ok()) continue;
+      if (Status st = store.Put(hint, Buffer::Copy(std::to_string(next_version))); !st.ok()) {
+        return st.WithContext(next_path + " is committed, but the version hint " + hint +
+                              " could not be updated (write " + std::to_string(next_version) + " into it)");
+      }
     }
   }
   ReplaceCommit out;
