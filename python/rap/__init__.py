@@ -48,6 +48,7 @@ __all__ = [
     "update_index",
     "compact_index",
     "vacuum_index",
+    "compact",
     "inspect",
     "inspect_index",
     "rewrite",
@@ -396,6 +397,23 @@ def vacuum_index(url: str, *, retain: str = "168h", dry_run: bool = False,
                  storage_options: StorageOptions = None) -> Dict[str, Any]:
     """Deletes index files no manifest within the retention references (``rap index vacuum``)."""
     return _rap.vacuum_index(url, retain, dry_run, storage_options)
+
+
+def compact(table: str, *, target_file_size: Optional[Union[str, int]] = None, min_files: int = 2,
+            dry_run: bool = False, progress: ProgressArg = None,
+            storage_options: StorageOptions = None) -> Dict[str, Any]:
+    """Compacts a Paimon append table (``rap compact``): in each bucket with at least ``min_files``
+    files under ``target_file_size`` (default: the table's ``target-file-size``, else 256 MiB), those
+    files are bin-packed in sequence order into files of about that size, read with a prefetch queue
+    of three batches and RAW warmup of the next file, and committed as a Paimon COMPACT snapshot.
+
+    Returns ``snapshot_id`` (-1: nothing compacted, or ``dry_run``), ``base_snapshot_id``,
+    ``buckets``, ``files_read``, ``files_written``, ``rows``, ``bytes_read``, ``bytes_written``,
+    ``warmup_files``, ``warmup_bytes`` and ``seconds``. Primary-key tables, deletion vectors, row
+    tracking, non-Avro manifests and non-Parquet data files raise NotSupported; a concurrent commit of
+    the same snapshot id raises Changed (nothing committed, the files written deleted again)."""
+    return _rap.compact_table(table, target_file_size, min_files, dry_run, make_progress(progress, "compacting"),
+                              storage_options)
 
 
 def inspect(url: str, *, pages: bool = False, frames: bool = False,

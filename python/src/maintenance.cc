@@ -14,6 +14,7 @@
 #include "rap/index/maintenance.h"
 #include "rap/index/rewrite.h"
 #include "rap/io/object_store.h"
+#include "rap/table/paimon_compact.h"
 #include "rap/util/units.h"
 
 namespace rap::py {
@@ -194,6 +195,39 @@ std::string InspectIndex(const std::string& url, int64_t version, nb::handle sto
   return Run(overlay, nullptr, [&] { return index::InspectIndex(IndexUrlOf(url), version, /*json=*/true); });
 }
 
+// rap.compact: `rap compact TABLE` (Paimon append compaction).
+nb::dict CompactTable(const std::string& table, nb::handle target_file_size, int min_files, bool dry_run,
+                      nb::object progress, nb::handle storage_options) {
+  table::PaimonCompactOptions o;
+  if (!target_file_size.is_none()) {
+    o.target_file_size = ByteSizeArg("target_file_size", target_file_size);
+    if (o.target_file_size == 0) Raise(Status::InvalidArgument("target_file_size must be positive"));
+  }
+  if (min_files < 2) Raise(Status::InvalidArgument("min_files must be at least 2, got " + std::to_string(min_files)));
+  o.min_files = min_files;
+  o.dry_run = dry_run;
+  Progress p(progress);
+  o.progress = p.Callback();
+  auto cancel = std::make_shared<io::CancellationToken>();
+  o.cancel = cancel;
+  const EnvOverlay overlay = ParseStorageOptions(storage_options);
+  table::PaimonCompactResult r =
+      Run(overlay, &p, [&] { return table::CompactPaimonTable(table, o); }, cancel.get());
+  nb::dict d;
+  d["snapshot_id"] = r.snapshot_id;
+  d["base_snapshot_id"] = r.base_snapshot_id;
+  d["buckets"] = r.buckets;
+  d["files_read"] = r.files_read;
+  d["files_written"] = r.files_written;
+  d["rows"] = r.rows;
+  d["bytes_read"] = r.bytes_read;
+  d["bytes_written"] = r.bytes_written;
+  d["warmup_files"] = r.warmup_files;
+  d["warmup_bytes"] = r.warmup_bytes;
+  d["seconds"] = r.seconds;
+  return d;
+}
+
 // What rap.rewrite and rap.spark.rewrite's commit return in common.
 nb::dict RewriteResultDict(const index::RewriteResult& r) {
   nb::dict d;
@@ -218,7 +252,9 @@ nb::dict Rewrite(const std::string& table, const std::vector<std::string>& key, 
                  const std::string& index_kind, const std::vector<std::string>& cluster_by) {
   // The CLI's checks (tools/cmd_rewrite.cc), before any I/O.
   if (!output && !in_place) Raise(Status::InvalidArgument("give the output folder (output), or in_place=True"));
-  if (in_place && !delta) Raise(Status::InvalidArgument("in_place writes a Delta version; delta=False excludes it"));
+  if (in_place && !delta) {
+    Raise(Status::InvalidArgument("in_place writes a new version of the table; delta=False excludes it"));
+  }
   const bool zorder = layout == "zorder";
   if (!zorder && (key.empty() || key.size() > 2)) {
     Raise(Status::InvalidArgument("key: one or two key columns, got " + std::to_string(key.size())));
@@ -651,6 +687,9 @@ void BindMaintenance(nb::module_& m) {
   m.def("vacuum_index", &VacuumIndex, nb::arg("url"), nb::arg("retain") = "168h", nb::arg("dry_run") = false,
         nb::arg("storage_options") = nb::none());
   m.def("inspect_index", &InspectIndex, nb::arg("url"), nb::arg("version") = -1, nb::arg("storage_options") = nb::none());
+  m.def("compact_table", &CompactTable, nb::arg("table"), nb::arg("target_file_size") = nb::none(),
+        nb::arg("min_files") = 2, nb::arg("dry_run") = false, nb::arg("progress") = nb::none(),
+        nb::arg("storage_options") = nb::none());
   m.def("rewrite", &Rewrite, nb::arg("table"), nb::arg("key"), nb::arg("output") = nb::none(),
         nb::arg("layout") = "frame", nb::arg("align") = nb::none(), nb::arg("buckets") = 1, nb::arg("cogroup") = false,
         nb::arg("cover") = nb::none(), nb::arg("delta") = true, nb::arg("in_place") = false,

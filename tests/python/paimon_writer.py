@@ -6,6 +6,9 @@ the tables under OUT/warehouse and, for each table and snapshot checked, pypaimo
 Parquet file under OUT/expected; OUT/cases.json lists them: [{"table", "path", "snapshot",
 "expected", "keys"}] (snapshot null: the latest; keys: the columns that order the rows).
 
+``python paimon_writer.py read WAREHOUSE TABLE EXPECTED`` writes pypaimon's reading of db.TABLE to EXPECTED
+and prints its data file names (rap compact's test).
+
 ``python paimon_writer.py commit WAREHOUSE TABLE ROWS_JSON EXPECTED`` commits the rows of ROWS_JSON
 ({"schema": [[name, arrow type]], "rows": [...]}) to db.TABLE and writes pypaimon's reading to EXPECTED (the RAP
 index's update test commits between an index build and its update).
@@ -238,7 +241,47 @@ def main(out: pathlib.Path) -> None:
     cases.append({"table": "evolve_type", "path": str(warehouse / "db.db" / "evolve_type"), "snapshot": None,
                   "expected": None, "keys": ["id"]})
 
+    # Append tables of many small files for rap compact (test_compact_*): bucketed by a key (six
+    # commits), and partitioned without buckets (bucket -1, four commits over three partitions, one
+    # of them NULL), a renamed column between commits (files of two schemas), nested and typed columns.
+    s = pa.schema([("id", pa.int64()), ("name", pa.string()), ("amount", pa.float64()),
+                   ("tags", pa.list_(pa.string())), ("day", pa.date32())])
+
+    def small(lo, hi):
+        return [{"id": i, "name": f"n{i}" if i % 5 else None, "amount": i * 0.5, "tags": [str(i), "t"] if i % 3 else [],
+                 "day": datetime.date(2026, 1, 1 + i % 28)} for i in range(lo, hi)]
+
+    catalog.create_table("db.compact_bucketed", Schema.from_pyarrow_schema(
+        s, options={"bucket": "2", "bucket-key": "id", "file.format": "parquet"}), False)
+    t = catalog.get_table("db.compact_bucketed")
+    for k in range(6):
+        commit(t, small(k * 25, k * 25 + 25), s)
+    record("compact_bucketed", t, ["id"], [None])
+    sp = pa.schema([("id", pa.int64()), ("p", pa.string()), ("v", pa.string())])
+    catalog.create_table("db.compact_parts", Schema.from_pyarrow_schema(
+        sp, partition_keys=["p"], options={"file.format": "parquet"}), False)
+    t = catalog.get_table("db.compact_parts")
+    for k in range(4):
+        commit(t, [{"id": i, "p": [None, "a", "b"][i % 3], "v": f"v{i}"} for i in range(k * 10, k * 10 + 10)], sp)
+    catalog.alter_table("db.compact_parts", [SchemaChange.rename_column("v", "w")])
+    t = catalog.get_table("db.compact_parts")
+    sw = pa.schema([("id", pa.int64()), ("p", pa.string()), ("w", pa.string())])
+    commit(t, [{"id": i, "p": [None, "a", "b"][i % 3], "w": f"w{i}"} for i in range(40, 50)], sw)
+    record("compact_parts", t, ["id"], [None])
+
     (out / "cases.json").write_text(json.dumps(cases, indent=1))
+
+
+def read_table(warehouse: str, name: str, expected: str) -> None:
+    """Writes pypaimon's reading of db.NAME's latest snapshot to EXPECTED (Parquet) and prints the
+    snapshot's data file names and commit kind as JSON (rap compact's test)."""
+    catalog = CatalogFactory.create({"warehouse": warehouse})
+    table = catalog.get_table(f"db.{name}")
+    rb = table.new_read_builder()
+    splits = rb.new_scan().plan().splits()
+    pq.write_table(rb.new_read().to_arrow(splits), expected)
+    files = sorted(f.file_name for split in splits for f in split.files)
+    print(json.dumps({"files": files}))
 
 
 def commit_rows(warehouse: str, name: str, rows_json: str, expected: str) -> None:
@@ -254,5 +297,7 @@ def commit_rows(warehouse: str, name: str, rows_json: str, expected: str) -> Non
 if __name__ == "__main__":
     if sys.argv[1] == "commit":
         commit_rows(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5])
+    elif sys.argv[1] == "read":
+        read_table(sys.argv[2], sys.argv[3], sys.argv[4])
     else:
         main(pathlib.Path(sys.argv[1]))
