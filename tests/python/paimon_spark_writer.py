@@ -5,7 +5,7 @@ Run in a process of its own: ``python paimon_spark_writer.py JAR WAREHOUSE EXPEC
 tables have deletion vectors (``deletion-vectors.enabled``), which Java Paimon's writer makes when it
 compacts (pypaimon does not compact): a partitioned, bucketed primary-key table of Parquet files with
 updates and deletes of the same keys across commits, a primary-key table of ORC files, and an append
-table with rows deleted. EXPECTED_JSON holds, for each table, Paimon's reading of every snapshot
+table with rows deleted; and an append table of many small files for rap compact. EXPECTED_JSON holds, for each table, Paimon's reading of every snapshot
 ("snapshots": {id: rows}) and of every tag ("tags": {name: rows}).
 """
 
@@ -68,8 +68,18 @@ def main(jar: str, warehouse: str, expected_path: str) -> None:
     tag("append_dv", "deleted_once")
     sql("DELETE FROM paimon.db.append_dv WHERE id > 70 OR id < 5")
 
+    # An append table of many small files (write-only: Spark's writer does not compact it), for
+    # rap compact (test_compact_read_by_java_paimon): two buckets, five commits, typed columns.
+    sql("CREATE TABLE paimon.db.append_small (id BIGINT, s STRING, d DECIMAL(10, 2), ts TIMESTAMP, "
+        "arr ARRAY<INT>) TBLPROPERTIES ('bucket' = '2', 'bucket-key' = 'id', 'file.format' = 'parquet', "
+        "'write-only' = 'true')")
+    for k in range(5):
+        sql(f"INSERT INTO paimon.db.append_small SELECT id, IF(id % 4 = 0, NULL, concat('s', id)), "
+            f"CAST(id * 1.25 AS DECIMAL(10, 2)), TIMESTAMP '2026-01-02 03:04:05' + make_interval(0, 0, 0, 0, 0, 0, id), "
+            f"array(CAST(id AS INT), 7) FROM range({k * 20}, {k * 20 + 20})")
+
     expected = {}
-    for table in ("pk_dv", "pk_dv_orc", "append_dv"):
+    for table in ("pk_dv", "pk_dv_orc", "append_dv", "append_small"):
         ids = [r["snapshot_id"] for r in sql(f"SELECT snapshot_id FROM paimon.db.`{table}$snapshots`").collect()]
         tags = [r["tag_name"] for r in sql(f"SELECT tag_name FROM paimon.db.`{table}$tags`").collect()]
         kinds = {r["snapshot_id"]: r["commit_kind"]
@@ -82,7 +92,7 @@ def main(jar: str, warehouse: str, expected_path: str) -> None:
             "commit_kinds": {str(k): v for k, v in kinds.items()},
         }
     with open(expected_path, "w") as f:
-        json.dump(expected, f, indent=1)
+        json.dump(expected, f, indent=1, default=str)
     spark.stop()
 
 
