@@ -224,6 +224,8 @@ nb::dict CompactTable(const std::string& table, nb::handle target_file_size, int
   d["bytes_written"] = r.bytes_written;
   d["warmup_files"] = r.warmup_files;
   d["warmup_bytes"] = r.warmup_bytes;
+  d["files_parallel"] = r.files_parallel;
+  d["adaptive_disabled"] = r.adaptive_disabled;
   d["seconds"] = r.seconds;
   return d;
 }

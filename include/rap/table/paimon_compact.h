@@ -37,6 +37,10 @@ struct PaimonCompactResult {
   uint64_t bytes_read = 0, bytes_written = 0;
   int64_t warmup_files = 0;       // input files warmed (RAW) while the one before them was read
   uint64_t warmup_bytes = 0;
+  int64_t files_parallel = 0;     // input files read by parallel producers
+  // Input files whose first range holds more batches than one producer's queue (three): read on the
+  // plain path (the seed's adaptive rule; docs/paimon.md "Append compaction").
+  int64_t adaptive_disabled = 0;
   double seconds = 0;
 };
 

@@ -176,7 +176,9 @@ Status WriteBin(const TableSnapshot& snap, const read::ScanSource& all, Bin& bin
   }
   if (src.files.size() != bin.inputs.size()) return Status::Internal(bin.dir + ": a file of the bin is not in the scan");
   read::ScanOptions so;
-  so.prefetch.queue_batches = 3;
+  // The seed's queue of three batches is per prefetch queue; rap's queue_batches counts every
+  // producer's queue together (docs/paimon.md "Append compaction").
+  so.prefetch.queue_batches = 3 * std::max(1, so.prefetch.producers);
   so.warmup.level = read::WarmupLevel::kRaw;
   so.file_parallelism = 1;
   so.cancel = options.cancel;
@@ -202,6 +204,8 @@ Status WriteBin(const TableSnapshot& snap, const read::ScanSource& all, Bin& bin
   const read::ScanStats& st = scanner->stats();
   res->warmup_files += st.warmup_files;
   res->warmup_bytes += st.warmup_bytes;
+  res->files_parallel += st.prefetch.files_parallel;
+  res->adaptive_disabled += st.prefetch.adaptive_disabled;
   res->files_read += static_cast<int64_t>(bin.inputs.size());
   for (const BucketFile* f : bin.inputs) res->bytes_read += static_cast<uint64_t>(f->meta.file_size);
   res->bytes_written += info.size;
