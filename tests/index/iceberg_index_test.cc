@@ -19,6 +19,7 @@
 #include "rap/read/scanner.h"
 #include "rap/table/scan_source.h"
 #include "rap/table/table.h"
+#include "testing/iceberg_hint.h"
 #include "testing/index_table.h"
 
 namespace rap::index {
@@ -109,10 +110,7 @@ std::vector<int> MetadataVersions(const std::string& table) {
   return out;
 }
 
-void PointHintAt(const std::string& table, int version) {
-  fs::remove(table + "/metadata/version-hint.txt");
-  rap::testing::WriteStringToFile(table + "/metadata/version-hint.text", std::to_string(version));
-}
+void PointHintAt(const std::string& table, int version) { rap::testing::PointIcebergAt(table, version); }
 
 struct Case {
   std::string folder;

@@ -17,6 +17,7 @@
 #include "rap/read/scanner.h"
 #include "rap/table/scan_source.h"
 #include "rap/table/table.h"
+#include "testing/iceberg_hint.h"
 #include "testing/index_table.h"
 
 namespace rap::index {
@@ -375,10 +376,7 @@ TEST(IndexedScanIceberg, PositionDeletesNewerThanTheIndex) {
   }
   std::sort(versions.begin(), versions.end());
   ASSERT_GE(versions.size(), 2u);
-  auto point_at = [&](int v) {
-    fs::remove(t + "/metadata/version-hint.txt");
-    rap::testing::WriteStringToFile(t + "/metadata/version-hint.text", std::to_string(v));
-  };
+  auto point_at = [&](int v) { rap::testing::PointIcebergAt(t, v); };
   bool built = false;
   for (int v : versions) {
     point_at(v);

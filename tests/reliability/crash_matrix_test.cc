@@ -1,7 +1,8 @@
 // rap-test-labels: slow
 // The crash-consistency matrix on local files (docs/reliability.md, "Crash consistency"): every
 // write path of the CLI — `rap index build`, `index update` (a folder table and a Delta table),
-// `index compact`, `index vacuum`, `rap rewrite` to a new table and `--in-place`, `rap convert` —
+// `index compact`, `index vacuum`, `rap rewrite` to a new table and `--in-place` (Delta and Iceberg),
+// `rap compact` (Paimon), `rap convert` —
 // is run as a child that SIGKILLs itself right after each of its object-store mutations in turn
 // (crash points 1..K, K those of a clean run) and at random instants. After each crash: the table
 // scans to the old or the new rows; the index, when one is published, answers lookups exactly like
@@ -17,6 +18,7 @@
 #include <fmt/format.h>
 
 #include "reliability/crash_harness.h"
+#include "testing/paimon_tables.h"
 
 namespace rap {
 namespace {
@@ -196,6 +198,32 @@ TEST_F(CrashMatrix, RewriteInPlaceAndDeltaUpdate) {
   crash::RunEnv(fmt::format("RAP_CRASH_AFTER_OPS={}", k - 5),
                 fmt::format("rewrite '{}' --in-place --key id --buckets 2 --quiet", behind));
   RunMatrix({"update-delta", behind, "index update '{W}' --quiet"}, 4);
+}
+
+// `rap rewrite --in-place` of an Iceberg table (Hive's position deletes): a replace snapshot in the
+// next metadata file, then the version hint, then the index. A crash between the metadata file and
+// the hint leaves the hint behind: readers take the versions past it, so the table reads the new rows.
+TEST_F(CrashMatrix, IcebergRewriteInPlace) {
+  const std::string t = dir_.Join("ice");
+  ASSERT_EQ(rap::testing::RunShell("cp -a '" + rap::testing::SharedDir() +
+                                   "/iceberg-tables/impala_v2_pos_deletes_parquet' '" + t + "'")
+                .exit_code,
+            0);
+  Scenario s{"iceberg-in-place", t, "rewrite '{W}' --in-place --key i --buckets 2 --quiet"};
+  s.index_may_be_absent = true;
+  RunMatrix(s, 4);
+}
+
+// `rap compact` of a Paimon append table written by pypaimon (partitioned, a NULL partition, two
+// schemas): data files, a delta manifest per partition, two manifest lists, the snapshot created if
+// absent, LATEST. Before the snapshot the table reads the old files; after it the new ones.
+TEST_F(CrashMatrix, PaimonCompact) {
+  const std::string out = dir_.Join("paimon");
+  ASSERT_EQ(rap::testing::WritePaimonTables(out), 0)
+      << "pypaimon did not write the tables (" << rap::testing::PaimonPython() << ")";
+  Scenario s{"paimon-compact", out + "/warehouse/db.db/compact_parts", "compact '{W}' --quiet"};
+  s.index_may_be_absent = true;
+  RunMatrix(s, 4);
 }
 
 TEST_F(CrashMatrix, ConvertLocalOutput) {

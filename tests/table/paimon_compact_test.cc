@@ -17,18 +17,13 @@
 #include "rap/table/scan_source.h"
 #include "rap/table/table.h"
 #include "testing/arrays.h"
-#include "testing/duckdb_run.h"
+#include "testing/paimon_tables.h"
 #include "testing/paths.h"
 
 namespace rap::table {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string PaimonPython() {
-  if (const char* env = std::getenv("RAP_PAIMON_PYTHON")) return env;
-  return testing::SourceDir() + "/.venv-paimon/bin/python";
-}
 
 // Every row of the table's latest snapshot as text, sorted.
 std::vector<std::string> Rows(const std::string& url) {
@@ -63,17 +58,14 @@ class PaimonCompact : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     written_ = new testing::TempDir();
-    const std::string cmd = testing::ShellQuote(PaimonPython()) + " " +
-                            testing::ShellQuote(testing::SourceDir() + "/tests/python/paimon_writer.py") + " " +
-                            testing::ShellQuote(written_->path()) + " > /dev/null";
-    status_ = std::system(cmd.c_str());
+    status_ = testing::WritePaimonTables(written_->path());
   }
   static void TearDownTestSuite() {
     delete written_;
     written_ = nullptr;
   }
   void SetUp() override {
-    ASSERT_EQ(status_, 0) << "pypaimon did not write the tables (" << PaimonPython()
+    ASSERT_EQ(status_, 0) << "pypaimon did not write the tables (" << testing::PaimonPython()
                           << "; run scripts/install-paimon-venv.sh)";
   }
   // A copy of the pypaimon table `name` of this test's own.

@@ -52,7 +52,20 @@ Result<std::string> FindMetadataFile(TableProbe& probe) {
     while (!h.empty() && (h.back() == '\n' || h.back() == '\r' || h.back() == ' ')) h.pop_back();
     if (h.empty()) continue;
     const std::string candidate = IsMetadataFile(h) ? dir + "/" + h : dir + "/v" + h + ".metadata.json";
-    if (probe.store()->Head(candidate).ok()) return candidate;
+    if (!probe.store()->Head(candidate).ok()) continue;
+    // The hint is only a hint (a writer creates vN+1 first and rewrites the hint after it, and may
+    // stop in between): newer versions after it are taken, as Iceberg's own file-system tables do.
+    const std::string name = candidate.substr(dir.size() + 1);
+    int64_t v = name[0] == 'v' ? MetadataVersion(name) : -1;
+    if (v < 0) return candidate;
+    std::string newest = candidate;
+    for (int i = 0; i < 1000; ++i) {
+      const std::string next = dir + "/v" + std::to_string(v + 1) + ".metadata.json";
+      if (!probe.store()->Head(next).ok()) return newest;
+      newest = next;
+      ++v;
+    }
+    break;  // a thousand versions past the hint: the listing below finds the newest
   }
   std::string best;
   int64_t best_version = -1;
