@@ -89,6 +89,9 @@ class Encoder {
         break;
       case AVRO_MAP:
         for (size_t i = 0; i < x.items.size() && i < x.names.size() && rc == 0; ++i) {
+          if (x.names[i].find('\0') != std::string::npos) {
+            return Error(path, "a map key with a NUL byte (Avro C takes map keys as C strings)");
+          }
           avro_value_t child;
           rc = avro_value_add(v, x.names[i].c_str(), &child, nullptr, nullptr);
           if (rc == 0) RAP_RETURN_NOT_OK(Set(&child, x.items[i], path + "{" + x.names[i] + "}", depth + 1));

@@ -89,6 +89,15 @@ TEST(ContainerWriter, RefusesValuesThatDoNotFit) {
   auto range = WriteContainerFile(
       kSchema, {Value::Record({{"status", Value::Int(int64_t{1} << 33)}, {"path", Value::String("")}})}, {}, "m.avro");
   ASSERT_FALSE(range.ok());
+  // A map key with a NUL byte (Avro C takes keys as C strings: it would be cut short).
+  auto nul = WriteContainerFile(kSchema,
+                                {Value::Record({{"status", Value::Int(1)},
+                                                {"path", Value::String("")},
+                                                {"props", Value::Map({{std::string("a\0b", 3), Value::String("x")}})},
+                                                {"flag", Value::Boolean(true)}})},
+                                {}, "m.avro");
+  ASSERT_FALSE(nul.ok());
+  EXPECT_NE(nul.status().message().find("NUL"), std::string::npos) << nul.status().ToString();
   // A schema that does not parse.
   EXPECT_FALSE(WriteContainerFile(R"({"type": "nope"})", {}, {}, "m.avro").ok());
 }
