@@ -13,6 +13,9 @@
 #include "rap/format/blob_column.h"
 #include "rap/format/thrift.h"
 #include "rap/format/writer_options.h"
+#include "rap/format/writer.h"
+#include "rap/format/writer_sink.h"
+#include "rap/read/orc_file_reader.h"
 #include "rap/read/scanner.h"
 #include "rap/util/hash.h"
 
@@ -351,37 +354,10 @@ Result<std::vector<std::vector<std::vector<PageFrames>>>> CoverFrames(io::Object
   return frames;
 }
 
-}  // namespace
-
-Result<IndexedFile> IndexDataFile(const io::ObjectStorePtr& store, const table::DataFile& file, int32_t ordinal,
-                                  const FileIndexSpec& spec) {
-  read::FileReaderOptions ro;
-  ro.batch_size = 1 << 20;
-  RAP_ASSIGN_OR_RETURN(auto reader, read::FileReader::Open(store, file.path, ro));
-  IndexedFile out;
-  out.file.ordinal = ordinal;
-  out.file.path = file.relative_path;
-  out.file.size = reader->info().size;
-  out.file.etag = reader->info().etag;
-  out.file.num_rows = reader->num_rows();
-  out.file.deletion_vector = file.deletion_vector;
-  RAP_ASSIGN_OR_RETURN(read::Projection proj, ProjectKeys(*reader, file, spec, &out));
-  RAP_ASSIGN_OR_RETURN(std::vector<RecordBatch> batches, reader->ReadAll(std::nullopt, proj));
-  RAP_ASSIGN_OR_RETURN(const FileKeys fk,
-                       DecodeKeys(batches, out.key, static_cast<size_t>(reader->num_rows()), file.path));
-  const std::vector<uint32_t> order = KeyOrder(fk);
-  out.key_rows = static_cast<int64_t>(order.size());
-  RAP_ASSIGN_OR_RETURN(const std::vector<ArrayPtr> hoisted, HoistedInOrder(batches, spec, order));
-  RAP_ASSIGN_OR_RETURN(const std::vector<int> cover_leaf, CoverLeaves(*reader, spec, file.path));
-  RAP_ASSIGN_OR_RETURN(const auto frames, CoverFrames(*store, *reader, cover_leaf, fk));
-  // The file's schema as a zero-row Parquet file: output types and covered decoding without the
-  // data file's footer.
-  out.schema_file = SchemaFileBytes(reader->metadata(), spec.table_schema);
-  std::vector<CoverTable> cover_tables;
-  for (size_t c = 0; c < cover_leaf.size(); ++c) {
-    RAP_ASSIGN_OR_RETURN(CoverTable t, CoverTable::Make(*reader, static_cast<int>(c), cover_leaf[c], frames[c]));
-    cover_tables.push_back(std::move(t));
-  }
+// The file's entries: runs of one key over consecutive rows of `order`, with their covering records.
+Status AddRuns(const FileKeys& fk, const std::vector<uint32_t>& order, const std::vector<CoverTable>& cover_tables,
+               bool hoisted, IndexedFile* out_ptr) {
+  IndexedFile& out = *out_ptr;
   // Runs of one key over consecutive rows.
   const std::vector<KeyValues>& keys = fk.keys;
   out.ints.resize(keys.size());
@@ -410,9 +386,96 @@ Result<IndexedFile> IndexDataFile(const io::ObjectStorePtr& store, const table::
       for (const CoverTable& t : cover_tables) RAP_RETURN_NOT_OK(t.Add(first, first + n, &out.cover));
       out.cover_ends.push_back(static_cast<uint32_t>(out.cover.size()));
     }
-    if (!hoisted.empty()) out.hoist_offset.push_back(static_cast<int64_t>(i));
+    if (hoisted) out.hoist_offset.push_back(static_cast<int64_t>(i));
     i = j;
   }
+  return Status::OK();
+}
+
+// An ORC file (rap/read/orc_file_reader.h): its key columns read stripe by stripe; no covering
+// (covered locations are Parquet pages) and no hoisting. Lookups read a key's rows through the
+// file's row index (src/index/lookup_orc.cc). Its schema file is a zero-row Parquet file of the ORC
+// file's columns as rap reads them, so lookups type their output as for Parquet files.
+Result<IndexedFile> IndexOrcFile(const io::ObjectStorePtr& store, const table::DataFile& file, int32_t ordinal,
+                                 const FileIndexSpec& spec) {
+  if (!spec.cover.empty() || !spec.hoist.empty()) {
+    return Status::NotSupported(file.path + ": an ORC file: covered and hoisted columns are built from Parquet page "
+                                            "locations; index ORC files without --cover/--hoist (lookups read a key's "
+                                            "row group through the file's row index)");
+  }
+  RAP_ASSIGN_OR_RETURN(auto reader, read::OrcFileReader::Open(store, file.path));
+  IndexedFile out;
+  out.file.ordinal = ordinal;
+  out.file.path = file.relative_path;
+  out.file.size = reader->info().size;
+  out.file.etag = reader->info().etag;
+  out.file.num_rows = reader->num_rows();
+  out.file.deletion_vector = file.deletion_vector;
+  std::vector<int> fields;
+  for (const std::string& k : spec.key_columns) {
+    const int f = reader->FieldIndex(k);
+    if (f < 0) return Status::NotFound(file.path + ": no key column '" + k + "'");
+    if (std::find(fields.begin(), fields.end(), f) != fields.end()) {
+      return Status::InvalidArgument(file.path + ": a key column is listed twice");
+    }
+    const Field& field = reader->arrow_schema()->fields[static_cast<size_t>(f)];
+    auto kt = KeyTypeOf(field.name, *field.type);
+    if (!kt.ok()) return kt.status().WithContext(file.path);
+    out.key.push_back({k, *kt});
+    fields.push_back(f);
+  }
+  std::vector<RecordBatch> batches;
+  for (size_t s = 0; s < reader->num_stripes(); ++s) {
+    RAP_ASSIGN_OR_RETURN(RecordBatch b, reader->ReadStripe(s, fields));
+    batches.push_back(std::move(b));
+  }
+  RAP_ASSIGN_OR_RETURN(const FileKeys fk,
+                       DecodeKeys(batches, out.key, static_cast<size_t>(reader->num_rows()), file.path));
+  const std::vector<uint32_t> order = KeyOrder(fk);
+  out.key_rows = static_cast<int64_t>(order.size());
+  parquet::WriterOptions wo;
+  if (!spec.table_schema.empty()) wo.key_value_metadata.push_back({kTableSchemaKey, spec.table_schema});
+  parquet::MemorySink sink;
+  RAP_ASSIGN_OR_RETURN(auto writer, parquet::ParquetWriter::Open(reader->arrow_schema(), &sink, wo));
+  RAP_RETURN_NOT_OK(writer->Close());
+  out.schema_file = sink.data();
+  RAP_RETURN_NOT_OK(AddRuns(fk, order, {}, false, &out));
+  return out;
+}
+
+}  // namespace
+
+Result<IndexedFile> IndexDataFile(const io::ObjectStorePtr& store, const table::DataFile& file, int32_t ordinal,
+                                  const FileIndexSpec& spec) {
+  if (read::IsOrcPath(file.path)) return IndexOrcFile(store, file, ordinal, spec);
+  read::FileReaderOptions ro;
+  ro.batch_size = 1 << 20;
+  RAP_ASSIGN_OR_RETURN(auto reader, read::FileReader::Open(store, file.path, ro));
+  IndexedFile out;
+  out.file.ordinal = ordinal;
+  out.file.path = file.relative_path;
+  out.file.size = reader->info().size;
+  out.file.etag = reader->info().etag;
+  out.file.num_rows = reader->num_rows();
+  out.file.deletion_vector = file.deletion_vector;
+  RAP_ASSIGN_OR_RETURN(read::Projection proj, ProjectKeys(*reader, file, spec, &out));
+  RAP_ASSIGN_OR_RETURN(std::vector<RecordBatch> batches, reader->ReadAll(std::nullopt, proj));
+  RAP_ASSIGN_OR_RETURN(const FileKeys fk,
+                       DecodeKeys(batches, out.key, static_cast<size_t>(reader->num_rows()), file.path));
+  const std::vector<uint32_t> order = KeyOrder(fk);
+  out.key_rows = static_cast<int64_t>(order.size());
+  RAP_ASSIGN_OR_RETURN(const std::vector<ArrayPtr> hoisted, HoistedInOrder(batches, spec, order));
+  RAP_ASSIGN_OR_RETURN(const std::vector<int> cover_leaf, CoverLeaves(*reader, spec, file.path));
+  RAP_ASSIGN_OR_RETURN(const auto frames, CoverFrames(*store, *reader, cover_leaf, fk));
+  // The file's schema as a zero-row Parquet file: output types and covered decoding without the
+  // data file's footer.
+  out.schema_file = SchemaFileBytes(reader->metadata(), spec.table_schema);
+  std::vector<CoverTable> cover_tables;
+  for (size_t c = 0; c < cover_leaf.size(); ++c) {
+    RAP_ASSIGN_OR_RETURN(CoverTable t, CoverTable::Make(*reader, static_cast<int>(c), cover_leaf[c], frames[c]));
+    cover_tables.push_back(std::move(t));
+  }
+  RAP_RETURN_NOT_OK(AddRuns(fk, order, cover_tables, !hoisted.empty(), &out));
   out.hoisted_values = hoisted;
   return out;
 }

@@ -11,11 +11,10 @@
 #include "index/frame_locations.h"
 #include "index/lookup_plan.h"
 #include "rap/format/column_reader.h"
+#include "rap/read/orc_file_reader.h"
 #include "rap/read/scanner.h"
 
 namespace rap::index::internal {
-
-namespace {
 
 Status ChangedFile(const FileEntry& fe, const io::ObjectInfo& now) {
   return Status::Changed("data file " + fe.path + " changed since it was indexed (now " + std::to_string(now.size) +
@@ -35,6 +34,8 @@ Status MissingOr(const Status& st, const FileEntry& fe) {
   return st;
 }
 
+namespace {
+
 struct Accounting {
   std::mutex mu;
   int max_rounds = 0;
@@ -50,6 +51,8 @@ struct Accounting {
     page_cache_hits += hits;
   }
 };
+
+}  // namespace
 
 // The rows of `sub` (a subset of `all`'s rows) taken from `values`, which holds `all`'s rows in
 // order: keys of one batch often share pages, so a page is decoded once for the union of their rows
@@ -135,6 +138,8 @@ io::PlanOptions DataPlan(const DataRequest& rq) {
   if (!po.policy && LocalData(rq)) po.policy = plan::PlanPolicy::FixedGap(kLocalGap);
   return po;
 }
+
+namespace {
 
 // ---- through the data files' metadata ----
 
@@ -835,8 +840,12 @@ Status ReadData(const DataRequest& rq, DataStats* stats) {
     return Status::OK();
   }
   if (rq.mode == DataMode::kHoisted) return ReadHoisted(rq);
-  std::map<int32_t, std::vector<KeyPiece*>> by_file;
-  for (KeyPiece& p : *rq.pieces) by_file[p.entry->file].push_back(&p);
+  std::map<int32_t, std::vector<KeyPiece*>> by_file, orc_by_file;
+  for (KeyPiece& p : *rq.pieces) {
+    const FileEntry& fe = rq.snap->manifest.files[static_cast<size_t>(p.entry->file)];
+    (read::IsOrcPath(fe.path) ? orc_by_file : by_file)[p.entry->file].push_back(&p);
+  }
+  if (!orc_by_file.empty()) RAP_RETURN_NOT_OK(ReadOrc(rq, orc_by_file, stats));
   if (by_file.empty()) return Status::OK();
   if (rq.mode == DataMode::kCovered) {
     bool all_covered = true;

@@ -120,4 +120,17 @@ Result<int64_t> FinishRound(const std::vector<Status>& errors, const std::vector
 // cached, or with covering data).
 Status ReadData(const DataRequest& request, DataStats* stats);
 
+// The data phase's shared steps (lookup_data.cc): errors naming a data file that is gone or
+// changed since it was indexed, a key's rows taken out of rows decoded for several keys, and the
+// per-file steps run on the calling thread (local data) or the lookup pool, and the read plan.
+Status ChangedFile(const FileEntry& fe, const io::ObjectInfo& now);
+Status MissingOr(const Status& st, const FileEntry& fe);
+Result<ArrayPtr> TakeSubset(const ArrayPtr& values, const read::RowSelection& all, const read::RowSelection& sub);
+Status ConcatInto(std::vector<std::vector<ArrayPtr>>& parts, std::vector<ArrayPtr>* out);
+void RunData(const DataRequest& rq, std::vector<std::function<void()>> tasks);
+io::PlanOptions DataPlan(const DataRequest& rq);
+
+// The chosen rows of ORC data files (lookup_orc.cc): per stripe, only the row groups spanning them.
+Status ReadOrc(const DataRequest& rq, const std::map<int32_t, std::vector<KeyPiece*>>& by_file, DataStats* stats);
+
 }  // namespace rap::index::internal

@@ -1,0 +1,103 @@
+// The RAP index on ORC files (Apache ORC's demo-12-zlib.orc, written by ORC Java: 1,920,800 rows in
+// one stripe, a row index every 10,000 rows): built from the key column stripe by stripe; a lookup
+// of any key — present, absent, at the edges of row groups — returns exactly the rows a scan filtered
+// by that key returns (the bytes a lookup reads — the tail and its row group — are asserted in
+// tests/python/test_orc_index.py, on larger uncompressed files); covered and hoisted
+// columns are refused (they are Parquet page locations). Python: tests/python/test_orc_index.py.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "rap/index/build.h"
+#include "rap/index/index.h"
+#include "rap/read/expr.h"
+#include "rap/read/scanner.h"
+#include "rap/table/scan_source.h"
+#include "rap/table/table.h"
+#include "testing/arrays.h"
+#include "testing/index_table.h"
+#include "testing/paths.h"
+
+namespace rap::index {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Rows of a scan filtered by `where` (no index involved), as sorted row texts.
+std::vector<std::string> ScanWhere(const std::string& url, const std::string& where) {
+  auto snap = table::OpenTable(url);
+  EXPECT_TRUE(snap.ok()) << snap.status().ToString();
+  auto src = table::ToScanSource(*snap);
+  EXPECT_TRUE(src.ok());
+  read::ScanOptions so;
+  auto filter = read::ParseExpr(where);
+  EXPECT_TRUE(filter.ok()) << filter.status().ToString();
+  so.filter = *filter;
+  auto scanner = read::Scanner::Make(std::move(*src), so);
+  EXPECT_TRUE(scanner.ok()) << scanner.status().ToString();
+  std::vector<std::string> rows;
+  while (true) {
+    auto b = (*scanner)->Next();
+    EXPECT_TRUE(b.ok()) << b.status().ToString();
+    if (!b.ok() || !*b) break;
+    for (int64_t r = 0; r < (*b)->batch.num_rows; ++r) rows.push_back(rap::testing::RowText((*b)->batch, r));
+  }
+  std::sort(rows.begin(), rows.end());
+  return rows;
+}
+
+TEST(OrcIndex, LookupsEqualAFilteredScan) {
+  rap::testing::TempDir dir;
+  const std::string t = dir.Join("t");
+  fs::create_directories(t);
+  fs::copy_file(rap::testing::SharedDir() + "/orc/examples/demo-12-zlib.orc", t + "/demo.orc");
+  BuildOptions o;
+  o.key_columns = {"_col0"};
+  o.buckets = 2;
+  auto built = BuildIndex(t, o);
+  ASSERT_TRUE(built.ok()) << built.status().ToString();
+  EXPECT_EQ(built->key_rows, 1920800);
+  auto idx = Index::Open(t);
+  ASSERT_TRUE(idx.ok()) << idx.status().ToString();
+  // Present keys at row-group edges (rows 9999/10000/10001 hold keys 10000..10002), spread ones,
+  // the first and the last, and absent ones.
+  const std::vector<int64_t> keys = {1, 2, 9999, 10000, 10001, 10002, 555555, 1000000, 1920799, 1920800, 0, -5, 1920801};
+  std::vector<Key> parsed;
+  for (int64_t k : keys) {
+    auto p = (*idx)->ParseKey({std::to_string(k)});
+    ASSERT_TRUE(p.ok()) << p.status().ToString();
+    parsed.push_back(*p);
+  }
+  auto res = (*idx)->Lookup(parsed, {});
+  ASSERT_TRUE(res.ok()) << res.status().ToString();
+  ASSERT_EQ(res->keys.size(), keys.size());
+  for (size_t i = 0; i < keys.size(); ++i) {
+    auto got = rap::testing::ResultRows(res->keys[i]);
+    std::sort(got.begin(), got.end());
+    EXPECT_EQ(got, ScanWhere(t, "_col0 = " + std::to_string(keys[i]))) << "key " << keys[i];
+  }
+  // One key's rows come from one data file.
+  const std::vector<Key> single = {parsed[6]};
+  auto one = (*idx)->Lookup(single, {});
+  ASSERT_TRUE(one.ok());
+  EXPECT_EQ(one->stats.data_files, 1);
+}
+
+TEST(OrcIndex, CoveredAndHoistedColumnsAreRefused) {
+  rap::testing::TempDir dir;
+  const std::string t = dir.Join("t");
+  fs::create_directories(t);
+  fs::copy_file(rap::testing::SharedDir() + "/orc/examples/demo-12-zlib.orc", t + "/demo.orc");
+  BuildOptions o;
+  o.key_columns = {"_col0"};
+  o.cover = {"_col1"};
+  auto covered = BuildIndex(t, o);
+  ASSERT_FALSE(covered.ok());
+  EXPECT_EQ(covered.status().code(), StatusCode::kNotSupported) << covered.status().ToString();
+  o.cover.clear();
+  o.key_columns = {"nope"};
+  EXPECT_FALSE(BuildIndex(t, o).ok());
+}
+
+}  // namespace
+}  // namespace rap::index
