@@ -37,6 +37,9 @@ def main() -> None:
             "snapshot": spark.sql(f"SELECT snapshot_id, operation FROM local.db.{t}.snapshots "
                                   "ORDER BY committed_at DESC LIMIT 1").collect()[0].asDict(),
             "files": [r.file_path for r in spark.sql(f"SELECT file_path FROM local.db.{t}.files").collect()],
+            # The current snapshot's manifest entries: (status, content) — 2 = DELETED.
+            "entries": [[r.status, r.content] for r in spark.sql(
+                f"SELECT status, data_file.content AS content FROM local.db.{t}.entries").collect()],
         }
     spark.stop()
     with open(out, "w") as f:

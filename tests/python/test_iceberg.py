@@ -482,6 +482,11 @@ def test_rewrite_in_place_commits_a_replace_snapshot(tmp_path: pathlib.Path) -> 
     assert snap.parent_snapshot_id == t.current_snapshot().snapshot_id
     assert snap.summary.operation.value == "replace"
     assert all("-rap-" in task.file.file_path for task in static.scan().plan_files())
+    # The replaced files are DELETED entries of the new snapshot (3 appends, 1 copy-on-write delete
+    # rewrote one of them: 3 live data files before).
+    entries = static.inspect.entries().to_pylist()
+    assert sorted(e["status"] for e in entries) == [1, 1, 1, 2, 2, 2]
+    assert all(e["sequence_number"] is not None for e in entries if e["status"] == 2)
     got = static.scan().to_arrow()
     key = lambda r: r["id"]  # noqa: E731
     assert sorted(got.to_pylist(), key=key) == sorted(expected.to_pylist(), key=key)

@@ -94,6 +94,11 @@ def test_rewrite_in_place_read_by_spark(spark_tables, tmp_path: pathlib.Path) ->
     assert spark["snapshot"]["operation"] == "replace"
     assert spark["snapshot"]["snapshot_id"] == res["table_version"]
     assert len(spark["files"]) == 2 and all("-rap-" in f for f in spark["files"])
+    # The replaced data and delete files are DELETED entries of the new snapshot (incremental
+    # readers and snapshot expiry see them leave): 3 inserts, the delete and update files.
+    statuses = sorted(tuple(e) for e in spark["entries"])
+    assert statuses.count((1, 0)) == 2
+    assert statuses.count((2, 0)) >= 3 and statuses.count((2, 1)) >= 1, statuses
     assert plain(spark["rows"]) == plain(expected["rewrite"])
     # Lookups through the index the rewrite published, against Spark's rows.
     idx = rap.Index.open(str(table))

@@ -5,12 +5,15 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <regex>
 
 #include "rap/avro/container_writer.h"
+#include "rap/avro/object_container.h"
 #include "rap/io/crash_point.h"
 #include "rap/table/iceberg_metadata.h"
 #include "table/iceberg/iceberg_table.h"
@@ -50,7 +53,13 @@ constexpr const char* kManifestFileSchema = R"({"type": "record", "name": "manif
 {"name": "deleted_files_count", "type": "int", "doc": "Deleted entry count", "field-id": 506},
 {"name": "added_rows_count", "type": "long", "doc": "Added rows count", "field-id": 512},
 {"name": "existing_rows_count", "type": "long", "doc": "Existing rows count", "field-id": 513},
-{"name": "deleted_rows_count", "type": "long", "doc": "Deleted rows count", "field-id": 514}
+{"name": "deleted_rows_count", "type": "long", "doc": "Deleted rows count", "field-id": 514},
+{"name": "partitions", "type": ["null", {"type": "array", "items": {"type": "record", "name": "r508", "fields": [
+  {"name": "contains_null", "type": "boolean", "doc": "True if any file has a null partition value", "field-id": 509},
+  {"name": "contains_nan", "type": ["null", "boolean"], "doc": "True if any file has a nan partition value", "default": null, "field-id": 518},
+  {"name": "lower_bound", "type": ["null", "bytes"], "doc": "Partition lower bound for all files", "default": null, "field-id": 510},
+  {"name": "upper_bound", "type": ["null", "bytes"], "doc": "Partition upper bound for all files", "default": null, "field-id": 511}
+]}, "element-id": 508}], "doc": "Summary for each partition", "default": null, "field-id": 507}
 ]})";
 
 int64_t NowMillis() {
@@ -161,6 +170,100 @@ Status PutNew(io::ObjectStore& store, const std::string& path, std::string bytes
   return store.PutIfAbsent(path, Buffer::FromString(std::move(bytes)));
 }
 
+void SetField(avro::Value& v, std::string_view name, avro::Value x) {
+  for (size_t i = 0; i < v.names.size(); ++i) {
+    if (v.names[i] == name) {
+      v.items[i] = std::move(x);
+      return;
+    }
+  }
+}
+
+// A manifest of DELETED entries (written to `name` under metadata/) and its manifest list entry.
+struct DeletedManifest {
+  std::string name, bytes;
+  avro::Value list_entry;
+  int64_t files = 0, rows = 0;
+};
+
+// Every live entry of the replaced snapshot as a DELETED entry of snapshot `id` (the spec: data and
+// file sequence numbers explicit, as they were): one manifest per manifest of that snapshot with
+// live entries, in that manifest's own Avro schema and header (its partition spec), so incremental
+// readers and snapshot expiry see the files leave the table.
+Result<std::vector<DeletedManifest>> DeletedManifests(const TableSnapshot& snapshot, const IcebergState& state,
+                                                      const ojson& meta, int64_t id, int64_t seq,
+                                                      const std::string& base, const std::string& token) {
+  std::string list_path;
+  for (const ojson& sn : meta.value("snapshots", ojson::array())) {
+    if (sn.is_object() && sn.value("snapshot-id", int64_t{-1}) == snapshot.version) {
+      list_path = sn.value("manifest-list", std::string());
+    }
+  }
+  if (list_path.empty()) return std::vector<DeletedManifest>{};
+  const LocationMap locations(state.location_map, meta.value("location", std::string()), snapshot.root);
+  auto read = [&](const std::string& uri) -> Result<avro::ContainerFile> {
+    RAP_ASSIGN_OR_RETURN(std::string path, locations.Resolve(uri));
+    RAP_ASSIGN_OR_RETURN(std::string bytes, ReadObject(snapshot.store, path, uint64_t{256} << 20));
+    return avro::ReadContainerFile({reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()}, path);
+  };
+  RAP_ASSIGN_OR_RETURN(avro::ContainerFile list, read(list_path));
+  std::vector<DeletedManifest> out;
+  for (const avro::Value& m : list.records) {
+    const avro::Value* path = m.Find("manifest_path");
+    if (!path) return Status::Corrupt(list_path + ": a manifest list entry without manifest_path");
+    int64_t manifest_seq = 0, spec_id = 0, content = 0;
+    m.GetInt("sequence_number", &manifest_seq);
+    m.GetInt("partition_spec_id", &spec_id);
+    m.GetInt("content", &content);
+    RAP_ASSIGN_OR_RETURN(avro::ContainerFile manifest, read(path->bytes));
+    DeletedManifest d;
+    std::vector<avro::Value> entries;
+    int64_t min_seq = INT64_MAX;
+    for (const avro::Value& e : manifest.records) {
+      int64_t status = 0;
+      if (!e.GetInt("status", &status) || status == 2) continue;
+      avro::Value x = e;
+      int64_t data_seq = manifest_seq, file_seq = manifest_seq, rows = 0;
+      e.GetInt("sequence_number", &data_seq);
+      e.GetInt("file_sequence_number", &file_seq);
+      if (const avro::Value* df = e.Find("data_file")) df->GetInt("record_count", &rows);
+      SetField(x, "status", avro::Value::Int(2));
+      SetField(x, "snapshot_id", avro::Value::Long(id));
+      SetField(x, "sequence_number", avro::Value::Long(data_seq));
+      SetField(x, "file_sequence_number", avro::Value::Long(file_seq));
+      entries.push_back(std::move(x));
+      min_seq = std::min(min_seq, data_seq);
+      ++d.files;
+      d.rows += rows;
+    }
+    if (entries.empty()) continue;
+    std::map<std::string, std::string> header;
+    for (const auto& [k, v] : manifest.metadata) {
+      if (k.rfind("avro.", 0) != 0) header[k] = v;
+    }
+    d.name = fmt::format("{}-rap-{}-d{}.avro", NewUuid(), token, out.size());
+    RAP_ASSIGN_OR_RETURN(d.bytes, avro::WriteContainerFile(manifest.schema_json, entries, header, d.name));
+    const avro::Value* partitions = m.Find("partitions");
+    d.list_entry = avro::Value::Record(
+        {{"manifest_path", avro::Value::String(base + "/metadata/" + d.name)},
+         {"manifest_length", avro::Value::Long(static_cast<int64_t>(d.bytes.size()))},
+         {"partition_spec_id", avro::Value::Int(spec_id)},
+         {"content", avro::Value::Int(content)},
+         {"sequence_number", avro::Value::Long(seq)},
+         {"min_sequence_number", avro::Value::Long(min_seq)},
+         {"added_snapshot_id", avro::Value::Long(id)},
+         {"added_files_count", avro::Value::Int(0)},
+         {"existing_files_count", avro::Value::Int(0)},
+         {"deleted_files_count", avro::Value::Int(d.files)},
+         {"added_rows_count", avro::Value::Long(0)},
+         {"existing_rows_count", avro::Value::Long(0)},
+         {"deleted_rows_count", avro::Value::Long(d.rows)},
+         {"partitions", partitions ? *partitions : avro::Value::Null()}});
+    out.push_back(std::move(d));
+  }
+  return out;
+}
+
 }  // namespace
 
 Status CheckReplace(const TableSnapshot& snapshot, const std::string& table_url) {
@@ -249,8 +352,12 @@ Result<ReplaceCommit> CommitReplace(const TableSnapshot& snapshot, const std::ve
        {"added_rows_count", avro::Value::Long(added_rows)},
        {"existing_rows_count", avro::Value::Long(0)},
        {"deleted_rows_count", avro::Value::Long(0)}});
+  RAP_ASSIGN_OR_RETURN(std::vector<DeletedManifest> deleted,
+                       DeletedManifests(snapshot, *state, meta, id, seq, base, token));
+  std::vector<avro::Value> list_entries = {list_entry};
+  for (const DeletedManifest& d : deleted) list_entries.push_back(d.list_entry);
   const std::string list_name = fmt::format("snap-{}-1-{}.avro", id, NewUuid());
-  RAP_ASSIGN_OR_RETURN(std::string list, avro::WriteContainerFile(kManifestFileSchema, {list_entry},
+  RAP_ASSIGN_OR_RETURN(std::string list, avro::WriteContainerFile(kManifestFileSchema, list_entries,
                                                                   {{"snapshot-id", std::to_string(id)},
                                                                    {"parent-snapshot-id", std::to_string(parent)},
                                                                    {"sequence-number", std::to_string(seq)},
@@ -317,11 +424,24 @@ Result<ReplaceCommit> CommitReplace(const TableSnapshot& snapshot, const std::ve
   const std::string manifest_path = io::JoinPath(meta_dir, manifest_name);
   const std::string list_path = io::JoinPath(meta_dir, list_name);
   const std::string next_path = io::JoinPath(meta_dir, next_name);
+  std::vector<std::string> deleted_paths;
   auto cleanup = [&] {
     (void)store.Delete(manifest_path);
     (void)store.Delete(list_path);
+    for (const std::string& p : deleted_paths) (void)store.Delete(p);
   };
-  if (Status st = PutNew(store, manifest_path, std::move(manifest)); !st.ok()) return st;
+  for (DeletedManifest& d : deleted) {
+    const std::string p = io::JoinPath(meta_dir, d.name);
+    if (Status st = PutNew(store, p, std::move(d.bytes)); !st.ok()) {
+      cleanup();
+      return st;
+    }
+    deleted_paths.push_back(p);
+  }
+  if (Status st = PutNew(store, manifest_path, std::move(manifest)); !st.ok()) {
+    cleanup();
+    return st;
+  }
   if (Status st = PutNew(store, list_path, std::move(list)); !st.ok()) {
     cleanup();
     return st;

@@ -186,6 +186,7 @@ class IcebergTableFormat : public TableFormat {
                          SelectSnapshot(meta, options.snapshot_id, options.as_of_ms, metadata_path));
     auto state = std::make_shared<IcebergState>();
     state->metadata_path = metadata_path;
+    state->location_map = options.location_map;
     int32_t schema_id = meta.current_schema_id;
     if (snap && snap->schema_id && (options.snapshot_id || options.as_of_ms) && meta.Schema(*snap->schema_id)) {
       schema_id = *snap->schema_id;  // time travel reads the snapshot's own schema

@@ -37,6 +37,7 @@ struct DeleteRef {
 struct IcebergState : TableFormatState {
   std::string metadata_path;                               // the metadata file read (store path)
   std::string metadata_json;                               // its text (a commit writes the next from it)
+  std::vector<std::pair<std::string, std::string>> location_map;  // the user's OLD=NEW prefixes
   IcebergSchema schema;                                    // the snapshot's schema
   std::map<std::string, std::string> original_paths;       // store path of a data file -> its path in the metadata
   std::map<std::string, std::vector<DeleteRef>> deletes;   // store path of a data file -> delete files for it
