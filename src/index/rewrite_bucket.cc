@@ -4,6 +4,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstring>
+#include <map>
 #include <bit>
 #include <numeric>
 
@@ -310,6 +312,68 @@ Status AddEntries(const RewritePlan& plan, const parquet::ParquetWriter& writer,
   return Status::OK();
 }
 
+// Signed little-endian integers, IEEE floats, unsigned bytes: Parquet's orders of the types whose
+// Iceberg single values are their plain encoding (rap/table/iceberg_commit.h).
+bool Less(int physical, const std::string& a, const std::string& b) {
+  auto load = [](const std::string& s, auto zero) {
+    decltype(zero) v = zero;
+    if (s.size() == sizeof(v)) std::memcpy(&v, s.data(), sizeof(v));
+    return v;
+  };
+  switch (physical) {
+    case 1: return load(a, int32_t{0}) < load(b, int32_t{0});
+    case 2: return load(a, int64_t{0}) < load(b, int64_t{0});
+    case 4: return load(a, 0.0f) < load(b, 0.0f);
+    case 5: return load(a, 0.0) < load(b, 0.0);
+    default: return a < b;  // BOOLEAN (0 < 1), BYTE_ARRAY: unsigned bytes (std::string compares as unsigned char)
+  }
+}
+
+// The top-level primitive columns' footer statistics, combined over the row groups (an Iceberg
+// output's manifest entries carry them).
+std::vector<table::iceberg::NewColumnStats> TopLevelColumnStats(const parquet::FileMetaData& md) {
+  std::vector<table::iceberg::NewColumnStats> out;
+  std::vector<bool> unbounded;  // a row group with values but no usable min/max: the file has no bounds
+  std::map<std::string, size_t> at;
+  for (size_t g = 0; g < md.row_groups.size(); ++g) {
+    for (const parquet::ColumnChunk& c : md.row_groups[g].columns) {
+      if (!c.meta_data || c.meta_data->path_in_schema.size() != 1) continue;
+      const parquet::ColumnMetaData& m = *c.meta_data;
+      auto [it, added] = at.emplace(m.path_in_schema[0], out.size());
+      if (added) {
+        table::iceberg::NewColumnStats s;
+        s.name = m.path_in_schema[0];
+        s.physical = static_cast<int>(m.type);
+        s.nulls = 0;
+        out.push_back(std::move(s));
+        unbounded.push_back(g > 0);  // not in every row group: no statistics of the whole file
+      }
+      table::iceberg::NewColumnStats& s = out[it->second];
+      s.size += m.total_compressed_size;
+      s.values += m.num_values;
+      const std::optional<parquet::Statistics>& st = m.statistics;
+      if (s.nulls && st && st->null_count) {
+        *s.nulls += *st->null_count;
+      } else {
+        s.nulls.reset();
+      }
+      const bool plain_order = s.physical == 0 || s.physical == 1 || s.physical == 2 || s.physical == 4 ||
+                               s.physical == 5 || s.physical == 6;
+      const bool all_null = st && st->null_count && *st->null_count == m.num_values;
+      if (!plain_order || !st || !st->min_value || !st->max_value) {
+        if (!all_null) unbounded[it->second] = true;
+        continue;
+      }
+      if (!s.min || Less(s.physical, *st->min_value, *s.min)) s.min = st->min_value;
+      if (!s.max || Less(s.physical, *s.max, *st->max_value)) s.max = st->max_value;
+    }
+  }
+  for (size_t i = 0; i < out.size(); ++i) {
+    if (unbounded[i]) out[i].min.reset(), out[i].max.reset();
+  }
+  return out;
+}
+
 }  // namespace
 
 Status WriteBucket(const RewritePlan& plan, const RewriteOptions& options, int32_t bucket,
@@ -346,7 +410,9 @@ Status WriteBucket(const RewritePlan& plan, const RewriteOptions& options, int32
     adds->push_back(std::move(add));
   }
   if (out.iceberg) {
-    out.iceberg_files.push_back(table::iceberg::NewDataFile{name, static_cast<int64_t>(info.size), file.rows});
+    table::iceberg::NewDataFile nf{name, static_cast<int64_t>(info.size), file.rows, {}};
+    nf.columns = TopLevelColumnStats(writer->metadata());
+    out.iceberg_files.push_back(std::move(nf));
   }
   if (iw) RAP_RETURN_NOT_OK(AddEntries(plan, *writer, ord, file.pending, name, *iw));
   if (options.progress) options.progress(static_cast<int64_t>(res->files.size()), -1);

@@ -470,7 +470,7 @@ def test_rewrite_in_place_commits_a_replace_snapshot(tmp_path: pathlib.Path) -> 
     metadata = pathlib.Path(root) / "metadata"
     before = sorted(metadata.glob("*.metadata.json"))
 
-    res = rap.rewrite(root, key="id", in_place=True, buckets=3)
+    res = rap.rewrite(root, key="id", in_place=True, buckets=3, index_kind="sorted")
     assert res["table_format"] == "iceberg"
     after = sorted(metadata.glob("*.metadata.json"))
     assert len(after) == len(before) + 1
@@ -487,6 +487,17 @@ def test_rewrite_in_place_commits_a_replace_snapshot(tmp_path: pathlib.Path) -> 
     entries = static.inspect.entries().to_pylist()
     assert sorted(e["status"] for e in entries) == [1, 1, 1, 2, 2, 2]
     assert all(e["sequence_number"] is not None for e in entries if e["status"] == 2)
+    # rap's files carry their metrics: sizes, counts and bounds by field id, which pyiceberg's
+    # planning uses (a key past every file's upper bound plans no file).
+    # (Top-level primitive columns only: id 1 and name 2; the list and the map have none.)
+    for e in (e for e in entries if e["status"] == 1):
+        f = {k: dict(v) if isinstance(v, list) and v and isinstance(v[0], tuple) else v
+             for k, v in e["data_file"].items()}
+        assert set(f["column_sizes"]) == {1, 2} and f["value_counts"][1] == f["record_count"]
+        assert f["null_value_counts"][1] == 0
+        assert set(f["lower_bounds"]) == {1, 2} and set(f["upper_bounds"]) == {1, 2}
+    assert len(list(static.scan(row_filter=EqualTo("id", 37)).plan_files())) == 3
+    assert list(static.scan(row_filter=EqualTo("id", 1000)).plan_files()) == []
     got = static.scan().to_arrow()
     key = lambda r: r["id"]  # noqa: E731
     assert sorted(got.to_pylist(), key=key) == sorted(expected.to_pylist(), key=key)

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -13,10 +14,24 @@
 
 namespace rap::table::iceberg {
 
+// A top-level primitive column of a new Parquet file, from its footer: bytes, values, nulls and the
+// file's min and max in Parquet's plain encoding of `physical` (0 BOOLEAN, 1 INT32, 2 INT64,
+// 4 FLOAT, 5 DOUBLE, 6 BYTE_ARRAY, as parquet::Type), combined over the row groups.
+struct NewColumnStats {
+  std::string name;
+  int physical = -1;
+  int64_t size = 0, values = 0;
+  std::optional<int64_t> nulls;
+  std::optional<std::string> min, max;
+};
+
 struct NewDataFile {
   std::string relative_path;  // in the table's folder ("data/part-00000-rap-1a2b.parquet")
   int64_t size = 0;
   int64_t record_count = 0;
+  // Written as the manifest entry's column_sizes, value_counts, null_value_counts and (for types
+  // whose Iceberg single-value form is Parquet's plain encoding) lower_bounds / upper_bounds.
+  std::vector<NewColumnStats> columns;
 };
 
 struct ReplaceCommit {

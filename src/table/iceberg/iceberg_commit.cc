@@ -37,7 +37,17 @@ constexpr const char* kManifestEntrySchema = R"({"type": "record", "name": "mani
   {"name": "file_format", "type": "string", "doc": "File format name: avro, orc, or parquet", "field-id": 101},
   {"name": "partition", "type": {"type": "record", "name": "r102", "fields": []}, "doc": "Partition data tuple, schema based on the partition spec", "field-id": 102},
   {"name": "record_count", "type": "long", "doc": "Number of records in the file", "field-id": 103},
-  {"name": "file_size_in_bytes", "type": "long", "doc": "Total file size in bytes", "field-id": 104}
+  {"name": "file_size_in_bytes", "type": "long", "doc": "Total file size in bytes", "field-id": 104},
+  {"name": "column_sizes", "type": ["null", {"type": "array", "logicalType": "map", "items": {"type": "record", "name": "k117_v118", "fields": [
+    {"name": "key", "type": "int", "field-id": 117}, {"name": "value", "type": "long", "field-id": 118}]}}], "doc": "Map of column id to total size on disk", "default": null, "field-id": 108},
+  {"name": "value_counts", "type": ["null", {"type": "array", "logicalType": "map", "items": {"type": "record", "name": "k119_v120", "fields": [
+    {"name": "key", "type": "int", "field-id": 119}, {"name": "value", "type": "long", "field-id": 120}]}}], "doc": "Map of column id to total count, including null and NaN", "default": null, "field-id": 109},
+  {"name": "null_value_counts", "type": ["null", {"type": "array", "logicalType": "map", "items": {"type": "record", "name": "k121_v122", "fields": [
+    {"name": "key", "type": "int", "field-id": 121}, {"name": "value", "type": "long", "field-id": 122}]}}], "doc": "Map of column id to null value count", "default": null, "field-id": 110},
+  {"name": "lower_bounds", "type": ["null", {"type": "array", "logicalType": "map", "items": {"type": "record", "name": "k126_v127", "fields": [
+    {"name": "key", "type": "int", "field-id": 126}, {"name": "value", "type": "bytes", "field-id": 127}]}}], "doc": "Map of column id to lower bound", "default": null, "field-id": 125},
+  {"name": "upper_bounds", "type": ["null", {"type": "array", "logicalType": "map", "items": {"type": "record", "name": "k129_v130", "fields": [
+    {"name": "key", "type": "int", "field-id": 129}, {"name": "value", "type": "bytes", "field-id": 130}]}}], "doc": "Map of column id to upper bound", "default": null, "field-id": 128}
 ]}, "field-id": 2}]})";
 
 constexpr const char* kManifestFileSchema = R"({"type": "record", "name": "manifest_file", "fields": [
@@ -292,6 +302,213 @@ Status CheckReplace(const TableSnapshot& snapshot, const std::string& table_url)
   return Status::OK();
 }
 
+namespace {
+
+// What a replace commit writes under metadata/ before its metadata file: named objects and bytes.
+struct Objects {
+  std::vector<std::pair<std::string, std::string>> files;  // name, bytes
+};
+
+// Whether an Iceberg primitive type's single-value serialization (its bounds) is the Parquet plain
+// encoding of `physical` (little-endian ints and floats, the bytes of strings and binaries).
+bool PlainBounds(const std::string& type, int physical) {
+  if (type == "boolean") return physical == 0;
+  if (type == "int" || type == "date") return physical == 1;
+  if (type == "long" || type == "time" || type.rfind("timestamp", 0) == 0) return physical == 2;
+  if (type == "float") return physical == 4;
+  if (type == "double") return physical == 5;
+  if (type == "string" || type == "binary") return physical == 6;
+  return false;  // decimal (minimal big-endian bytes), uuid, fixed: no bounds written
+}
+
+// A new file's data_file metrics, keyed by the top-level columns' field ids.
+std::vector<std::pair<std::string, avro::Value>> Metrics(const NewDataFile& f, const IcebergSchema& schema) {
+  std::vector<avro::Value> sizes, values, nulls, lower, upper;
+  auto pair = [](int32_t id, avro::Value v) { return avro::Value::Record({{"key", avro::Value::Int(id)}, {"value", v}}); };
+  for (const NewColumnStats& c : f.columns) {
+    const int i = schema.schema ? schema.schema->FieldIndex(c.name) : -1;
+    if (i < 0 || static_cast<size_t>(i) >= schema.field_ids.size() || !schema.field_ids[i].id) continue;
+    const int32_t id = *schema.field_ids[static_cast<size_t>(i)].id;
+    sizes.push_back(pair(id, avro::Value::Long(c.size)));
+    values.push_back(pair(id, avro::Value::Long(c.values)));
+    if (c.nulls) nulls.push_back(pair(id, avro::Value::Long(*c.nulls)));
+    auto type = schema.primitive.find(id);
+    if (c.min && c.max && type != schema.primitive.end() && PlainBounds(type->second, c.physical)) {
+      lower.push_back(pair(id, avro::Value::Bytes(*c.min)));
+      upper.push_back(pair(id, avro::Value::Bytes(*c.max)));
+    }
+  }
+  return {{"column_sizes", avro::Value::Array(std::move(sizes))},
+          {"value_counts", avro::Value::Array(std::move(values))},
+          {"null_value_counts", avro::Value::Array(std::move(nulls))},
+          {"lower_bounds", avro::Value::Array(std::move(lower))},
+          {"upper_bounds", avro::Value::Array(std::move(upper))}};
+}
+
+// The manifest of the new files (ADDED entries, sequence numbers inherited from the list) and its
+// manifest list entry.
+Result<avro::Value> AddedManifest(const std::vector<NewDataFile>& files, const ojson& schema,
+                                  const IcebergSchema& iceberg_schema, int32_t spec_id, const std::string& base,
+                                  int64_t id, int64_t seq, const std::string& token, Objects* objects) {
+  std::vector<avro::Value> entries;
+  int64_t rows = 0;
+  for (const NewDataFile& f : files) {
+    std::vector<std::pair<std::string, avro::Value>> data_file = {
+        {"content", avro::Value::Int(0)},
+        {"file_path", avro::Value::String(base + "/" + f.relative_path)},
+        {"file_format", avro::Value::String("PARQUET")},
+        {"partition", avro::Value::Record({})},
+        {"record_count", avro::Value::Long(f.record_count)},
+        {"file_size_in_bytes", avro::Value::Long(f.size)}};
+    for (auto& m : Metrics(f, iceberg_schema)) data_file.push_back(std::move(m));
+    entries.push_back(avro::Value::Record({{"status", avro::Value::Int(1)},
+                                           {"snapshot_id", avro::Value::Long(id)},
+                                           {"data_file", avro::Value::Record(std::move(data_file))}}));
+    rows += f.record_count;
+  }
+  const std::string name = fmt::format("{}-rap-{}-m0.avro", NewUuid(), token);
+  RAP_ASSIGN_OR_RETURN(std::string bytes,
+                       avro::WriteContainerFile(kManifestEntrySchema, entries,
+                                                {{"schema", schema.dump()},
+                                                 {"schema-id", std::to_string(schema.value("schema-id", 0))},
+                                                 {"partition-spec", "[]"},
+                                                 {"partition-spec-id", std::to_string(spec_id)},
+                                                 {"format-version", "2"},
+                                                 {"content", "data"}},
+                                                name));
+  const int64_t length = static_cast<int64_t>(bytes.size());
+  objects->files.push_back({name, std::move(bytes)});
+  return avro::Value::Record({{"manifest_path", avro::Value::String(base + "/metadata/" + name)},
+                              {"manifest_length", avro::Value::Long(length)},
+                              {"partition_spec_id", avro::Value::Int(spec_id)},
+                              {"content", avro::Value::Int(0)},
+                              {"sequence_number", avro::Value::Long(seq)},
+                              {"min_sequence_number", avro::Value::Long(seq)},
+                              {"added_snapshot_id", avro::Value::Long(id)},
+                              {"added_files_count", avro::Value::Int(static_cast<int64_t>(files.size()))},
+                              {"existing_files_count", avro::Value::Int(0)},
+                              {"deleted_files_count", avro::Value::Int(0)},
+                              {"added_rows_count", avro::Value::Long(rows)},
+                              {"existing_rows_count", avro::Value::Long(0)},
+                              {"deleted_rows_count", avro::Value::Long(0)}});
+}
+
+struct SnapshotFacts {
+  int64_t id = 0, parent = 0, seq = 0, now = 0;
+  std::string manifest_list;  // its URI
+  std::string old_metadata;   // the previous metadata file's URI
+};
+
+// `meta` with the replace snapshot added and made current on `main`, its logs extended, and the
+// name mapping of the current schema set (merged with an existing mapping's names).
+void AddSnapshot(ojson& meta, const ojson& schema, const SnapshotFacts& f, const std::vector<NewDataFile>& files,
+                 const TableSnapshot& replaced) {
+  int64_t added_rows = 0, added_bytes = 0, removed_rows = 0, removed_bytes = 0;
+  for (const NewDataFile& n : files) {
+    added_rows += n.record_count;
+    added_bytes += n.size;
+  }
+  for (const DataFile& d : replaced.files) {
+    removed_rows += d.num_records.value_or(0);
+    removed_bytes += static_cast<int64_t>(d.size);
+  }
+  const ojson snap = {{"snapshot-id", f.id},
+                      {"parent-snapshot-id", f.parent},
+                      {"sequence-number", f.seq},
+                      {"timestamp-ms", f.now},
+                      {"manifest-list", f.manifest_list},
+                      {"summary",
+                       {{"operation", "replace"},
+                        {"added-data-files", std::to_string(files.size())},
+                        {"deleted-data-files", std::to_string(replaced.files.size())},
+                        {"added-records", std::to_string(added_rows)},
+                        {"deleted-records", std::to_string(removed_rows)},
+                        {"added-files-size", std::to_string(added_bytes)},
+                        {"removed-files-size", std::to_string(removed_bytes)},
+                        {"total-data-files", std::to_string(files.size())},
+                        {"total-delete-files", "0"},
+                        {"total-records", std::to_string(added_rows)},
+                        {"total-files-size", std::to_string(added_bytes)},
+                        {"total-position-deletes", "0"},
+                        {"total-equality-deletes", "0"},
+                        {"rap-operation", "rewrite --in-place"}}},
+                      {"schema-id", schema.value("schema-id", 0)}};
+  auto array = [&](const char* key) -> ojson& {
+    if (!meta.contains(key) || !meta[key].is_array()) meta[key] = ojson::array();
+    return meta[key];
+  };
+  const int64_t old_updated = meta.value("last-updated-ms", f.now);
+  meta["last-sequence-number"] = f.seq;
+  meta["last-updated-ms"] = f.now;
+  array("snapshots").push_back(snap);
+  meta["current-snapshot-id"] = f.id;
+  if (!meta.contains("refs") || !meta["refs"].is_object()) meta["refs"] = ojson::object();
+  meta["refs"]["main"] = {{"snapshot-id", f.id}, {"type", "branch"}};
+  array("snapshot-log").push_back({{"timestamp-ms", f.now}, {"snapshot-id", f.id}});
+  array("metadata-log").push_back({{"timestamp-ms", old_updated}, {"metadata-file", f.old_metadata}});
+  if (!meta.contains("properties") || !meta["properties"].is_object()) meta["properties"] = ojson::object();
+  ojson old_mapping;
+  if (auto it = meta["properties"].find("schema.name-mapping.default");
+      it != meta["properties"].end() && it->is_string()) {
+    old_mapping = ojson::parse(it->get<std::string>(), nullptr, false);
+  }
+  const ojson fields = schema.contains("fields") ? schema["fields"] : ojson::array();
+  meta["properties"]["schema.name-mapping.default"] =
+      MappingOf(fields, old_mapping.is_array() ? &old_mapping : nullptr).dump();
+}
+
+// Writes `objects` (each created if absent), then the metadata file `next_name` created if absent,
+// then the version hint; `objects` are deleted again when the metadata file is not written.
+Status Publish(io::ObjectStore& store, const std::string& meta_dir, Objects objects, const std::string& old_name,
+               const std::string& next_name, int64_t next_version, const std::string& metadata,
+               const std::function<void()>& before_commit, const std::string& table) {
+  std::vector<std::string> written;
+  auto fail = [&](Status st) {
+    for (const std::string& p : written) (void)store.Delete(p);
+    return st;
+  };
+  for (auto& [name, bytes] : objects.files) {
+    const std::string p = io::JoinPath(meta_dir, name);
+    if (Status st = PutNew(store, p, std::move(bytes)); !st.ok()) return fail(st);
+    written.push_back(p);
+  }
+  if (before_commit) before_commit();
+  // The table must still be at the metadata read (a numbered name has no create-if-absent of the
+  // version itself: a listing shows whether another file of that version or later exists).
+  auto listed = store.List(meta_dir + "/");
+  if (!listed.ok()) return fail(listed.status());
+  for (const io::ObjectInfo& o : *listed) {
+    const std::string n = o.path.substr(o.path.rfind('/') + 1);
+    int64_t v = 0;
+    if (n != old_name && NextMetadataName(n, &v).ok() && v - 1 >= next_version) {
+      return fail(Status::Changed(
+          fmt::format("{}: the table moved on while it was rewritten ({} is newer than {})", table, n, old_name)));
+    }
+  }
+  const std::string next_path = io::JoinPath(meta_dir, next_name);
+  if (Status st = PutNew(store, next_path, metadata); !st.ok()) {
+    if (st.code() == StatusCode::kChanged) {
+      return fail(Status::Changed(table + ": another commit created " + next_name + " first; nothing was committed"));
+    }
+    return fail(st);
+  }
+  io::CrashPoint("iceberg-commit", next_path);
+  // A file-system table's version hint follows (readers take versions past it, Iceberg's rule).
+  // (Iceberg's own name is version-hint.text; some writers use version-hint.txt: whichever is there.)
+  if (next_name[0] != 'v') return Status::OK();
+  for (const char* name : {"version-hint.text", "version-hint.txt"}) {
+    const std::string hint = io::JoinPath(meta_dir, name);
+    if (!store.Head(hint).ok()) continue;
+    if (Status st = store.Put(hint, Buffer::Copy(std::to_string(next_version))); !st.ok()) {
+      return st.WithContext(next_path + " is committed, but the version hint " + hint +
+                            " could not be updated (write " + std::to_string(next_version) + " into it)");
+    }
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
 Result<ReplaceCommit> CommitReplace(const TableSnapshot& snapshot, const std::vector<NewDataFile>& files,
                                     const std::string& token, const std::function<void()>& before_commit) {
   auto state = std::dynamic_pointer_cast<const IcebergState>(snapshot.format_state);
@@ -299,194 +516,50 @@ Result<ReplaceCommit> CommitReplace(const TableSnapshot& snapshot, const std::ve
   const std::string& what = state->metadata_path;
   ojson meta = ojson::parse(state->metadata_json, nullptr, false);
   if (!meta.is_object()) return Status::Corrupt(what + ": not a JSON object");
-  RAP_ASSIGN_OR_RETURN(ojson schema, CurrentSchema(meta, what));
+  RAP_ASSIGN_OR_RETURN(const ojson schema, CurrentSchema(meta, what));
   const std::string location = TrimTrailingSlash(meta.value("location", std::string()));
   const std::string base = location.empty() ? snapshot.root : location;
-  const int32_t spec_id = meta.value("default-spec-id", 0);
-  const int64_t parent = snapshot.version;
-  const int64_t seq = meta.value("last-sequence-number", int64_t{0}) + 1;
-  const int64_t id = NewSnapshotId();
-  const int64_t now = NowMillis();
-  io::ObjectStore& store = *snapshot.store;
-  const std::string meta_dir = io::JoinPath(snapshot.root, "metadata");
-
-  // The manifest of the new files (ADDED; sequence numbers inherited from the manifest list).
-  std::vector<avro::Value> entries;
-  int64_t added_rows = 0, added_bytes = 0;
-  for (const NewDataFile& f : files) {
-    entries.push_back(avro::Value::Record(
-        {{"status", avro::Value::Int(1)},
-         {"snapshot_id", avro::Value::Long(id)},
-         {"data_file", avro::Value::Record({{"content", avro::Value::Int(0)},
-                                            {"file_path", avro::Value::String(base + "/" + f.relative_path)},
-                                            {"file_format", avro::Value::String("PARQUET")},
-                                            {"partition", avro::Value::Record({})},
-                                            {"record_count", avro::Value::Long(f.record_count)},
-                                            {"file_size_in_bytes", avro::Value::Long(f.size)}})}}));
-    added_rows += f.record_count;
-    added_bytes += f.size;
-  }
-  const std::string manifest_name = fmt::format("{}-rap-{}-m0.avro", NewUuid(), token);
-  RAP_ASSIGN_OR_RETURN(
-      std::string manifest,
-      avro::WriteContainerFile(kManifestEntrySchema, entries,
-                               {{"schema", schema.dump()},
-                                {"schema-id", std::to_string(schema.value("schema-id", 0))},
-                                {"partition-spec", "[]"},
-                                {"partition-spec-id", std::to_string(spec_id)},
-                                {"format-version", "2"},
-                                {"content", "data"}},
-                               manifest_name));
-  const int64_t manifest_length = static_cast<int64_t>(manifest.size());
-  const avro::Value list_entry = avro::Value::Record(
-      {{"manifest_path", avro::Value::String(base + "/metadata/" + manifest_name)},
-       {"manifest_length", avro::Value::Long(manifest_length)},
-       {"partition_spec_id", avro::Value::Int(spec_id)},
-       {"content", avro::Value::Int(0)},
-       {"sequence_number", avro::Value::Long(seq)},
-       {"min_sequence_number", avro::Value::Long(seq)},
-       {"added_snapshot_id", avro::Value::Long(id)},
-       {"added_files_count", avro::Value::Int(static_cast<int64_t>(files.size()))},
-       {"existing_files_count", avro::Value::Int(0)},
-       {"deleted_files_count", avro::Value::Int(0)},
-       {"added_rows_count", avro::Value::Long(added_rows)},
-       {"existing_rows_count", avro::Value::Long(0)},
-       {"deleted_rows_count", avro::Value::Long(0)}});
-  RAP_ASSIGN_OR_RETURN(std::vector<DeletedManifest> deleted,
-                       DeletedManifests(snapshot, *state, meta, id, seq, base, token));
-  std::vector<avro::Value> list_entries = {list_entry};
-  for (const DeletedManifest& d : deleted) list_entries.push_back(d.list_entry);
-  const std::string list_name = fmt::format("snap-{}-1-{}.avro", id, NewUuid());
-  RAP_ASSIGN_OR_RETURN(std::string list, avro::WriteContainerFile(kManifestFileSchema, list_entries,
-                                                                  {{"snapshot-id", std::to_string(id)},
-                                                                   {"parent-snapshot-id", std::to_string(parent)},
-                                                                   {"sequence-number", std::to_string(seq)},
-                                                                   {"format-version", "2"}},
-                                                                  list_name));
-
-  // The next metadata: this one with the snapshot added and made current.
-  const size_t slash = state->metadata_path.rfind('/');
-  const std::string old_name = slash == std::string::npos ? state->metadata_path : state->metadata_path.substr(slash + 1);
+  SnapshotFacts f;
+  f.id = NewSnapshotId();
+  f.parent = snapshot.version;
+  f.seq = meta.value("last-sequence-number", int64_t{0}) + 1;
+  f.now = NowMillis();
+  const size_t slash = what.rfind('/');
+  const std::string old_name = slash == std::string::npos ? what : what.substr(slash + 1);
+  f.old_metadata = base + "/metadata/" + old_name;
   int64_t next_version = 0;
-  RAP_ASSIGN_OR_RETURN(std::string next_name, NextMetadataName(old_name, &next_version));
-  int64_t total_records = 0, total_size = 0, removed_records = 0, removed_size = 0;
-  for (const DataFile& f : snapshot.files) {
-    removed_records += f.num_records.value_or(0);
-    removed_size += static_cast<int64_t>(f.size);
-  }
-  total_records = added_rows;
-  total_size = added_bytes;
-  ojson snap = {{"snapshot-id", id},
-                {"parent-snapshot-id", parent},
-                {"sequence-number", seq},
-                {"timestamp-ms", now},
-                {"manifest-list", base + "/metadata/" + list_name},
-                {"summary",
-                 {{"operation", "replace"},
-                  {"added-data-files", std::to_string(files.size())},
-                  {"deleted-data-files", std::to_string(snapshot.files.size())},
-                  {"added-records", std::to_string(added_rows)},
-                  {"deleted-records", std::to_string(removed_records)},
-                  {"added-files-size", std::to_string(added_bytes)},
-                  {"removed-files-size", std::to_string(removed_size)},
-                  {"total-data-files", std::to_string(files.size())},
-                  {"total-delete-files", "0"},
-                  {"total-records", std::to_string(total_records)},
-                  {"total-files-size", std::to_string(total_size)},
-                  {"total-position-deletes", "0"},
-                  {"total-equality-deletes", "0"},
-                  {"rap-operation", "rewrite --in-place"}}},
-                {"schema-id", schema.value("schema-id", 0)}};
-  const int64_t old_updated = meta.value("last-updated-ms", now);
-  meta["last-sequence-number"] = seq;
-  meta["last-updated-ms"] = now;
-  if (!meta.contains("snapshots") || !meta["snapshots"].is_array()) meta["snapshots"] = ojson::array();
-  meta["snapshots"].push_back(snap);
-  meta["current-snapshot-id"] = id;
-  if (!meta.contains("refs") || !meta["refs"].is_object()) meta["refs"] = ojson::object();
-  meta["refs"]["main"] = {{"snapshot-id", id}, {"type", "branch"}};
-  if (!meta.contains("snapshot-log") || !meta["snapshot-log"].is_array()) meta["snapshot-log"] = ojson::array();
-  meta["snapshot-log"].push_back({{"timestamp-ms", now}, {"snapshot-id", id}});
-  if (!meta.contains("metadata-log") || !meta["metadata-log"].is_array()) meta["metadata-log"] = ojson::array();
-  meta["metadata-log"].push_back({{"timestamp-ms", old_updated}, {"metadata-file", base + "/metadata/" + old_name}});
-  if (!meta.contains("properties") || !meta["properties"].is_object()) meta["properties"] = ojson::object();
-  {
-    ojson old_mapping;
-    if (auto it = meta["properties"].find("schema.name-mapping.default");
-        it != meta["properties"].end() && it->is_string()) {
-      old_mapping = ojson::parse(it->get<std::string>(), nullptr, false);
-    }
-    const ojson fields = schema.contains("fields") ? schema["fields"] : ojson::array();
-    meta["properties"]["schema.name-mapping.default"] =
-        MappingOf(fields, old_mapping.is_array() ? &old_mapping : nullptr).dump();
-  }
+  RAP_ASSIGN_OR_RETURN(const std::string next_name, NextMetadataName(old_name, &next_version));
 
-  const std::string manifest_path = io::JoinPath(meta_dir, manifest_name);
-  const std::string list_path = io::JoinPath(meta_dir, list_name);
-  const std::string next_path = io::JoinPath(meta_dir, next_name);
-  std::vector<std::string> deleted_paths;
-  auto cleanup = [&] {
-    (void)store.Delete(manifest_path);
-    (void)store.Delete(list_path);
-    for (const std::string& p : deleted_paths) (void)store.Delete(p);
-  };
+  // The manifests: the new files' (ADDED) and the replaced files' (DELETED), in one list.
+  Objects objects;
+  RAP_ASSIGN_OR_RETURN(const avro::Value added, AddedManifest(files, schema, state->schema, meta.value("default-spec-id", 0),
+                                                              base, f.id, f.seq, token, &objects));
+  RAP_ASSIGN_OR_RETURN(std::vector<DeletedManifest> deleted,
+                       DeletedManifests(snapshot, *state, meta, f.id, f.seq, base, token));
+  std::vector<avro::Value> list_entries = {added};
   for (DeletedManifest& d : deleted) {
-    const std::string p = io::JoinPath(meta_dir, d.name);
-    if (Status st = PutNew(store, p, std::move(d.bytes)); !st.ok()) {
-      cleanup();
-      return st;
-    }
-    deleted_paths.push_back(p);
+    list_entries.push_back(d.list_entry);
+    objects.files.push_back({d.name, std::move(d.bytes)});
   }
-  if (Status st = PutNew(store, manifest_path, std::move(manifest)); !st.ok()) {
-    cleanup();
-    return st;
-  }
-  if (Status st = PutNew(store, list_path, std::move(list)); !st.ok()) {
-    cleanup();
-    return st;
-  }
-  if (before_commit) before_commit();
-  // The table must still be at the metadata read (a numbered name has no create-if-absent of the
-  // version itself: a listing shows whether another file of that version or later exists).
-  auto listed = store.List(meta_dir + "/");
-  if (!listed.ok()) {
-    cleanup();
-    return listed.status();
-  }
-  for (const io::ObjectInfo& o : *listed) {
-    const std::string n = o.path.substr(o.path.rfind('/') + 1);
-    int64_t v = 0;
-    if (n != old_name && NextMetadataName(n, &v).ok() && v - 1 >= next_version) {
-      cleanup();
-      return Status::Changed(fmt::format("{}: the table moved on while it was rewritten ({} is newer than {})",
-                                         snapshot.root, n, old_name));
-    }
-  }
-  if (Status st = PutNew(store, next_path, meta.dump(2)); !st.ok()) {
-    cleanup();
-    if (st.code() == StatusCode::kChanged) {
-      return Status::Changed(snapshot.root + ": another commit created " + next_name + " first; nothing was committed");
-    }
-    return st;
-  }
-  io::CrashPoint("iceberg-commit", next_path);
-  // A Hadoop-style table's version hint follows (readers that list find the new file without it).
-  // (Iceberg's own name is version-hint.text; some writers use version-hint.txt: whichever is there.)
-  if (next_name[0] == 'v') {
-    for (const char* name : {"version-hint.text", "version-hint.txt"}) {
-      const std::string hint = io::JoinPath(meta_dir, name);
-      if (!store.Head(hint).ok()) continue;
-      if (Status st = store.Put(hint, Buffer::Copy(std::to_string(next_version))); !st.ok()) {
-        return st.WithContext(next_path + " is committed, but the version hint " + hint +
-                              " could not be updated (write " + std::to_string(next_version) + " into it)");
-      }
-    }
-  }
+  const std::string list_name = fmt::format("snap-{}-1-{}.avro", f.id, NewUuid());
+  RAP_ASSIGN_OR_RETURN(std::string list,
+                       avro::WriteContainerFile(kManifestFileSchema, list_entries,
+                                                {{"snapshot-id", std::to_string(f.id)},
+                                                 {"parent-snapshot-id", std::to_string(f.parent)},
+                                                 {"sequence-number", std::to_string(f.seq)},
+                                                 {"format-version", "2"}},
+                                                list_name));
+  objects.files.push_back({list_name, std::move(list)});
+  f.manifest_list = base + "/metadata/" + list_name;
+
+  AddSnapshot(meta, schema, f, files, snapshot);
+  const std::string meta_dir = io::JoinPath(snapshot.root, "metadata");
+  RAP_RETURN_NOT_OK(Publish(*snapshot.store, meta_dir, std::move(objects), old_name, next_name, next_version,
+                            meta.dump(2), before_commit, snapshot.root));
   ReplaceCommit out;
-  out.snapshot_id = id;
-  out.sequence_number = seq;
-  out.metadata_path = next_path;
+  out.snapshot_id = f.id;
+  out.sequence_number = f.seq;
+  out.metadata_path = io::JoinPath(meta_dir, next_name);
   return out;
 }
 
