@@ -17,6 +17,17 @@ bool Value::GetInt(std::string_view name, int64_t* out) const {
   return true;
 }
 
+bool Value::Set(std::string_view name, Value v) {
+  if (kind != Kind::kRecord) return false;
+  for (size_t i = 0; i < names.size() && i < items.size(); ++i) {
+    if (names[i] == name) {
+      items[i] = std::move(v);
+      return true;
+    }
+  }
+  return false;
+}
+
 Value Value::Boolean(bool b) {
   Value v;
   v.kind = Kind::kBoolean;

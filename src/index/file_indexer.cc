@@ -354,6 +354,18 @@ Result<std::vector<std::vector<std::vector<PageFrames>>>> CoverFrames(io::Object
   return frames;
 }
 
+// The manifest's record of a data file as it was read.
+FileEntry EntryOf(const table::DataFile& file, int32_t ordinal, const io::ObjectInfo& info, int64_t num_rows) {
+  FileEntry e;
+  e.ordinal = ordinal;
+  e.path = file.relative_path;
+  e.size = info.size;
+  e.etag = info.etag;
+  e.num_rows = num_rows;
+  e.deletion_vector = file.deletion_vector;
+  return e;
+}
+
 // The file's entries: runs of one key over consecutive rows of `order`, with their covering records.
 Status AddRuns(const FileKeys& fk, const std::vector<uint32_t>& order, const std::vector<CoverTable>& cover_tables,
                bool hoisted, IndexedFile* out_ptr) {
@@ -405,12 +417,7 @@ Result<IndexedFile> IndexOrcFile(const io::ObjectStorePtr& store, const table::D
   }
   RAP_ASSIGN_OR_RETURN(auto reader, read::OrcFileReader::Open(store, file.path));
   IndexedFile out;
-  out.file.ordinal = ordinal;
-  out.file.path = file.relative_path;
-  out.file.size = reader->info().size;
-  out.file.etag = reader->info().etag;
-  out.file.num_rows = reader->num_rows();
-  out.file.deletion_vector = file.deletion_vector;
+  out.file = EntryOf(file, ordinal, reader->info(), reader->num_rows());
   std::vector<int> fields;
   for (const std::string& k : spec.key_columns) {
     const int f = reader->FieldIndex(k);
@@ -452,12 +459,7 @@ Result<IndexedFile> IndexDataFile(const io::ObjectStorePtr& store, const table::
   ro.batch_size = 1 << 20;
   RAP_ASSIGN_OR_RETURN(auto reader, read::FileReader::Open(store, file.path, ro));
   IndexedFile out;
-  out.file.ordinal = ordinal;
-  out.file.path = file.relative_path;
-  out.file.size = reader->info().size;
-  out.file.etag = reader->info().etag;
-  out.file.num_rows = reader->num_rows();
-  out.file.deletion_vector = file.deletion_vector;
+  out.file = EntryOf(file, ordinal, reader->info(), reader->num_rows());
   RAP_ASSIGN_OR_RETURN(read::Projection proj, ProjectKeys(*reader, file, spec, &out));
   RAP_ASSIGN_OR_RETURN(std::vector<RecordBatch> batches, reader->ReadAll(std::nullopt, proj));
   RAP_ASSIGN_OR_RETURN(const FileKeys fk,

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import pathlib
+import subprocess
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -21,6 +22,19 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 def build_cli() -> pathlib.Path:
     """The `rap` CLI of the build whose extension is imported (scripts/test.sh: build/<kind>/tools/rap)."""
     return pathlib.Path(rap._rap.__file__).resolve().parents[2] / "tools" / "rap"
+
+
+def fetched_jars() -> list[str]:
+    """The pinned jars of scripts/fetch-jars.sh (fetched once into $RAP_JARS_DIR, default build/jars)."""
+    dest = os.environ.get("RAP_JARS_DIR") or str(ROOT / "build" / "jars")
+    out = subprocess.run(["bash", str(ROOT / "scripts" / "fetch-jars.sh"), dest], check=True, capture_output=True,
+                         text=True)
+    return out.stdout.split()
+
+
+def fetched_jar(marker: str) -> str:
+    """The fetched jar whose path contains `marker` ("iceberg-spark-runtime", "paimon-spark")."""
+    return next(p for p in fetched_jars() if marker in p)
 
 
 def cli_env() -> dict:

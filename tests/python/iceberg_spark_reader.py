@@ -10,26 +10,12 @@ from __future__ import annotations
 import json
 import sys
 
-from pyspark.sql import SparkSession
+from iceberg_spark_writer import session  # the same session set-up (tests/python is sys.path[0])
 
 
 def main() -> None:
     jar, warehouse, out, *tables = sys.argv[1:]
-    spark = (
-        SparkSession.builder.master("local[2]")
-        .appName("rap-test-iceberg-spark-read")
-        .config("spark.jars", jar)
-        .config("spark.sql.extensions", "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions")
-        .config("spark.sql.catalog.local", "org.apache.iceberg.spark.SparkCatalog")
-        .config("spark.sql.catalog.local.type", "hadoop")
-        .config("spark.sql.catalog.local.warehouse", warehouse)
-        .config("spark.sql.session.timeZone", "UTC")
-        .config("spark.sql.shuffle.partitions", "2")
-        .config("spark.ui.enabled", "false")
-        .config("spark.ui.showConsoleProgress", "false")
-        .getOrCreate()
-    )
-    spark.sparkContext.setLogLevel("ERROR")
+    spark = session(jar, warehouse, "rap-test-iceberg-spark-read")
     result = {}
     for t in tables:
         result[t] = {

@@ -17,11 +17,11 @@ def rows(spark, sql: str) -> list[dict]:
     return [r.asDict(recursive=True) for r in spark.sql(sql).collect()]
 
 
-def main() -> None:
-    jar, warehouse, out = sys.argv[1:4]
+def session(jar: str, warehouse: str, app: str) -> SparkSession:
+    """A local Spark session with the Iceberg runtime and a Hadoop catalog `local` on `warehouse`."""
     spark = (
         SparkSession.builder.master("local[2]")
-        .appName("rap-test-iceberg-spark")
+        .appName(app)
         .config("spark.jars", jar)
         .config("spark.sql.extensions", "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions")
         .config("spark.sql.catalog.local", "org.apache.iceberg.spark.SparkCatalog")
@@ -34,6 +34,12 @@ def main() -> None:
         .getOrCreate()
     )
     spark.sparkContext.setLogLevel("ERROR")
+    return spark
+
+
+def main() -> None:
+    jar, warehouse, out = sys.argv[1:4]
+    spark = session(jar, warehouse, "rap-test-iceberg-spark")
     jvm = spark._jvm
     result = {}
 

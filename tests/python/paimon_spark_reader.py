@@ -10,19 +10,11 @@ from __future__ import annotations
 import json
 import sys
 
-from pyspark.sql import SparkSession
+from paimon_spark_writer import session  # the same session set-up (tests/python is sys.path[0])
 
 
 def main(jar: str, warehouse: str, out: str, table: str) -> None:
-    spark = (SparkSession.builder.master("local[1]")
-             .config("spark.jars", jar)
-             .config("spark.sql.catalog.paimon", "org.apache.paimon.spark.SparkCatalog")
-             .config("spark.sql.catalog.paimon.warehouse", "file:" + warehouse)
-             .config("spark.sql.extensions", "org.apache.paimon.spark.extensions.PaimonSparkSessionExtensions")
-             .config("spark.ui.enabled", "false")
-             .config("spark.sql.shuffle.partitions", "2")
-             .getOrCreate())
-    spark.sparkContext.setLogLevel("ERROR")
+    spark = session(jar, warehouse)
     sql = spark.sql
     result = {
         "rows": [r.asDict() for r in sql(f"SELECT * FROM paimon.db.{table}").collect()],

@@ -17,7 +17,8 @@ import sys
 from pyspark.sql import SparkSession
 
 
-def main(jar: str, warehouse: str, expected_path: str) -> None:
+def session(jar: str, warehouse: str) -> SparkSession:
+    """A local Spark session with Paimon's Spark connector and a catalog `paimon` on `warehouse`."""
     spark = (SparkSession.builder.master("local[1]")
              .config("spark.jars", jar)
              .config("spark.sql.catalog.paimon", "org.apache.paimon.spark.SparkCatalog")
@@ -27,6 +28,11 @@ def main(jar: str, warehouse: str, expected_path: str) -> None:
              .config("spark.sql.shuffle.partitions", "2")
              .getOrCreate())
     spark.sparkContext.setLogLevel("ERROR")
+    return spark
+
+
+def main(jar: str, warehouse: str, expected_path: str) -> None:
+    spark = session(jar, warehouse)
     sql = spark.sql
     sql("CREATE DATABASE IF NOT EXISTS paimon.db")
 

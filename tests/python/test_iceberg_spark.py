@@ -18,17 +18,14 @@ import pytest
 
 import rap
 
-from conftest import ROOT
+from conftest import ROOT, fetched_jar
 
 pytest.importorskip("pyspark")
 
 
 @pytest.fixture(scope="module")
 def spark_tables(tmp_path_factory) -> tuple[pathlib.Path, dict]:
-    dest = os.environ.get("RAP_JARS_DIR") or str(ROOT / "build" / "jars")
-    out = subprocess.run(["bash", str(ROOT / "scripts" / "fetch-jars.sh"), dest], check=True, capture_output=True,
-                         text=True)
-    jar = next(p for p in out.stdout.split() if "iceberg-spark-runtime" in p)
+    jar = fetched_jar("iceberg-spark-runtime")
     tmp = tmp_path_factory.mktemp("iceberg_spark")
     warehouse = tmp / "warehouse"
     expected = tmp / "expected.json"
@@ -82,10 +79,7 @@ def test_rewrite_in_place_read_by_spark(spark_tables, tmp_path: pathlib.Path) ->
     hint = (table / "metadata" / "version-hint.text").read_text().strip()
     assert (table / "metadata" / f"v{hint}.metadata.json").exists()
     assert plain(pa.table(rap.scan(str(table))).to_pylist()) == before
-    dest = os.environ.get("RAP_JARS_DIR") or str(ROOT / "build" / "jars")
-    out = subprocess.run(["bash", str(ROOT / "scripts" / "fetch-jars.sh"), dest], check=True, capture_output=True,
-                         text=True)
-    jar = next(p for p in out.stdout.split() if "iceberg-spark-runtime" in p)
+    jar = fetched_jar("iceberg-spark-runtime")
     read = tmp_path / "read.json"
     env = dict(os.environ, PYSPARK_PYTHON=sys.executable)
     subprocess.run([sys.executable, str(pathlib.Path(__file__).with_name("iceberg_spark_reader.py")), jar,

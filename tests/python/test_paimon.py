@@ -68,7 +68,7 @@ def test_every_table_and_snapshot_reads_as_pypaimon_reads_it(written) -> None:
         checked.add(case["table"])
     assert checked == {"pk_multi", "pk_first_row", "pk_types", "append_parts", "append_bucketed", "append_orc",
                        "pk_orc", "evolve_pk", "evolve_append_orc", "dv_append", "pk_dv_level0",
-                       "pk_dv_merge_on_read", "pk_index"}
+                       "pk_dv_merge_on_read", "pk_index", "compact_bucketed", "compact_parts"}
 
 
 def test_primary_key_table_is_merged_not_listed(written) -> None:

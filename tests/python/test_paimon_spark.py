@@ -18,7 +18,7 @@ import pytest
 
 import rap
 
-from conftest import ROOT
+from conftest import ROOT, fetched_jar
 
 pytest.importorskip("pyspark")
 
@@ -27,10 +27,7 @@ KEYS = {"pk_dv": ["id", "p"], "pk_dv_orc": ["k"], "append_dv": ["id", "s"]}
 
 @pytest.fixture(scope="module")
 def spark_tables(tmp_path_factory) -> tuple[pathlib.Path, dict]:
-    dest = os.environ.get("RAP_JARS_DIR") or str(ROOT / "build" / "jars")
-    out = subprocess.run(["bash", str(ROOT / "scripts" / "fetch-jars.sh"), dest], check=True, capture_output=True,
-                         text=True)
-    jar = next(p for p in out.stdout.split() if "paimon-spark" in p)
+    jar = fetched_jar("paimon-spark")
     tmp = tmp_path_factory.mktemp("paimon_spark")
     warehouse = tmp / "warehouse"
     expected = tmp / "expected.json"
@@ -183,10 +180,7 @@ def test_compact_read_by_java_paimon(spark_tables, tmp_path) -> None:
     r = rap.compact(str(path))
     assert r["files_read"] >= 10 and r["files_written"] == 2 and r["rows"] == 100
     assert plain_rows(pa.table(rap.scan(str(path))).to_pylist()) == plain_rows(want)
-    dest = os.environ.get("RAP_JARS_DIR") or str(ROOT / "build" / "jars")
-    out = subprocess.run(["bash", str(ROOT / "scripts" / "fetch-jars.sh"), dest], check=True, capture_output=True,
-                         text=True)
-    jar = next(p for p in out.stdout.split() if "paimon-spark" in p)
+    jar = fetched_jar("paimon-spark")
     read = tmp_path / "read.json"
     env = dict(os.environ, PYSPARK_PYTHON=sys.executable)
     subprocess.run([sys.executable, str(pathlib.Path(__file__).with_name("paimon_spark_reader.py")), jar,

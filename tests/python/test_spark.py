@@ -34,14 +34,11 @@ import pytest
 import rap
 import rap.spark
 
-from conftest import ROOT, write_keyed_table
+from conftest import ROOT, write_keyed_table, fetched_jars
 
 
 def delta_jars() -> list[str]:
-    dest = os.environ.get("RAP_JARS_DIR") or str(ROOT / "build" / "jars")
-    out = subprocess.run(["bash", str(ROOT / "scripts" / "fetch-jars.sh"), dest], check=True, capture_output=True,
-                         text=True)
-    return [p for p in out.stdout.split() if "/delta-" in p]
+    return [p for p in fetched_jars() if "/delta-" in p]
 
 
 @pytest.fixture(scope="module")

@@ -27,6 +27,9 @@ struct Value {
   const Value* Find(std::string_view name) const;
   // The field as an integer (int or long); false when absent, null or not an integer.
   bool GetInt(std::string_view name, int64_t* out) const;
+  // Replaces the record field `name` (a record read from a file, edited and written back: Iceberg's
+  // DELETED entries, Paimon's compaction entries); false when it has no such field (an older schema).
+  bool Set(std::string_view name, Value v);
 
   // Builders for values to write (rap/avro/container_writer.h).
   static Value Null() { return Value{}; }

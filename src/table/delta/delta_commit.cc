@@ -1,6 +1,7 @@
 // Delta commits: actions -> JSON, schemaString, file stats, the create-if-absent commit write
 // (rap/table/delta_commit.h).
 #include "rap/table/delta_commit.h"
+#include "rap/util/uuid.h"
 
 #include <fmt/format.h>
 
@@ -72,15 +73,6 @@ json DvJson(const DeletionVectorDescriptor& dv) {
   return j;
 }
 
-// A random UUID (version 4) for metaData.id.
-std::string NewUuid() {
-  std::random_device rd;
-  std::mt19937_64 rng((static_cast<uint64_t>(rd()) << 32) ^ rd());
-  const uint64_t a = rng(), b = rng();
-  const uint64_t hi = (a & ~0xf000ull) | 0x4000ull, lo = (b & ~(3ull << 62)) | (2ull << 62);
-  return fmt::format("{:08x}-{:04x}-{:04x}-{:04x}-{:012x}", hi >> 32, (hi >> 16) & 0xffff, hi & 0xffff, lo >> 48,
-                     lo & 0xffffffffffffull);
-}
 
 }  // namespace
 
@@ -218,7 +210,7 @@ std::string DeltaCommitJson(const DeltaCommitActions& a, int64_t ts) {
     const DeltaMetadata& m = *a.metadata;
     json conf = json::object();
     for (const auto& [k, v] : m.configuration) conf[k] = v;
-    line(json{{"metaData", json{{"id", m.id.empty() ? NewUuid() : m.id},
+    line(json{{"metaData", json{{"id", m.id.empty() ? RandomUuid() : m.id},
                                 {"format", json{{"provider", "parquet"}, {"options", json::object()}}},
                                 {"schemaString", m.schema_string},
                                 {"partitionColumns", m.partition_columns},

@@ -6,7 +6,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <chrono>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <random>
@@ -16,6 +15,7 @@
 #include "rap/avro/object_container.h"
 #include "rap/io/crash_point.h"
 #include "rap/table/iceberg_metadata.h"
+#include "rap/util/uuid.h"
 #include "table/iceberg/iceberg_table.h"
 #include "table/path_util.h"
 
@@ -72,34 +72,13 @@ constexpr const char* kManifestFileSchema = R"({"type": "record", "name": "manif
 ]}, "element-id": 508}], "doc": "Summary for each partition", "default": null, "field-id": 507}
 ]})";
 
-int64_t NowMillis() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
-// A random snapshot id (positive, as Iceberg's own writers make them) and a random UUID (v4 form).
+// A random snapshot id (positive, as Iceberg's own writers make them).
 int64_t NewSnapshotId() {
   std::random_device rd;
   const uint64_t v = (static_cast<uint64_t>(rd()) << 32) | rd();
   return static_cast<int64_t>(v & 0x7fffffffffffffffULL) | 1;
 }
 
-std::string NewUuid() {
-  std::random_device rd;
-  uint8_t b[16];
-  for (int i = 0; i < 16; i += 4) {
-    const uint32_t r = rd();
-    for (int k = 0; k < 4; ++k) b[i + k] = static_cast<uint8_t>(r >> (8 * k));
-  }
-  b[6] = static_cast<uint8_t>((b[6] & 0x0f) | 0x40);
-  b[8] = static_cast<uint8_t>((b[8] & 0x3f) | 0x80);
-  std::string s;
-  for (int i = 0; i < 16; ++i) {
-    if (i == 4 || i == 6 || i == 8 || i == 10) s += '-';
-    s += fmt::format("{:02x}", b[i]);
-  }
-  return s;
-}
 
 // The name-mapping entries of a struct's fields (the Iceberg schema JSON's `fields`), keeping the
 // names `old` (the table's mapping, if any) gave the same ids.
@@ -170,7 +149,7 @@ Result<std::string> NextMetadataName(const std::string& name, int64_t* version) 
   }
   if (std::regex_match(name, m, numbered)) {
     *version = std::stoll(m[1].str()) + 1;
-    return fmt::format("{:05d}-{}.metadata.json", *version, NewUuid());
+    return fmt::format("{:05d}-{}.metadata.json", *version, RandomUuid());
   }
   return Status::NotSupported(name + ": the metadata file's name carries no version (vN.metadata.json or "
                                      "NNNNN-<uuid>.metadata.json), so rap cannot name the next one");
@@ -178,15 +157,6 @@ Result<std::string> NextMetadataName(const std::string& name, int64_t* version) 
 
 Status PutNew(io::ObjectStore& store, const std::string& path, std::string bytes) {
   return store.PutIfAbsent(path, Buffer::FromString(std::move(bytes)));
-}
-
-void SetField(avro::Value& v, std::string_view name, avro::Value x) {
-  for (size_t i = 0; i < v.names.size(); ++i) {
-    if (v.names[i] == name) {
-      v.items[i] = std::move(x);
-      return;
-    }
-  }
 }
 
 // A manifest of DELETED entries (written to `name` under metadata/) and its manifest list entry.
@@ -237,10 +207,10 @@ Result<std::vector<DeletedManifest>> DeletedManifests(const TableSnapshot& snaps
       e.GetInt("sequence_number", &data_seq);
       e.GetInt("file_sequence_number", &file_seq);
       if (const avro::Value* df = e.Find("data_file")) df->GetInt("record_count", &rows);
-      SetField(x, "status", avro::Value::Int(2));
-      SetField(x, "snapshot_id", avro::Value::Long(id));
-      SetField(x, "sequence_number", avro::Value::Long(data_seq));
-      SetField(x, "file_sequence_number", avro::Value::Long(file_seq));
+      x.Set("status", avro::Value::Int(2));
+      x.Set("snapshot_id", avro::Value::Long(id));
+      x.Set("sequence_number", avro::Value::Long(data_seq));
+      x.Set("file_sequence_number", avro::Value::Long(file_seq));
       entries.push_back(std::move(x));
       min_seq = std::min(min_seq, data_seq);
       ++d.files;
@@ -251,7 +221,7 @@ Result<std::vector<DeletedManifest>> DeletedManifests(const TableSnapshot& snaps
     for (const auto& [k, v] : manifest.metadata) {
       if (k.rfind("avro.", 0) != 0) header[k] = v;
     }
-    d.name = fmt::format("{}-rap-{}-d{}.avro", NewUuid(), token, out.size());
+    d.name = fmt::format("{}-rap-{}-d{}.avro", RandomUuid(), token, out.size());
     RAP_ASSIGN_OR_RETURN(d.bytes, avro::WriteContainerFile(manifest.schema_json, entries, header, d.name));
     const avro::Value* partitions = m.Find("partitions");
     d.list_entry = avro::Value::Record(
@@ -366,7 +336,7 @@ Result<avro::Value> AddedManifest(const std::vector<NewDataFile>& files, const o
                                            {"data_file", avro::Value::Record(std::move(data_file))}}));
     rows += f.record_count;
   }
-  const std::string name = fmt::format("{}-rap-{}-m0.avro", NewUuid(), token);
+  const std::string name = fmt::format("{}-rap-{}-m0.avro", RandomUuid(), token);
   RAP_ASSIGN_OR_RETURN(std::string bytes,
                        avro::WriteContainerFile(kManifestEntrySchema, entries,
                                                 {{"schema", schema.dump()},
@@ -523,7 +493,7 @@ Result<ReplaceCommit> CommitReplace(const TableSnapshot& snapshot, const std::ve
   f.id = NewSnapshotId();
   f.parent = snapshot.version;
   f.seq = meta.value("last-sequence-number", int64_t{0}) + 1;
-  f.now = NowMillis();
+  f.now = UnixMillis();
   const size_t slash = what.rfind('/');
   const std::string old_name = slash == std::string::npos ? what : what.substr(slash + 1);
   f.old_metadata = base + "/metadata/" + old_name;
@@ -541,7 +511,7 @@ Result<ReplaceCommit> CommitReplace(const TableSnapshot& snapshot, const std::ve
     list_entries.push_back(d.list_entry);
     objects.files.push_back({d.name, std::move(d.bytes)});
   }
-  const std::string list_name = fmt::format("snap-{}-1-{}.avro", f.id, NewUuid());
+  const std::string list_name = fmt::format("snap-{}-1-{}.avro", f.id, RandomUuid());
   RAP_ASSIGN_OR_RETURN(std::string list,
                        avro::WriteContainerFile(kManifestFileSchema, list_entries,
                                                 {{"snapshot-id", std::to_string(f.id)},

@@ -7,10 +7,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <chrono>
 #include <map>
 #include <nlohmann/json.hpp>
-#include <random>
 #include <set>
 
 #include "rap/avro/container_writer.h"
@@ -23,6 +21,7 @@
 #include "rap/table/table.h"
 #include "rap/util/clock.h"
 #include "rap/util/units.h"
+#include "rap/util/uuid.h"
 #include "table/paimon/paimon_table.h"
 
 namespace rap::table {
@@ -34,35 +33,6 @@ constexpr uint64_t kMaxManifestBytes = uint64_t{256} << 20;
 // A BinaryRow of no fields (4-byte arity 0, then one 8-byte word of header and null bits): the
 // empty key and the empty statistics of append files, as Paimon and pypaimon write them.
 const std::string kEmptyRow(12, '\0');
-
-std::string NewUuid() {
-  std::random_device rd;
-  std::string s;
-  for (int i = 0; i < 16; ++i) {
-    if (i == 4 || i == 6 || i == 8 || i == 10) s += '-';
-    uint32_t b = rd() & 0xff;
-    if (i == 6) b = (b & 0x0f) | 0x40;
-    if (i == 8) b = (b & 0x3f) | 0x80;
-    s += fmt::format("{:02x}", b);
-  }
-  return s;
-}
-
-int64_t NowMillis() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
-// Sets field `name` of record `v` when its schema has it (older Paimon versions lack the newer
-// optional fields; the template record came from the manifest whose schema is written).
-void SetField(avro::Value& v, std::string_view name, avro::Value x) {
-  for (size_t i = 0; i < v.names.size(); ++i) {
-    if (v.names[i] == name) {
-      v.items[i] = std::move(x);
-      return;
-    }
-  }
-}
 
 // Whether field `i` of a serialized BinaryRow (4-byte big-endian arity, then the row: null bits
 // after the 8 header bits, least significant bit first) is null.
@@ -158,7 +128,7 @@ std::vector<Bin> PlanBins(const PaimonState& state, uint64_t target, int min_fil
   for (Bin& bin : bins) {
     const std::string& p = bin.inputs.front()->path;
     bin.dir = p.substr(0, p.rfind('/'));
-    bin.name = "data-" + NewUuid() + "-0.parquet";
+    bin.name = "data-" + RandomUuid() + "-0.parquet";
   }
   return bins;
 }
@@ -229,45 +199,45 @@ Result<std::vector<avro::Value>> PartitionEntries(const std::vector<const Bin*>&
                                                   const std::map<std::string, avro::Value>& adds, int64_t schema_id,
                                                   const std::string& what) {
   std::vector<avro::Value> out;
-  const int64_t now = NowMillis();
+  const int64_t now = UnixMillis();
   for (const Bin* bin : bins) {
     int64_t min_seq = INT64_MAX, max_seq = INT64_MIN;
     for (const BucketFile* f : bin->inputs) {
       auto it = adds.find(f->meta.file_name);
       if (it == adds.end()) return Status::Corrupt(what + ": no ADD entry of " + f->meta.file_name);
       avro::Value del = it->second;
-      SetField(del, "_KIND", avro::Value::Int(1));
+      del.Set("_KIND", avro::Value::Int(1));
       out.push_back(std::move(del));
       min_seq = std::min(min_seq, f->meta.min_sequence_number);
       max_seq = std::max(max_seq, f->meta.max_sequence_number);
     }
     avro::Value add = adds.at(bin->inputs.front()->meta.file_name);
-    SetField(add, "_KIND", avro::Value::Int(0));
+    add.Set("_KIND", avro::Value::Int(0));
     const avro::Value* tmpl = add.Find("_FILE");
     if (!tmpl || tmpl->kind != avro::Kind::kRecord) return Status::Corrupt(what + ": an entry without _FILE");
     avro::Value file = *tmpl;
-    SetField(file, "_FILE_NAME", avro::Value::String(bin->name));
-    SetField(file, "_FILE_SIZE", avro::Value::Long(bin->size));
-    SetField(file, "_ROW_COUNT", avro::Value::Long(bin->rows));
-    SetField(file, "_MIN_KEY", avro::Value::Bytes(kEmptyRow));
-    SetField(file, "_MAX_KEY", avro::Value::Bytes(kEmptyRow));
-    SetField(file, "_KEY_STATS", EmptyStats());
-    SetField(file, "_VALUE_STATS", EmptyStats());
-    SetField(file, "_MIN_SEQUENCE_NUMBER", avro::Value::Long(min_seq));
-    SetField(file, "_MAX_SEQUENCE_NUMBER", avro::Value::Long(max_seq));
-    SetField(file, "_SCHEMA_ID", avro::Value::Long(schema_id));
-    SetField(file, "_LEVEL", avro::Value::Int(0));
-    SetField(file, "_EXTRA_FILES", avro::Value::Array({}));
-    SetField(file, "_CREATION_TIME", avro::Value::Long(now));
-    SetField(file, "_DELETE_ROW_COUNT", avro::Value::Long(0));
-    SetField(file, "_EMBEDDED_FILE_INDEX", avro::Value::Null());
-    SetField(file, "_FILE_SOURCE", avro::Value::Int(1));  // COMPACT
-    SetField(file, "_VALUE_STATS_COLS", avro::Value::Array({}));
-    SetField(file, "_EXTERNAL_PATH", avro::Value::Null());
-    SetField(file, "_FIRST_ROW_ID", avro::Value::Null());
-    SetField(file, "_WRITE_COLS", avro::Value::Null());
-    SetField(file, "_WRITE_COLS_SEQUENCES", avro::Value::Null());
-    SetField(add, "_FILE", std::move(file));
+    file.Set("_FILE_NAME", avro::Value::String(bin->name));
+    file.Set("_FILE_SIZE", avro::Value::Long(bin->size));
+    file.Set("_ROW_COUNT", avro::Value::Long(bin->rows));
+    file.Set("_MIN_KEY", avro::Value::Bytes(kEmptyRow));
+    file.Set("_MAX_KEY", avro::Value::Bytes(kEmptyRow));
+    file.Set("_KEY_STATS", EmptyStats());
+    file.Set("_VALUE_STATS", EmptyStats());
+    file.Set("_MIN_SEQUENCE_NUMBER", avro::Value::Long(min_seq));
+    file.Set("_MAX_SEQUENCE_NUMBER", avro::Value::Long(max_seq));
+    file.Set("_SCHEMA_ID", avro::Value::Long(schema_id));
+    file.Set("_LEVEL", avro::Value::Int(0));
+    file.Set("_EXTRA_FILES", avro::Value::Array({}));
+    file.Set("_CREATION_TIME", avro::Value::Long(now));
+    file.Set("_DELETE_ROW_COUNT", avro::Value::Long(0));
+    file.Set("_EMBEDDED_FILE_INDEX", avro::Value::Null());
+    file.Set("_FILE_SOURCE", avro::Value::Int(1));  // COMPACT
+    file.Set("_VALUE_STATS_COLS", avro::Value::Array({}));
+    file.Set("_EXTERNAL_PATH", avro::Value::Null());
+    file.Set("_FIRST_ROW_ID", avro::Value::Null());
+    file.Set("_WRITE_COLS", avro::Value::Null());
+    file.Set("_WRITE_COLS_SEQUENCES", avro::Value::Null());
+    add.Set("_FILE", std::move(file));
     out.push_back(std::move(add));
   }
   return out;
@@ -295,22 +265,22 @@ avro::Value ListEntry(const avro::Value& tmpl, const std::string& name, int64_t 
   if (const avro::Value* first = entries.empty() ? nullptr : entries.front().Find("_TOTAL_BUCKETS")) {
     total_buckets = first->integer;
   }
-  SetField(e, "_FILE_NAME", avro::Value::String(name));
-  SetField(e, "_FILE_SIZE", avro::Value::Long(size));
-  SetField(e, "_NUM_ADDED_FILES", avro::Value::Long(added));
-  SetField(e, "_NUM_DELETED_FILES", avro::Value::Long(deleted));
-  SetField(e, "_PARTITION_STATS", avro::Value::Record({{"_MIN_VALUES", avro::Value::Bytes(partition)},
+  e.Set("_FILE_NAME", avro::Value::String(name));
+  e.Set("_FILE_SIZE", avro::Value::Long(size));
+  e.Set("_NUM_ADDED_FILES", avro::Value::Long(added));
+  e.Set("_NUM_DELETED_FILES", avro::Value::Long(deleted));
+  e.Set("_PARTITION_STATS", avro::Value::Record({{"_MIN_VALUES", avro::Value::Bytes(partition)},
                                                        {"_MAX_VALUES", avro::Value::Bytes(partition)},
                                                        {"_NULL_COUNTS", avro::Value::Array(std::move(nulls))}}));
-  SetField(e, "_SCHEMA_ID", avro::Value::Long(schema_id));
-  SetField(e, "_MIN_BUCKET", avro::Value::Int(min_bucket));
-  SetField(e, "_MAX_BUCKET", avro::Value::Int(max_bucket));
-  SetField(e, "_MIN_LEVEL", avro::Value::Int(0));
-  SetField(e, "_MAX_LEVEL", avro::Value::Int(0));
-  SetField(e, "_MIN_ROW_ID", avro::Value::Null());
-  SetField(e, "_MAX_ROW_ID", avro::Value::Null());
-  SetField(e, "_TOTAL_BUCKETS", total_buckets ? avro::Value::Int(total_buckets) : avro::Value::Null());
-  SetField(e, "_EXTRA_FILES", avro::Value::Null());
+  e.Set("_SCHEMA_ID", avro::Value::Long(schema_id));
+  e.Set("_MIN_BUCKET", avro::Value::Int(min_bucket));
+  e.Set("_MAX_BUCKET", avro::Value::Int(max_bucket));
+  e.Set("_MIN_LEVEL", avro::Value::Int(0));
+  e.Set("_MAX_LEVEL", avro::Value::Int(0));
+  e.Set("_MIN_ROW_ID", avro::Value::Null());
+  e.Set("_MAX_ROW_ID", avro::Value::Null());
+  e.Set("_TOTAL_BUCKETS", total_buckets ? avro::Value::Int(total_buckets) : avro::Value::Null());
+  e.Set("_EXTRA_FILES", avro::Value::Null());
   return e;
 }
 
@@ -357,14 +327,14 @@ Status CommitPaimonCompact(const TableSnapshot& snap, const PaimonState& state, 
   std::vector<avro::Value> delta_list;
   for (const auto& [partition, pbins] : by_partition) {
     RAP_ASSIGN_OR_RETURN(std::vector<avro::Value> entries, PartitionEntries(pbins, adds, state.schema.id, what));
-    const std::string name = "manifest-" + NewUuid() + "-0";
+    const std::string name = "manifest-" + RandomUuid() + "-0";
     RAP_ASSIGN_OR_RETURN(std::string bytes, avro::WriteContainerFile(entry_schema, entries, {}, name));
     const int64_t size = static_cast<int64_t>(bytes.size());
     RAP_RETURN_NOT_OK(PutNew(snap, snap.root + "/manifest/" + name, std::move(bytes), written));
     delta_list.push_back(ListEntry(lists.front(), name, size, pbins, entries, state.schema.partition_keys.size(),
                                    state.schema.id));
   }
-  const std::string list_id = NewUuid();
+  const std::string list_id = RandomUuid();
   const std::string base_name = "manifest-list-" + list_id + "-0", delta_name = "manifest-list-" + list_id + "-1";
   RAP_ASSIGN_OR_RETURN(std::string base_bytes, avro::WriteContainerFile(base.schema_json, lists, {}, base_name));
   RAP_ASSIGN_OR_RETURN(std::string delta_bytes,
@@ -390,11 +360,11 @@ Status CommitPaimonCompact(const TableSnapshot& snap, const PaimonState& state, 
   j.erase("changelogManifestListSize");
   j["deltaRecordCount"] = 0;
   j["changelogRecordCount"] = 0;
-  j["commitUser"] = NewUuid();
+  j["commitUser"] = RandomUuid();
   j["commitIdentifier"] = INT64_MAX;
   j["commitKind"] = "COMPACT";
-  j["timeMillis"] = NowMillis();
-  j["uuid"] = NewUuid();
+  j["timeMillis"] = UnixMillis();
+  j["uuid"] = RandomUuid();
   j["writerVersion"] = "rap compact";
   if (options.before_commit) options.before_commit();
   const std::string path = snap.root + "/snapshot/snapshot-" + std::to_string(id);
