@@ -268,6 +268,15 @@ def main(out: pathlib.Path) -> None:
     sw = pa.schema([("id", pa.int64()), ("p", pa.string()), ("w", pa.string())])
     commit(t, [{"id": i, "p": [None, "a", "b"][i % 3], "w": f"w{i}"} for i in range(40, 50)], sw)
     record("compact_parts", t, ["id"], [None])
+    # Two files of 120,000 rows each (about 1.6 MB: ranges cut at 1 MiB) in one bucket, for the
+    # seed's three-batch rule in compaction (tests/table/paimon_compact_test.cc).
+    sl = pa.schema([("id", pa.int64()), ("text", pa.string())])
+    catalog.create_table("db.compact_large", Schema.from_pyarrow_schema(
+        sl, options={"bucket": "1", "bucket-key": "id", "file.format": "parquet", "file.compression": "none"}), False)
+    t = catalog.get_table("db.compact_large")
+    for k in range(2):
+        commit(t, [{"id": i, "text": f"row {i:07d} " + "x" * (i % 13)} for i in range(k * 120000, k * 120000 + 120000)],
+               sl)
 
     (out / "cases.json").write_text(json.dumps(cases, indent=1))
 

@@ -185,5 +185,35 @@ TEST_F(PaimonCompact, RefusesWhatItDoesNotCompact) {
   EXPECT_FALSE(r.ok());
 }
 
+// The seed's rule in compaction: with a queue of three batches per producer, an input whose first
+// read range (pypaimon's 3.9 MB files of 120,000 rows, cut into ranges of about 1 MiB) holds more
+// than three batches of 4,000 rows is read on the plain path (adaptive_disabled), one whose first
+// range holds at most three batches of 20,000 rows by the producers (files_parallel); the second
+// input is warmed either way (RAW warmup does not go through the prefetch reader in rap), and the
+// rows are the same. docs/paimon.md "Append compaction".
+TEST_F(PaimonCompact, ThreeBatchRuleDecidesTheProducers) {
+  for (const int64_t batch : {int64_t{20000}, int64_t{4000}}) {
+    SCOPED_TRACE(batch);
+    testing::TempDir copy;
+    const std::string t = copy.Join("t");
+    fs::copy(written_->path() + "/warehouse/db.db/compact_large", t, fs::copy_options::recursive);
+    const auto before = Rows(t);
+    PaimonCompactOptions o;
+    o.batch_rows = batch;
+    auto r = CompactPaimonTable(t, o);
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    ASSERT_EQ(r->files_read, 2);
+    EXPECT_EQ(r->warmup_files, 1);  // the second input, while the first is read
+    if (batch == 20000) {
+      EXPECT_EQ(r->files_parallel, 2);
+      EXPECT_EQ(r->adaptive_disabled, 0);
+    } else {
+      EXPECT_EQ(r->files_parallel, 0);
+      EXPECT_EQ(r->adaptive_disabled, 2);
+    }
+    EXPECT_EQ(Rows(t), before);
+  }
+}
+
 }  // namespace
 }  // namespace rap::table

@@ -22,6 +22,9 @@ struct PaimonCompactOptions {
   // A bucket is compacted when it has at least this many files smaller than the target.
   int min_files = 2;
   bool dry_run = false;  // plan only: what would be read and written, nothing written
+  // Rows per batch of the read (0: the Scanner's 65,536). With the queue of three batches it decides
+  // which inputs the adaptive rule reads without producers (those whose first range holds more).
+  int64_t batch_rows = 0;
   // Runs just before the snapshot file is written (tests stop or race there).
   std::function<void()> before_commit;
   std::function<void(int64_t done, int64_t total)> progress;  // output files written / planned

@@ -152,6 +152,7 @@ Status WriteBin(const TableSnapshot& snap, const read::ScanSource& all, Bin& bin
   so.warmup.level = read::WarmupLevel::kRaw;
   so.file_parallelism = 1;
   so.cancel = options.cancel;
+  if (options.batch_rows > 0) so.batch_size = options.batch_rows;
   RAP_ASSIGN_OR_RETURN(auto scanner, read::Scanner::Make(std::move(src), so));
   const std::string path = bin.dir + "/" + bin.name;
   auto sink = read::MakeObjectStoreSink(snap.store, path);
