@@ -86,6 +86,15 @@ def main() -> None:
     spark.sql("DELETE FROM local.db.rewrite WHERE id % 7 = 0")
     spark.sql("UPDATE local.db.rewrite SET label = 'updated' WHERE id IN (5, 150)")
     result["rewrite"] = rows(spark, "SELECT * FROM local.db.rewrite")
+    # v1, Parquet, for the same test: v1's manifest schemas; a copy-on-write delete (v1 has no
+    # delete files).
+    spark.sql("CREATE TABLE local.db.rewrite_v1 (id BIGINT, s STRING, d DECIMAL(10, 2)) USING iceberg "
+              "TBLPROPERTIES ('format-version'='1')")
+    for lo in (0, 50):
+        spark.sql(f"INSERT INTO local.db.rewrite_v1 SELECT /*+ COALESCE(1) */ id, concat('s', id), "
+                  f"CAST(id * 0.5 AS DECIMAL(10, 2)) FROM range({lo}, {lo + 50}) ORDER BY rand(3)")
+    spark.sql("DELETE FROM local.db.rewrite_v1 WHERE id % 9 = 0")
+    result["rewrite_v1"] = rows(spark, "SELECT * FROM local.db.rewrite_v1")
     spark.stop()
     with open(out, "w") as f:
         json.dump(result, f, default=str)

@@ -445,7 +445,8 @@ def test_rewrite_in_place_commits_a_replace_snapshot(tmp_path: pathlib.Path) -> 
     """rap.rewrite(in_place=True) of a pyiceberg table (deletes, nested columns): a replace snapshot in
     the next metadata file that pyiceberg reads (StaticTable: the SQL catalog's pointer is the
     catalog's) with the same rows, from rap's files only; the new index's lookups equal that reading.
-    A v1 table, a partitioned table and a table that moved on are refused, nothing committed."""
+    A v1 table commits the same way in v1's manifest schemas; a partitioned table is refused, nothing
+    committed."""
     from pyiceberg.table import StaticTable
     from pyiceberg.types import ListType, MapType
 
@@ -509,18 +510,29 @@ def test_rewrite_in_place_commits_a_replace_snapshot(tmp_path: pathlib.Path) -> 
     for k in keys:
         assert got_rows[k] == [r for r in expected.to_pylist() if r["id"] == k], k
 
-    # Refused: a v1 table and a partitioned one.
-    v1 = c.create_table("db.v1", schema=schema, properties={"format-version": "1"})
+    # A v1 table (v1 manifest schemas: no sequence numbers, block_size_in_bytes, *_data_files_count).
     one_row = pa.table({"id": pa.array([1], pa.int64()), "name": ["a"], "tags": pa.array([None], pa.list_(pa.string())),
                         "m": pa.array([[]], pa.map_(pa.string(), pa.int32()))})
-    v1.append(one_row)
-    with pytest.raises(rap.NotSupported, match="v1"):
-        rap.rewrite(location(v1), key="id", in_place=True)
+    v1 = c.create_table("db.v1", schema=schema, properties={"format-version": "1"})
+    for k in range(3):
+        v1.append(pa.table({"id": pa.array([k * 10 + i for i in range(10)], pa.int64()),
+                            "name": [f"v{i}" for i in range(10)],
+                            "tags": pa.array([[str(i)] for i in range(10)], pa.list_(pa.string())),
+                            "m": pa.array([[("k", i)] for i in range(10)], pa.map_(pa.string(), pa.int32()))}))
+    v1 = c.load_table("db.v1")
+    want = sorted(v1.scan().to_arrow().to_pylist(), key=key)
+    res = rap.rewrite(location(v1), key="id", in_place=True, buckets=2)
+    newest = sorted((pathlib.Path(location(v1)) / "metadata").glob("*.metadata.json"))[-1]
+    static = StaticTable.from_metadata(f"file://{newest}")
+    assert static.format_version == 1 and static.current_snapshot().snapshot_id == res["table_version"]
+    assert sorted(static.scan().to_arrow().to_pylist(), key=key) == want
+    assert sorted(e["status"] for e in static.inspect.entries().to_pylist()) == [1, 1, 2, 2, 2]
+
+    # Refused: a partitioned table.
     spec = PartitionSpec(PartitionField(source_id=2, field_id=1000, transform=IdentityTransform(), name="name"))
     part = c.create_table("db.part", schema=schema, partition_spec=spec)
     part.append(one_row)
     with pytest.raises(rap.NotSupported, match="partitioned"):
         rap.rewrite(location(part), key="id", in_place=True)
-    for table in (v1, part):
-        assert len(list((pathlib.Path(location(table)) / "metadata").glob("*.metadata.json"))) == 2
-        assert not list((pathlib.Path(location(table)) / "data").rglob("*-rap-*"))
+    assert len(list((pathlib.Path(location(part)) / "metadata").glob("*.metadata.json"))) == 2
+    assert not list((pathlib.Path(location(part)) / "data").rglob("*-rap-*"))

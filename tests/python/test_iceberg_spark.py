@@ -80,10 +80,17 @@ def test_rewrite_in_place_read_by_spark(spark_tables, tmp_path: pathlib.Path) ->
     assert (table / "metadata" / f"v{hint}.metadata.json").exists()
     assert plain(pa.table(rap.scan(str(table))).to_pylist()) == before
     jar = fetched_jar("iceberg-spark-runtime")
+    # The v1 table too (v1's manifest schemas), read by Spark in the same process.
+    v1 = rap.rewrite(str(db / "rewrite_v1"), key="id", in_place=True, buckets=2)
     read = tmp_path / "read.json"
     env = dict(os.environ, PYSPARK_PYTHON=sys.executable)
     subprocess.run([sys.executable, str(pathlib.Path(__file__).with_name("iceberg_spark_reader.py")), jar,
-                    str(db.parent), str(read), "rewrite"], check=True, env=env, timeout=600)
+                    str(db.parent), str(read), "rewrite", "rewrite_v1"], check=True, env=env, timeout=600)
+    spark_v1 = json.loads(read.read_text())["rewrite_v1"]
+    assert spark_v1["snapshot"]["operation"] == "replace"
+    assert spark_v1["snapshot"]["snapshot_id"] == v1["table_version"]
+    assert plain(spark_v1["rows"]) == plain(expected["rewrite_v1"])
+    assert all("-rap-" in f for f in spark_v1["files"])
     spark = json.loads(read.read_text())["rewrite"]
     assert spark["snapshot"]["operation"] == "replace"
     assert spark["snapshot"]["snapshot_id"] == res["table_version"]

@@ -1,4 +1,4 @@
-// Committing to an Iceberg table (the Iceberg table spec v2): a `replace` snapshot whose data files
+// Committing to an Iceberg table (the Iceberg table spec v1 and v2): a `replace` snapshot whose data files
 // are new files written into the table (rap rewrite --in-place), with its manifest and manifest list
 // written as Avro (rap/avro/container_writer.h) and the next metadata file created if absent.
 #pragma once
@@ -41,7 +41,7 @@ struct ReplaceCommit {
 };
 
 // Whether a replace of the snapshot `snapshot` (opened by OpenTable from an Iceberg table) can be
-// committed: format version 2, the table's current snapshot, an unpartitioned default spec. Checked
+// committed: format version 1 or 2, the table's current snapshot, an unpartitioned default spec. Checked
 // before any file is written; NotSupported / InvalidArgument naming the table and the reason.
 Status CheckReplace(const TableSnapshot& snapshot, const std::string& table_url);
 

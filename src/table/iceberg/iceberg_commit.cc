@@ -16,6 +16,7 @@
 #include "rap/io/crash_point.h"
 #include "rap/table/iceberg_metadata.h"
 #include "rap/util/uuid.h"
+#include "table/iceberg/iceberg_manifest_schemas.h"
 #include "table/iceberg/iceberg_table.h"
 #include "table/path_util.h"
 
@@ -23,54 +24,6 @@ namespace rap::table::iceberg {
 namespace {
 
 using ojson = nlohmann::ordered_json;
-
-// The v2 manifest_entry schema of an unpartitioned spec, with the spec's field ids (only the fields
-// rap writes; every other optional field of data_file is absent, which readers take as unknown).
-constexpr const char* kManifestEntrySchema = R"({"type": "record", "name": "manifest_entry", "fields": [
-{"name": "status", "type": "int", "field-id": 0},
-{"name": "snapshot_id", "type": ["null", "long"], "default": null, "field-id": 1},
-{"name": "sequence_number", "type": ["null", "long"], "default": null, "field-id": 3},
-{"name": "file_sequence_number", "type": ["null", "long"], "default": null, "field-id": 4},
-{"name": "data_file", "type": {"type": "record", "name": "r2", "fields": [
-  {"name": "content", "type": "int", "doc": "Contents of the file: 0=data, 1=position deletes, 2=equality deletes", "field-id": 134},
-  {"name": "file_path", "type": "string", "doc": "Location URI with FS scheme", "field-id": 100},
-  {"name": "file_format", "type": "string", "doc": "File format name: avro, orc, or parquet", "field-id": 101},
-  {"name": "partition", "type": {"type": "record", "name": "r102", "fields": []}, "doc": "Partition data tuple, schema based on the partition spec", "field-id": 102},
-  {"name": "record_count", "type": "long", "doc": "Number of records in the file", "field-id": 103},
-  {"name": "file_size_in_bytes", "type": "long", "doc": "Total file size in bytes", "field-id": 104},
-  {"name": "column_sizes", "type": ["null", {"type": "array", "logicalType": "map", "items": {"type": "record", "name": "k117_v118", "fields": [
-    {"name": "key", "type": "int", "field-id": 117}, {"name": "value", "type": "long", "field-id": 118}]}}], "doc": "Map of column id to total size on disk", "default": null, "field-id": 108},
-  {"name": "value_counts", "type": ["null", {"type": "array", "logicalType": "map", "items": {"type": "record", "name": "k119_v120", "fields": [
-    {"name": "key", "type": "int", "field-id": 119}, {"name": "value", "type": "long", "field-id": 120}]}}], "doc": "Map of column id to total count, including null and NaN", "default": null, "field-id": 109},
-  {"name": "null_value_counts", "type": ["null", {"type": "array", "logicalType": "map", "items": {"type": "record", "name": "k121_v122", "fields": [
-    {"name": "key", "type": "int", "field-id": 121}, {"name": "value", "type": "long", "field-id": 122}]}}], "doc": "Map of column id to null value count", "default": null, "field-id": 110},
-  {"name": "lower_bounds", "type": ["null", {"type": "array", "logicalType": "map", "items": {"type": "record", "name": "k126_v127", "fields": [
-    {"name": "key", "type": "int", "field-id": 126}, {"name": "value", "type": "bytes", "field-id": 127}]}}], "doc": "Map of column id to lower bound", "default": null, "field-id": 125},
-  {"name": "upper_bounds", "type": ["null", {"type": "array", "logicalType": "map", "items": {"type": "record", "name": "k129_v130", "fields": [
-    {"name": "key", "type": "int", "field-id": 129}, {"name": "value", "type": "bytes", "field-id": 130}]}}], "doc": "Map of column id to upper bound", "default": null, "field-id": 128}
-]}, "field-id": 2}]})";
-
-constexpr const char* kManifestFileSchema = R"({"type": "record", "name": "manifest_file", "fields": [
-{"name": "manifest_path", "type": "string", "doc": "Location URI with FS scheme", "field-id": 500},
-{"name": "manifest_length", "type": "long", "doc": "Total file size in bytes", "field-id": 501},
-{"name": "partition_spec_id", "type": "int", "doc": "Spec ID used to write", "field-id": 502},
-{"name": "content", "type": "int", "doc": "Contents of the manifest: 0=data, 1=deletes", "field-id": 517},
-{"name": "sequence_number", "type": "long", "doc": "Sequence number when the manifest was added", "field-id": 515},
-{"name": "min_sequence_number", "type": "long", "doc": "Lowest sequence number in the manifest", "field-id": 516},
-{"name": "added_snapshot_id", "type": "long", "doc": "Snapshot ID that added the manifest", "field-id": 503},
-{"name": "added_files_count", "type": "int", "doc": "Added entry count", "field-id": 504},
-{"name": "existing_files_count", "type": "int", "doc": "Existing entry count", "field-id": 505},
-{"name": "deleted_files_count", "type": "int", "doc": "Deleted entry count", "field-id": 506},
-{"name": "added_rows_count", "type": "long", "doc": "Added rows count", "field-id": 512},
-{"name": "existing_rows_count", "type": "long", "doc": "Existing rows count", "field-id": 513},
-{"name": "deleted_rows_count", "type": "long", "doc": "Deleted rows count", "field-id": 514},
-{"name": "partitions", "type": ["null", {"type": "array", "items": {"type": "record", "name": "r508", "fields": [
-  {"name": "contains_null", "type": "boolean", "doc": "True if any file has a null partition value", "field-id": 509},
-  {"name": "contains_nan", "type": ["null", "boolean"], "doc": "True if any file has a nan partition value", "default": null, "field-id": 518},
-  {"name": "lower_bound", "type": ["null", "bytes"], "doc": "Partition lower bound for all files", "default": null, "field-id": 510},
-  {"name": "upper_bound", "type": ["null", "bytes"], "doc": "Partition upper bound for all files", "default": null, "field-id": 511}
-]}, "element-id": 508}], "doc": "Summary for each partition", "default": null, "field-id": 507}
-]})";
 
 // A random snapshot id (positive, as Iceberg's own writers make them).
 int64_t NewSnapshotId() {
@@ -159,6 +112,33 @@ Status PutNew(io::ObjectStore& store, const std::string& path, std::string bytes
   return store.PutIfAbsent(path, Buffer::FromString(std::move(bytes)));
 }
 
+// A manifest list entry (manifest_file) of format version `version` (v1 has no content and no
+// sequence numbers, and names its counts *_data_files_count).
+struct ListCounts {
+  int64_t added_files = 0, deleted_files = 0, added_rows = 0, deleted_rows = 0;
+};
+avro::Value ListEntry(int version, const std::string& path, int64_t length, int64_t spec_id, int64_t content,
+                      int64_t seq, int64_t min_seq, int64_t id, const ListCounts& n, avro::Value partitions) {
+  const bool v1 = version == 1;
+  std::vector<std::pair<std::string, avro::Value>> f = {{"manifest_path", avro::Value::String(path)},
+                                                        {"manifest_length", avro::Value::Long(length)},
+                                                        {"partition_spec_id", avro::Value::Int(spec_id)}};
+  if (!v1) {
+    f.push_back({"content", avro::Value::Int(content)});
+    f.push_back({"sequence_number", avro::Value::Long(seq)});
+    f.push_back({"min_sequence_number", avro::Value::Long(min_seq)});
+  }
+  f.push_back({"added_snapshot_id", avro::Value::Long(id)});
+  f.push_back({v1 ? "added_data_files_count" : "added_files_count", avro::Value::Int(n.added_files)});
+  f.push_back({v1 ? "existing_data_files_count" : "existing_files_count", avro::Value::Int(0)});
+  f.push_back({v1 ? "deleted_data_files_count" : "deleted_files_count", avro::Value::Int(n.deleted_files)});
+  f.push_back({"added_rows_count", avro::Value::Long(n.added_rows)});
+  f.push_back({"existing_rows_count", avro::Value::Long(0)});
+  f.push_back({"deleted_rows_count", avro::Value::Long(n.deleted_rows)});
+  f.push_back({"partitions", std::move(partitions)});
+  return avro::Value::Record(std::move(f));
+}
+
 // A manifest of DELETED entries (written to `name` under metadata/) and its manifest list entry.
 struct DeletedManifest {
   std::string name, bytes;
@@ -171,7 +151,7 @@ struct DeletedManifest {
 // live entries, in that manifest's own Avro schema and header (its partition spec), so incremental
 // readers and snapshot expiry see the files leave the table.
 Result<std::vector<DeletedManifest>> DeletedManifests(const TableSnapshot& snapshot, const IcebergState& state,
-                                                      const ojson& meta, int64_t id, int64_t seq,
+                                                      const ojson& meta, int version, int64_t id, int64_t seq,
                                                       const std::string& base, const std::string& token) {
   std::string list_path;
   for (const ojson& sn : meta.value("snapshots", ojson::array())) {
@@ -224,21 +204,11 @@ Result<std::vector<DeletedManifest>> DeletedManifests(const TableSnapshot& snaps
     d.name = fmt::format("{}-rap-{}-d{}.avro", RandomUuid(), token, out.size());
     RAP_ASSIGN_OR_RETURN(d.bytes, avro::WriteContainerFile(manifest.schema_json, entries, header, d.name));
     const avro::Value* partitions = m.Find("partitions");
-    d.list_entry = avro::Value::Record(
-        {{"manifest_path", avro::Value::String(base + "/metadata/" + d.name)},
-         {"manifest_length", avro::Value::Long(static_cast<int64_t>(d.bytes.size()))},
-         {"partition_spec_id", avro::Value::Int(spec_id)},
-         {"content", avro::Value::Int(content)},
-         {"sequence_number", avro::Value::Long(seq)},
-         {"min_sequence_number", avro::Value::Long(min_seq)},
-         {"added_snapshot_id", avro::Value::Long(id)},
-         {"added_files_count", avro::Value::Int(0)},
-         {"existing_files_count", avro::Value::Int(0)},
-         {"deleted_files_count", avro::Value::Int(d.files)},
-         {"added_rows_count", avro::Value::Long(0)},
-         {"existing_rows_count", avro::Value::Long(0)},
-         {"deleted_rows_count", avro::Value::Long(d.rows)},
-         {"partitions", partitions ? *partitions : avro::Value::Null()}});
+    ListCounts n;
+    n.deleted_files = d.files;
+    n.deleted_rows = d.rows;
+    d.list_entry = ListEntry(version, base + "/metadata/" + d.name, static_cast<int64_t>(d.bytes.size()), spec_id,
+                             content, seq, min_seq, id, n, partitions ? *partitions : avro::Value::Null());
     out.push_back(std::move(d));
   }
   return out;
@@ -250,10 +220,6 @@ Status CheckReplace(const TableSnapshot& snapshot, const std::string& table_url)
   auto state = std::dynamic_pointer_cast<const IcebergState>(snapshot.format_state);
   if (!state) return Status::InvalidArgument(table_url + ": not an Iceberg table");
   RAP_ASSIGN_OR_RETURN(TableMetadata meta, ParseTableMetadata(state->metadata_json, state->metadata_path));
-  if (meta.format_version == 1) {
-    return Status::NotSupported(table_url + ": an Iceberg v1 table: rap commits to v2 tables only (upgrade it with "
-                                            "the table property format-version=2)");
-  }
   if (meta.format_version >= 3) {
     return Status::NotSupported(table_url + ": an Iceberg v3 table: a rewrite would have to carry every row's "
                                             "_row_id and _last_updated_sequence_number (row lineage); not built");
@@ -317,19 +283,20 @@ std::vector<std::pair<std::string, avro::Value>> Metrics(const NewDataFile& f, c
 
 // The manifest of the new files (ADDED entries, sequence numbers inherited from the list) and its
 // manifest list entry.
-Result<avro::Value> AddedManifest(const std::vector<NewDataFile>& files, const ojson& schema,
+Result<avro::Value> AddedManifest(int version, const std::vector<NewDataFile>& files, const ojson& schema,
                                   const IcebergSchema& iceberg_schema, int32_t spec_id, const std::string& base,
                                   int64_t id, int64_t seq, const std::string& token, Objects* objects) {
   std::vector<avro::Value> entries;
   int64_t rows = 0;
   for (const NewDataFile& f : files) {
     std::vector<std::pair<std::string, avro::Value>> data_file = {
-        {"content", avro::Value::Int(0)},
         {"file_path", avro::Value::String(base + "/" + f.relative_path)},
         {"file_format", avro::Value::String("PARQUET")},
         {"partition", avro::Value::Record({})},
         {"record_count", avro::Value::Long(f.record_count)},
         {"file_size_in_bytes", avro::Value::Long(f.size)}};
+    if (version >= 2) data_file.insert(data_file.begin(), {"content", avro::Value::Int(0)});
+    if (version == 1) data_file.push_back({"block_size_in_bytes", avro::Value::Long(int64_t{64} << 20)});
     for (auto& m : Metrics(f, iceberg_schema)) data_file.push_back(std::move(m));
     entries.push_back(avro::Value::Record({{"status", avro::Value::Int(1)},
                                            {"snapshot_id", avro::Value::Long(id)},
@@ -337,30 +304,19 @@ Result<avro::Value> AddedManifest(const std::vector<NewDataFile>& files, const o
     rows += f.record_count;
   }
   const std::string name = fmt::format("{}-rap-{}-m0.avro", RandomUuid(), token);
-  RAP_ASSIGN_OR_RETURN(std::string bytes,
-                       avro::WriteContainerFile(kManifestEntrySchema, entries,
-                                                {{"schema", schema.dump()},
-                                                 {"schema-id", std::to_string(schema.value("schema-id", 0))},
-                                                 {"partition-spec", "[]"},
-                                                 {"partition-spec-id", std::to_string(spec_id)},
-                                                 {"format-version", "2"},
-                                                 {"content", "data"}},
-                                                name));
+  std::map<std::string, std::string> header = {{"schema", schema.dump()},
+                                               {"schema-id", std::to_string(schema.value("schema-id", 0))},
+                                               {"partition-spec", "[]"},
+                                               {"partition-spec-id", std::to_string(spec_id)},
+                                               {"format-version", std::to_string(version)}};
+  if (version >= 2) header["content"] = "data";
+  RAP_ASSIGN_OR_RETURN(std::string bytes, avro::WriteContainerFile(ManifestEntrySchema(version), entries, header, name));
   const int64_t length = static_cast<int64_t>(bytes.size());
   objects->files.push_back({name, std::move(bytes)});
-  return avro::Value::Record({{"manifest_path", avro::Value::String(base + "/metadata/" + name)},
-                              {"manifest_length", avro::Value::Long(length)},
-                              {"partition_spec_id", avro::Value::Int(spec_id)},
-                              {"content", avro::Value::Int(0)},
-                              {"sequence_number", avro::Value::Long(seq)},
-                              {"min_sequence_number", avro::Value::Long(seq)},
-                              {"added_snapshot_id", avro::Value::Long(id)},
-                              {"added_files_count", avro::Value::Int(static_cast<int64_t>(files.size()))},
-                              {"existing_files_count", avro::Value::Int(0)},
-                              {"deleted_files_count", avro::Value::Int(0)},
-                              {"added_rows_count", avro::Value::Long(rows)},
-                              {"existing_rows_count", avro::Value::Long(0)},
-                              {"deleted_rows_count", avro::Value::Long(0)}});
+  ListCounts n;
+  n.added_files = static_cast<int64_t>(files.size());
+  n.added_rows = rows;
+  return ListEntry(version, base + "/metadata/" + name, length, spec_id, 0, seq, seq, id, n, avro::Value::Null());
 }
 
 struct SnapshotFacts {
@@ -371,8 +327,8 @@ struct SnapshotFacts {
 
 // `meta` with the replace snapshot added and made current on `main`, its logs extended, and the
 // name mapping of the current schema set (merged with an existing mapping's names).
-void AddSnapshot(ojson& meta, const ojson& schema, const SnapshotFacts& f, const std::vector<NewDataFile>& files,
-                 const TableSnapshot& replaced) {
+void AddSnapshot(ojson& meta, int version, const ojson& schema, const SnapshotFacts& f,
+                 const std::vector<NewDataFile>& files, const TableSnapshot& replaced) {
   int64_t added_rows = 0, added_bytes = 0, removed_rows = 0, removed_bytes = 0;
   for (const NewDataFile& n : files) {
     added_rows += n.record_count;
@@ -382,7 +338,7 @@ void AddSnapshot(ojson& meta, const ojson& schema, const SnapshotFacts& f, const
     removed_rows += d.num_records.value_or(0);
     removed_bytes += static_cast<int64_t>(d.size);
   }
-  const ojson snap = {{"snapshot-id", f.id},
+  ojson snap = {{"snapshot-id", f.id},
                       {"parent-snapshot-id", f.parent},
                       {"sequence-number", f.seq},
                       {"timestamp-ms", f.now},
@@ -407,8 +363,9 @@ void AddSnapshot(ojson& meta, const ojson& schema, const SnapshotFacts& f, const
     if (!meta.contains(key) || !meta[key].is_array()) meta[key] = ojson::array();
     return meta[key];
   };
+  if (version == 1) snap.erase("sequence-number");  // v1 has no sequence numbers
   const int64_t old_updated = meta.value("last-updated-ms", f.now);
-  meta["last-sequence-number"] = f.seq;
+  if (version >= 2) meta["last-sequence-number"] = f.seq;
   meta["last-updated-ms"] = f.now;
   array("snapshots").push_back(snap);
   meta["current-snapshot-id"] = f.id;
@@ -502,27 +459,28 @@ Result<ReplaceCommit> CommitReplace(const TableSnapshot& snapshot, const std::ve
 
   // The manifests: the new files' (ADDED) and the replaced files' (DELETED), in one list.
   Objects objects;
-  RAP_ASSIGN_OR_RETURN(const avro::Value added, AddedManifest(files, schema, state->schema, meta.value("default-spec-id", 0),
-                                                              base, f.id, f.seq, token, &objects));
+  const int version = meta.value("format-version", 1);
+  RAP_ASSIGN_OR_RETURN(const avro::Value added,
+                       AddedManifest(version, files, schema, state->schema, meta.value("default-spec-id", 0), base,
+                                     f.id, f.seq, token, &objects));
   RAP_ASSIGN_OR_RETURN(std::vector<DeletedManifest> deleted,
-                       DeletedManifests(snapshot, *state, meta, f.id, f.seq, base, token));
+                       DeletedManifests(snapshot, *state, meta, version, f.id, f.seq, base, token));
   std::vector<avro::Value> list_entries = {added};
   for (DeletedManifest& d : deleted) {
     list_entries.push_back(d.list_entry);
     objects.files.push_back({d.name, std::move(d.bytes)});
   }
   const std::string list_name = fmt::format("snap-{}-1-{}.avro", f.id, RandomUuid());
+  std::map<std::string, std::string> list_header = {{"snapshot-id", std::to_string(f.id)},
+                                                    {"parent-snapshot-id", std::to_string(f.parent)},
+                                                    {"format-version", std::to_string(version)}};
+  if (version >= 2) list_header["sequence-number"] = std::to_string(f.seq);
   RAP_ASSIGN_OR_RETURN(std::string list,
-                       avro::WriteContainerFile(kManifestFileSchema, list_entries,
-                                                {{"snapshot-id", std::to_string(f.id)},
-                                                 {"parent-snapshot-id", std::to_string(f.parent)},
-                                                 {"sequence-number", std::to_string(f.seq)},
-                                                 {"format-version", "2"}},
-                                                list_name));
+                       avro::WriteContainerFile(ManifestFileSchema(version), list_entries, list_header, list_name));
   objects.files.push_back({list_name, std::move(list)});
   f.manifest_list = base + "/metadata/" + list_name;
 
-  AddSnapshot(meta, schema, f, files, snapshot);
+  AddSnapshot(meta, version, schema, f, files, snapshot);
   const std::string meta_dir = io::JoinPath(snapshot.root, "metadata");
   RAP_RETURN_NOT_OK(Publish(*snapshot.store, meta_dir, std::move(objects), old_name, next_name, next_version,
                             meta.dump(2), before_commit, snapshot.root));
