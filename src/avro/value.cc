@@ -28,52 +28,53 @@ bool Value::Set(std::string_view name, Value v) {
   return false;
 }
 
-Value Value::Boolean(bool b) {
+namespace {
+Value Of(Kind kind) {
   Value v;
-  v.kind = Kind::kBoolean;
+  v.kind = kind;
+  return v;
+}
+}  // namespace
+
+Value Value::Boolean(bool b) {
+  Value v = Of(Kind::kBoolean);
   v.boolean = b;
   return v;
 }
 
 Value Value::Int(int64_t x) {
-  Value v;
-  v.kind = Kind::kInt;
+  Value v = Of(Kind::kInt);
   v.integer = x;
   return v;
 }
 
 Value Value::Long(int64_t x) {
-  Value v;
-  v.kind = Kind::kLong;
+  Value v = Of(Kind::kLong);
   v.integer = x;
   return v;
 }
 
 Value Value::String(std::string s) {
-  Value v;
-  v.kind = Kind::kString;
+  Value v = Of(Kind::kString);
   v.bytes = std::move(s);
   return v;
 }
 
 Value Value::Bytes(std::string b) {
-  Value v;
-  v.kind = Kind::kBytes;
+  Value v = Of(Kind::kBytes);
   v.bytes = std::move(b);
   return v;
 }
 
 Value Value::Array(std::vector<Value> items) {
-  Value v;
-  v.kind = Kind::kArray;
+  Value v = Of(Kind::kArray);
   v.items = std::move(items);
   return v;
 }
 
 namespace {
 Value Named(Kind kind, std::vector<std::pair<std::string, Value>> fields) {
-  Value v;
-  v.kind = kind;
+  Value v = Of(kind);
   for (auto& [name, value] : fields) {
     v.names.push_back(std::move(name));
     v.items.push_back(std::move(value));

@@ -9,6 +9,7 @@
 #include <cctype>
 #include <chrono>
 #include <filesystem>
+#include <map>
 #include <numeric>
 #include <random>
 
@@ -204,15 +205,18 @@ class LiveRowsReader final : public columnar::RecordBatchReader {
   // the table's schema and applies its deletes.
   Status OpenConformed(const table::DataFile& f) {
     if (!source_) {
+      // The table's scan once, its files set apart by path: each file's Scanner copies the source
+      // without them.
       RAP_ASSIGN_OR_RETURN(read::ScanSource src, table::ToScanSource(snap_));
+      for (read::ScanFile& sf : src.files) scan_files_.emplace(sf.path, std::move(sf));
+      src.files.clear();
       source_ = std::make_unique<read::ScanSource>(std::move(src));
     }
+    auto sf = scan_files_.find(f.path);
+    if (sf == scan_files_.end()) return Status::Internal(f.path + ": not in the table's scan");
     read::ScanSource one = *source_;
-    one.files.clear();
-    for (const read::ScanFile& sf : source_->files) {
-      if (sf.path == f.path) one.files.push_back(sf);
-    }
-    if (one.files.size() != 1) return Status::Internal(f.path + ": not in the table's scan");
+    one.files.push_back(std::move(sf->second));  // each file is read once
+    scan_files_.erase(sf);
     read::ScanOptions so;
     so.batch_size = std::clamp<int64_t>(options_.memory >> 10, 256, 64 * 1024);
     so.cancel = options_.cancel;
@@ -276,7 +280,8 @@ class LiveRowsReader final : public columnar::RecordBatchReader {
   std::shared_ptr<read::FileReader> reader_;
   SchemaPtr read_schema_;  // the projection's
   std::unique_ptr<columnar::RecordBatchReader> batches_;
-  std::unique_ptr<read::ScanSource> source_;  // ByFieldId: the table's scan, loaded once
+  std::unique_ptr<read::ScanSource> source_;  // ByFieldId: the table's scan (without its files), loaded once
+  std::map<std::string, read::ScanFile> scan_files_;  // ByFieldId: its files not read yet, by path
   std::vector<uint64_t> deleted_;
   int64_t file_row_ = 0;
 };

@@ -4,7 +4,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cstring>
 #include <map>
 #include <bit>
 #include <numeric>
@@ -13,6 +12,7 @@
 #include "index/file_indexer.h"
 #include "index/rewrite_plan.h"
 #include "index/rewrite_sort.h"
+#include "rap/format/statistics.h"
 #include "rap/format/writer.h"
 #include "rap/read/object_store_sink.h"
 
@@ -312,38 +312,38 @@ Status AddEntries(const RewritePlan& plan, const parquet::ParquetWriter& writer,
   return Status::OK();
 }
 
-// Signed little-endian integers, IEEE floats, unsigned bytes: Parquet's orders of the types whose
-// Iceberg single values are their plain encoding (rap/table/iceberg_commit.h).
-bool Less(int physical, const std::string& a, const std::string& b) {
-  auto load = [](const std::string& s, auto zero) {
-    decltype(zero) v = zero;
-    if (s.size() == sizeof(v)) std::memcpy(&v, s.data(), sizeof(v));
-    return v;
-  };
-  switch (physical) {
-    case 1: return load(a, int32_t{0}) < load(b, int32_t{0});
-    case 2: return load(a, int64_t{0}) < load(b, int64_t{0});
-    case 4: return load(a, 0.0f) < load(b, 0.0f);
-    case 5: return load(a, 0.0) < load(b, 0.0);
-    default: return a < b;  // BOOLEAN (0 < 1), BYTE_ARRAY: unsigned bytes (std::string compares as unsigned char)
-  }
+// The index after the subtree of schema element `i` (its next sibling).
+size_t SkipElement(const std::vector<parquet::SchemaElement>& s, size_t i) {
+  int32_t children = s[i].num_children.value_or(0);
+  for (++i; children-- > 0 && i < s.size();) i = SkipElement(s, i);
+  return i;
 }
 
-// The top-level primitive columns' footer statistics, combined over the row groups (an Iceberg
-// output's manifest entries carry them).
+// The top-level primitive columns' footer statistics, combined over the row groups in the columns'
+// sort order (rap/format/statistics.h); an Iceberg output's manifest entries carry them.
 std::vector<table::iceberg::NewColumnStats> TopLevelColumnStats(const parquet::FileMetaData& md) {
+  std::map<std::string, parquet::StatsKind> kinds;  // the root's primitive children
+  for (size_t i = 1, c = 0; !md.schema.empty() && c < static_cast<size_t>(md.schema[0].num_children.value_or(0)) &&
+                            i < md.schema.size();
+       ++c) {
+    const parquet::SchemaElement& e = md.schema[i];
+    if (!e.num_children && e.type) kinds[e.name] = parquet::StatsKindFor(*e.type, e.logical_type, e.converted_type);
+    i = SkipElement(md.schema, i);
+  }
   std::vector<table::iceberg::NewColumnStats> out;
-  std::vector<bool> unbounded;  // a row group with values but no usable min/max: the file has no bounds
+  std::vector<bool> unbounded;  // a row group with values but no min/max: the file has no bounds
   std::map<std::string, size_t> at;
   for (size_t g = 0; g < md.row_groups.size(); ++g) {
     for (const parquet::ColumnChunk& c : md.row_groups[g].columns) {
       if (!c.meta_data || c.meta_data->path_in_schema.size() != 1) continue;
       const parquet::ColumnMetaData& m = *c.meta_data;
+      auto kind = kinds.find(m.path_in_schema[0]);
+      if (kind == kinds.end()) continue;
       auto [it, added] = at.emplace(m.path_in_schema[0], out.size());
       if (added) {
         table::iceberg::NewColumnStats s;
         s.name = m.path_in_schema[0];
-        s.physical = static_cast<int>(m.type);
+        s.kind = kind->second;
         s.nulls = 0;
         out.push_back(std::move(s));
         unbounded.push_back(g > 0);  // not in every row group: no statistics of the whole file
@@ -357,15 +357,13 @@ std::vector<table::iceberg::NewColumnStats> TopLevelColumnStats(const parquet::F
       } else {
         s.nulls.reset();
       }
-      const bool plain_order = s.physical == 0 || s.physical == 1 || s.physical == 2 || s.physical == 4 ||
-                               s.physical == 5 || s.physical == 6;
       const bool all_null = st && st->null_count && *st->null_count == m.num_values;
-      if (!plain_order || !st || !st->min_value || !st->max_value) {
+      if (s.kind == parquet::StatsKind::kNone || !st || !st->min_value || !st->max_value) {
         if (!all_null) unbounded[it->second] = true;
         continue;
       }
-      if (!s.min || Less(s.physical, *st->min_value, *s.min)) s.min = st->min_value;
-      if (!s.max || Less(s.physical, *s.max, *st->max_value)) s.max = st->max_value;
+      if (!s.min || parquet::CompareStatValues(s.kind, *st->min_value, *s.min) < 0) s.min = st->min_value;
+      if (!s.max || parquet::CompareStatValues(s.kind, *s.max, *st->max_value) < 0) s.max = st->max_value;
     }
   }
   for (size_t i = 0; i < out.size(); ++i) {

@@ -9,17 +9,18 @@
 #include <string>
 #include <vector>
 
+#include "rap/format/statistics.h"
 #include "rap/table/table.h"
 #include "rap/util/result.h"
 
 namespace rap::table::iceberg {
 
 // A top-level primitive column of a new Parquet file, from its footer: bytes, values, nulls and the
-// file's min and max in Parquet's plain encoding of `physical` (0 BOOLEAN, 1 INT32, 2 INT64,
-// 4 FLOAT, 5 DOUBLE, 6 BYTE_ARRAY, as parquet::Type), combined over the row groups.
+// file's min and max in the Statistics encoding of `kind` (rap/format/statistics.h), combined over
+// the row groups.
 struct NewColumnStats {
   std::string name;
-  int physical = -1;
+  parquet::StatsKind kind = parquet::StatsKind::kNone;
   int64_t size = 0, values = 0;
   std::optional<int64_t> nulls;
   std::optional<std::string> min, max;

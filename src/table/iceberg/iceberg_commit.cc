@@ -245,15 +245,17 @@ struct Objects {
   std::vector<std::pair<std::string, std::string>> files;  // name, bytes
 };
 
-// Whether an Iceberg primitive type's single-value serialization (its bounds) is the Parquet plain
-// encoding of `physical` (little-endian ints and floats, the bytes of strings and binaries).
-bool PlainBounds(const std::string& type, int physical) {
-  if (type == "boolean") return physical == 0;
-  if (type == "int" || type == "date") return physical == 1;
-  if (type == "long" || type == "time" || type.rfind("timestamp", 0) == 0) return physical == 2;
-  if (type == "float") return physical == 4;
-  if (type == "double") return physical == 5;
-  if (type == "string" || type == "binary") return physical == 6;
+// Whether an Iceberg primitive type's single-value serialization (its bounds) is the Parquet
+// Statistics encoding of a column of `kind` (little-endian ints and floats, the bytes of strings and
+// binaries).
+bool PlainBounds(const std::string& type, parquet::StatsKind kind) {
+  using K = parquet::StatsKind;
+  if (type == "boolean") return kind == K::kBool;
+  if (type == "int" || type == "date") return kind == K::kInt32;
+  if (type == "long" || type == "time" || type.rfind("timestamp", 0) == 0) return kind == K::kInt64;
+  if (type == "float") return kind == K::kFloat;
+  if (type == "double") return kind == K::kDouble;
+  if (type == "string" || type == "binary") return kind == K::kBytesUnsigned;
   return false;  // decimal (minimal big-endian bytes), uuid, fixed: no bounds written
 }
 
@@ -269,7 +271,7 @@ std::vector<std::pair<std::string, avro::Value>> Metrics(const NewDataFile& f, c
     values.push_back(pair(id, avro::Value::Long(c.values)));
     if (c.nulls) nulls.push_back(pair(id, avro::Value::Long(*c.nulls)));
     auto type = schema.primitive.find(id);
-    if (c.min && c.max && type != schema.primitive.end() && PlainBounds(type->second, c.physical)) {
+    if (c.min && c.max && type != schema.primitive.end() && PlainBounds(type->second, c.kind)) {
       lower.push_back(pair(id, avro::Value::Bytes(*c.min)));
       upper.push_back(pair(id, avro::Value::Bytes(*c.max)));
     }

@@ -23,6 +23,7 @@
 #include "rap/util/units.h"
 #include "rap/util/uuid.h"
 #include "table/paimon/paimon_table.h"
+#include "table/path_util.h"
 
 namespace rap::table {
 namespace {
@@ -93,7 +94,7 @@ Status CheckCompactable(const TableSnapshot& snap, const PaimonState& state, con
                                       "not compacted yet");
   }
   for (const DataFile& f : snap.files) {
-    if (f.relative_path.size() < 8 || f.relative_path.compare(f.relative_path.size() - 8, 8, ".parquet") != 0) {
+    if (!EndsWith(f.relative_path, ".parquet")) {
       return Status::NotSupported(url + ": " + f.relative_path + " is not a Parquet file; rap compact writes Parquet "
                                         "and compacts tables of Parquet files only");
     }
@@ -135,16 +136,17 @@ std::vector<Bin> PlanBins(const PaimonState& state, uint64_t target, int min_fil
 
 // Reads a bin's files in order through a Scanner (a prefetch queue of three batches, RAW warmup of
 // the next file: the seed's settings for compaction) and writes them as one Parquet file.
-Status WriteBin(const TableSnapshot& snap, const read::ScanSource& all, Bin& bin, const PaimonCompactOptions& options,
-                PaimonCompactResult* res, std::vector<std::string>* written) {
-  read::ScanSource src = all;
-  src.files.clear();
+// `scan` is the table's scan without its files; `files` its files by path (each bin takes its own).
+Status WriteBin(const TableSnapshot& snap, const read::ScanSource& scan, std::map<std::string, read::ScanFile>& files,
+                Bin& bin, const PaimonCompactOptions& options, PaimonCompactResult* res,
+                std::vector<std::string>* written) {
+  read::ScanSource src = scan;
   for (const BucketFile* f : bin.inputs) {
-    for (const read::ScanFile& sf : all.files) {
-      if (sf.path == f->path) src.files.push_back(sf);
-    }
+    auto it = files.find(f->path);
+    if (it == files.end()) return Status::Internal(f->path + ": a file of the bin is not in the scan");
+    src.files.push_back(std::move(it->second));
+    files.erase(it);
   }
-  if (src.files.size() != bin.inputs.size()) return Status::Internal(bin.dir + ": a file of the bin is not in the scan");
   read::ScanOptions so;
   // The seed's queue of three batches is per prefetch queue; rap's queue_batches counts every
   // producer's queue together (docs/paimon.md "Append compaction").
@@ -422,9 +424,12 @@ Result<PaimonCompactResult> CompactPaimonTable(const std::string& url, const Pai
     for (const std::string& p : written) (void)snap.store->Delete(p);
     return st;
   };
-  RAP_ASSIGN_OR_RETURN(read::ScanSource all, ToScanSource(snap));
+  RAP_ASSIGN_OR_RETURN(read::ScanSource scan, ToScanSource(snap));
+  std::map<std::string, read::ScanFile> files;
+  for (read::ScanFile& sf : scan.files) files.emplace(sf.path, std::move(sf));
+  scan.files.clear();
   for (size_t i = 0; i < bins.size(); ++i) {
-    if (Status st = WriteBin(snap, all, bins[i], options, &res, &written); !st.ok()) return fail(st);
+    if (Status st = WriteBin(snap, scan, files, bins[i], options, &res, &written); !st.ok()) return fail(st);
     if (options.progress) options.progress(static_cast<int64_t>(i + 1), static_cast<int64_t>(bins.size()));
   }
   res.files_written = static_cast<int64_t>(bins.size());
