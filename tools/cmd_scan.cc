@@ -94,7 +94,9 @@ Status RunMerge(const ScanArgs& args, const table::TableSnapshot& snap, const re
     return Status::InvalidArgument("--merge-key: partitioned tables are not supported with a merge");
   }
   for (const read::ScanFile& f : src.files) {
-    if (!f.deleted_rows.empty()) return Status::InvalidArgument("--merge-key: " + f.path + " has deleted rows");
+    if (!f.deleted_rows.empty() || f.deleted_rows_loader) {
+      return Status::InvalidArgument("--merge-key: " + f.path + " has deleted rows");
+    }
   }
   // The merge reads the files' own column names: with Delta column mapping they are not the table's.
   bool mapped = !src.field_ids.empty() || !src.physical_types.empty();

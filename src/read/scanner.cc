@@ -81,6 +81,7 @@ void SplitConjuncts(const ExprPtr& e, std::vector<ExprPtr>* out) {
 
 Status Scanner::Impl::Init() {
   if (options.batch_size <= 0) return Status::InvalidArgument("scan: batch size must be positive");
+  loaded_deletes.resize(source.files.size());
   table_schema = source.schema;
   if (!table_schema) {
     // Directory tables: the first file's columns, then the partition columns.
@@ -229,6 +230,11 @@ Result<std::shared_ptr<Scanner::Impl::OpenedFile>> Scanner::Impl::PrepareFile(
         return opened;
       }
     }
+  }
+  if (file.deleted_rows_loader) {  // a Paimon bucket merged when its first file is reached
+    auto rows = file.deleted_rows_loader();
+    if (!rows.ok()) return rows.status().WithContext(file.path);
+    loaded_deletes[file_index] = std::move(*rows);
   }
   FileReaderOptions ro = options.reader;
   ro.use_page_index = options.use_page_index;

@@ -156,8 +156,18 @@ struct Scanner::Impl {
   std::unique_ptr<Warming> started;
 
   Status Init();
+  // The deleted rows of a file: ScanFile::deleted_rows, or what its loader gave when the file was
+  // prepared (`loaded_deletes`).
+  const std::vector<uint64_t>& DeletedRowsOf(size_t file_index) const {
+    const ScanFile& f = source.files[file_index];
+    return f.deleted_rows_loader ? loaded_deletes[file_index] : f.deleted_rows;
+  }
+  // Per file with a ScanFile::deleted_rows_loader: its rows, written by PrepareFile (on the thread
+  // preparing that file, before its ranges are read) and read by the file's range tasks afterwards.
+  // Sized by Init and never resized, so threads preparing different files write different slots.
+  mutable std::vector<std::vector<uint64_t>> loaded_deletes;
   // Prunes by partition values and file statistics, opens the file and plans its ranges. Touches no
-  // state of the scan (it runs on the warmup thread too). `cancel` becomes the reader's io.cancel.
+  // state of the scan but the file's `loaded_deletes` slot (it runs on the warmup thread too). `cancel` becomes the reader's io.cancel.
   Result<std::shared_ptr<OpenedFile>> PrepareFile(size_t file_index, std::shared_ptr<io::CancellationToken> cancel) const;
   // Starts reading a prepared file: its PrefetchReader. `ahead` (DECODED warmup): a file on the
   // plain path decodes its first range on a thread of its own right away.

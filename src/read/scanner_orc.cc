@@ -335,13 +335,14 @@ Status Scanner::Impl::EmitOrcRows(size_t file_index, const OrcFileReader& reader
                                   RangeOutput* result) const {
   ScanStats& stats = result->stats;
   const ScanFile& file = source.files[file_index];
+  const std::vector<uint64_t>& deleted_rows = DeletedRowsOf(file_index);
   stats.rows_in_row_groups += rows;
   // Deletion vectors: the live rows (relative to `offset`).
   const uint64_t first = static_cast<uint64_t>(reader.stripe_first_row(stripe) + offset);
   std::vector<int64_t> live;
   {
-    auto lo = std::lower_bound(file.deleted_rows.begin(), file.deleted_rows.end(), first);
-    auto hi = std::lower_bound(lo, file.deleted_rows.end(), first + static_cast<uint64_t>(rows));
+    auto lo = std::lower_bound(deleted_rows.begin(), deleted_rows.end(), first);
+    auto hi = std::lower_bound(lo, deleted_rows.end(), first + static_cast<uint64_t>(rows));
     stats.rows_deleted += hi - lo;
     live.reserve(static_cast<size_t>(rows - (hi - lo)));
     for (int64_t row = 0; row < rows; ++row) {

@@ -122,10 +122,11 @@ Result<RowSelection> Scanner::Impl::RangeCandidates(size_t file_index, FileReade
   }
   stats.rows_in_row_groups += range.end - range.begin;
   // Deletion vectors: drop the deleted rows of this row group from the candidates.
-  if (!file.deleted_rows.empty()) {
+  const std::vector<uint64_t>& deleted_rows = DeletedRowsOf(file_index);
+  if (!deleted_rows.empty()) {
     const uint64_t first = static_cast<uint64_t>(reader.row_group_first_row(rg));
-    auto lo = std::lower_bound(file.deleted_rows.begin(), file.deleted_rows.end(), first);
-    auto hi = std::lower_bound(lo, file.deleted_rows.end(), first + static_cast<uint64_t>(rg_rows));
+    auto lo = std::lower_bound(deleted_rows.begin(), deleted_rows.end(), first);
+    auto hi = std::lower_bound(lo, deleted_rows.end(), first + static_cast<uint64_t>(rg_rows));
     if (lo != hi) {
       std::vector<RowRange> live;
       int64_t next = 0;

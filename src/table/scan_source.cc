@@ -18,6 +18,15 @@ Result<read::ScanSource> ToScanSource(const TableSnapshot& snapshot) {
   src.defaults = snapshot.column_defaults;
   src.partition_columns = snapshot.partition_columns;
   src.files.reserve(snapshot.files.size());
+  // Deletes asked file by file as the scan reaches them (TableFormat::DeletesOnDemand): the loaders
+  // share one copy of the snapshot without its file list (the format's state, store and schema).
+  std::shared_ptr<const TableSnapshot> shared;
+  if (snapshot.format && snapshot.format->DeletesOnDemand()) {
+    auto copy = std::make_shared<TableSnapshot>(snapshot);  // one copy per scan source
+    copy->files.clear();
+    copy->files.shrink_to_fit();
+    shared = std::move(copy);
+  }
   for (const DataFile& f : snapshot.files) {
     read::ScanFile sf;
     sf.path = f.path;
@@ -32,7 +41,13 @@ Result<read::ScanSource> ToScanSource(const TableSnapshot& snapshot) {
       if (!arr.ok()) return arr.status().WithContext(f.relative_path);
       sf.partition_values.push_back(*arr);
     }
-    if (f.deletion_vector || f.format_deletes) {
+    if (shared && f.format_deletes && !f.deletion_vector) {
+      sf.deleted_rows_loader = [shared, f]() -> Result<std::vector<uint64_t>> {
+        auto rows = shared->format->DeletedRowsOnDemand(*shared, f);
+        if (!rows.ok()) return rows.status().WithContext(f.relative_path);
+        return rows;
+      };
+    } else if (f.deletion_vector || f.format_deletes) {
       auto rows = DeletedRows(snapshot, f);  // through the table's format (rap/table/table_format.h)
       if (!rows.ok()) return rows.status().WithContext(f.relative_path);
       sf.deleted_rows = std::move(*rows);

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -35,6 +36,13 @@ struct ScanFile {
   std::vector<ArrayPtr> partition_values;
   // Rows of the file that are deleted (Delta deletion vectors), sorted and distinct.
   std::vector<uint64_t> deleted_rows;
+  // When set, the file's deleted rows are computed when the scan reaches the file (after partition,
+  // statistics and index pruning; on the warmup thread when the file is warmed) and take the place
+  // of `deleted_rows`: a Paimon primary-key bucket is merged when its first file is reached, so the
+  // first batch does not wait for every bucket's merge. Called once per scan of the file (again if a
+  // stopped warmup prepared it), possibly on another thread than the one that made the source and
+  // at once with the loaders of other files; errors fail the scan.
+  std::function<Result<std::vector<uint64_t>>()> deleted_rows_loader;
   // Statistics of the file's data columns known before opening it (Delta add.stats), one entry per
   // ScanSource::schema field (nullopt: unknown); empty = none. Must be bounds of the file's values.
   std::vector<std::optional<ColumnStats>> column_stats;

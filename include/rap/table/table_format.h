@@ -59,6 +59,15 @@ class TableFormat {
   virtual Result<TableSnapshot> Open(TableProbe& probe, const OpenTableOptions& options) const = 0;
   // The rows of `file` that the table deletes (sorted file row numbers; empty when none).
   virtual Result<std::vector<uint64_t>> DeletedRows(const TableSnapshot& snapshot, const DataFile& file) const = 0;
+  // The rows of `file` that the table deletes, asked by a scan when it reaches the file (after
+  // pruning; ToScanSource makes it a read::ScanFile::deleted_rows_loader): false = the scan source
+  // holds every file's deleted rows before the scan starts (DeletedRows). Paimon: true — a
+  // primary-key bucket is merged when the scan reaches its first file (with the few after it), so the
+  // first merged batch waits for one bucket's merge, not for every bucket's. Must be thread-safe.
+  virtual bool DeletesOnDemand() const { return false; }
+  virtual Result<std::vector<uint64_t>> DeletedRowsOnDemand(const TableSnapshot& snapshot, const DataFile& file) const {
+    return DeletedRows(snapshot, file);
+  }
 };
 
 // Every format, in the order OpenTable asks them (the formats rap reads first).

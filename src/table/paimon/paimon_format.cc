@@ -487,6 +487,12 @@ class PaimonTableFormat : public TableFormat {
     // Columns are found by name in each file, the names of the file's own schema (EvolvedNames).
     std::sort(out.files.begin(), out.files.end(),
               [](const DataFile& a, const DataFile& b) { return a.relative_path < b.relative_path; });
+    std::vector<bool> ordered(state->buckets.size(), false);
+    for (const DataFile& df : out.files) {
+      const size_t b = state->bucket_of[df.path];
+      if (!ordered[b]) state->scan_order.push_back(b);
+      ordered[b] = true;
+    }
     out.format_state = state;
     return out;
   }
@@ -494,7 +500,14 @@ class PaimonTableFormat : public TableFormat {
   Result<std::vector<uint64_t>> DeletedRows(const TableSnapshot& snapshot, const DataFile& file) const override {
     auto state = std::dynamic_pointer_cast<const PaimonState>(snapshot.format_state);
     if (!state) return Status::Internal(file.path + ": a Paimon snapshot without its state");
-    return BucketDeletedRows(snapshot, *state, file.path);
+    return BucketDeletedRows(snapshot, *state, file.path, MergeAhead::kEveryBucket);
+  }
+
+  bool DeletesOnDemand() const override { return true; }
+  Result<std::vector<uint64_t>> DeletedRowsOnDemand(const TableSnapshot& snapshot, const DataFile& file) const override {
+    auto state = std::dynamic_pointer_cast<const PaimonState>(snapshot.format_state);
+    if (!state) return Status::Internal(file.path + ": a Paimon snapshot without its state");
+    return BucketDeletedRows(snapshot, *state, file.path, MergeAhead::kFromThisBucket);
   }
 
  private:

@@ -254,19 +254,25 @@ Result<std::vector<uint64_t>> LoadDeletionVector(const TableSnapshot& snapshot, 
 }
 
 Result<std::vector<uint64_t>> BucketDeletedRows(const TableSnapshot& snapshot, const PaimonState& state,
-                                                const std::string& path) {
+                                                const std::string& path, MergeAhead ahead) {
   auto it = state.bucket_of.find(path);
   if (it == state.bucket_of.end()) return Status::Internal(path + ": not a live file of the Paimon snapshot");
   std::lock_guard<std::mutex> lock(state.mu);
   Bucket& b = state.buckets[it->second];
   if (!b.needs_merge && !b.has_dv) return std::vector<uint64_t>{};
   if (!b.merged) {
-    // Every bucket that needs a merge is merged now, several at once (a scan asks for the deleted
-    // rows of every file before it reads any): the buckets' round trips overlap, as the runs' warmups
-    // within one merge do.
-    std::vector<Bucket*> todo;
-    for (Bucket& other : state.buckets) {
-      if ((other.needs_merge || other.has_dv) && !other.merged) todo.push_back(&other);
+    // This bucket and others still unmerged are merged now, several at once: every one (kEveryBucket),
+    // or this one and the ones after it in file order (kFromThisBucket: the scan reaches them next).
+    // A scan's first bucket is merged alone, so its first batch waits for one merge only.
+    auto pending = [](const Bucket& x) { return (x.needs_merge || x.has_dv) && !x.merged; };
+    std::vector<Bucket*> todo{&b};
+    const bool first = std::none_of(state.buckets.begin(), state.buckets.end(),
+                                    [](const Bucket& x) { return x.merged; });
+    const size_t limit = ahead == MergeAhead::kEveryBucket ? state.buckets.size() : first ? 1 : kMergeThreads;
+    auto at = std::find(state.scan_order.begin(), state.scan_order.end(), it->second);
+    if (ahead == MergeAhead::kEveryBucket || at == state.scan_order.end()) at = state.scan_order.begin();
+    for (; at != state.scan_order.end() && todo.size() < limit; ++at) {
+      if (*at != it->second && pending(state.buckets[*at])) todo.push_back(&state.buckets[*at]);
     }
     std::mutex counters_mu;
     std::atomic<size_t> next{0};

@@ -36,9 +36,8 @@ struct Bucket {
   std::vector<BucketFile> files;
   bool needs_merge = false;  // a primary-key bucket of more than one sorted run, or with -U/-D rows
   bool has_dv = false;       // a file of the bucket has a deletion vector
-  // Filled by the first DeletedRows of a file of any bucket that needs a merge or has deletion
-  // vectors: every such bucket is merged (or its vectors loaded) then, several at once (under
-  // PaimonState::mu; the counters under a lock of the merges').
+  // Filled by the first BucketDeletedRows of a file of this bucket, or of another bucket that merges
+  // this one with it (MergeAhead), under PaimonState::mu; the counters under a lock of the merges'.
   bool merged = false;
   Status merge_status;
   std::map<std::string, std::vector<uint64_t>> deleted;  // file path -> deleted rows
@@ -58,6 +57,7 @@ struct PaimonState : TableFormatState {
   std::map<std::string, size_t> bucket_of;  // file path -> index in buckets
   mutable std::mutex mu;
   mutable std::vector<Bucket> buckets;
+  std::vector<size_t> scan_order;  // indexes into `buckets` in the order a scan reaches their files
   mutable PaimonMergeCounters counters;
 };
 
@@ -68,9 +68,17 @@ Result<std::string> ReadObject(const io::ObjectStorePtr& store, const std::strin
 Result<std::vector<uint64_t>> LoadDeletionVector(const TableSnapshot& snapshot, const BucketFile& file,
                                                  std::map<std::string, std::string>* index_files);
 
+// Which buckets a BucketDeletedRows that finds its bucket unmerged merges (several at once, so their
+// round trips overlap as the runs' warmups within one merge do).
+enum class MergeAhead {
+  kEveryBucket,     // every bucket still unmerged (callers that ask for every file's rows up front)
+  kFromThisBucket,  // this bucket, then — once one merge is done — the next unmerged ones in file
+                    // order, up to the merge threads (a scan asking file by file as it reaches them)
+};
+
 // The rows of the file at `path` that the merge of its bucket drops (merging the bucket on first use),
-// its deletion vector's rows among them.
+// its deletion vector's rows among them. Thread-safe.
 Result<std::vector<uint64_t>> BucketDeletedRows(const TableSnapshot& snapshot, const PaimonState& state,
-                                                const std::string& path);
+                                                const std::string& path, MergeAhead ahead);
 
 }  // namespace rap::table::paimon
