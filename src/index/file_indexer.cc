@@ -410,26 +410,34 @@ Status AddRuns(const FileKeys& fk, const std::vector<uint32_t>& order, const std
 // file's columns as rap reads them, so lookups type their output as for Parquet files.
 Result<IndexedFile> IndexOrcFile(const io::ObjectStorePtr& store, const table::DataFile& file, int32_t ordinal,
                                  const FileIndexSpec& spec) {
-  if (!spec.cover.empty() || !spec.hoist.empty()) {
-    return Status::NotSupported(file.path + ": an ORC file: covered and hoisted columns are built from Parquet page "
-                                            "locations; index ORC files without --cover/--hoist (lookups read a key's "
-                                            "row group through the file's row index)");
+  if (!spec.cover.empty()) {
+    return Status::NotSupported(file.path + ": an ORC file: covered columns are built from Parquet page locations; "
+                                            "index ORC files without --cover (lookups read a key's row group through "
+                                            "the file's row index; --hoist keeps columns' values in the index)");
   }
   RAP_ASSIGN_OR_RETURN(auto reader, read::OrcFileReader::Open(store, file.path));
   IndexedFile out;
   out.file = EntryOf(file, ordinal, reader->info(), reader->num_rows());
+  // The key columns, then the hoisted ones: ReadStripe returns them in this order.
   std::vector<int> fields;
-  for (const std::string& k : spec.key_columns) {
-    const int f = reader->FieldIndex(k);
-    if (f < 0) return Status::NotFound(file.path + ": no key column '" + k + "'");
+  auto add_field = [&](const std::string& name, const char* what) -> Result<const Field*> {
+    const int f = reader->FieldIndex(name);
+    if (f < 0) return Status::NotFound(file.path + ": no " + what + " column '" + name + "'");
     if (std::find(fields.begin(), fields.end(), f) != fields.end()) {
-      return Status::InvalidArgument(file.path + ": a key column is listed twice");
+      return Status::InvalidArgument(file.path + ": a key or hoisted column is listed twice ('" + name + "')");
     }
-    const Field& field = reader->arrow_schema()->fields[static_cast<size_t>(f)];
-    auto kt = KeyTypeOf(field.name, *field.type);
+    fields.push_back(f);
+    return &reader->arrow_schema()->fields[static_cast<size_t>(f)];
+  };
+  for (const std::string& k : spec.key_columns) {
+    RAP_ASSIGN_OR_RETURN(const Field* field, add_field(k, "key"));
+    auto kt = KeyTypeOf(field->name, *field->type);
     if (!kt.ok()) return kt.status().WithContext(file.path);
     out.key.push_back({k, *kt});
-    fields.push_back(f);
+  }
+  for (const std::string& h : spec.hoist) {
+    RAP_ASSIGN_OR_RETURN(const Field* field, add_field(h, "hoisted"));
+    out.hoisted.push_back(*field);
   }
   std::vector<RecordBatch> batches;
   for (size_t s = 0; s < reader->num_stripes(); ++s) {
@@ -440,13 +448,15 @@ Result<IndexedFile> IndexOrcFile(const io::ObjectStorePtr& store, const table::D
                        DecodeKeys(batches, out.key, static_cast<size_t>(reader->num_rows()), file.path));
   const std::vector<uint32_t> order = KeyOrder(fk);
   out.key_rows = static_cast<int64_t>(order.size());
+  RAP_ASSIGN_OR_RETURN(std::vector<ArrayPtr> hoisted, HoistedInOrder(batches, spec, order));
   parquet::WriterOptions wo;
   if (!spec.table_schema.empty()) wo.key_value_metadata.push_back({kTableSchemaKey, spec.table_schema});
   parquet::MemorySink sink;
   RAP_ASSIGN_OR_RETURN(auto writer, parquet::ParquetWriter::Open(reader->arrow_schema(), &sink, wo));
   RAP_RETURN_NOT_OK(writer->Close());
   out.schema_file = sink.data();
-  RAP_RETURN_NOT_OK(AddRuns(fk, order, {}, false, &out));
+  RAP_RETURN_NOT_OK(AddRuns(fk, order, {}, !hoisted.empty(), &out));
+  out.hoisted_values = std::move(hoisted);
   return out;
 }
 

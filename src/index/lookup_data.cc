@@ -22,6 +22,17 @@ Status ChangedFile(const FileEntry& fe, const io::ObjectInfo& now) {
                          fe.etag + "); run `rap index update`");
 }
 
+Status NoColumn(const Manifest& m, const FileEntry& fe, const std::string& detail) {
+  std::string msg = "data file " + fe.path + ": " + detail;
+  if (m.table_kind == "iceberg" || m.table_kind == "paimon") {
+    msg += "; the file was written under an earlier schema of the " + m.table_kind +
+           " table (a column renamed or added since): index lookups read data files by column name and do not "
+           "map columns by field id yet — ask for other columns, or rewrite the files under the current schema" +
+           (m.table_kind == "iceberg" ? " (rap rewrite --in-place)" : "");
+  }
+  return Status::NotFound(msg);
+}
+
 Status MissingOr(const Status& st, const FileEntry& fe) {
   if (st.code() == StatusCode::kNotFound) {
     return Status::NotFound("data file " + fe.path + " (file ordinal " + std::to_string(fe.ordinal) +
@@ -178,7 +189,11 @@ Status OpenFullFile(const DataRequest& rq, FullFile& fs, RoundCounter& rc) {
     return Status::Changed("data file " + fe.path + " has " + std::to_string(fs.reader->num_rows()) +
                            " rows, the index recorded " + std::to_string(fe.num_rows));
   }
-  RAP_ASSIGN_OR_RETURN(fs.proj, fs.reader->Project(rq.data_columns));
+  auto proj = fs.reader->Project(rq.data_columns);
+  if (!proj.ok() && proj.status().code() == StatusCode::kNotFound) {
+    return NoColumn(rq.snap->manifest, fe, proj.status().message());
+  }
+  RAP_ASSIGN_OR_RETURN(fs.proj, std::move(proj));
   for (int rg = 0; rg < fs.reader->num_row_groups(); ++rg) {
     const int64_t first = fs.reader->row_group_first_row(rg);
     if (fs.all.Intersects(first, first + fs.reader->row_group_num_rows(rg))) fs.rgs.push_back(rg);
@@ -496,7 +511,11 @@ Status ProjectCovered(const DataRequest& rq, CoveredFile* f) {
   }
   f->sd = &rq.snap->schemas[static_cast<size_t>(fe.schema)]->schema();
   for (const std::string& c : rq.data_columns) {
-    RAP_ASSIGN_OR_RETURN(auto fields, f->sd->Project({c}));
+    auto projected = f->sd->Project({c});
+    if (!projected.ok() && projected.status().code() == StatusCode::kNotFound) {
+      return NoColumn(rq.snap->manifest, fe, projected.status().message());
+    }
+    RAP_ASSIGN_OR_RETURN(auto fields, std::move(projected));
     if (fields.size() != 1 || fields[0].columns.size() != 1) {
       return Status::Corrupt("index: covered column " + c + " is not one flat column in " + fe.path);
     }

@@ -65,7 +65,7 @@ Status ReadOrcFile(const DataRequest& rq, OrcFile& f) {
   std::vector<int> fields;
   for (const std::string& c : rq.data_columns) {
     const int i = reader.FieldIndex(c);
-    if (i < 0) return Status::NotFound("data file " + fe.path + " has no column '" + c + "'");
+    if (i < 0) return NoColumn(rq.snap->manifest, fe, "no column '" + c + "'");
     fields.push_back(i);
   }
   for (size_t s = 0; s < reader.num_stripes(); ++s) {

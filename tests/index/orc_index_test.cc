@@ -2,8 +2,9 @@
 // one stripe, a row index every 10,000 rows): built from the key column stripe by stripe; a lookup
 // of any key — present, absent, at the edges of row groups — returns exactly the rows a scan filtered
 // by that key returns (the bytes a lookup reads — the tail and its row group — are asserted in
-// tests/python/test_orc_index.py, on larger uncompressed files); covered and hoisted
-// columns are refused (they are Parquet page locations). Python: tests/python/test_orc_index.py.
+// tests/python/test_orc_index.py, on larger uncompressed files); hoisted columns answer from the
+// index with no data read; covered columns are refused (they are Parquet page locations). Python:
+// tests/python/test_orc_index.py.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -83,7 +84,41 @@ TEST(OrcIndex, LookupsEqualAFilteredScan) {
   EXPECT_EQ(one->stats.data_files, 1);
 }
 
-TEST(OrcIndex, CoveredAndHoistedColumnsAreRefused) {
+TEST(OrcIndex, HoistedColumnsAnswerWithoutReadingTheDataFile) {
+  rap::testing::TempDir dir;
+  const std::string t = dir.Join("t");
+  fs::create_directories(t);
+  fs::copy_file(rap::testing::SharedDir() + "/orc/examples/demo-12-zlib.orc", t + "/demo.orc");
+  BuildOptions o;
+  o.key_columns = {"_col0"};
+  o.hoist = {"_col1", "_col5", "_col8"};  // a string, an int and another int column
+  auto built = BuildIndex(t, o);
+  ASSERT_TRUE(built.ok()) << built.status().ToString();
+  auto idx = Index::Open(t);
+  ASSERT_TRUE(idx.ok()) << idx.status().ToString();
+  const std::vector<int64_t> keys = {1, 9999, 10000, 10001, 1920800, 0, 1920801};
+  std::vector<Key> parsed;
+  for (int64_t k : keys) parsed.push_back(*(*idx)->ParseKey({std::to_string(k)}));
+  LookupOptions hoisted_only;
+  hoisted_only.columns = {"_col0", "_col1", "_col5", "_col8"};
+  auto res = (*idx)->Lookup(parsed, hoisted_only);
+  ASSERT_TRUE(res.ok()) << res.status().ToString();
+  EXPECT_EQ(res->stats.data_files, 0);  // no data file opened
+  EXPECT_EQ(res->stats.hoisted_only, 5);  // the five present keys
+  // The same rows as a lookup that reads the data file (use_cover off) and as a filtered scan of
+  // those columns.
+  LookupOptions from_data = hoisted_only;
+  from_data.use_cover = false;
+  auto full = (*idx)->Lookup(parsed, from_data);
+  ASSERT_TRUE(full.ok()) << full.status().ToString();
+  EXPECT_EQ(full->stats.data_files, 1);  // the one ORC file, read
+  for (size_t i = 0; i < keys.size(); ++i) {
+    EXPECT_EQ(rap::testing::ResultRows(res->keys[i]), rap::testing::ResultRows(full->keys[i])) << "key " << keys[i];
+    EXPECT_EQ(res->keys[i].rows.num_rows, keys[i] >= 1 && keys[i] <= 1920800 ? 1 : 0) << "key " << keys[i];
+  }
+}
+
+TEST(OrcIndex, CoveredColumnsAreRefused) {
   rap::testing::TempDir dir;
   const std::string t = dir.Join("t");
   fs::create_directories(t);
@@ -95,6 +130,11 @@ TEST(OrcIndex, CoveredAndHoistedColumnsAreRefused) {
   ASSERT_FALSE(covered.ok());
   EXPECT_EQ(covered.status().code(), StatusCode::kNotSupported) << covered.status().ToString();
   o.cover.clear();
+  o.hoist = {"_col1", "_col1"};
+  EXPECT_EQ(BuildIndex(t, o).status().code(), StatusCode::kInvalidArgument);
+  o.hoist = {"nope"};
+  EXPECT_EQ(BuildIndex(t, o).status().code(), StatusCode::kNotFound);
+  o.hoist.clear();
   o.key_columns = {"nope"};
   EXPECT_FALSE(BuildIndex(t, o).ok());
 }

@@ -536,3 +536,34 @@ def test_rewrite_in_place_commits_a_replace_snapshot(tmp_path: pathlib.Path) -> 
         rap.rewrite(location(part), key="id", in_place=True)
     assert len(list((pathlib.Path(location(part)) / "metadata").glob("*.metadata.json"))) == 2
     assert not list((pathlib.Path(location(part)) / "data").rglob("*-rap-*"))
+
+
+def test_index_lookups_after_a_rename_say_why_and_work_after_an_in_place_rewrite(tmp_path: pathlib.Path) -> None:
+    """An index over files written before a column was renamed: lookups of the key and of columns
+    every file has under their current names equal pyiceberg's reading; a lookup of the renamed
+    column is NotFound saying why (index lookups read data files by name) and what to do; after
+    `rap.rewrite(in_place=True)` every file has the current names and every column looks up."""
+    c = catalog(tmp_path)
+    t = c.create_table("db.renamed", schema=Schema(NestedField(1, "id", LongType(), required=False),
+                                                    NestedField(2, "name", StringType(), required=False),
+                                                    NestedField(3, "n", LongType(), required=False)))
+    t.append(pa.table({"id": pa.array([1, 2, 3], pa.int64()), "name": ["a", "b", "c"],
+                       "n": pa.array([10, 20, 30], pa.int64())}))
+    with t.update_schema() as u:
+        u.rename_column("name", "label")
+    t = c.load_table("db.renamed")
+    t.append(pa.table({"id": pa.array([4, 5], pa.int64()), "label": ["d", "e"], "n": pa.array([40, 50], pa.int64())}))
+    t = c.load_table("db.renamed")
+    root = location(t)
+    want = {r["id"]: r for r in t.scan().to_arrow().to_pylist()}
+    rap.build_index(root, "id", progress=False)
+    idx = rap.Index.open(root)
+    got = index_rows(idx, [1, 4], ["id", "n"])
+    assert got[1] == [{"id": 1, "n": 10}] and got[4] == [{"id": 4, "n": 40}]
+    with pytest.raises(rap.NotFound, match=r"earlier schema of the iceberg table.*rap rewrite --in-place"):
+        idx.lookup([1], columns=["id", "label"])[0].read_all()
+    rap.rewrite(root, key="id", in_place=True)
+    idx = rap.Index.open(root)
+    got = index_rows(idx, [1, 2, 4, 5], ["id", "label", "n"])
+    for k in (1, 2, 4, 5):
+        assert got[k] == [want[k]], k

@@ -2,7 +2,7 @@
 many stripes and a row index every 1,000 rows, keys shuffled across files and stripes, every type
 the scan reads. Lookups (hash and sorted indexes, ranges, an update after a file is added) equal
 pyarrow.orc's own reading of the files filtered by the key, value for value; a lookup reads only the
-row groups of its key (its bytes a small part of the data)."""
+row groups of its key (its bytes a small part of the data); hoisted columns answer from the index."""
 
 from __future__ import annotations
 
@@ -102,6 +102,34 @@ def test_sorted_index_ranges_and_indexed_scans(tmp_path: pathlib.Path) -> None:
     assert got == sorted([r for k in range(1995, 2011) for r in want.get(k, [])], key=repr)
     scanned = pa.table(rap.scan(str(root), where="id BETWEEN 10 AND 20")).to_pylist()
     assert sorted(scanned, key=repr) == sorted([r for k in range(10, 21) for r in want[k]], key=repr)
+
+
+def test_hoisted_index_on_orc_answers_from_the_index(tmp_path: pathlib.Path) -> None:
+    """--hoist on ORC files: the hoisted columns' values (a string with NULLs, a double, a decimal, a
+    list) are in the index; a lookup of only them reads no data file and equals pyarrow.orc's reading."""
+    rng = random.Random(5)
+    ids = list(range(6000)) + [11, 11]
+    rng.shuffle(ids)
+    root = tmp_path / "t"
+    write_folder(root, [ids[:3000], ids[3000:]])
+    rap.build_index(str(root), "id", hoist=["name", "amount", "dec", "tags"], progress=False)
+    want = expected(root)
+    idx = rap.Index.open(str(root))
+    assert idx.info()["hoist"] == ["name", "amount", "dec", "tags"]
+    keys = rng.sample(range(6000), 50) + [11, -3]
+    cols = ["id", "name", "amount", "dec", "tags"]
+    reader, _ = idx.lookup(keys, columns=cols)
+    counts = reader.rows_per_key
+    rows = pa.table(reader).to_pylist()
+    assert reader.stats["data_files"] == 0 and reader.stats["hoisted_only"] == 51, reader.stats
+    at = 0
+    for k, n in zip(keys, counts):
+        got = sorted(rows[at:at + n], key=repr)
+        at += n
+        assert got == sorted([{c: r[c] for c in cols} for r in want.get(k, [])], key=repr), k
+    # A column that is not hoisted reads the data files, as without --hoist.
+    got = looked_up(idx, [11, 42])
+    assert got[11] == sorted(want[11], key=repr) and got[42] == sorted(want[42], key=repr)
 
 
 def test_covered_index_on_orc_is_refused(tmp_path: pathlib.Path) -> None:
