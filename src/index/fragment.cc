@@ -184,6 +184,7 @@ Result<FragmentEntry> WriteFragmentBatches(io::ObjectStore& store, const std::st
   fe.run = run;
   fe.entries = static_cast<int64_t>(num_entries);
   std::vector<int32_t> files;
+  std::vector<bool> seen_files;
   Key first_key, last_key;
   const size_t kBatch = 64 * 1024;
   std::vector<IndexEntry> scratch;
@@ -205,7 +206,14 @@ Result<FragmentEntry> WriteFragmentBatches(io::ObjectStore& store, const std::st
       first.push_back(batch[i - begin].first_row);
       num.push_back(batch[i - begin].num_rows);
       fe.rows += batch[i - begin].num_rows;
-      files.push_back(batch[i - begin].file);
+      const int32_t f = batch[i - begin].file;  // each file ordinal once (not one per entry)
+      if (f >= 0) {
+        if (static_cast<size_t>(f) >= seen_files.size()) seen_files.resize(static_cast<size_t>(f) + 1, false);
+        if (!seen_files[static_cast<size_t>(f)]) files.push_back(f);
+        seen_files[static_cast<size_t>(f)] = true;
+      } else {
+        files.push_back(f);
+      }
     }
     b.columns.push_back(FixedArray<int32_t>(TypeId::kInt32, file));
     b.columns.push_back(FixedArray<int64_t>(TypeId::kInt64, first));
