@@ -3,6 +3,8 @@
 
 #include <atomic>
 #include <algorithm>
+#include <array>
+#include <unordered_map>
 #include <charconv>
 #include <chrono>
 #include <random>
@@ -31,6 +33,15 @@ int64_t Cap(const std::vector<T>& v) {
   return static_cast<int64_t>(v.capacity() * sizeof(T));
 }
 
+// A page location's fields (Location without aux) as a hash key.
+struct LocationKeyHash {
+  size_t operator()(const std::array<int64_t, 7>& k) const {
+    uint64_t h = 0x9e3779b97f4a7c15ULL;
+    for (int64_t v : k) h = (h ^ static_cast<uint64_t>(v)) * 0x100000001b3ULL;
+    return static_cast<size_t>(h ^ (h >> 29));
+  }
+};
+
 }  // namespace
 
 // The buffered entries of one bucket, column by column: per key part the integers or the bytes of
@@ -44,7 +55,13 @@ struct IndexWriter::Bucket {
   std::vector<uint64_t> pos;                   // file << kRowBits | first_row
   std::vector<uint32_t> rows;                  // num_rows
   std::vector<uint32_t> cover_end;             // covered: end of each entry's records in `cover`
-  std::vector<Location> cover;
+  // Covered: each entry's records as ids into `locations`. A page's location (no aux) is kept once
+  // however many entries read it (`page_ids`): the entries of a table nobody rewrote share their
+  // pages, and 80-byte records per entry made a covered build's buffer ~10x its plain one (spilling
+  // at the memory budget). Records with aux (frame layouts) are kept per entry.
+  std::vector<uint32_t> cover;
+  std::vector<Location> locations;
+  std::unordered_map<std::array<int64_t, 7>, uint32_t, LocationKeyHash> page_ids;
   std::vector<ArrayPtr> hoisted;               // hoisted: entry-major, one slice per hoisted column
   int64_t extra = 0;                           // heap bytes beyond the vectors (aux strings, slices)
 
@@ -61,7 +78,9 @@ struct IndexWriter::Bucket {
     return std::string_view(bytes[k]).substr(b, ends[k][i] - b);
   }
   int64_t Bytes() const {
-    int64_t b = Cap(pos) + Cap(rows) + Cap(cover_end) + Cap(cover) + Cap(hoisted) + extra;
+    // (page_ids: a node of key, id and links per page location, ~96 bytes.)
+    int64_t b = Cap(pos) + Cap(rows) + Cap(cover_end) + Cap(cover) + Cap(locations) + Cap(hoisted) + extra +
+                static_cast<int64_t>(page_ids.size() * 96 + page_ids.bucket_count() * sizeof(void*));
     for (size_t k = 0; k < types.size(); ++k) {
       b += Cap(ints[k]) + Cap(ends[k]) + static_cast<int64_t>(bytes[k].capacity());
     }
@@ -92,7 +111,7 @@ struct IndexWriter::Bucket {
     e->cover.clear();
     if (!cover_end.empty()) {
       const uint32_t b = i == 0 ? 0 : cover_end[i - 1];
-      e->cover.assign(cover.begin() + b, cover.begin() + cover_end[i]);
+      for (uint32_t j = b; j < cover_end[i]; ++j) e->cover.push_back(locations[cover[j]]);
     }
     e->hoisted.clear();
     if (!hoisted.empty()) {
@@ -171,9 +190,21 @@ Status IndexWriter::Append(Bucket& bk, const IndexEntry& e) {
   bk.rows.push_back(static_cast<uint32_t>(e.num_rows));
   if (!options_.cover.empty()) {
     for (const Location& l : e.cover) {
+      uint32_t id = static_cast<uint32_t>(bk.locations.size());
+      bool added = true;
+      if (l.aux.empty()) {
+        auto [it, fresh] = bk.page_ids.try_emplace(
+            std::array<int64_t, 7>{l.column, l.kind, l.codec, l.offset, l.size, l.first_row, l.num_rows}, id);
+        id = it->second;
+        added = fresh;
+      }
+      if (added) {
+        Grow(&bk.locations);
+        bk.locations.push_back(l);
+        if (l.aux.capacity() > 15) bk.extra += static_cast<int64_t>(l.aux.capacity() + 1);
+      }
       Grow(&bk.cover);
-      bk.cover.push_back(l);
-      if (l.aux.capacity() > 15) bk.extra += static_cast<int64_t>(l.aux.capacity() + 1);
+      bk.cover.push_back(id);
     }
     Grow(&bk.cover_end);
     bk.cover_end.push_back(static_cast<uint32_t>(bk.cover.size()));
