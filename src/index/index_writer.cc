@@ -111,6 +111,7 @@ struct IndexWriter::Bucket {
     e->cover.clear();
     if (!cover_end.empty()) {
       const uint32_t b = i == 0 ? 0 : cover_end[i - 1];
+      e->cover.reserve(cover_end[i] - b);
       for (uint32_t j = b; j < cover_end[i]; ++j) e->cover.push_back(locations[cover[j]]);
     }
     e->hoisted.clear();
