@@ -47,11 +47,17 @@ std::vector<std::string> ScanWhere(const std::string& url, const std::string& wh
   return rows;
 }
 
-TEST(OrcIndex, LookupsEqualAFilteredScan) {
-  rap::testing::TempDir dir;
+// A folder under `dir` holding ORC Java's demo-12-zlib.orc.
+std::string DemoTable(rap::testing::TempDir& dir) {
   const std::string t = dir.Join("t");
   fs::create_directories(t);
   fs::copy_file(rap::testing::SharedDir() + "/orc/examples/demo-12-zlib.orc", t + "/demo.orc");
+  return t;
+}
+
+TEST(OrcIndex, LookupsEqualAFilteredScan) {
+  rap::testing::TempDir dir;
+  const std::string t = DemoTable(dir);
   BuildOptions o;
   o.key_columns = {"_col0"};
   o.buckets = 2;
@@ -86,9 +92,7 @@ TEST(OrcIndex, LookupsEqualAFilteredScan) {
 
 TEST(OrcIndex, HoistedColumnsAnswerWithoutReadingTheDataFile) {
   rap::testing::TempDir dir;
-  const std::string t = dir.Join("t");
-  fs::create_directories(t);
-  fs::copy_file(rap::testing::SharedDir() + "/orc/examples/demo-12-zlib.orc", t + "/demo.orc");
+  const std::string t = DemoTable(dir);
   BuildOptions o;
   o.key_columns = {"_col0"};
   o.hoist = {"_col1", "_col5", "_col8"};  // a string, an int and another int column
@@ -120,9 +124,7 @@ TEST(OrcIndex, HoistedColumnsAnswerWithoutReadingTheDataFile) {
 
 TEST(OrcIndex, CoveredColumnsAreRefused) {
   rap::testing::TempDir dir;
-  const std::string t = dir.Join("t");
-  fs::create_directories(t);
-  fs::copy_file(rap::testing::SharedDir() + "/orc/examples/demo-12-zlib.orc", t + "/demo.orc");
+  const std::string t = DemoTable(dir);
   BuildOptions o;
   o.key_columns = {"_col0"};
   o.cover = {"_col1"};
