@@ -33,10 +33,11 @@ namespace fs = std::filesystem;
 std::string Pai(const std::string& rel) { return testing::SharedDir() + "/paimon-tables/" + rel; }
 
 // The table's rows as CSV lines (header first, then the rows sorted), values as rap renders them.
-Result<std::vector<std::string>> ScanCsv(const std::string& url, const OpenTableOptions& o = {}) {
+Result<std::vector<std::string>> ScanCsv(const std::string& url, const OpenTableOptions& o = {},
+                                         const read::ScanOptions& so = {}) {
   RAP_ASSIGN_OR_RETURN(TableSnapshot snap, OpenTable(url, o));
   RAP_ASSIGN_OR_RETURN(read::ScanSource src, ToScanSource(snap));
-  RAP_ASSIGN_OR_RETURN(auto scanner, read::Scanner::Make(std::move(src), read::ScanOptions{}));
+  RAP_ASSIGN_OR_RETURN(auto scanner, read::Scanner::Make(std::move(src), so));
   std::string header;
   for (const Field& f : scanner->schema()->fields) header += (header.empty() ? "" : ",") + f.name;
   std::vector<std::string> rows;
@@ -185,6 +186,29 @@ TEST(PaimonTable, ScanMergesABucketWhenItReachesIt) {
   EXPECT_EQ(PaimonInfo(*snap)->merge.buckets_merged, 2);
   auto expected = Expected("pk_mor_parquet__snapshot2.csv");
   EXPECT_EQ(rows, static_cast<int64_t>(expected.size()) - 1);  // the values: TimeTravelBySnapshotId
+}
+
+// The buckets' merges run on the threads that prepare files — the warmup thread (RAW, DECODED) and
+// the fan-out's file threads — several at once; every setting reads the same rows (TSan: the
+// `concurrent` label).
+TEST(PaimonTable, BucketsMergedOnWarmupAndFanOutThreadsReadTheSameRows) {
+  for (const auto& [id, csv] : std::vector<std::pair<std::optional<int64_t>, std::string>>{
+           {2, "pk_mor_parquet__snapshot2.csv"}, {std::nullopt, "pk_mor_parquet__snapshot5_latest.csv"}}) {
+    for (const read::WarmupLevel level : {read::WarmupLevel::kNone, read::WarmupLevel::kRaw, read::WarmupLevel::kDecoded}) {
+      for (const int files : {1, 3}) {
+        SCOPED_TRACE(csv + " warmup " + std::to_string(static_cast<int>(level)) + " files " + std::to_string(files));
+        OpenTableOptions o;
+        o.snapshot_id = id;
+        read::ScanOptions so;
+        so.warmup.level = level;
+        so.file_parallelism = files;
+        so.batch_size = 2;
+        auto rows = ScanCsv(Pai("pk_mor_parquet"), o, so);
+        ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+        EXPECT_EQ(*rows, Expected(csv));
+      }
+    }
+  }
 }
 
 TEST(PaimonTable, FirstFileOfEverySortedRunIsWarmed) {
