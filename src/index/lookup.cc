@@ -159,7 +159,7 @@ Status ResolveColumns(LookupState& st) {
     }
     if (fi < 0 && bi < 0) {
       return Status::NotFound("column '" + snap.LogicalName(c) + "' is not a column of the indexed table " +
-                              snap.info.table_url);
+                              snap.info.table_url + SchemaEvolutionHint(snap.manifest));
     }
     if (bi >= 0) {
       if (out.blob_data < 0) {

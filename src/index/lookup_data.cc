@@ -22,15 +22,16 @@ Status ChangedFile(const FileEntry& fe, const io::ObjectInfo& now) {
                          fe.etag + "); run `rap index update`");
 }
 
+std::string SchemaEvolutionHint(const Manifest& m) {
+  if (m.table_kind != "iceberg" && m.table_kind != "paimon") return {};
+  return "; data files written under an earlier schema of the " + m.table_kind +
+         " table (a column renamed or added since) are read by column name by index lookups, which do not map "
+         "columns by field id yet — ask for other columns, or rewrite the files under the current schema" +
+         (m.table_kind == "iceberg" ? std::string(" (rap rewrite --in-place)") : std::string());
+}
+
 Status NoColumn(const Manifest& m, const FileEntry& fe, const std::string& detail) {
-  std::string msg = "data file " + fe.path + ": " + detail;
-  if (m.table_kind == "iceberg" || m.table_kind == "paimon") {
-    msg += "; the file was written under an earlier schema of the " + m.table_kind +
-           " table (a column renamed or added since): index lookups read data files by column name and do not "
-           "map columns by field id yet — ask for other columns, or rewrite the files under the current schema" +
-           (m.table_kind == "iceberg" ? " (rap rewrite --in-place)" : "");
-  }
-  return Status::NotFound(msg);
+  return Status::NotFound("data file " + fe.path + ": " + detail + SchemaEvolutionHint(m));
 }
 
 Status MissingOr(const Status& st, const FileEntry& fe) {

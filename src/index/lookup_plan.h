@@ -125,8 +125,10 @@ Status ReadData(const DataRequest& request, DataStats* stats);
 // per-file steps run on the calling thread (local data) or the lookup pool, and the read plan.
 Status ChangedFile(const FileEntry& fe, const io::ObjectInfo& now);
 Status MissingOr(const Status& st, const FileEntry& fe);
-// NotFound: the data file lacks a column the lookup reads (`detail`); on an Iceberg or Paimon table it
-// says why (a column renamed or added after the file was written) and what to do.
+// On an Iceberg or Paimon table: why a lookup may not find a column of the table (a column renamed or
+// added after a data file was written: lookups read files by name) and what to do; "" otherwise.
+std::string SchemaEvolutionHint(const Manifest& m);
+// NotFound: the data file lacks a column the lookup reads (`detail`), with SchemaEvolutionHint.
 Status NoColumn(const Manifest& m, const FileEntry& fe, const std::string& detail);
 Result<ArrayPtr> TakeSubset(const ArrayPtr& values, const read::RowSelection& all, const read::RowSelection& sub);
 Status ConcatInto(std::vector<std::vector<ArrayPtr>>& parts, std::vector<ArrayPtr>* out);
