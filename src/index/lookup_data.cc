@@ -134,14 +134,26 @@ void RunData(const DataRequest& rq, std::vector<std::function<void()>> tasks) {
 // function, `rap lookup`) has no transport measurements, and seed 000's cold-start rule (exact
 // plans up to PlannerConfig::cold_start_request_bound = 64 requests, made for a scan's first
 // reads) sent one request per covered page — 40-56 per file of a pyarrow-written table with 8 KiB
-// pages (issue 36: 99 requests for one key over 6 files). A lookup instead takes, until the
-// endpoint's estimator is trained, the candidate with the fewest requests within the planner's
-// byte bound (max_byte_ratio x the exact bytes); trained, the cost model decides as everywhere.
+// pages (issue 36: 99 requests for one key over 6 files). A lookup instead merges, until the
+// endpoint's estimator is trained, the smallest gaps one at a time while it reads at most
+// kLookupColdSlack more bytes than the exact ranges and no request grows past
+// kLookupColdMaxRequest: one request per small data file, a few per large one. The slack is about
+// what the shortest latency of an object store (5 ms, rap-netsim's low profile) transfers at
+// 50 MB/s, so reading it costs less than one more request would; the cap keeps a plain lookup's
+// megabyte-sized column chunks in parallel requests (merging them was ~10% slower at 5 ms in
+// bench_lookup). A lookup's small reads rarely train the estimator's throughput window (seed 000:
+// small plans add no throughput samples), so this is the rule most lookups use. Measured in
+// docs/benchmarks/lookup.md ("Cold-start merging").
 constexpr uint64_t kLookupColdStartRequestBound = 1;
+constexpr uint64_t kLookupColdSlack = 256 << 10;
+constexpr uint64_t kLookupColdMaxRequest = 1 << 20;
 
 io::PlanOptions LookupPlan(const DataRequest& rq) {
   io::PlanOptions po = rq.impl->options.plan;
   po.planner.cold_start_request_bound = std::min(po.planner.cold_start_request_bound, kLookupColdStartRequestBound);
+  po.planner.cold_start_fewest_requests = true;
+  po.planner.cold_start_slack_bytes = kLookupColdSlack;
+  po.planner.cold_start_max_request_bytes = kLookupColdMaxRequest;
   return po;
 }
 

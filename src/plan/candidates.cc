@@ -40,6 +40,31 @@ CandidateSet CandidateSet::Build(const RangeSet& exact, const CandidateConfig& c
   return set;
 }
 
+PhysicalPlan FewestRequestsWithin(const RangeSet& exact, uint64_t max_bytes, uint64_t max_request_bytes) {
+  const uint64_t n = exact.size();
+  if (n <= 1) return PhysicalPlan::Exact(exact);
+  std::vector<std::pair<uint64_t, uint32_t>> gaps(n - 1);
+  for (uint64_t i = 0; i + 1 < n; ++i) gaps[i] = {exact.gap_after(i), static_cast<uint32_t>(i)};
+  std::sort(gaps.begin(), gaps.end());
+  std::vector<uint8_t> merge(n - 1, 0);
+  // The runs of merged ranges, by their ends: first_of[last] and last_of[first] (valid at a run's
+  // two ends only), so merging gap i joins [first_of[i], i] and [i + 1, last_of[i + 1]] in O(1).
+  std::vector<uint32_t> first_of(n), last_of(n);
+  for (uint32_t i = 0; i < n; ++i) first_of[i] = last_of[i] = i;
+  uint64_t bytes = exact.total_bytes();
+  for (const auto& [gap, i] : gaps) {
+    // bytes + gap never overflows: a plan never spans more than [first offset, last end).
+    if (bytes + gap > max_bytes) break;
+    const uint32_t first = first_of[i], last = last_of[i + 1];
+    if (exact[last].end() - exact[first].offset > max_request_bytes) continue;
+    bytes += gap;
+    merge[i] = 1;
+    last_of[first] = last;
+    first_of[last] = first;
+  }
+  return PhysicalPlan::FromMergedGaps(exact, merge);
+}
+
 PhysicalPlan CandidateSet::Materialize(const RangeSet& exact, size_t i) const {
   const Candidate& c = candidates_.at(i);
   std::vector<uint8_t> merge(exact.empty() ? 0 : exact.size() - 1, 0);

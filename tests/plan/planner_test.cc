@@ -111,6 +111,58 @@ TEST(RangePlanner, ColdStartRequestBoundAbove64Requests) {
   EXPECT_EQ(far.plan.request_count(), 65u);
 }
 
+// Lookups (PlannerConfig::cold_start_fewest_requests): in cold start the smallest gaps merge one
+// at a time while the extra bytes stay within max(slack ratio x exact, slack bytes) and no request
+// grows past the longest allowed; trained, the cost model as for every read.
+TEST(RangePlanner, ColdStartFewestRequestsMergesGapsOneAtATime) {
+  PlannerConfig config;
+  config.cold_start_request_bound = 1;
+  config.cold_start_fewest_requests = true;
+  config.cold_start_slack_ratio = 3.0;
+  // 8 ranges of 100 bytes (800 exact; 3x slack: 3,200 in all) with gaps 100, 200, ..., 700.
+  std::vector<ByteRange> r;
+  uint64_t off = 0;
+  for (int i = 0; i < 8; ++i) {
+    r.push_back({off, 100});
+    off += 100 + 100 * static_cast<uint64_t>(i + 1);
+  }
+  const RangeSet set = Normalized(r);
+  PlanDecision d = RangePlanner(config).Plan(set, PlanPolicy::Auto(), TransportEstimate{});
+  EXPECT_EQ(d.decided_by, DecidedBy::kColdStartRequestBound);
+  // Gaps 100..600 merge (800 + 2,100 = 2,900 <= 3,200); the 700-byte gap does not.
+  EXPECT_EQ(d.plan.request_count(), 2u);
+  EXPECT_EQ(d.plan.bytes, 2'900u);
+  // A slack in bytes above the ratio's lets the last gap merge too: one request.
+  config.cold_start_slack_bytes = 3'000;
+  PlanDecision slack = RangePlanner(config).Plan(set, PlanPolicy::Auto(), TransportEstimate{});
+  EXPECT_EQ(slack.plan.request_count(), 1u);
+  EXPECT_EQ(slack.plan.bytes, 3'600u);
+  // At most 1,000 bytes a request: [0,1000) (gaps 100-300), [1400,2100) (500), [2700,3600) (700);
+  // the 400 and 600 gaps would make a longer request.
+  config.cold_start_max_request_bytes = 1'000;
+  PlanDecision capped = RangePlanner(config).Plan(set, PlanPolicy::Auto(), TransportEstimate{});
+  ASSERT_EQ(capped.plan.request_count(), 3u);
+  EXPECT_EQ(capped.plan.requests[0].offset, 0u);
+  EXPECT_EQ(capped.plan.requests[0].length, 1'000u);
+  EXPECT_EQ(capped.plan.requests[1].offset, 1'400u);
+  EXPECT_EQ(capped.plan.requests[2].offset, 2'700u);
+  EXPECT_EQ(capped.plan.bytes, 2'600u);
+  // Gaps all too large for the slack: exact, decided by cold start.
+  PlanDecision far =
+      RangePlanner(config).Plan(Normalized(Spaced(0, 8, 10, {10'000})), PlanPolicy::Auto(), TransportEstimate{});
+  EXPECT_EQ(far.decided_by, DecidedBy::kColdStart);
+  EXPECT_EQ(far.plan.request_count(), 8u);
+  // Trained: the cost model (a wave of 10 holds all 8 exact ranges, so exact).
+  PlanDecision trained = RangePlanner(config).Plan(set, PlanPolicy::Auto(), Trained(0.03, 1e9));
+  EXPECT_EQ(trained.decided_by, DecidedBy::kCostExact);
+  EXPECT_EQ(trained.plan.request_count(), 8u);
+  // Without the flag, the seed's rule: 8 requests fit one wave, so no candidate merges.
+  PlannerConfig seed;
+  seed.cold_start_request_bound = 1;
+  PlanDecision s = RangePlanner(seed).Plan(set, PlanPolicy::Auto(), TransportEstimate{});
+  EXPECT_EQ(s.plan.request_count(), 8u);
+}
+
 TEST(RangePlanner, LowestEstimateWins) {
   // 20 ranges of 1,000 bytes, 1,000-byte gaps. Exact: 2 waves, 20,000 bytes; merged: 1 wave, 30,000 bytes.
   RangeSet s = Normalized(Spaced(0, 20, 1000, {1000}));

@@ -30,6 +30,13 @@ struct Candidate {
   bool is_exact() const { return merged_gaps == 0; }
 };
 
+// The plan with the fewest requests whose bytes stay within `max_bytes`: the smallest gaps merged
+// one at a time (size, then offset), at request rather than wave granularity, skipping a gap whose
+// merge would make one request longer than `max_request_bytes` (large reads keep their parallel
+// transfers). The exact plan when even the smallest gap would break the bound. O(n log n).
+PhysicalPlan FewestRequestsWithin(const RangeSet& exact, uint64_t max_bytes,
+                                  uint64_t max_request_bytes = UINT64_MAX);
+
 class CandidateSet {
  public:
   // `exact` must outlive the CandidateSet only for Materialize (which takes it again explicitly).

@@ -12,6 +12,9 @@
 //   last one CandidateSet keeps), since the point of the bound is to keep an untrained scan from issuing
 //   an unusually large number of separate requests and the 4x limit already bounds the bytes it costs.
 //   If no candidate stays within the bound the plan stays exact (decided_by cold_start).
+//   With PlannerConfig::cold_start_fewest_requests (index lookups), the bound instead merges the
+//   smallest gaps one at a time within the exact bytes plus a slack, up to a longest request
+//   (decided_by cold_start_request_bound when it merged any).
 #pragma once
 
 #include <cstddef>
@@ -52,6 +55,15 @@ struct PlannerConfig {
   double stability_margin = 0.10;          // candidates within this fraction of the lowest estimate stay
   size_t cold_start_samples = 3;           // per window, before cost-based planning starts
   uint64_t cold_start_request_bound = 64;  // exact plans above this many requests use a candidate in cold start
+  // Latency-bound callers (index lookups, issue 36): when the request bound applies in cold start,
+  // merge the smallest gaps one by one — the fewest requests, not only whole waves — while the bytes
+  // stay within exact + max(cold_start_slack_ratio x exact, cold_start_slack_bytes) and no request
+  // grows past cold_start_max_request_bytes. Off for scans (the seed's rule: whole-wave candidates
+  // within max_byte_ratio).
+  bool cold_start_fewest_requests = false;
+  uint64_t cold_start_slack_bytes = 0;
+  double cold_start_slack_ratio = 0.0;
+  uint64_t cold_start_max_request_bytes = UINT64_MAX;
 };
 
 // Which rule chose the plan.
