@@ -306,13 +306,51 @@ def test_compact_append_table_read_by_pypaimon(written, tmp_path, name) -> None:
     assert again["snapshot_id"] == -1 and again["files_read"] == 0
 
 
+def test_compact_orc_append_tables_read_by_pypaimon_and_java(written, tmp_path) -> None:
+    """rap.compact of pypaimon's ORC append tables (file.format orc; one with a renamed and an added
+    column across its files): rap reads the ORC files and writes Parquet, and pypaimon — and, for
+    append_orc, Java Paimon through Spark — reads the COMPACT snapshot's mix of ORC and Parquet files
+    with the rows it read before."""
+    import shutil
+    import sys
+
+    from conftest import fetched_jar
+
+    warehouse = tmp_path / "warehouse"
+    for name in ("append_orc", "evolve_append_orc"):
+        case = next(c for c in written if c["table"] == name and c["snapshot"] is None)
+        path = warehouse / "db.db" / name
+        shutil.copytree(case["path"], path)
+        expected = pq.read_table(case["expected"])
+        orc_before = sorted(p.name for p in path.rglob("data-*.orc"))
+        assert orc_before and not list(path.rglob("data-*.parquet"))
+        r = rap.compact(str(path))
+        assert r["snapshot_id"] == r["base_snapshot_id"] + 1
+        assert r["files_written"] < r["files_read"] <= len(orc_before)
+        got, files = pypaimon_reading(warehouse, name, tmp_path / f"{name}.parquet")
+        assert rows(got, case["keys"]) == rows(expected, case["keys"])
+        new_files = set(files) - set(orc_before)
+        assert len(new_files) == r["files_written"] and all(f.endswith(".parquet") for f in new_files)
+        assert len(files) == len(orc_before) - r["files_read"] + r["files_written"]
+        assert rows(pa.table(rap.scan(str(path))), case["keys"]) == rows(expected, case["keys"])
+
+    pytest.importorskip("pyspark")
+    case = next(c for c in written if c["table"] == "append_orc" and c["snapshot"] is None)
+    out = tmp_path / "java.json"
+    subprocess.run([sys.executable, str(REPO / "tests" / "python" / "paimon_spark_reader.py"),
+                    fetched_jar("paimon-spark"), str(warehouse), str(out), "append_orc"], check=True,
+                   env=dict(os.environ, PYSPARK_PYTHON=sys.executable), timeout=600)
+    java = json.loads(out.read_text())
+    assert java["commit_kind"] == "COMPACT"
+    assert any(f.endswith(".parquet") for f in java["files"])
+    assert rows(pa.Table.from_pylist(java["rows"], schema=pq.read_schema(case["expected"])),
+                case["keys"]) == rows(pq.read_table(case["expected"]), case["keys"])
+
+
 def test_compact_refuses_what_it_does_not_compact(written, tmp_path) -> None:
     pk = next(c for c in written if c["table"] == "pk_multi" and c["snapshot"] is None)
     with pytest.raises(rap.NotSupported, match="primary-key"):
         rap.compact(pk["path"])
-    orc = next(c for c in written if c["table"] == "append_orc" and c["snapshot"] is None)
-    with pytest.raises(rap.NotSupported, match="Parquet"):
-        rap.compact(orc["path"])
     with pytest.raises(rap.InvalidArgument, match="min_files"):
         rap.compact(pk["path"], min_files=1)
     folder = tmp_path / "plain"

@@ -94,9 +94,8 @@ Status CheckCompactable(const TableSnapshot& snap, const PaimonState& state, con
                                       "not compacted yet");
   }
   for (const DataFile& f : snap.files) {
-    if (!EndsWith(f.relative_path, ".parquet")) {
-      return Status::NotSupported(url + ": " + f.relative_path + " is not a Parquet file; rap compact writes Parquet "
-                                        "and compacts tables of Parquet files only");
+    if (!EndsWith(f.relative_path, ".parquet") && !EndsWith(f.relative_path, ".orc")) {
+      return Status::NotSupported(url + ": " + f.relative_path + " is neither a Parquet nor an ORC file");
     }
   }
   return Status::OK();
@@ -135,7 +134,10 @@ std::vector<Bin> PlanBins(const PaimonState& state, uint64_t target, int min_fil
 }
 
 // Reads a bin's files in order through a Scanner (a prefetch queue of three batches, RAW warmup of
-// the next file: the seed's settings for compaction) and writes them as one Parquet file.
+// the next file: the seed's settings for compaction) and writes them as one Parquet file — also in a
+// table of ORC files (file.format orc): rap has no ORC writer, and Paimon readers (pypaimon, Java
+// Paimon 0.9) read each data file by its own format, the extension of its name
+// (test_compact_orc_append_tables_read_by_pypaimon_and_java).
 // `scan` is the table's scan without its files; `files` its files by path (each bin takes its own).
 Status WriteBin(const TableSnapshot& snap, const read::ScanSource& scan, std::map<std::string, read::ScanFile>& files,
                 Bin& bin, const PaimonCompactOptions& options, PaimonCompactResult* res,
