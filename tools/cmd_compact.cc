@@ -35,7 +35,7 @@ Status RunCompact(const CompactArgs& a) {
   }
   RAP_ASSIGN_OR_RETURN(table::PaimonCompactResult r, table::CompactPaimonTable(a.table, o));
   if (r.files_read == 0) {
-    std::printf("%s: nothing to compact at snapshot %lld (no bucket has %d files under the target size)\n",
+    std::printf("%s: nothing to compact at snapshot %lld (no bucket has %d files under the target size, nor a deletion vector)\n",
                 a.table.c_str(), static_cast<long long>(r.base_snapshot_id), a.min_files);
     return Status::OK();
   }
@@ -53,6 +53,10 @@ Status RunCompact(const CompactArgs& a) {
               static_cast<long long>(r.files_written), FormatBytes(r.bytes_written).c_str(),
               static_cast<long long>(r.rows), static_cast<long long>(r.buckets),
               static_cast<long long>(r.warmup_files), FormatBytes(r.warmup_bytes).c_str(), r.seconds);
+  if (r.index_files_dropped > 0) {
+    std::printf("deletion vectors applied: %lld index file(s) left the index manifest\n",
+                static_cast<long long>(r.index_files_dropped));
+  }
   return Status::OK();
 }
 

@@ -404,14 +404,18 @@ def compact(table: str, *, target_file_size: Optional[Union[str, int]] = None, m
             storage_options: StorageOptions = None) -> Dict[str, Any]:
     """Compacts a Paimon append table (``rap compact``): in each bucket with at least ``min_files``
     files under ``target_file_size`` (default: the table's ``target-file-size``, else 256 MiB), those
-    files are bin-packed in sequence order into files of about that size, read with a prefetch queue
-    of three batches and RAW warmup of the next file, and committed as a Paimon COMPACT snapshot.
+    files — and every file with a deletion vector, whose deleted rows are dropped — are bin-packed in
+    sequence order into Parquet files of about that size (ORC inputs too), read with a prefetch
+    queue of three batches and RAW warmup of the next file, and committed as a Paimon COMPACT
+    snapshot.
 
     Returns ``snapshot_id`` (-1: nothing compacted, or ``dry_run``), ``base_snapshot_id``,
     ``buckets``, ``files_read``, ``files_written``, ``rows``, ``bytes_read``, ``bytes_written``,
-    ``warmup_files``, ``warmup_bytes`` and ``seconds``. Primary-key tables, deletion vectors, row
-    tracking, non-Avro manifests and non-Parquet data files raise NotSupported; a concurrent commit of
-    the same snapshot id raises Changed (nothing committed, the files written deleted again)."""
+    ``warmup_files``, ``warmup_bytes``, ``index_files_dropped`` (deletion-vector index files the new
+    snapshot no longer lists) and ``seconds``. Primary-key tables, row tracking, non-Avro manifests,
+    index types other than deletion vectors and data files neither Parquet nor ORC raise
+    NotSupported; a concurrent commit of the same snapshot id raises Changed (nothing committed, the
+    files written deleted again)."""
     return _rap.compact_table(table, target_file_size, min_files, dry_run, make_progress(progress, "compacting"),
                               storage_options)
 

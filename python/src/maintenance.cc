@@ -225,6 +225,7 @@ nb::dict CompactTable(const std::string& table, nb::handle target_file_size, int
   d["warmup_files"] = r.warmup_files;
   d["warmup_bytes"] = r.warmup_bytes;
   d["files_parallel"] = r.files_parallel;
+  d["index_files_dropped"] = r.index_files_dropped;
   d["adaptive_disabled"] = r.adaptive_disabled;
   d["seconds"] = r.seconds;
   return d;

@@ -189,3 +189,34 @@ def test_compact_read_by_java_paimon(spark_tables, tmp_path) -> None:
     assert java["commit_kind"] == "COMPACT"
     assert len(java["files"]) == 2
     assert plain_rows(java["rows"]) == plain_rows(want)
+
+
+def test_compact_deletion_vector_table_read_by_java_paimon(spark_tables, tmp_path) -> None:
+    """rap.compact of Spark's append table with deletion vectors (two inserts, two DELETEs): the
+    files with vectors are rewritten without their deleted rows, the COMPACT snapshot lists no
+    deletion-vector index file any more, and Java Paimon reads it with the rows it read before, from
+    rap's file only; rap.scan agrees."""
+    import shutil
+
+    db, expected = spark_tables
+    warehouse = tmp_path / "warehouse"
+    path = warehouse / "db.db" / "append_dv"
+    shutil.copytree(db / "append_dv", path)
+    want = expected["append_dv"]["snapshots"][max(expected["append_dv"]["snapshots"], key=int)]
+    latest = (path / "snapshot" / "LATEST").read_text().strip()
+    assert json.loads((path / "snapshot" / f"snapshot-{latest}").read_text()).get("indexManifest")
+    r = rap.compact(str(path))
+    assert r["snapshot_id"] == r["base_snapshot_id"] + 1
+    assert r["files_written"] == 1 and r["rows"] == len(want) and r["index_files_dropped"] >= 1
+    snapshot = json.loads((path / "snapshot" / f"snapshot-{r['snapshot_id']}").read_text())
+    assert "indexManifest" not in snapshot
+    assert plain_rows(pa.table(rap.scan(str(path))).to_pylist()) == plain_rows(want)
+    read = tmp_path / "read.json"
+    env = dict(os.environ, PYSPARK_PYTHON=sys.executable)
+    subprocess.run([sys.executable, str(pathlib.Path(__file__).with_name("paimon_spark_reader.py")),
+                    fetched_jar("paimon-spark"), str(warehouse), str(read), "append_dv"], check=True, env=env,
+                   timeout=600)
+    java = json.loads(read.read_text())
+    assert java["commit_kind"] == "COMPACT"
+    assert len(java["files"]) == 1
+    assert plain_rows(java["rows"]) == plain_rows(want)

@@ -44,12 +44,17 @@ struct PaimonCompactResult {
   // Input files whose first range holds more batches than one producer's queue (three): read on the
   // plain path (the seed's adaptive rule; docs/paimon.md "Append compaction").
   int64_t adaptive_disabled = 0;
+  // Deletion-vector index files the COMPACT snapshot no longer lists (every data file they held a
+  // vector of was compacted: its deleted rows are gone from the new files).
+  int64_t index_files_dropped = 0;
   double seconds = 0;
 };
 
-// Compacts the Paimon append table at `url` at its latest snapshot. NotSupported naming the reason
-// for tables it does not compact: primary-key tables, deletion vectors, row tracking, manifests in a
-// format other than Avro, data files that are not Parquet. Changed when another commit took the
+// Compacts the Paimon append table at `url` at its latest snapshot: Parquet or ORC files (written as
+// Parquet); with deletion vectors, every file with a vector is rewritten without its deleted rows
+// and the index files of those vectors leave the index manifest. NotSupported naming the reason for
+// tables it does not compact: primary-key tables, row tracking, manifests in a format other than
+// Avro, index types other than deletion vectors, data files neither Parquet nor ORC. Changed when another commit took the
 // next snapshot id first (the files written are deleted again).
 Result<PaimonCompactResult> CompactPaimonTable(const std::string& url, const PaimonCompactOptions& options);
 

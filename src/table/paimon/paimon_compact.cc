@@ -72,14 +72,51 @@ struct Bin {
   int64_t size = 0, rows = 0;
 };
 
+// The snapshot's deletion vectors (its index manifest): the manifest as read (to write the next one
+// without the index files compaction makes obsolete), its entries parsed in the same order, and the
+// deleted-row count of each data file with a live vector (nullopt: the entry gives no cardinality).
+struct DvIndex {
+  Container manifest;
+  std::vector<paimon::IndexManifestEntry> entries;
+  std::map<std::string, std::optional<int64_t>> deleted;  // data file name -> rows its vector deletes
+  bool Has(const std::string& data_file) const { return deleted.count(data_file) > 0; }
+};
+
+// The deletion-vector index of the snapshot; refuses other index types (HASH: dynamic bucket mode)
+// and index files at external paths.
+Result<DvIndex> ReadDvIndex(const TableSnapshot& snap, const PaimonState& state, const std::string& url) {
+  DvIndex dv;
+  const std::string& name = state.snapshot.index_manifest;
+  if (name.empty()) return dv;
+  RAP_ASSIGN_OR_RETURN(dv.manifest, ReadAvro(snap, name));
+  RAP_ASSIGN_OR_RETURN(dv.entries, paimon::ParseIndexManifest(dv.manifest.records, snap.root + "/manifest/" + name));
+  std::map<std::tuple<std::string, int32_t, std::string>, const paimon::IndexManifestEntry*> live;
+  for (const paimon::IndexManifestEntry& e : dv.entries) {
+    if (e.index_type != "DELETION_VECTORS") {
+      return Status::NotSupported(url + ": the snapshot has a " + e.index_type + " index (" + e.file_name +
+                                  "); rap compact handles deletion-vector indexes only");
+    }
+    if (e.external_path) {
+      return Status::NotSupported(url + ": index file " + e.file_name + " has an external path; not compacted yet");
+    }
+    const auto key = std::make_tuple(e.partition, e.bucket, e.file_name);
+    if (e.kind == 1) {
+      live.erase(key);
+    } else {
+      live[key] = &e;
+    }
+  }
+  for (const auto& [key, e] : live) {
+    for (const paimon::DeletionVectorRange& r : e->deletion_vectors) dv.deleted[r.data_file] = r.cardinality;
+  }
+  return dv;
+}
+
 // The compactable table or why not.
 Status CheckCompactable(const TableSnapshot& snap, const PaimonState& state, const std::string& url) {
   if (state.primary_key) {
     return Status::NotSupported(url + ": a primary-key table: rap compact compacts Paimon append tables (a "
                                       "primary-key table's compaction merges sorted runs; Paimon's own job does it)");
-  }
-  if (state.deletion_vectors) {
-    return Status::NotSupported(url + ": deletion vectors are on (deletion-vectors.enabled); not compacted yet");
   }
   for (const char* opt : {"row-tracking.enabled", "data-evolution.enabled"}) {
     if (state.schema.Option(opt, "false") == "true") {
@@ -89,10 +126,6 @@ Status CheckCompactable(const TableSnapshot& snap, const PaimonState& state, con
   if (const std::string f = state.schema.Option("manifest.format", "avro"); f != "avro") {
     return Status::NotSupported(url + ": manifest.format is " + f + "; rap writes Avro manifests only");
   }
-  if (!state.snapshot.index_manifest.empty()) {
-    return Status::NotSupported(url + ": the snapshot has an index manifest (bucket or deletion-vector indexes); "
-                                      "not compacted yet");
-  }
   for (const DataFile& f : snap.files) {
     if (!EndsWith(f.relative_path, ".parquet") && !EndsWith(f.relative_path, ".orc")) {
       return Status::NotSupported(url + ": " + f.relative_path + " is neither a Parquet nor an ORC file");
@@ -101,26 +134,36 @@ Status CheckCompactable(const TableSnapshot& snap, const PaimonState& state, con
   return Status::OK();
 }
 
-std::vector<Bin> PlanBins(const PaimonState& state, uint64_t target, int min_files) {
+// Bins of each bucket: its files under the target size, and every file with a deletion vector
+// whatever its size (its deleted rows are dropped in the rewrite, and the bucket's vectors with
+// them), packed in sequence-number order up to the target size. A bin of one file is kept only when
+// that file has a vector.
+std::vector<Bin> PlanBins(const PaimonState& state, uint64_t target, int min_files, const DvIndex& dv) {
   std::vector<Bin> bins;
   for (const paimon::Bucket& b : state.buckets) {
     std::vector<const BucketFile*> small;
+    bool has_vectors = false;
     for (const BucketFile& f : b.files) {
-      if (static_cast<uint64_t>(f.meta.file_size) < target) small.push_back(&f);
+      const bool vector = dv.Has(f.meta.file_name);
+      has_vectors = has_vectors || vector;
+      if (vector || static_cast<uint64_t>(f.meta.file_size) < target) small.push_back(&f);
     }
-    if (small.size() < static_cast<size_t>(std::max(min_files, 2))) continue;
+    if (!has_vectors && small.size() < static_cast<size_t>(std::max(min_files, 2))) continue;
     std::sort(small.begin(), small.end(), [](const BucketFile* x, const BucketFile* y) {
       return x->meta.min_sequence_number < y->meta.min_sequence_number;
     });
     Bin cur;
+    bool cur_vectors = false;
     auto flush = [&] {
-      if (cur.inputs.size() >= 2) bins.push_back(std::move(cur));
+      if (cur.inputs.size() >= 2 || (cur_vectors && !cur.inputs.empty())) bins.push_back(std::move(cur));
       cur = Bin{};
+      cur_vectors = false;
     };
     for (const BucketFile* f : small) {
       cur.bucket = &b;
       cur.inputs.push_back(f);
       cur.size += f->meta.file_size;
+      cur_vectors = cur_vectors || dv.Has(f->meta.file_name);
       if (static_cast<uint64_t>(cur.size) >= target) flush();
     }
     flush();
@@ -140,7 +183,7 @@ std::vector<Bin> PlanBins(const PaimonState& state, uint64_t target, int min_fil
 // (test_compact_orc_append_tables_read_by_pypaimon_and_java).
 // `scan` is the table's scan without its files; `files` its files by path (each bin takes its own).
 Status WriteBin(const TableSnapshot& snap, const read::ScanSource& scan, std::map<std::string, read::ScanFile>& files,
-                Bin& bin, const PaimonCompactOptions& options, PaimonCompactResult* res,
+                Bin& bin, const DvIndex& dv, const PaimonCompactOptions& options, PaimonCompactResult* res,
                 std::vector<std::string>* written) {
   read::ScanSource src = scan;
   for (const BucketFile* f : bin.inputs) {
@@ -170,11 +213,23 @@ Status WriteBin(const TableSnapshot& snap, const read::ScanSource& scan, std::ma
   }
   RAP_RETURN_NOT_OK(writer->Close());
   RAP_ASSIGN_OR_RETURN(io::ObjectInfo info, snap.store->Head(path));
+  // The manifests' row counts less the rows the deletion vectors delete (exact when every vector
+  // gives its cardinality, else an upper bound).
   int64_t expected_rows = 0;
-  for (const BucketFile* f : bin.inputs) expected_rows += f->meta.row_count;
-  if (bin.rows != expected_rows) {
-    return Status::Corrupt(fmt::format("{}: read {} rows from {} files whose manifests count {}", bin.dir, bin.rows,
-                                       bin.inputs.size(), expected_rows));
+  bool exact = true;
+  for (const BucketFile* f : bin.inputs) {
+    expected_rows += f->meta.row_count;
+    if (auto it = dv.deleted.find(f->meta.file_name); it != dv.deleted.end()) {
+      if (it->second) {
+        expected_rows -= *it->second;
+      } else {
+        exact = false;
+      }
+    }
+  }
+  if (exact ? bin.rows != expected_rows : bin.rows > expected_rows) {
+    return Status::Corrupt(fmt::format("{}: read {} rows from {} files whose manifests and deletion vectors count {}",
+                                       bin.dir, bin.rows, bin.inputs.size(), expected_rows));
   }
   const read::ScanStats& st = scanner->stats();
   res->warmup_files += st.warmup_files;
@@ -291,8 +346,43 @@ avro::Value ListEntry(const avro::Value& tmpl, const std::string& name, int64_t 
 
 // The COMPACT snapshot: delta manifests per partition, the new base list (every manifest of the
 // compacted snapshot), the delta list, then snapshot-<id+1> created if absent and LATEST.
+// The next index manifest: the snapshot's records without the deletion-vector index files whose
+// every data file is gone (compacted now, or no longer live). "" when no record is left.
+Result<std::string> NextIndexManifest(const TableSnapshot& snap, const PaimonState& state, const DvIndex& dv,
+                                      const std::vector<Bin>& bins, PaimonCompactResult* res,
+                                      std::vector<std::string>* written) {
+  std::set<std::string> remaining;  // data files live after the compaction
+  for (const paimon::Bucket& b : state.buckets) {
+    for (const BucketFile& f : b.files) remaining.insert(f.meta.file_name);
+  }
+  for (const Bin& b : bins) {
+    for (const BucketFile* f : b.inputs) remaining.erase(f->meta.file_name);
+  }
+  std::set<std::tuple<std::string, int32_t, std::string>> obsolete;
+  for (const paimon::IndexManifestEntry& e : dv.entries) {
+    bool used = false;
+    for (const paimon::DeletionVectorRange& r : e.deletion_vectors) used = used || remaining.count(r.data_file) > 0;
+    if (!used) obsolete.insert(std::make_tuple(e.partition, e.bucket, e.file_name));
+  }
+  std::vector<avro::Value> keep;
+  for (size_t i = 0; i < dv.entries.size(); ++i) {
+    const paimon::IndexManifestEntry& e = dv.entries[i];
+    if (obsolete.count(std::make_tuple(e.partition, e.bucket, e.file_name))) continue;
+    keep.push_back(dv.manifest.records[i]);
+  }
+  std::set<std::string> dropped;
+  for (const auto& o : obsolete) dropped.insert(std::get<2>(o));
+  res->index_files_dropped = static_cast<int64_t>(dropped.size());
+  if (keep.empty()) return std::string();
+  if (keep.size() == dv.entries.size()) return state.snapshot.index_manifest;
+  const std::string name = "index-manifest-" + RandomUuid() + "-0";
+  RAP_ASSIGN_OR_RETURN(std::string bytes, avro::WriteContainerFile(dv.manifest.schema_json, keep, {}, name));
+  RAP_RETURN_NOT_OK(PutNew(snap, snap.root + "/manifest/" + name, std::move(bytes), written));
+  return name;
+}
+
 Status CommitPaimonCompact(const TableSnapshot& snap, const PaimonState& state, const std::vector<Bin>& bins,
-                           const PaimonCompactOptions& options, PaimonCompactResult* res,
+                           const DvIndex& dv, const PaimonCompactOptions& options, PaimonCompactResult* res,
                            std::vector<std::string>* written) {
   const paimon::Snapshot& s = state.snapshot;
   const std::string what = snap.root + ": snapshot " + std::to_string(s.id);
@@ -349,6 +439,11 @@ Status CommitPaimonCompact(const TableSnapshot& snap, const PaimonState& state, 
   RAP_RETURN_NOT_OK(PutNew(snap, snap.root + "/manifest/" + base_name, std::move(base_bytes), written));
   RAP_RETURN_NOT_OK(PutNew(snap, snap.root + "/manifest/" + delta_name, std::move(delta_bytes), written));
 
+  std::string index_manifest = state.snapshot.index_manifest;
+  if (!index_manifest.empty()) {
+    RAP_ASSIGN_OR_RETURN(index_manifest, NextIndexManifest(snap, state, dv, bins, res, written));
+  }
+
   // The snapshot: the compacted one's JSON with what changed.
   const std::string old_path = snap.root + "/snapshot/snapshot-" + std::to_string(s.id);
   RAP_ASSIGN_OR_RETURN(std::string old_text, paimon::ReadObject(snap.store, old_path, kMaxManifestBytes));
@@ -363,6 +458,11 @@ Status CommitPaimonCompact(const TableSnapshot& snap, const PaimonState& state, 
   j["deltaManifestListSize"] = delta_size;
   j.erase("changelogManifestList");
   j.erase("changelogManifestListSize");
+  if (index_manifest.empty()) {
+    j.erase("indexManifest");
+  } else {
+    j["indexManifest"] = index_manifest;
+  }
   j["deltaRecordCount"] = 0;
   j["changelogRecordCount"] = 0;
   j["commitUser"] = RandomUuid();
@@ -408,7 +508,8 @@ Result<PaimonCompactResult> CompactPaimonTable(const std::string& url, const Pai
   }
   PaimonCompactResult res;
   res.base_snapshot_id = snap.version;
-  std::vector<Bin> bins = PlanBins(*state, target, options.min_files);
+  RAP_ASSIGN_OR_RETURN(DvIndex dv, ReadDvIndex(snap, *state, url));
+  std::vector<Bin> bins = PlanBins(*state, target, options.min_files, dv);
   std::set<const paimon::Bucket*> buckets;
   for (const Bin& b : bins) buckets.insert(b.bucket);
   res.buckets = static_cast<int64_t>(buckets.size());
@@ -431,11 +532,11 @@ Result<PaimonCompactResult> CompactPaimonTable(const std::string& url, const Pai
   for (read::ScanFile& sf : scan.files) files.emplace(sf.path, std::move(sf));
   scan.files.clear();
   for (size_t i = 0; i < bins.size(); ++i) {
-    if (Status st = WriteBin(snap, scan, files, bins[i], options, &res, &written); !st.ok()) return fail(st);
+    if (Status st = WriteBin(snap, scan, files, bins[i], dv, options, &res, &written); !st.ok()) return fail(st);
     if (options.progress) options.progress(static_cast<int64_t>(i + 1), static_cast<int64_t>(bins.size()));
   }
   res.files_written = static_cast<int64_t>(bins.size());
-  Status committed = CommitPaimonCompact(snap, *state, bins, options, &res, &written);
+  Status committed = CommitPaimonCompact(snap, *state, bins, dv, options, &res, &written);
   if (!committed.ok()) return fail(committed);
   res.seconds = NowSeconds() - t0;
   return res;
