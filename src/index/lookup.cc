@@ -401,17 +401,8 @@ Status FindKeyEntries(LookupState& st, size_t i) {
     for (int64_t r = lo; r < b.num_rows && CompareRow(b, f.layout, kc, r, st.keys[i]) == 0; ++r) {
       IndexEntry e;
       RAP_RETURN_NOT_OK(EntryAt(b, f.layout, kc, r, true, &e, f.path));
-      if (e.file < 0 || static_cast<size_t>(e.file) >= m.files.size()) {
-        return Status::Corrupt("index fragment " + f.path + ": an entry names file ordinal " + std::to_string(e.file) +
-                               ", the file table has " + std::to_string(m.files.size()));
-      }
-      const FileEntry& fe = m.files[static_cast<size_t>(e.file)];
-      if (fe.removed) continue;
-      if (e.first_row + e.num_rows > fe.num_rows) {
-        return Status::Corrupt("index fragment " + f.path + ": an entry names rows [" + std::to_string(e.first_row) +
-                               ", " + std::to_string(e.first_row + e.num_rows) + ") of " + fe.path + ", which has " +
-                               std::to_string(fe.num_rows));
-      }
+      RAP_ASSIGN_OR_RETURN(const FileEntry* fe, EntryFile(m, e, f.path));
+      if (!fe) continue;  // removed from the table
       entries.push_back(std::move(e));
     }
   }

@@ -34,6 +34,21 @@ Status NoColumn(const Manifest& m, const FileEntry& fe, const std::string& detai
   return Status::NotFound("data file " + fe.path + ": " + detail + SchemaEvolutionHint(m));
 }
 
+Result<const FileEntry*> EntryFile(const Manifest& m, const IndexEntry& e, const std::string& fragment_path) {
+  if (e.file < 0 || static_cast<size_t>(e.file) >= m.files.size()) {
+    return Status::Corrupt("index fragment " + fragment_path + ": an entry names file ordinal " +
+                           std::to_string(e.file) + ", the file table has " + std::to_string(m.files.size()));
+  }
+  const FileEntry& fe = m.files[static_cast<size_t>(e.file)];
+  if (fe.removed) return static_cast<const FileEntry*>(nullptr);
+  if (e.first_row + e.num_rows > fe.num_rows) {
+    return Status::Corrupt("index fragment " + fragment_path + ": an entry names rows [" +
+                           std::to_string(e.first_row) + ", " + std::to_string(e.first_row + e.num_rows) + ") of " +
+                           fe.path + ", which has " + std::to_string(fe.num_rows));
+  }
+  return &fe;
+}
+
 Status MissingOr(const Status& st, const FileEntry& fe) {
   if (st.code() == StatusCode::kNotFound) {
     return Status::NotFound("data file " + fe.path + " (file ordinal " + std::to_string(fe.ordinal) +

@@ -125,6 +125,9 @@ Status ReadData(const DataRequest& request, DataStats* stats);
 // per-file steps run on the calling thread (local data) or the lookup pool, and the read plan.
 Status ChangedFile(const FileEntry& fe, const io::ObjectInfo& now);
 Status MissingOr(const Status& st, const FileEntry& fe);
+// The data file an index entry of fragment `fragment_path` names: nullptr when the file was removed
+// from the table; Corrupt when the entry names a file ordinal or rows the manifest does not have.
+Result<const FileEntry*> EntryFile(const Manifest& m, const IndexEntry& e, const std::string& fragment_path);
 // On an Iceberg or Paimon table: why a lookup may not find a column of the table (a column renamed or
 // added after a data file was written: lookups read files by name) and what to do; "" otherwise.
 std::string SchemaEvolutionHint(const Manifest& m);

@@ -96,17 +96,8 @@ Status RangeEntries(LookupState& st, const KeyRange& range, const RangeToken& to
       RAP_RETURN_NOT_OK(EntryAt(b, f.layout, kc, r, false, &e, f.path));
       if (!KeyInRange(kc, e.key, range)) continue;
       if (token.set && CompareKeys(kc, e.key, token.key) < 0) continue;
-      if (e.file < 0 || static_cast<size_t>(e.file) >= m.files.size()) {
-        return Status::Corrupt("index fragment " + f.path + ": an entry names file ordinal " + std::to_string(e.file) +
-                               ", the file table has " + std::to_string(m.files.size()));
-      }
-      const FileEntry& fe = m.files[static_cast<size_t>(e.file)];
-      if (fe.removed) continue;
-      if (e.first_row + e.num_rows > fe.num_rows) {
-        return Status::Corrupt("index fragment " + f.path + ": an entry names rows [" + std::to_string(e.first_row) +
-                               ", " + std::to_string(e.first_row + e.num_rows) + ") of " + fe.path + ", which has " +
-                               std::to_string(fe.num_rows));
-      }
+      RAP_ASSIGN_OR_RETURN(const FileEntry* fe, internal::EntryFile(m, e, f.path));
+      if (!fe) continue;  // removed from the table
       // The payload (cover, hoisted values) only for entries in the range.
       RAP_RETURN_NOT_OK(EntryAt(b, f.layout, kc, r, true, &e, f.path));
       all.push_back(std::move(e));
