@@ -90,7 +90,6 @@ Result<DvIndex> ReadDvIndex(const TableSnapshot& snap, const PaimonState& state,
   if (name.empty()) return dv;
   RAP_ASSIGN_OR_RETURN(dv.manifest, ReadAvro(snap, name));
   RAP_ASSIGN_OR_RETURN(dv.entries, paimon::ParseIndexManifest(dv.manifest.records, snap.root + "/manifest/" + name));
-  std::map<std::tuple<std::string, int32_t, std::string>, const paimon::IndexManifestEntry*> live;
   for (const paimon::IndexManifestEntry& e : dv.entries) {
     if (e.index_type != "DELETION_VECTORS") {
       return Status::NotSupported(url + ": the snapshot has a " + e.index_type + " index (" + e.file_name +
@@ -99,14 +98,8 @@ Result<DvIndex> ReadDvIndex(const TableSnapshot& snap, const PaimonState& state,
     if (e.external_path) {
       return Status::NotSupported(url + ": index file " + e.file_name + " has an external path; not compacted yet");
     }
-    const auto key = std::make_tuple(e.partition, e.bucket, e.file_name);
-    if (e.kind == 1) {
-      live.erase(key);
-    } else {
-      live[key] = &e;
-    }
   }
-  for (const auto& [key, e] : live) {
+  for (const paimon::IndexManifestEntry* e : paimon::LiveIndexEntries(dv.entries)) {
     for (const paimon::DeletionVectorRange& r : e->deletion_vectors) dv.deleted[r.data_file] = r.cardinality;
   }
   return dv;

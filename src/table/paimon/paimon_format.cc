@@ -300,17 +300,8 @@ Result<std::map<DvKey, DeletionVectorRef>> ReadDeletionVectorIndex(
   const std::string what = probe.root() + "/manifest/" + snap.index_manifest;
   RAP_ASSIGN_OR_RETURN(std::vector<avro::Value> records, ReadRecords(probe, snap.index_manifest));
   RAP_ASSIGN_OR_RETURN(std::vector<IndexManifestEntry> entries, ParseIndexManifest(records, what));
-  std::map<std::tuple<std::string, int32_t, std::string>, const IndexManifestEntry*> live;
-  for (const IndexManifestEntry& e : entries) {
-    if (e.index_type != "DELETION_VECTORS") continue;  // HASH: dynamic bucket indexes, not needed to read
-    const auto key = std::make_tuple(e.partition, e.bucket, e.file_name);
-    if (e.kind == 1) {
-      live.erase(key);
-    } else {
-      live[key] = &e;
-    }
-  }
-  for (const auto& [key, e] : live) {
+  for (const IndexManifestEntry* e : LiveIndexEntries(entries)) {
+    if (e->index_type != "DELETION_VECTORS") continue;  // HASH: dynamic bucket indexes, not needed to read
     if (e->external_path) {
       return Status::NotSupported(what + ": deletion-vector index file " + e->file_name + " has an external path (" +
                                   *e->external_path + "), which rap does not read yet");

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cctype>
 #include <cstring>
+#include <map>
+#include <tuple>
 
 #include "rap/avro/object_container.h"
 #include "rap/orc/reader.h"
@@ -439,6 +441,21 @@ Result<std::vector<ManifestEntry>> ParseManifest(const std::vector<Value>& recor
     if (const Value* w = f->Find("_WRITE_COLS"); w && !w->is_null()) d.partial_columns = true;
     out.push_back(std::move(m));
   }
+  return out;
+}
+
+std::vector<const IndexManifestEntry*> LiveIndexEntries(const std::vector<IndexManifestEntry>& entries) {
+  std::map<std::tuple<std::string, int32_t, std::string>, const IndexManifestEntry*> live;
+  for (const IndexManifestEntry& e : entries) {
+    const auto key = std::make_tuple(e.partition, e.bucket, e.file_name);
+    if (e.kind == 1) {
+      live.erase(key);
+    } else {
+      live[key] = &e;
+    }
+  }
+  std::vector<const IndexManifestEntry*> out;
+  for (const auto& [key, e] : live) out.push_back(e);
   return out;
 }
 

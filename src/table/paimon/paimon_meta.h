@@ -119,6 +119,9 @@ struct IndexManifestEntry {
 };
 Result<std::vector<IndexManifestEntry>> ParseIndexManifest(const std::vector<avro::Value>& records,
                                                            const std::string& what);
+// The index files an index manifest keeps: its ADD entries that no later DELETE entry of the same
+// (partition, bucket, file name) removes, in that key's order.
+std::vector<const IndexManifestEntry*> LiveIndexEntries(const std::vector<IndexManifestEntry>& entries);
 
 // The deleted rows (sorted) of one deletion vector of a deletion-vector index file (Paimon's
 // DeletionVectorsIndexFile): the file starts with a version byte (1); at `range.offset`, a u32 BE
