@@ -306,36 +306,53 @@ def test_compact_append_table_read_by_pypaimon(written, tmp_path, name) -> None:
     assert again["snapshot_id"] == -1 and again["files_read"] == 0
 
 
-def test_compact_orc_append_tables_read_by_pypaimon_and_java(written, tmp_path) -> None:
-    """rap.compact of pypaimon's ORC append tables (file.format orc; one with a renamed and an added
-    column across its files): rap reads the ORC files and writes Parquet, and pypaimon — and, for
-    append_orc, Java Paimon through Spark — reads the COMPACT snapshot's mix of ORC and Parquet files
-    with the rows it read before."""
+def compacted_orc_copy(written, warehouse: pathlib.Path, name: str) -> tuple[dict, list, dict]:
+    """A copy of pypaimon's ORC append table NAME under WAREHOUSE/db.db, compacted by rap.compact:
+    (its case, its ORC files before, rap.compact's result)."""
     import shutil
-    import sys
 
-    from conftest import fetched_jar
+    case = next(c for c in written if c["table"] == name and c["snapshot"] is None)
+    path = warehouse / "db.db" / name
+    shutil.copytree(case["path"], path)
+    orc_before = sorted(p.name for p in path.rglob("data-*.orc"))
+    assert orc_before and not list(path.rglob("data-*.parquet"))
+    r = rap.compact(str(path))
+    assert r["snapshot_id"] == r["base_snapshot_id"] + 1
+    assert r["files_written"] < r["files_read"] <= len(orc_before)
+    return case, orc_before, r
 
+
+def test_compact_orc_append_tables_read_by_pypaimon(written, tmp_path) -> None:
+    """rap.compact of pypaimon's ORC append tables (file.format orc; one with a renamed and an added
+    column across its files): rap reads the ORC files and writes Parquet, and pypaimon reads the
+    COMPACT snapshot's mix of ORC and Parquet files with the rows it read before; rap.scan agrees."""
     warehouse = tmp_path / "warehouse"
     for name in ("append_orc", "evolve_append_orc"):
-        case = next(c for c in written if c["table"] == name and c["snapshot"] is None)
-        path = warehouse / "db.db" / name
-        shutil.copytree(case["path"], path)
+        case, orc_before, r = compacted_orc_copy(written, warehouse, name)
         expected = pq.read_table(case["expected"])
-        orc_before = sorted(p.name for p in path.rglob("data-*.orc"))
-        assert orc_before and not list(path.rglob("data-*.parquet"))
-        r = rap.compact(str(path))
-        assert r["snapshot_id"] == r["base_snapshot_id"] + 1
-        assert r["files_written"] < r["files_read"] <= len(orc_before)
         got, files = pypaimon_reading(warehouse, name, tmp_path / f"{name}.parquet")
         assert rows(got, case["keys"]) == rows(expected, case["keys"])
         new_files = set(files) - set(orc_before)
         assert len(new_files) == r["files_written"] and all(f.endswith(".parquet") for f in new_files)
         assert len(files) == len(orc_before) - r["files_read"] + r["files_written"]
+        path = warehouse / "db.db" / name
         assert rows(pa.table(rap.scan(str(path))), case["keys"]) == rows(expected, case["keys"])
 
+
+# Java under Spark: left to the release run, as the Spark test modules are (scripts/test.sh): under
+# the Python sanitizer run the JVM would inherit the preloaded ASan runtime (it hung there).
+@pytest.mark.skipif(bool(os.environ.get("RAP_PYTHON_SANITIZER")),
+                    reason="a JVM under the preloaded ASan runtime; the release run checks it")
+def test_compact_orc_append_table_read_by_java_paimon(written, tmp_path) -> None:
+    """Java Paimon (Spark, Paimon 0.9) reads rap's COMPACT snapshot of pypaimon's ORC append table,
+    ORC and Parquet files mixed, with the rows pypaimon wrote."""
+    import sys
+
     pytest.importorskip("pyspark")
-    case = next(c for c in written if c["table"] == "append_orc" and c["snapshot"] is None)
+    from conftest import fetched_jar
+
+    warehouse = tmp_path / "warehouse"
+    case, _, _ = compacted_orc_copy(written, warehouse, "append_orc")
     out = tmp_path / "java.json"
     subprocess.run([sys.executable, str(REPO / "tests" / "python" / "paimon_spark_reader.py"),
                     fetched_jar("paimon-spark"), str(warehouse), str(out), "append_orc"], check=True,
