@@ -173,7 +173,7 @@ std::vector<Bin> PlanBins(const PaimonState& state, uint64_t target, int min_fil
 // the next file: the seed's settings for compaction) and writes them as one Parquet file — also in a
 // table of ORC files (file.format orc): rap has no ORC writer, and Paimon readers (pypaimon, Java
 // Paimon 0.9) read each data file by its own format, the extension of its name
-// (test_compact_orc_append_tables_read_by_pypaimon_and_java).
+// (test_compact_orc_append_tables_read_by_pypaimon, test_compact_orc_append_table_read_by_java_paimon).
 // `scan` is the table's scan without its files; `files` its files by path (each bin takes its own).
 Status WriteBin(const TableSnapshot& snap, const read::ScanSource& scan, std::map<std::string, read::ScanFile>& files,
                 Bin& bin, const DvIndex& dv, const PaimonCompactOptions& options, PaimonCompactResult* res,
