@@ -35,7 +35,8 @@ Status RunCompact(const CompactArgs& a) {
   }
   RAP_ASSIGN_OR_RETURN(table::PaimonCompactResult r, table::CompactPaimonTable(a.table, o));
   if (r.files_read == 0) {
-    std::printf("%s: nothing to compact at snapshot %lld (no bucket has %d files under the target size, nor a deletion vector)\n",
+    std::printf("%s: nothing to compact at snapshot %lld (no bucket has %d files under the target size, "
+                "nor a deletion vector)\n",
                 a.table.c_str(), static_cast<long long>(r.base_snapshot_id), a.min_files);
     return Status::OK();
   }

@@ -109,10 +109,8 @@ PlanDecision RangePlanner::PlanAuto(const RangeSet& exact, const TransportEstima
   size_t chosen = 0;
   if (!estimate.Trained(config_.cold_start_samples) && config_.cold_start_fewest_requests &&
       exact.size() > config_.cold_start_request_bound) {
-    const long double extra = std::max(static_cast<long double>(config_.cold_start_slack_ratio) * d.exact_bytes,
-                                       static_cast<long double>(config_.cold_start_slack_bytes));
-    const long double bound = std::min<long double>(d.exact_bytes + extra, UINT64_MAX);
-    d.plan = FewestRequestsWithin(exact, static_cast<uint64_t>(bound), config_.cold_start_max_request_bytes);
+    const uint64_t slack = std::min(config_.cold_start_slack_bytes, UINT64_MAX - d.exact_bytes);
+    d.plan = FewestRequestsWithin(exact, d.exact_bytes + slack, config_.cold_start_max_request_bytes);
     d.decided_by =
         d.plan.request_count() < exact.size() ? DecidedBy::kColdStartRequestBound : DecidedBy::kColdStart;
     d.estimated_s = EstimateSeconds(d.plan.request_count(), d.plan.bytes, estimate);

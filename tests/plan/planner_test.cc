@@ -112,14 +112,14 @@ TEST(RangePlanner, ColdStartRequestBoundAbove64Requests) {
 }
 
 // Lookups (PlannerConfig::cold_start_fewest_requests): in cold start the smallest gaps merge one
-// at a time while the extra bytes stay within max(slack ratio x exact, slack bytes) and no request
-// grows past the longest allowed; trained, the cost model as for every read.
+// at a time while the extra bytes stay within the slack and no request grows past the longest
+// allowed; trained, the cost model as for every read.
 TEST(RangePlanner, ColdStartFewestRequestsMergesGapsOneAtATime) {
   PlannerConfig config;
   config.cold_start_request_bound = 1;
   config.cold_start_fewest_requests = true;
-  config.cold_start_slack_ratio = 3.0;
-  // 8 ranges of 100 bytes (800 exact; 3x slack: 3,200 in all) with gaps 100, 200, ..., 700.
+  config.cold_start_slack_bytes = 2'400;
+  // 8 ranges of 100 bytes (800 exact; with the slack 3,200 in all) with gaps 100, 200, ..., 700.
   std::vector<ByteRange> r;
   uint64_t off = 0;
   for (int i = 0; i < 8; ++i) {
@@ -132,7 +132,7 @@ TEST(RangePlanner, ColdStartFewestRequestsMergesGapsOneAtATime) {
   // Gaps 100..600 merge (800 + 2,100 = 2,900 <= 3,200); the 700-byte gap does not.
   EXPECT_EQ(d.plan.request_count(), 2u);
   EXPECT_EQ(d.plan.bytes, 2'900u);
-  // A slack in bytes above the ratio's lets the last gap merge too: one request.
+  // A larger slack lets the last gap merge too: one request.
   config.cold_start_slack_bytes = 3'000;
   PlanDecision slack = RangePlanner(config).Plan(set, PlanPolicy::Auto(), TransportEstimate{});
   EXPECT_EQ(slack.plan.request_count(), 1u);

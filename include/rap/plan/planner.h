@@ -57,12 +57,11 @@ struct PlannerConfig {
   uint64_t cold_start_request_bound = 64;  // exact plans above this many requests use a candidate in cold start
   // Latency-bound callers (index lookups, issue 36): when the request bound applies in cold start,
   // merge the smallest gaps one by one — the fewest requests, not only whole waves — while the bytes
-  // stay within exact + max(cold_start_slack_ratio x exact, cold_start_slack_bytes) and no request
-  // grows past cold_start_max_request_bytes. Off for scans (the seed's rule: whole-wave candidates
+  // stay within exact + cold_start_slack_bytes and no request grows past
+  // cold_start_max_request_bytes. Off for scans (the seed's rule: whole-wave candidates
   // within max_byte_ratio).
   bool cold_start_fewest_requests = false;
   uint64_t cold_start_slack_bytes = 0;
-  double cold_start_slack_ratio = 0.0;
   uint64_t cold_start_max_request_bytes = UINT64_MAX;
 };
 

@@ -54,8 +54,8 @@ struct PaimonCompactResult {
 // Parquet); with deletion vectors, every file with a vector is rewritten without its deleted rows
 // and the index files of those vectors leave the index manifest. NotSupported naming the reason for
 // tables it does not compact: primary-key tables, row tracking, manifests in a format other than
-// Avro, index types other than deletion vectors, data files neither Parquet nor ORC. Changed when another commit took the
-// next snapshot id first (the files written are deleted again).
+// Avro, index types other than deletion vectors, data files neither Parquet nor ORC. Changed when
+// another commit took the next snapshot id first (the files written are deleted again).
 Result<PaimonCompactResult> CompactPaimonTable(const std::string& url, const PaimonCompactOptions& options);
 
 }  // namespace rap::table

@@ -337,8 +337,6 @@ avro::Value ListEntry(const avro::Value& tmpl, const std::string& name, int64_t 
   return e;
 }
 
-// The COMPACT snapshot: delta manifests per partition, the new base list (every manifest of the
-// compacted snapshot), the delta list, then snapshot-<id+1> created if absent and LATEST.
 // The next index manifest: the snapshot's records without the deletion-vector index files whose
 // every data file is gone (compacted now, or no longer live). "" when no record is left.
 Result<std::string> NextIndexManifest(const TableSnapshot& snap, const PaimonState& state, const DvIndex& dv,
@@ -351,20 +349,20 @@ Result<std::string> NextIndexManifest(const TableSnapshot& snap, const PaimonSta
   for (const Bin& b : bins) {
     for (const BucketFile* f : b.inputs) remaining.erase(f->meta.file_name);
   }
-  std::set<std::tuple<std::string, int32_t, std::string>> obsolete;
-  for (const paimon::IndexManifestEntry& e : dv.entries) {
-    bool used = false;
-    for (const paimon::DeletionVectorRange& r : e.deletion_vectors) used = used || remaining.count(r.data_file) > 0;
-    if (!used) obsolete.insert(std::make_tuple(e.partition, e.bucket, e.file_name));
-  }
+  // An entry (ADD or DELETE) goes when its index file holds no vector of a remaining file; the
+  // vectors an index file holds are the same in each of its entries.
   std::vector<avro::Value> keep;
+  std::set<std::string> dropped;
   for (size_t i = 0; i < dv.entries.size(); ++i) {
     const paimon::IndexManifestEntry& e = dv.entries[i];
-    if (obsolete.count(std::make_tuple(e.partition, e.bucket, e.file_name))) continue;
-    keep.push_back(dv.manifest.records[i]);
+    const bool used = std::any_of(e.deletion_vectors.begin(), e.deletion_vectors.end(),
+                                  [&](const paimon::DeletionVectorRange& r) { return remaining.count(r.data_file); });
+    if (used) {
+      keep.push_back(dv.manifest.records[i]);
+    } else {
+      dropped.insert(e.file_name);
+    }
   }
-  std::set<std::string> dropped;
-  for (const auto& o : obsolete) dropped.insert(std::get<2>(o));
   res->index_files_dropped = static_cast<int64_t>(dropped.size());
   if (keep.empty()) return std::string();
   if (keep.size() == dv.entries.size()) return state.snapshot.index_manifest;
@@ -374,6 +372,9 @@ Result<std::string> NextIndexManifest(const TableSnapshot& snap, const PaimonSta
   return name;
 }
 
+// The COMPACT snapshot: delta manifests per partition, the new base list (every manifest of the
+// compacted snapshot), the delta list, the next index manifest, then snapshot-<id+1> created if
+// absent and LATEST.
 Status CommitPaimonCompact(const TableSnapshot& snap, const PaimonState& state, const std::vector<Bin>& bins,
                            const DvIndex& dv, const PaimonCompactOptions& options, PaimonCompactResult* res,
                            std::vector<std::string>* written) {
