@@ -159,6 +159,30 @@ Result<FragmentEntry> WriteFragment(io::ObjectStore& store, const std::string& i
                               options);
 }
 
+int64_t FragmentPageRows(double cover_records, double hoisted_values) {
+  // key, file, first_row and num_rows; 8 fields per covering record; a hoisted value each.
+  const double leaves = 4.0 + 8.0 * std::max(0.0, cover_records) + std::max(0.0, hoisted_values);
+  int64_t rows = 256;
+  while (rows > 32 && static_cast<double>(rows) * leaves > static_cast<double>(kFragmentPageLeafValues)) rows /= 2;
+  return rows;
+}
+
+namespace {
+
+// FragmentWriteOptions::page_rows, or (0) the rows for the first batch's average entry.
+int64_t PageRowsFor(const FragmentWriteOptions& options, const IndexEntry* batch, size_t n) {
+  if (options.page_rows > 0) return options.page_rows;
+  double records = 0, hoisted = 0;
+  for (size_t i = 0; i < n; ++i) {
+    records += static_cast<double>(batch[i].cover.size());
+    for (const ArrayPtr& h : batch[i].hoisted) hoisted += h ? static_cast<double>(h->length) : 0.0;
+  }
+  const double d = n > 0 ? static_cast<double>(n) : 1.0;
+  return FragmentPageRows(records / d, hoisted / d);
+}
+
+}  // namespace
+
 Result<FragmentEntry> WriteFragmentBatches(io::ObjectStore& store, const std::string& index_dir,
                                            const std::string& relative_path, const std::vector<KeyColumn>& key,
                                            bool cover, const std::vector<Field>& hoisted, int32_t bucket, int64_t run,
@@ -169,7 +193,11 @@ Result<FragmentEntry> WriteFragmentBatches(io::ObjectStore& store, const std::st
   wo.row_group_max_rows = options.row_group_rows;
   wo.row_group_max_bytes = 0;
   wo.defaults.dictionary = false;
-  wo.defaults.page_max_rows = options.page_rows;
+  const size_t kBatch = 64 * 1024;
+  std::vector<IndexEntry> scratch;
+  // The page size from the entries' width: the first entries' average (the source may be asked again).
+  const size_t sample = options.page_rows > 0 ? 0 : std::min<size_t>(num_entries, 4096);
+  wo.defaults.page_max_rows = PageRowsFor(options, sample > 0 ? source(0, sample, &scratch) : nullptr, sample);
   wo.defaults.page_max_bytes = 1 << 20;
   wo.defaults.codec = parquet::Codec::ZSTD;
   wo.defaults.codec_level = 1;
@@ -186,8 +214,6 @@ Result<FragmentEntry> WriteFragmentBatches(io::ObjectStore& store, const std::st
   std::vector<int32_t> files;
   std::vector<bool> seen_files;
   Key first_key, last_key;
-  const size_t kBatch = 64 * 1024;
-  std::vector<IndexEntry> scratch;
   for (size_t begin = 0; begin < num_entries; begin += kBatch) {
     const size_t end = std::min(num_entries, begin + kBatch);
     const IndexEntry* const batch = source(begin, end, &scratch);  // entries [begin, end)

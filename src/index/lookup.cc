@@ -290,7 +290,12 @@ Status ReadFragmentPages(LookupState& st, int fi, const std::vector<int>& plist,
   ro.plan = impl.options.plan;
   // A key page's rows lie in every column chunk of the fragment (a dozen chunks with covering
   // data): read them as one range when they are close, one request instead of a dozen (issue 36).
-  if (!ro.plan.policy) ro.plan.policy = plan::PlanPolicy::FixedGap(kIndexPageGap);
+  // A local index merges only small gaps (kLocalGap).
+  if (!ro.plan.policy) {
+    ro.plan.policy = plan::PlanPolicy::FixedGap(st.snap->index_store && !st.snap->index_store->is_remote()
+                                                     ? kLocalGap
+                                                     : kIndexPageGap);
+  }
   RAP_ASSIGN_OR_RETURN(auto reader, read::FileReader::Open(std::move(store), f.path, ro));
   RAP_ASSIGN_OR_RETURN(read::Projection proj, reader->Project({}));
   std::map<int, std::vector<int>> by_rg;

@@ -130,10 +130,9 @@ Status ConcatInto(std::vector<std::vector<ArrayPtr>>& parts, std::vector<ArrayPt
 // A local data store (pread from the page cache): a lookup's reads cost a system call each and no
 // waiting, so the per-file steps run one after another on the calling thread (no hand-off to the
 // pool and back: on a loaded server that costs more than the reads), and the pages a plain lookup
-// reads through a file's footer are read in planned ranges merged across gaps up to kLocalGap,
-// instead of one pread per page. Covered reads keep exact ranges: their requests and bytes are what
-// the layout tests and benchmarks compare (a frame record is a few hundred bytes).
-constexpr uint64_t kLocalGap = 8 << 10;
+// reads through a file's footer are read in planned ranges merged across gaps up to kLocalGap
+// (lookup_plan.h), instead of one pread per page. Covered reads keep exact ranges: their requests
+// and bytes are what the layout tests and benchmarks compare (a frame record is a few hundred bytes).
 
 bool LocalData(const DataRequest& rq) { return rq.snap->data_store && !rq.snap->data_store->is_remote(); }
 

@@ -14,6 +14,12 @@
 
 namespace rap::index::internal {
 
+// A local store (pread from the page cache): a lookup's reads cost a system call each and no
+// waiting, so its planned reads merge only gaps up to this many bytes (index pages: instead of
+// kIndexPageGap; data pages through a footer: instead of one pread per page). Copying megabytes
+// of gap out of the page cache cost more than the extra system calls (issue 36).
+inline constexpr uint64_t kLocalGap = 8 << 10;
+
 // Rows of one entry chosen for one key (file rows, within the entry's run).
 struct KeyPiece {
   size_t key = 0;

@@ -68,9 +68,20 @@ SchemaPtr FragmentSchema(const std::vector<KeyColumn>& key, bool cover, const st
 void SortEntries(const std::vector<KeyColumn>& key, std::vector<IndexEntry>* entries);
 
 struct FragmentWriteOptions {
-  int64_t page_rows = 256;              // index rows per page: what one key lookup reads
+  // Index rows (entries) per page: what one key lookup decodes. 0 = by the entries' width
+  // (FragmentPageRows): 256 for a plain index, fewer when every entry carries many covering records.
+  int64_t page_rows = 0;
   int64_t row_group_rows = 1 << 20;
 };
+
+// Entries per page for entries that carry `cover_records` covering records (on average) and
+// `hoisted_values` hoisted values: about kFragmentPageLeafValues leaf values a page, a power of two
+// in [32, 256]. A lookup decodes a whole page (every column's rows of it) to find one key's entry;
+// a lookup layout's entries cover every column (19 records of 8 fields in bench/peers' table), so
+// 256 of them are ~40,000 values where the key needs ~150 (docs/benchmarks/lookup.md,
+// "Index page size").
+inline constexpr int64_t kFragmentPageLeafValues = 16384;
+int64_t FragmentPageRows(double cover_records, double hoisted_values);
 
 // Writes `entries` (sorted by SortEntries) to `<index_dir>/<relative_path>` and describes the file.
 Result<FragmentEntry> WriteFragment(io::ObjectStore& store, const std::string& index_dir,
