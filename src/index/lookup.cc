@@ -273,9 +273,6 @@ void ExpandPages(LookupState& st) {
   }
 }
 
-// Index-page reads merge column-chunk ranges across gaps of up to this many bytes.
-constexpr uint64_t kIndexPageGap = 1 << 20;
-
 PageKey CacheKey(const LookupState& st, int fi, int p) {
   return PageKey{st.snap->fragments[static_cast<size_t>(fi)]->cache_id, p};
 }
@@ -287,14 +284,14 @@ Status ReadFragmentPages(LookupState& st, int fi, const std::vector<int>& plist,
   const FragmentState& f = *st.snap->fragments[static_cast<size_t>(fi)];
   read::FileReaderOptions ro;
   ro.object_info = f.info;
-  ro.plan = impl.options.plan;
   // A key page's rows lie in every column chunk of the fragment (a dozen chunks with covering
-  // data): read them as one range when they are close, one request instead of a dozen (issue 36).
-  // A local index merges only small gaps (kLocalGap).
-  if (!ro.plan.policy) {
-    ro.plan.policy = plan::PlanPolicy::FixedGap(st.snap->index_store && !st.snap->index_store->is_remote()
-                                                     ? kLocalGap
-                                                     : kIndexPageGap);
+  // data), a batch's pages in many: on a remote index they are planned as a lookup's data reads are
+  // (LookupPlanOptions: the smallest gaps merged within a slack, then down to one wave), which read
+  // about 2 MiB for one key of a lookup layout where merging every gap up to 1 MiB read 2 MiB
+  // [measured below in docs/benchmarks/peers.md]. A local index merges only small gaps (kLocalGap).
+  ro.plan = LookupPlanOptions(impl.options.plan);
+  if (!ro.plan.policy && st.snap->index_store && !st.snap->index_store->is_remote()) {
+    ro.plan.policy = plan::PlanPolicy::FixedGap(kLocalGap);
   }
   RAP_ASSIGN_OR_RETURN(auto reader, read::FileReader::Open(std::move(store), f.path, ro));
   RAP_ASSIGN_OR_RETURN(read::Projection proj, reader->Project({}));

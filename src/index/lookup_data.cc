@@ -161,15 +161,25 @@ void RunData(const DataRequest& rq, std::vector<std::function<void()>> tasks) {
 constexpr uint64_t kLookupColdStartRequestBound = 1;
 constexpr uint64_t kLookupColdSlack = 256 << 10;
 constexpr uint64_t kLookupColdMaxRequest = 1 << 20;
+constexpr uint64_t kLookupWaveGap = 1 << 20;
+constexpr double kLookupMaxByteRatio = 64.0;
 
-io::PlanOptions LookupPlan(const DataRequest& rq) {
-  io::PlanOptions po = rq.impl->options.plan;
+//
+// A plan still above one wave of requests after that (a 100-key batch: tens of pages a file, or
+// hundreds of index pages) merges its gaps of up to kLookupWaveGap on to one wave
+// (PlannerConfig::cold_start_fill_wave_max_gap): each more wave costs a full latency, a megabyte
+// of gap a few milliseconds of transfer.
+io::PlanOptions LookupPlanOptions(io::PlanOptions po) {
   po.planner.cold_start_request_bound = std::min(po.planner.cold_start_request_bound, kLookupColdStartRequestBound);
   po.planner.cold_start_fewest_requests = true;
   po.planner.cold_start_slack_bytes = kLookupColdSlack;
   po.planner.cold_start_max_request_bytes = kLookupColdMaxRequest;
+  po.planner.cold_start_fill_wave_max_gap = kLookupWaveGap;
+  po.planner.max_byte_ratio = std::max(po.planner.max_byte_ratio, kLookupMaxByteRatio);
   return po;
 }
+
+io::PlanOptions LookupPlan(const DataRequest& rq) { return LookupPlanOptions(rq.impl->options.plan); }
 
 io::PlanOptions DataPlan(const DataRequest& rq) {
   io::PlanOptions po = LookupPlan(rq);

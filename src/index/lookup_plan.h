@@ -143,6 +143,8 @@ Result<ArrayPtr> TakeSubset(const ArrayPtr& values, const read::RowSelection& al
 Status ConcatInto(std::vector<std::vector<ArrayPtr>>& parts, std::vector<ArrayPtr>* out);
 void RunData(const DataRequest& rq, std::vector<std::function<void()>> tasks);
 io::PlanOptions DataPlan(const DataRequest& rq);
+// The cold-start rule of a lookup's reads (data and, on a remote index, index pages) over `base`.
+io::PlanOptions LookupPlanOptions(io::PlanOptions base);
 
 // The chosen rows of ORC data files (lookup_orc.cc): per stripe, only the row groups spanning them.
 Status ReadOrc(const DataRequest& rq, const std::map<int32_t, std::vector<KeyPiece*>>& by_file, DataStats* stats);

@@ -40,7 +40,8 @@ CandidateSet CandidateSet::Build(const RangeSet& exact, const CandidateConfig& c
   return set;
 }
 
-PhysicalPlan FewestRequestsWithin(const RangeSet& exact, uint64_t max_bytes, uint64_t max_request_bytes) {
+PhysicalPlan FewestRequestsWithin(const RangeSet& exact, uint64_t max_bytes, uint64_t max_request_bytes,
+                                  WaveFill wave) {
   const uint64_t n = exact.size();
   if (n <= 1) return PhysicalPlan::Exact(exact);
   std::vector<std::pair<uint64_t, uint32_t>> gaps(n - 1);
@@ -51,16 +52,25 @@ PhysicalPlan FewestRequestsWithin(const RangeSet& exact, uint64_t max_bytes, uin
   // two ends only), so merging gap i joins [first_of[i], i] and [i + 1, last_of[i + 1]] in O(1).
   std::vector<uint32_t> first_of(n), last_of(n);
   for (uint32_t i = 0; i < n; ++i) first_of[i] = last_of[i] = i;
-  uint64_t bytes = exact.total_bytes();
-  for (const auto& [gap, i] : gaps) {
-    // bytes + gap never overflows: a plan never spans more than [first offset, last end).
-    if (bytes + gap > max_bytes) break;
+  uint64_t bytes = exact.total_bytes(), requests = n;
+  auto join = [&](uint64_t gap, uint32_t i) {
     const uint32_t first = first_of[i], last = last_of[i + 1];
-    if (exact[last].end() - exact[first].offset > max_request_bytes) continue;
     bytes += gap;
+    --requests;
     merge[i] = 1;
     last_of[first] = last;
     first_of[last] = first;
+  };
+  for (const auto& [gap, i] : gaps) {
+    // bytes + gap never overflows: a plan never spans more than [first offset, last end).
+    if (bytes + gap > max_bytes) break;
+    if (exact[last_of[i + 1]].end() - exact[first_of[i]].offset > max_request_bytes) continue;
+    join(gap, i);
+  }
+  // Fewer waves: the smallest gaps left up to wave.max_gap, whatever the request length.
+  for (const auto& [gap, i] : gaps) {
+    if (wave.requests == 0 || requests <= wave.requests || gap > wave.max_gap) break;
+    if (!merge[i]) join(gap, i);
   }
   return PhysicalPlan::FromMergedGaps(exact, merge);
 }

@@ -110,7 +110,12 @@ PlanDecision RangePlanner::PlanAuto(const RangeSet& exact, const TransportEstima
   if (!estimate.Trained(config_.cold_start_samples) && config_.cold_start_fewest_requests &&
       exact.size() > config_.cold_start_request_bound) {
     const uint64_t slack = std::min(config_.cold_start_slack_bytes, UINT64_MAX - d.exact_bytes);
-    d.plan = FewestRequestsWithin(exact, d.exact_bytes + slack, config_.cold_start_max_request_bytes);
+    WaveFill wave;
+    if (config_.cold_start_fill_wave_max_gap > 0) {
+      wave.requests = std::max<uint64_t>(1, config_.max_concurrency);
+      wave.max_gap = config_.cold_start_fill_wave_max_gap;
+    }
+    d.plan = FewestRequestsWithin(exact, d.exact_bytes + slack, config_.cold_start_max_request_bytes, wave);
     d.decided_by =
         d.plan.request_count() < exact.size() ? DecidedBy::kColdStartRequestBound : DecidedBy::kColdStart;
     d.estimated_s = EstimateSeconds(d.plan.request_count(), d.plan.bytes, estimate);

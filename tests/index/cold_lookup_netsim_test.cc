@@ -163,9 +163,12 @@ TEST_P(ColdLookupNetsim, ReadsManifestThenTheKeysBucketThenData) {
       // the lookup's reads).
       EXPECT_EQ(c.manifest_requests, 3);
       EXPECT_EQ(c.open_rounds, 1) << "the latest bundle: manifest and schema files in one round";
-      // Only the key's candidate fragments: footer and page indexes in one read, then the page.
+      // Only the key's candidate fragments: footer and page indexes in one read, then the page's
+      // column ranges in one round — planned as a lookup's data reads are (the smallest gaps merged
+      // within a 256 KiB slack): one request, or two when the covered fragment's chunks lie further
+      // apart (one bucket).
       EXPECT_EQ(c.fragments, candidates);
-      EXPECT_LE(c.fragment_gets, 2 * static_cast<int64_t>(candidates.size()));
+      EXPECT_LE(c.fragment_gets, 3 * static_cast<int64_t>(candidates.size()));
       EXPECT_EQ(c.schema_gets, 0) << "the schema files came in the bundle";
       EXPECT_EQ(c.res.stats.covered_files, c.res.stats.data_files);
       if (interleaved) {

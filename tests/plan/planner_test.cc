@@ -163,6 +163,55 @@ TEST(RangePlanner, ColdStartFewestRequestsMergesGapsOneAtATime) {
   EXPECT_EQ(s.plan.request_count(), 8u);
 }
 
+// Lookups with cold_start_fill_wave_max_gap: a plan still above one wave after the slack merges
+// its smallest gaps left up to that size, of any request length, until it fits one wave.
+TEST(RangePlanner, ColdStartFillWaveMergesDownToOneWave) {
+  PlannerConfig config;
+  config.cold_start_request_bound = 1;
+  config.cold_start_fewest_requests = true;
+  config.cold_start_fill_wave_max_gap = 1'000;
+  config.cold_start_max_request_bytes = 1'000;  // the wave phase is not bound by it
+  config.max_concurrency = 3;
+  // 8 ranges of 100 bytes (800 exact) with gaps 100, 200, ..., 700.
+  std::vector<ByteRange> r;
+  uint64_t off = 0;
+  for (int i = 0; i < 8; ++i) {
+    r.push_back({off, 100});
+    off += 100 + 100 * static_cast<uint64_t>(i + 1);
+  }
+  const RangeSet set = Normalized(r);
+  // No slack: gaps 100..500 merge (800 + 1,500 = 2,300 bytes) and leave 3 requests, one wave.
+  PlanDecision d = RangePlanner(config).Plan(set, PlanPolicy::Auto(), TransportEstimate{});
+  EXPECT_EQ(d.decided_by, DecidedBy::kColdStartRequestBound);
+  ASSERT_EQ(d.plan.request_count(), 3u);
+  EXPECT_EQ(d.plan.bytes, 2'300u);
+  EXPECT_EQ(d.plan.requests[0].length, 2'100u);  // [0, 2100): longer than the 1,000-byte cap
+  // Gaps of at most 300 bytes: 5 requests, 1,400 bytes.
+  config.cold_start_fill_wave_max_gap = 300;
+  PlanDecision bounded = RangePlanner(config).Plan(set, PlanPolicy::Auto(), TransportEstimate{});
+  EXPECT_EQ(bounded.plan.request_count(), 5u);
+  EXPECT_EQ(bounded.plan.bytes, 1'400u);
+  // With a slack the slack phase runs first, under the 1,000-byte cap: [0,1000), [1400,2100),
+  // [2700,3600) (2,600 bytes) — one wave, so the wave phase adds nothing.
+  config.cold_start_fill_wave_max_gap = 1'000;
+  config.cold_start_slack_bytes = 2'400;
+  PlanDecision slack = RangePlanner(config).Plan(set, PlanPolicy::Auto(), TransportEstimate{});
+  ASSERT_EQ(slack.plan.request_count(), 3u);
+  EXPECT_EQ(slack.plan.requests[1].offset, 1'400u);
+  EXPECT_EQ(slack.plan.bytes, 2'600u);
+  // One wave already: nothing beyond the slack phase.
+  config.max_concurrency = 10;
+  config.cold_start_slack_bytes = 0;
+  PlanDecision wave = RangePlanner(config).Plan(set, PlanPolicy::Auto(), TransportEstimate{});
+  EXPECT_EQ(wave.decided_by, DecidedBy::kColdStart);
+  EXPECT_EQ(wave.plan.request_count(), 8u);
+  // Off (max gap 0): exact.
+  config.max_concurrency = 3;
+  config.cold_start_fill_wave_max_gap = 0;
+  PlanDecision none = RangePlanner(config).Plan(set, PlanPolicy::Auto(), TransportEstimate{});
+  EXPECT_EQ(none.plan.request_count(), 8u);
+}
+
 TEST(RangePlanner, LowestEstimateWins) {
   // 20 ranges of 1,000 bytes, 1,000-byte gaps. Exact: 2 waves, 20,000 bytes; merged: 1 wave, 30,000 bytes.
   RangeSet s = Normalized(Spaced(0, 20, 1000, {1000}));

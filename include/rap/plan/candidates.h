@@ -33,9 +33,18 @@ struct Candidate {
 // The plan with the fewest requests whose bytes stay within `max_bytes`: the smallest gaps merged
 // one at a time (size, then offset), at request rather than wave granularity, skipping a gap whose
 // merge would make one request longer than `max_request_bytes` (large reads keep their parallel
-// transfers). The exact plan when even the smallest gap would break the bound. O(n log n).
+// transfers). The exact plan when even the smallest gap would break the bound.
+//
+// Then, while the plan still needs more than `wave.requests` requests (one wave of a latency-bound
+// read; 0 = off), the remaining gaps of at most `wave.max_gap` bytes merge smallest first, whatever
+// the request length: one request wave fewer saves a full latency, where a gap of up to a megabyte
+// costs its transfer (about 4 ms at 256 MB/s). O(n log n).
+struct WaveFill {
+  uint64_t requests = 0;
+  uint64_t max_gap = 0;
+};
 PhysicalPlan FewestRequestsWithin(const RangeSet& exact, uint64_t max_bytes,
-                                  uint64_t max_request_bytes = UINT64_MAX);
+                                  uint64_t max_request_bytes = UINT64_MAX, WaveFill wave = {});
 
 class CandidateSet {
  public:

@@ -13,8 +13,9 @@
 //   an unusually large number of separate requests and the 4x limit already bounds the bytes it costs.
 //   If no candidate stays within the bound the plan stays exact (decided_by cold_start).
 //   With PlannerConfig::cold_start_fewest_requests (index lookups), the bound instead merges the
-//   smallest gaps one at a time within the exact bytes plus a slack, up to a longest request
-//   (decided_by cold_start_request_bound when it merged any).
+//   smallest gaps one at a time within the exact bytes plus a slack, up to a longest request, and
+//   (cold_start_fill_wave_max_gap) then gaps up to that size on to one wave (decided_by
+//   cold_start_request_bound when it merged any).
 #pragma once
 
 #include <cstddef>
@@ -60,9 +61,13 @@ struct PlannerConfig {
   // stay within exact + cold_start_slack_bytes and no request grows past
   // cold_start_max_request_bytes. Off for scans (the seed's rule: whole-wave candidates
   // within max_byte_ratio).
+  // With cold_start_fill_wave_max_gap > 0, a plan still above one wave (max_concurrency requests)
+  // after that merges its smallest gaps left of at most that many bytes, of any request length,
+  // until it fits one wave (plan::WaveFill).
   bool cold_start_fewest_requests = false;
   uint64_t cold_start_slack_bytes = 0;
   uint64_t cold_start_max_request_bytes = UINT64_MAX;
+  uint64_t cold_start_fill_wave_max_gap = 0;
 };
 
 // Which rule chose the plan.
