@@ -343,6 +343,14 @@ TEST(IcebergRewrite, ConcurrentCommitWinsAndNothingIsLeft) {
   EXPECT_EQ(refused.code(), StatusCode::kInvalidArgument) << refused.ToString();
 }
 
+// The columns `columns` of a data file of `snap`, read from the file itself (no table schema).
+Result<std::vector<RecordBatch>> FileBatches(const table::TableSnapshot& snap, const table::DataFile& f,
+                                             const std::vector<std::string>& columns) {
+  RAP_ASSIGN_OR_RETURN(auto reader, read::FileReader::Open(snap.store, f.path));
+  RAP_ASSIGN_OR_RETURN(read::Projection proj, reader->Project(columns));
+  return reader->ReadAll(std::nullopt, proj);
+}
+
 // A partitioned table (Impala's v1 table: hour(event_time) + identity(action), 20 one-row files in 3
 // partitions) rewritten in place: the rows kept, every key's lookup equal to the scan; each new file
 // holds one partition's rows and its manifest entry carries that partition's tuple (hour and action
@@ -382,17 +390,9 @@ TEST(IcebergRewrite, PartitionedInPlaceFilesCarryTheirPartitionTuples) {
     ASSERT_EQ(p.values[1].kind, avro::Kind::kString);
     const std::pair<int64_t, std::string> tuple = {p.values[0].integer, p.values[1].bytes};
     seen.insert(tuple);
-    auto reader = read::FileReader::Open(snap->store, f.path);
-    ASSERT_TRUE(reader.ok()) << reader.status().ToString();
-    auto proj = (*reader)->Project({"event_time", "action"});
-    ASSERT_TRUE(proj.ok()) << proj.status().ToString();
-    auto batches = (*reader)->NewBatchReader(std::nullopt, *proj);
+    auto batches = FileBatches(*snap, f, {"event_time", "action"});
     ASSERT_TRUE(batches.ok()) << batches.status().ToString();
-    while (true) {
-      auto b = (*batches)->Next();
-      ASSERT_TRUE(b.ok()) << b.status().ToString();
-      if (!*b) break;
-      const RecordBatch& batch = **b;
+    for (const RecordBatch& batch : *batches) {
       const ArrayData& event_time = *batch.columns[static_cast<size_t>(batch.schema->FieldIndex("event_time"))];
       const ArrayData& action = *batch.columns[static_cast<size_t>(batch.schema->FieldIndex("action"))];
       for (int64_t i = 0; i < batch.num_rows; ++i) {
@@ -417,7 +417,9 @@ TEST(IcebergRewrite, PartitionedInPlaceFilesCarryTheirPartitionTuples) {
   auto manifests = table::iceberg::ParseManifestList(
       std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(list.data()), list.size()), list_name);
   ASSERT_TRUE(manifests.ok()) << manifests.status().ToString();
-  auto le32 = [](uint32_t v) { return std::string{char(v & 0xff), char(v >> 8 & 0xff), char(v >> 16 & 0xff), char(v >> 24)}; };
+  auto le32 = [](uint32_t v) {  // the single-value serialization of an int
+    return std::string{char(v & 0xff), char(v >> 8 & 0xff), char(v >> 16 & 0xff), char(v >> 24)};
+  };
   int added = 0;
   for (const table::iceberg::ManifestFile& m : *manifests) {
     if (m.path.find("-rap-") == std::string::npos || m.path.find("-m0.avro") == std::string::npos) continue;
@@ -439,6 +441,49 @@ TEST(IcebergRewrite, PartitionedInPlaceFilesCarryTheirPartitionTuples) {
   for (const auto& [k, v] : before->rows) keys.insert(k);
   keys.insert({"Nobody"});
   ExpectLookupsEqualScan(t, keys, *after);
+}
+
+// Identity partitions with equality deletes (DuckDB's committed table, Iceberg Java's deletes): the
+// partitions whose every row is deleted write no file; each new file's tuple is the name of each of its
+// rows; no delete file is left; the rows and every key's lookup are the scan's.
+TEST(IcebergRewrite, PartitionedWithEqualityDeletesKeepsOnlyLivePartitions) {
+  rap::testing::TempDir dir;
+  const std::string t = dir.Join("t");
+  fs::copy(rap::testing::SharedDir() + "/iceberg-tables/duckdb_equality_deletes/mytable_partitioned", t,
+           fs::copy_options::recursive);
+  auto before = ScanByKey(t, {"id"});
+  ASSERT_TRUE(before.ok()) << before.status().ToString();
+  ASSERT_EQ(before->total, 3);
+  RewriteOptions o;
+  o.key_columns = {"id"};
+  o.buckets = 2;
+  o.in_place = true;
+  auto r = RewriteTable(t, "", o);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  auto snap = table::OpenTable(t);
+  ASSERT_TRUE(snap.ok()) << snap.status().ToString();
+  EXPECT_EQ(snap->version, r->table_version);
+  auto state = std::dynamic_pointer_cast<const table::iceberg::IcebergState>(snap->format_state);
+  ASSERT_TRUE(state);
+  std::set<std::string> names;
+  for (const table::DataFile& f : snap->files) {
+    SCOPED_TRACE(f.relative_path);
+    EXPECT_FALSE(f.format_deletes);
+    const table::iceberg::FilePartition& p = state->partitions.at(f.path);
+    ASSERT_EQ(p.values.size(), 1u);
+    ASSERT_EQ(p.values[0].kind, avro::Kind::kString);
+    names.insert(p.values[0].bytes);
+    auto batches = FileBatches(*snap, f, {"name"});
+    ASSERT_TRUE(batches.ok()) << batches.status().ToString();
+    for (const RecordBatch& b : *batches) {
+      for (int64_t i = 0; i < b.num_rows; ++i) EXPECT_EQ(FormatValue(*b.columns[0], i), p.values[0].bytes);
+    }
+  }
+  EXPECT_EQ(names, (std::set<std::string>{"a", "d", "e"}));
+  auto after = ScanByKey(t, {"id"});
+  ASSERT_TRUE(after.ok()) << after.status().ToString();
+  EXPECT_EQ(after->rows, before->rows);
+  ExpectLookupsEqualScan(t, {{"1"}, {"2"}, {"3"}, {"4"}, {"5"}, {"6"}}, *after);
 }
 
 }  // namespace

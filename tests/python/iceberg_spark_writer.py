@@ -117,8 +117,9 @@ def main() -> None:
     result["rewrite_part"] = rows(spark, "SELECT * FROM local.db.rewrite_part")
     for name, where in PARTITION_FILTERS.items():
         result[f"rewrite_part_{name}"] = rows(spark, f"SELECT * FROM local.db.rewrite_part WHERE {where}")
-    result["rewrite_part_partitions"] = rows(spark, "SELECT DISTINCT partition FROM local.db.rewrite_part.files "
-                                                    "WHERE content = 0")
+    # The partitions of the live rows (a partition whose every row is deleted has data files, not rows).
+    result["rewrite_part_partitions"] = rows(spark, "SELECT DISTINCT _partition AS partition "
+                                                    "FROM local.db.rewrite_part")
     spark.stop()
     with open(out, "w") as f:
         json.dump(result, f, default=str)

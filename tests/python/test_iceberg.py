@@ -614,9 +614,11 @@ def partitioned_cases():
                 [GreaterThanOrEqual("ts", datetime.datetime(2024, 11, 2, tzinfo=utc).isoformat()),
                  LessThan("ts", datetime.datetime(2023, 3, 1, tzinfo=utc).isoformat())]),
         "year_hour_bucket_decimal": ([("d", YearTransform(), "d_year"), ("ts", HourTransform(), "ts_hour"),
-                                      ("id", BucketTransform(3), "id_bucket"), ("amount", IdentityTransform(), "amount")],
-                                     2, [EqualTo("id", 17), LessThan("d", "2021-01-01"),
-                                         And(EqualTo("amount", "-0.50"), GreaterThanOrEqual("ts", "2024-06-01T00:00:00+00:00"))]),
+                                      ("id", BucketTransform(3), "id_bucket"),
+                                      ("amount", IdentityTransform(), "amount")], 2,
+                                     [EqualTo("id", 17), LessThan("d", "2021-01-01"),
+                                      And(EqualTo("amount", "-0.50"),
+                                          GreaterThanOrEqual("ts", "2024-06-01T00:00:00+00:00"))]),
         "v1_month_identity": ([("ts", MonthTransform(), "ts_month"), ("name", IdentityTransform(), "name")], 1,
                               [EqualTo("name", "cherry"), LessThan("ts", "2023-06-01T00:00:00+00:00")]),
     }
@@ -673,7 +675,6 @@ def test_rewrite_in_place_of_a_partitioned_table(tmp_path: pathlib.Path, case: s
     tasks = list(static.scan().plan_files())
     assert tasks and all("-rap-" in task.file.file_path for task in tasks)
     assert {tuple(task.file.partition) for task in tasks} == before_tuples
-    assert len({tuple(task.file.partition) for task in tasks}) == len(before_tuples)
     spec_fields = static.spec().fields
     for task in tasks:
         assert task.file.spec_id == static.spec().spec_id

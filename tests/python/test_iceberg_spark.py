@@ -116,9 +116,10 @@ def test_rewrite_in_place_read_by_spark(spark_tables, tmp_path: pathlib.Path) ->
 def test_rewrite_in_place_of_a_partitioned_table_read_by_spark(spark_tables, tmp_path: pathlib.Path) -> None:
     """rap rewrite --in-place of a Spark-written v2 table partitioned by days(ts), bucket(4, id) and
     truncate(2, label), with position deletes: Spark reads the replace snapshot with the same rows,
-    from rap's files only; the same rows under filters on each partition column; the same partitions;
-    and every row's `_partition` equals Iceberg's own transforms of it (Spark's system.days, bucket
-    and truncate). rap's lookups by another column return the rows Spark has for it."""
+    from rap's files only; the same rows under filters on each partition column; data files in exactly
+    the partitions that had live rows (those whose rows were all deleted have none now); and every
+    row's `_partition` equals Iceberg's own transforms of it (Spark's system.days, bucket and
+    truncate). rap's lookups by another column return the rows Spark has for it."""
     from iceberg_spark_writer import PARTITION_FILTERS
 
     db, expected = spark_tables

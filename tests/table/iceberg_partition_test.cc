@@ -247,10 +247,12 @@ TEST(IcebergPartition, ReplacePartitionStructAndSummaries) {
   };
   const std::string uuid(16, '\x11');
   const std::vector<std::vector<avro::Value>> tuples = {
-      {avro::Value::String("b"), avro::Value::Int(3), fixed(std::string("\x00\x00\x01\x2c", 4)), avro::Value::Int(19700),
-       avro::Value::Int(472800), fixed(uuid), avro::Value::Null(), real(1.5), avro::Value::Int(600)},
-      {avro::Value::String("a"), avro::Value::Int(0), fixed(std::string("\xff\xff\xff\x9c", 4)), avro::Value::Int(19701),
-       avro::Value::Int(472830), fixed(uuid), avro::Value::Null(), real(NAN), avro::Value::Int(-5)},
+      {avro::Value::String("b"), avro::Value::Int(3), fixed(std::string("\x00\x00\x01\x2c", 4)),
+       avro::Value::Int(19700), avro::Value::Int(472800), fixed(uuid), avro::Value::Null(), real(1.5),
+       avro::Value::Int(600)},
+      {avro::Value::String("a"), avro::Value::Int(0), fixed(std::string("\xff\xff\xff\x9c", 4)),
+       avro::Value::Int(19701), avro::Value::Int(472830), fixed(uuid), avro::Value::Null(), real(NAN),
+       avro::Value::Int(-5)},
       {avro::Value::Null(), avro::Value::Int(1), fixed(std::string("\x00\x00\x00\x0a", 4)), avro::Value::Int(19699),
        avro::Value::Int(472810), fixed(uuid), avro::Value::Null(), real(-2), avro::Value::Int(601)}};
   std::vector<avro::Value> records;
@@ -282,7 +284,9 @@ TEST(IcebergPartition, ReplacePartitionStructAndSummaries) {
     return b && !b->is_null() ? b->bytes : std::string("<null>");
   };
   auto flag = [&](size_t k, const char* which) { return summaries->items[k].Find(which)->boolean; };
-  auto le32 = [](uint32_t v) { return std::string{char(v & 0xff), char(v >> 8 & 0xff), char(v >> 16 & 0xff), char(v >> 24)}; };
+  auto le32 = [](uint32_t v) {  // the single-value serialization of an int
+    return std::string{char(v & 0xff), char(v >> 8 & 0xff), char(v >> 16 & 0xff), char(v >> 24)};
+  };
   EXPECT_EQ(bound(0, "lower_bound"), "a");
   EXPECT_EQ(bound(0, "upper_bound"), "b");
   EXPECT_TRUE(flag(0, "contains_null"));

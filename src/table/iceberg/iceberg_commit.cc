@@ -284,8 +284,9 @@ std::vector<std::pair<std::string, avro::Value>> Metrics(const NewDataFile& f, c
 // partition tuple under the default spec `spec`) and its manifest list entry (with the tuples'
 // summaries).
 Result<avro::Value> AddedManifest(int version, const std::vector<NewDataFile>& files, const ojson& schema,
-                                  const IcebergSchema& iceberg_schema, const PartitionSpec& spec, const std::string& base,
-                                  int64_t id, int64_t seq, const std::string& token, Objects* objects) {
+                                  const IcebergSchema& iceberg_schema, const PartitionSpec& spec,
+                                  const std::string& base, int64_t id, int64_t seq, const std::string& token,
+                                  Objects* objects) {
   std::vector<avro::Value> entries;
   std::vector<std::vector<avro::Value>> tuples;
   int64_t rows = 0;

@@ -133,7 +133,9 @@ Result<Serialized> Serialize(const avro::Value& v, const std::string& type, cons
     s.bytes = LittleEndian(std::bit_cast<uint64_t>(v.real), 8);
   } else if (type.rfind("decimal", 0) == 0 && (v.kind == avro::Kind::kFixed || v.kind == avro::Kind::kBytes)) {
     const std::optional<__int128> unscaled = BigEndianInt(v.bytes);
-    if (!unscaled) return Status::Corrupt(what + ": a decimal partition value of " + std::to_string(v.bytes.size()) + " bytes");
+    if (!unscaled) {
+      return Status::Corrupt(what + ": a decimal partition value of " + std::to_string(v.bytes.size()) + " bytes");
+    }
     s.number = *unscaled;
     s.bytes = MinimalBigEndian(*unscaled);
   } else if ((type == "string" && v.kind == avro::Kind::kString) ||
@@ -237,7 +239,8 @@ Result<std::vector<ReplacePartition>> ReplacePartitions(const TableSnapshot& sna
           table_url, f.relative_path, p->second.spec_id, spec->spec_id));
     }
     if (p->second.values.size() != spec->fields.size()) {
-      return Status::Corrupt(fmt::format("{}: data file {} has a partition tuple of {} values; its spec {} has {} fields",
+      return Status::Corrupt(fmt::format("{}: data file {} has a partition tuple of {} values; its spec {} has {} "
+                                         "fields",
                                          table_url, f.relative_path, p->second.values.size(), spec->spec_id,
                                          spec->fields.size()));
     }

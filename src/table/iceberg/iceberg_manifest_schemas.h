@@ -10,8 +10,8 @@ namespace rap::table::iceberg {
 
 // `partition_type`: the data_file's `partition` record type (iceberg_commit_partition.h's
 // PartitionStructSchema; the default is an unpartitioned spec's empty record).
-std::string ManifestEntrySchema(int format_version,
-                                const std::string& partition_type = R"({"type": "record", "name": "r102", "fields": []})");
+inline constexpr const char* kUnpartitionedType = R"({"type": "record", "name": "r102", "fields": []})";
+std::string ManifestEntrySchema(int format_version, const std::string& partition_type = kUnpartitionedType);
 std::string ManifestFileSchema(int format_version);
 
 }  // namespace rap::table::iceberg
