@@ -15,6 +15,7 @@
 #include "rap/table/iceberg_metadata.h"
 #include "table/iceberg/iceberg_commit_partition.h"
 #include "table/iceberg/iceberg_manifest.h"
+#include "table/iceberg/iceberg_manifest_schemas.h"
 #include "table/iceberg/iceberg_partition.h"
 #include "testing/paths.h"
 
@@ -314,6 +315,52 @@ TEST(IcebergPartition, ReplacePartitionStructAndSummaries) {
   auto refused = iceberg::PartitionSummaries(spec, schema, bad, "t");
   ASSERT_FALSE(refused.ok());
   EXPECT_NE(refused.status().message().find("id_bucket"), std::string::npos) << refused.status().ToString();
+}
+
+// A manifest of the derived partition type (ManifestEntrySchema + PartitionStructSchema) reads back
+// through the manifest reader with its tuples, and tuples of doubles equal to 6 digits are distinct
+// partitions (the partition key the rewrite groups files by, and equality deletes match partitions
+// by, is exact).
+TEST(IcebergPartition, ManifestTuplesOfDoublesStayDistinct) {
+  auto meta = iceberg::ParseTableMetadata(R"json({"format-version": 2, "location": "/t", "current-schema-id": 0,
+    "schemas": [{"schema-id": 0, "type": "struct", "fields": [
+      {"id": 1, "name": "x", "required": false, "type": "double"}]}],
+    "default-spec-id": 0, "partition-specs": [{"spec-id": 0, "fields": [
+      {"name": "x", "transform": "identity", "source-id": 1, "field-id": 1000}]}]})json",
+                                          "metadata");
+  ASSERT_TRUE(meta.ok()) << meta.status().ToString();
+  const iceberg::PartitionSpec& spec = *meta->Spec(0);
+  auto type = iceberg::PartitionStructSchema(spec, *meta->Schema(0), "t");
+  ASSERT_TRUE(type.ok()) << type.status().ToString();
+  std::vector<avro::Value> entries;
+  for (double x : {1.000000001, 1.000000002, 1.000000001}) {
+    avro::Value v;
+    v.kind = avro::Kind::kDouble;
+    v.real = x;
+    entries.push_back(avro::Value::Record(
+        {{"status", avro::Value::Int(1)},
+         {"snapshot_id", avro::Value::Long(7)},
+         {"data_file", avro::Value::Record({{"content", avro::Value::Int(0)},
+                                            {"file_path", avro::Value::String("/t/data/f.parquet")},
+                                            {"file_format", avro::Value::String("PARQUET")},
+                                            {"partition", iceberg::PartitionRecord(spec, {v})},
+                                            {"record_count", avro::Value::Long(1)},
+                                            {"file_size_in_bytes", avro::Value::Long(10)}})}}));
+  }
+  auto bytes = avro::WriteContainerFile(iceberg::ManifestEntrySchema(2, *type), entries,
+                                        {{"partition-spec-id", "0"}, {"format-version", "2"}}, "m.avro");
+  ASSERT_TRUE(bytes.ok()) << bytes.status().ToString();
+  iceberg::ManifestFile m;
+  m.sequence_number = 1;
+  auto files = iceberg::ParseManifest(
+      std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(bytes->data()), bytes->size()), m, "m.avro");
+  ASSERT_TRUE(files.ok()) << files.status().ToString();
+  ASSERT_EQ(files->size(), 3u);
+  ASSERT_EQ((*files)[0].partition.size(), 1u);
+  EXPECT_EQ((*files)[0].partition[0].real, 1.000000001);
+  EXPECT_EQ((*files)[1].partition[0].real, 1.000000002);
+  EXPECT_NE((*files)[0].partition_key, (*files)[1].partition_key);
+  EXPECT_EQ((*files)[0].partition_key, (*files)[2].partition_key);
 }
 
 }  // namespace
