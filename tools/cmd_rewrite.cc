@@ -104,7 +104,8 @@ CommandRegistrar reg("rewrite", [](CLI::App& app) {
                   "Output: a new Delta table (folder or prefix that must not hold files; written atomically)");
   cmd->add_flag("--in-place", args->in_place,
                 "Write a new version of the input table instead: Delta, removes + adds with dataChange=false; "
-                "Iceberg (v1/v2, unpartitioned), a replace snapshot with the new files under data/. Committed "
+                "Iceberg (v1/v2; partitioned: partition by partition), a replace snapshot with the new files "
+                "under data/. Committed "
                 "create-if-absent: a concurrent commit makes it fail cleanly");
   cmd->add_flag("--no-delta", args->no_delta, "Write a plain folder of Parquet files instead of a Delta table");
   cmd->add_option("--output", args->output_flag, "The output folder (same as OUTPUT)");

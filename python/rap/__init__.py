@@ -463,8 +463,9 @@ def rewrite(
     ``cluster_by`` columns (e.g. ``["x", "y"]``) for box queries pruned by page statistics, one file,
     no key and no index (``index_url`` is empty). key: required except with "zorder". cover: covered columns (default:
     every one that can be; an empty list: none). delta: write a Delta table (else a folder of
-    Parquet). in_place: a new version of the input table (Delta: an OPTIMIZE commit; Iceberg v2,
-    unpartitioned: a ``replace`` snapshot, its id in ``table_version``). index_kind: "hash" or "sorted" (the
+    Parquet). in_place: a new version of the input table (Delta: an OPTIMIZE commit; Iceberg v1/v2: a
+    ``replace`` snapshot, its id in ``table_version``; a partitioned one rewritten partition by
+    partition). index_kind: "hash" or "sorted" (the
     index is range-partitioned into ``buckets`` partitions: ranges, prefixes, ``scan(where=...)`` ranges).
 
     source: instead of a table URL, anything with ``__arrow_c_stream__`` (a pyarrow Table, a polars

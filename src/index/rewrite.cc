@@ -527,9 +527,9 @@ Status WriteBuckets(const table::TableSnapshot& snap, const RewriteOptions& opti
                                          : io::JoinPath(options.temp_dir, "rap-rewrite-" + out.token);
   RAP_ASSIGN_OR_RETURN(auto sorter, internal::BucketSorter::Make(plan.zorder ? plan.sort_schema : plan.in_schema, so));
   RAP_RETURN_NOT_OK(ReadLiveRows(snap, options, plan, *sorter, &res->rows));
-  res->runs_spilled = sorter->runs_spilled();
-  res->bytes_spilled = sorter->bytes_spilled();
-  res->peak_buffered_bytes = sorter->peak_buffered_bytes();
+  res->runs_spilled += sorter->runs_spilled();  // (summed over the partitions of WritePartitions)
+  res->bytes_spilled += sorter->bytes_spilled();
+  res->peak_buffered_bytes = std::max(res->peak_buffered_bytes, sorter->peak_buffered_bytes());
   for (int32_t b = 0; b < options.buckets; ++b) {
     RAP_ASSIGN_OR_RETURN(auto stream, sorter->OpenBucket(b));
     if (!stream) continue;
@@ -612,7 +612,10 @@ Status Rewrite(const table::TableSnapshot& snap, const RewriteOptions& options, 
     if (!out.in_place) out.protocol = table::NewTableProtocol(ntz);
   }
   std::vector<table::DeltaAddFile> adds;
-  RAP_RETURN_NOT_OK(WriteBuckets(snap, options, plan, out, iw.get(), &adds, res));
+  RAP_RETURN_NOT_OK(internal::WritePartitions(
+      snap, options, out, [&](const table::TableSnapshot& part, const RewriteOptions& part_options) {
+        return WriteBuckets(part, part_options, plan, out, iw.get(), &adds, res);
+      }));
   res->entries = iw->entries();
   // Until the table commit, a failure also removes what the index staged: its fragments, and its
   // schema files unless in place (there they may be the published index's too). The data files are
@@ -648,6 +651,7 @@ Status PrepareIcebergInPlace(const std::string& table_url, const std::string& ou
                                             "and --layout blob change it");
   }
   RAP_RETURN_NOT_OK(table::iceberg::CheckReplace(snap, table_url));
+  RAP_ASSIGN_OR_RETURN(out->partitions, table::iceberg::ReplacePartitions(snap, table_url));
   out->in_place = true;
   out->iceberg = true;
   out->store = snap.store;

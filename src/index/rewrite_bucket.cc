@@ -408,8 +408,12 @@ Status WriteBucket(const RewritePlan& plan, const RewriteOptions& options, int32
     adds->push_back(std::move(add));
   }
   if (out.iceberg) {
-    table::iceberg::NewDataFile nf{name, static_cast<int64_t>(info.size), file.rows, {}};
+    table::iceberg::NewDataFile nf;
+    nf.relative_path = name;
+    nf.size = static_cast<int64_t>(info.size);
+    nf.record_count = file.rows;
     nf.columns = TopLevelColumnStats(writer->metadata());
+    if (out.partition < out.partitions.size()) nf.partition = out.partitions[out.partition].values;
     out.iceberg_files.push_back(std::move(nf));
   }
   if (iw) RAP_RETURN_NOT_OK(AddEntries(plan, *writer, ord, file.pending, name, *iw));

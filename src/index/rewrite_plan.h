@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -40,10 +41,13 @@ struct RewriteOutput {
   std::vector<table::DeltaRemoveFile> removes;
   bool committed = false;            // the Delta commit is written: no cleanup any more
   // In place on an Iceberg table: the data files go under name_prefix ("data/") and are committed as
-  // a replace snapshot (rap/table/iceberg_commit.h).
+  // a replace snapshot (rap/table/iceberg_commit.h). A partitioned one: the partitions of its files,
+  // each rewritten apart (WritePartitions), and the one being written (its files carry its tuple).
   bool iceberg = false;
   std::string name_prefix;
   std::vector<table::iceberg::NewDataFile> iceberg_files;
+  std::vector<table::iceberg::ReplacePartition> partitions;
+  size_t partition = 0;
 };
 
 struct RewritePlan {
@@ -68,6 +72,13 @@ struct RewritePlan {
 
 // The Z-value column's name in sort_schema.
 inline constexpr const char* kZOrderColumn = "__rap_zorder";
+
+// The rows of `snap` written by `write_buckets` (bucketed, sorted and written, as one table) — for
+// each of out.partitions apart when there are any: a snapshot of that partition's files, their new
+// files named "data/p<partition>-part-<bucket>-rap-<token>.parquet" and carrying its tuple.
+using WriteBucketsFn = std::function<Status(const table::TableSnapshot&, const RewriteOptions&)>;
+Status WritePartitions(const table::TableSnapshot& snap, const RewriteOptions& options, RewriteOutput& out,
+                       const WriteBucketsFn& write_buckets);
 
 // Writes bucket `bucket`'s sorted rows (`stream`) as one file into `out`, its entries (with their
 // covering locations) into `iw` (none with kZOrder: `iw` null), its Delta add into `adds` (Delta

@@ -165,6 +165,7 @@ Status BucketSorter::Spill() {
 
 Status BucketSorter::Finish() {
   if (runs_spilled_ > 0) return Spill();
+  if (buffer_.empty()) return Status::OK();  // no row (every one deleted): every bucket is empty
   return SortBuffer(&all_, &bucket_rows_);
 }
 

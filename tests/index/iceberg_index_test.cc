@@ -15,11 +15,14 @@
 #include "rap/index/index.h"
 #include "rap/index/maintenance.h"
 #include "rap/index/rewrite.h"
+#include "rap/read/file_reader.h"
 #include "rap/table/iceberg_commit.h"
 #include "rap/read/scanner.h"
 #include "rap/table/scan_source.h"
 #include "rap/table/table.h"
 #include "testing/iceberg_hint.h"
+#include "table/iceberg/iceberg_manifest.h"
+#include "table/iceberg/iceberg_table.h"
 #include "testing/index_table.h"
 
 namespace rap::index {
@@ -338,6 +341,149 @@ TEST(IcebergRewrite, ConcurrentCommitWinsAndNothingIsLeft) {
   ASSERT_TRUE(older.ok()) << older.status().ToString();
   const Status refused = table::iceberg::CheckReplace(*older, t);
   EXPECT_EQ(refused.code(), StatusCode::kInvalidArgument) << refused.ToString();
+}
+
+// The columns `columns` of a data file of `snap`, read from the file itself (no table schema).
+Result<std::vector<RecordBatch>> FileBatches(const table::TableSnapshot& snap, const table::DataFile& f,
+                                             const std::vector<std::string>& columns) {
+  RAP_ASSIGN_OR_RETURN(auto reader, read::FileReader::Open(snap.store, f.path));
+  RAP_ASSIGN_OR_RETURN(read::Projection proj, reader->Project(columns));
+  return reader->ReadAll(std::nullopt, proj);
+}
+
+// A partitioned table (Impala's v1 table: hour(event_time) + identity(action), 20 one-row files in 3
+// partitions) rewritten in place: the rows kept, every key's lookup equal to the scan; each new file
+// holds one partition's rows and its manifest entry carries that partition's tuple (hour and action
+// of each of its rows, computed here); the manifest list summarises the tuples.
+TEST(IcebergRewrite, PartitionedInPlaceFilesCarryTheirPartitionTuples) {
+  rap::testing::TempDir dir;
+  const std::string t = dir.Join("t");
+  fs::copy(rap::testing::SharedDir() + "/iceberg-tables/impala_v1_hour_identity_partitioned", t,
+           fs::copy_options::recursive);
+  auto before = ScanByKey(t, {"user"});
+  ASSERT_TRUE(before.ok()) << before.status().ToString();
+  ASSERT_EQ(before->total, 20);
+  RewriteOptions o;
+  o.key_columns = {"user"};
+  o.buckets = 2;
+  o.in_place = true;
+  auto r = RewriteTable(t, "", o);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(MetadataVersions(t).back(), 3);
+  auto snap = table::OpenTable(t);
+  ASSERT_TRUE(snap.ok()) << snap.status().ToString();
+  EXPECT_EQ(snap->version, r->table_version);
+  auto state = std::dynamic_pointer_cast<const table::iceberg::IcebergState>(snap->format_state);
+  ASSERT_TRUE(state);
+  // hour(2020-01-01 08:00 UTC) = 438296 hours since the epoch.
+  const std::set<std::pair<int64_t, std::string>> partitions = {
+      {438296, "view"}, {438297, "click"}, {438298, "download"}};
+  std::set<std::pair<int64_t, std::string>> seen;
+  int64_t rows = 0;
+  for (const table::DataFile& f : snap->files) {
+    SCOPED_TRACE(f.relative_path);
+    EXPECT_EQ(f.relative_path.rfind("data/p0000", 0), 0u);
+    const table::iceberg::FilePartition& p = state->partitions.at(f.path);
+    EXPECT_EQ(p.spec_id, 0);
+    ASSERT_EQ(p.values.size(), 2u);
+    ASSERT_EQ(p.values[0].kind, avro::Kind::kInt);
+    ASSERT_EQ(p.values[1].kind, avro::Kind::kString);
+    const std::pair<int64_t, std::string> tuple = {p.values[0].integer, p.values[1].bytes};
+    seen.insert(tuple);
+    auto batches = FileBatches(*snap, f, {"event_time", "action"});
+    ASSERT_TRUE(batches.ok()) << batches.status().ToString();
+    for (const RecordBatch& batch : *batches) {
+      const ArrayData& event_time = *batch.columns[static_cast<size_t>(batch.schema->FieldIndex("event_time"))];
+      const ArrayData& action = *batch.columns[static_cast<size_t>(batch.schema->FieldIndex("action"))];
+      for (int64_t i = 0; i < batch.num_rows; ++i) {
+        const int64_t micros = event_time.values<int64_t>()[i];
+        const int64_t hour = micros / 3600000000 - (micros % 3600000000 < 0 ? 1 : 0);
+        EXPECT_EQ(std::make_pair(hour, FormatValue(action, i)), tuple) << "row " << i;
+        ++rows;
+      }
+    }
+  }
+  EXPECT_EQ(rows, 20);
+  EXPECT_EQ(seen, partitions);
+  // The manifest list: the added manifest (spec 0) summarises hours [438296, 438298] and actions
+  // ["click", "view"], without NULLs.
+  auto meta = table::iceberg::ParseTableMetadata(state->metadata_json, "metadata");
+  ASSERT_TRUE(meta.ok()) << meta.status().ToString();
+  std::string list_name;
+  for (const table::iceberg::Snapshot& s : meta->snapshots) {
+    if (s.snapshot_id == snap->version) list_name = s.manifest_list.substr(s.manifest_list.rfind('/') + 1);
+  }
+  const std::string list = rap::testing::ReadFileToString(t + "/metadata/" + list_name);
+  auto manifests = table::iceberg::ParseManifestList(
+      std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(list.data()), list.size()), list_name);
+  ASSERT_TRUE(manifests.ok()) << manifests.status().ToString();
+  auto le32 = [](uint32_t v) {  // the single-value serialization of an int
+    return std::string{char(v & 0xff), char(v >> 8 & 0xff), char(v >> 16 & 0xff), char(v >> 24)};
+  };
+  int added = 0;
+  for (const table::iceberg::ManifestFile& m : *manifests) {
+    if (m.path.find("-rap-") == std::string::npos || m.path.find("-m0.avro") == std::string::npos) continue;
+    ++added;
+    EXPECT_EQ(m.spec_id, 0);
+    ASSERT_EQ(m.partitions.size(), 2u);
+    EXPECT_FALSE(m.partitions[0].contains_null);
+    EXPECT_EQ(m.partitions[0].lower, le32(438296));
+    EXPECT_EQ(m.partitions[0].upper, le32(438298));
+    EXPECT_FALSE(m.partitions[1].contains_null);
+    EXPECT_EQ(m.partitions[1].lower, std::string("click"));
+    EXPECT_EQ(m.partitions[1].upper, std::string("view"));
+  }
+  EXPECT_EQ(added, 1);
+  auto after = ScanByKey(t, {"user"});
+  ASSERT_TRUE(after.ok()) << after.status().ToString();
+  EXPECT_EQ(after->rows, before->rows);
+  std::set<KeyText> keys;
+  for (const auto& [k, v] : before->rows) keys.insert(k);
+  keys.insert({"Nobody"});
+  ExpectLookupsEqualScan(t, keys, *after);
+}
+
+// Identity partitions with equality deletes (DuckDB's committed table, Iceberg Java's deletes): the
+// partitions whose every row is deleted write no file; each new file's tuple is the name of each of its
+// rows; no delete file is left; the rows and every key's lookup are the scan's.
+TEST(IcebergRewrite, PartitionedWithEqualityDeletesKeepsOnlyLivePartitions) {
+  rap::testing::TempDir dir;
+  const std::string t = dir.Join("t");
+  fs::copy(rap::testing::SharedDir() + "/iceberg-tables/duckdb_equality_deletes/mytable_partitioned", t,
+           fs::copy_options::recursive);
+  auto before = ScanByKey(t, {"id"});
+  ASSERT_TRUE(before.ok()) << before.status().ToString();
+  ASSERT_EQ(before->total, 3);
+  RewriteOptions o;
+  o.key_columns = {"id"};
+  o.buckets = 2;
+  o.in_place = true;
+  auto r = RewriteTable(t, "", o);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  auto snap = table::OpenTable(t);
+  ASSERT_TRUE(snap.ok()) << snap.status().ToString();
+  EXPECT_EQ(snap->version, r->table_version);
+  auto state = std::dynamic_pointer_cast<const table::iceberg::IcebergState>(snap->format_state);
+  ASSERT_TRUE(state);
+  std::set<std::string> names;
+  for (const table::DataFile& f : snap->files) {
+    SCOPED_TRACE(f.relative_path);
+    EXPECT_FALSE(f.format_deletes);
+    const table::iceberg::FilePartition& p = state->partitions.at(f.path);
+    ASSERT_EQ(p.values.size(), 1u);
+    ASSERT_EQ(p.values[0].kind, avro::Kind::kString);
+    names.insert(p.values[0].bytes);
+    auto batches = FileBatches(*snap, f, {"name"});
+    ASSERT_TRUE(batches.ok()) << batches.status().ToString();
+    for (const RecordBatch& b : *batches) {
+      for (int64_t i = 0; i < b.num_rows; ++i) EXPECT_EQ(FormatValue(*b.columns[0], i), p.values[0].bytes);
+    }
+  }
+  EXPECT_EQ(names, (std::set<std::string>{"a", "d", "e"}));
+  auto after = ScanByKey(t, {"id"});
+  ASSERT_TRUE(after.ok()) << after.status().ToString();
+  EXPECT_EQ(after->rows, before->rows);
+  ExpectLookupsEqualScan(t, {{"1"}, {"2"}, {"3"}, {"4"}, {"5"}, {"6"}}, *after);
 }
 
 }  // namespace

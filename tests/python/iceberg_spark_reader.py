@@ -2,7 +2,8 @@
 process of its own, after rap committed to them (tests/python/test_iceberg_spark.py): each table's
 rows and its newest snapshot's operation, as JSON.
 
-Usage: iceberg_spark_reader.py JAR WAREHOUSE OUT.json TABLE...
+Usage: iceberg_spark_reader.py JAR WAREHOUSE OUT.json TABLE... [--query NAME SQL]...
+(each query's rows are written under "queries", NAME)
 """
 
 from __future__ import annotations
@@ -14,9 +15,17 @@ from iceberg_spark_writer import session  # the same session set-up (tests/pytho
 
 
 def main() -> None:
-    jar, warehouse, out, *tables = sys.argv[1:]
+    jar, warehouse, out, *args = sys.argv[1:]
+    tables, queries = [], {}
+    while args:
+        if args[0] == "--query":
+            queries[args[1]] = args[2]
+            args = args[3:]
+        else:
+            tables.append(args.pop(0))
     spark = session(jar, warehouse, "rap-test-iceberg-spark-read")
-    result = {}
+    result = {"queries": {name: [r.asDict(recursive=True) for r in spark.sql(sql).collect()]
+                          for name, sql in queries.items()}}
     for t in tables:
         result[t] = {
             "rows": [r.asDict(recursive=True) for r in spark.sql(f"SELECT * FROM local.db.{t}").collect()],

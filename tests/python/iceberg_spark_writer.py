@@ -13,6 +13,14 @@ import sys
 from pyspark.sql import SparkSession
 
 
+# Filters on the partition columns of local.db.rewrite_part (read before and after rap's rewrite).
+PARTITION_FILTERS = {
+    "day": "ts >= TIMESTAMP '2024-03-03 00:00:00'",
+    "bucket": "id IN (4, 77, 150, 299)",
+    "truncate": "label = 's1' OR label IS NULL",
+}
+
+
 def rows(spark, sql: str) -> list[dict]:
     return [r.asDict(recursive=True) for r in spark.sql(sql).collect()]
 
@@ -95,6 +103,23 @@ def main() -> None:
                   f"CAST(id * 0.5 AS DECIMAL(10, 2)) FROM range({lo}, {lo + 50}) ORDER BY rand(3)")
     spark.sql("DELETE FROM local.db.rewrite_v1 WHERE id % 9 = 0")
     result["rewrite_v1"] = rows(spark, "SELECT * FROM local.db.rewrite_v1")
+    # v2, partitioned by days(ts), bucket(4, id) and truncate(2, label), for rap rewrite --in-place of a
+    # partitioned table (test_rewrite_in_place_of_a_partitioned_table_read_by_spark): merge-on-read
+    # position deletes inside the partitions.
+    spark.sql("CREATE TABLE local.db.rewrite_part (id BIGINT, label STRING, ts TIMESTAMP, n INT) USING iceberg "
+              "PARTITIONED BY (days(ts), bucket(4, id), truncate(2, label)) "
+              "TBLPROPERTIES ('format-version'='2', 'write.delete.mode'='merge-on-read')")
+    for lo in (0, 150):
+        spark.sql(f"INSERT INTO local.db.rewrite_part SELECT id, IF(id % 9 = 0, NULL, concat('s', id % 13)), "
+                  f"TIMESTAMP '2024-03-01 00:00:00' + make_interval(0, 0, 0, CAST(id % 4 AS INT), "
+                  f"CAST(id % 24 AS INT)), CAST(id % 17 AS INT) FROM range({lo}, {lo + 150}) ORDER BY rand(5)")
+    spark.sql("DELETE FROM local.db.rewrite_part WHERE id % 10 = 3")
+    result["rewrite_part"] = rows(spark, "SELECT * FROM local.db.rewrite_part")
+    for name, where in PARTITION_FILTERS.items():
+        result[f"rewrite_part_{name}"] = rows(spark, f"SELECT * FROM local.db.rewrite_part WHERE {where}")
+    # The partitions of the live rows (a partition whose every row is deleted has data files, not rows).
+    result["rewrite_part_partitions"] = rows(spark, "SELECT DISTINCT _partition AS partition "
+                                                    "FROM local.db.rewrite_part")
     spark.stop()
     with open(out, "w") as f:
         json.dump(result, f, default=str)

@@ -4,12 +4,18 @@
 // deletes): fewer files listed, the same rows scanned as without pruning.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
+#include "rap/avro/container_writer.h"
+#include "rap/avro/object_container.h"
 #include "rap/columnar/array_format.h"
 #include "rap/read/scanner.h"
 #include "rap/table/scan_source.h"
 #include "rap/table/table.h"
 #include "rap/table/iceberg_metadata.h"
+#include "table/iceberg/iceberg_commit_partition.h"
 #include "table/iceberg/iceberg_manifest.h"
+#include "table/iceberg/iceberg_manifest_schemas.h"
 #include "table/iceberg/iceberg_partition.h"
 #include "testing/paths.h"
 
@@ -190,6 +196,171 @@ TEST(IcebergPartition, ManifestSummariesPruneManifests) {
   EXPECT_EQ(skipped("name = 'zzz'", "zzz"), data);
   EXPECT_EQ(skipped("id = 4"), 0);      // not a partition column
   EXPECT_EQ(skipped("name >= 'a'"), 0);  // every manifest may match
+}
+
+// A replace commit's partition struct (iceberg_commit_partition.h) for a spec of every transform:
+// tuples written as records of the derived Avro type read back the same (Avro C accepts the type:
+// optional fields with the partition field ids, a fixed per decimal and uuid, a field name made
+// valid); the summaries bound each field in the single-value serialization of its result type
+// (little-endian ints, minimal big-endian decimals, the bytes of strings), void fields and NULLs
+// counted as contains_null, a float NaN as contains_nan.
+TEST(IcebergPartition, ReplacePartitionStructAndSummaries) {
+  auto meta = iceberg::ParseTableMetadata(R"json({"format-version": 2, "location": "/t", "current-schema-id": 0,
+    "schemas": [{"schema-id": 0, "type": "struct", "fields": [
+      {"id": 1, "name": "id", "required": false, "type": "long"},
+      {"id": 2, "name": "name", "required": false, "type": "string"},
+      {"id": 3, "name": "amount", "required": false, "type": "decimal(9, 2)"},
+      {"id": 4, "name": "ts", "required": false, "type": "timestamptz"},
+      {"id": 5, "name": "u", "required": false, "type": "uuid"},
+      {"id": 6, "name": "f", "required": false, "type": "float"},
+      {"id": 7, "name": "d", "required": false, "type": "date"}]}],
+    "default-spec-id": 3, "partition-specs": [{"spec-id": 3, "fields": [
+      {"name": "name", "transform": "identity", "source-id": 2, "field-id": 1000},
+      {"name": "id_bucket", "transform": "bucket[4]", "source-id": 1, "field-id": 1001},
+      {"name": "amount_trunc", "transform": "truncate[10]", "source-id": 3, "field-id": 1002},
+      {"name": "ts_day", "transform": "day", "source-id": 4, "field-id": 1003},
+      {"name": "ts.hour", "transform": "hour", "source-id": 4, "field-id": 1004},
+      {"name": "u", "transform": "identity", "source-id": 5, "field-id": 1005},
+      {"name": "id_null", "transform": "void", "source-id": 1, "field-id": 1006},
+      {"name": "f", "transform": "identity", "source-id": 6, "field-id": 1007},
+      {"name": "d_month", "transform": "month", "source-id": 7, "field-id": 1008}]}]})json",
+                                          "metadata");
+  ASSERT_TRUE(meta.ok()) << meta.status().ToString();
+  EXPECT_EQ(meta->default_spec_id, 3);
+  const iceberg::PartitionSpec& spec = *meta->Spec(3);
+  const iceberg::IcebergSchema& schema = *meta->Schema(0);
+  auto type = iceberg::PartitionStructSchema(spec, schema, "t");
+  ASSERT_TRUE(type.ok()) << type.status().ToString();
+  EXPECT_NE(type->find(R"("name":"ts_x2Ehour")"), std::string::npos) << *type;
+  EXPECT_NE(type->find(R"("logicalType":"decimal","precision":9,"scale":2)"), std::string::npos) << *type;
+  EXPECT_NE(type->find(R"("field-id":1008)"), std::string::npos) << *type;
+  auto fixed = [](std::string bytes) {
+    avro::Value v;
+    v.kind = avro::Kind::kFixed;
+    v.bytes = std::move(bytes);
+    return v;
+  };
+  auto real = [](double x) {
+    avro::Value v;
+    v.kind = avro::Kind::kFloat;
+    v.real = x;
+    return v;
+  };
+  const std::string uuid(16, '\x11');
+  const std::vector<std::vector<avro::Value>> tuples = {
+      {avro::Value::String("b"), avro::Value::Int(3), fixed(std::string("\x00\x00\x01\x2c", 4)),
+       avro::Value::Int(19700), avro::Value::Int(472800), fixed(uuid), avro::Value::Null(), real(1.5),
+       avro::Value::Int(600)},
+      {avro::Value::String("a"), avro::Value::Int(0), fixed(std::string("\xff\xff\xff\x9c", 4)),
+       avro::Value::Int(19701), avro::Value::Int(472830), fixed(uuid), avro::Value::Null(), real(NAN),
+       avro::Value::Int(-5)},
+      {avro::Value::Null(), avro::Value::Int(1), fixed(std::string("\x00\x00\x00\x0a", 4)), avro::Value::Int(19699),
+       avro::Value::Int(472810), fixed(uuid), avro::Value::Null(), real(-2), avro::Value::Int(601)}};
+  std::vector<avro::Value> records;
+  for (const auto& t : tuples) records.push_back(iceberg::PartitionRecord(spec, t));
+  auto bytes = avro::WriteContainerFile(*type, records, {}, "partitions.avro");
+  ASSERT_TRUE(bytes.ok()) << bytes.status().ToString();
+  auto read = avro::ReadContainerFile(
+      std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(bytes->data()), bytes->size()), "partitions.avro");
+  ASSERT_TRUE(read.ok()) << read.status().ToString();
+  ASSERT_EQ(read->records.size(), tuples.size());
+  for (size_t r = 0; r < tuples.size(); ++r) {
+    ASSERT_EQ(read->records[r].items.size(), spec.fields.size());
+    for (size_t k = 0; k < spec.fields.size(); ++k) {
+      const avro::Value& got = read->records[r].items[k];
+      const avro::Value& want = tuples[r][k];
+      EXPECT_EQ(got.is_null(), want.is_null()) << r << " " << k;
+      EXPECT_EQ(got.integer, want.integer) << r << " " << k;
+      EXPECT_EQ(got.bytes, want.bytes) << r << " " << k;
+      if (want.kind == avro::Kind::kFloat && !std::isnan(want.real)) {
+        EXPECT_EQ(got.real, want.real) << r << " " << k;
+      }
+    }
+  }
+  auto summaries = iceberg::PartitionSummaries(spec, schema, tuples, "t");
+  ASSERT_TRUE(summaries.ok()) << summaries.status().ToString();
+  ASSERT_EQ(summaries->items.size(), spec.fields.size());
+  auto bound = [&](size_t k, const char* which) {
+    const avro::Value* b = summaries->items[k].Find(which);
+    return b && !b->is_null() ? b->bytes : std::string("<null>");
+  };
+  auto flag = [&](size_t k, const char* which) { return summaries->items[k].Find(which)->boolean; };
+  auto le32 = [](uint32_t v) {  // the single-value serialization of an int
+    return std::string{char(v & 0xff), char(v >> 8 & 0xff), char(v >> 16 & 0xff), char(v >> 24)};
+  };
+  EXPECT_EQ(bound(0, "lower_bound"), "a");
+  EXPECT_EQ(bound(0, "upper_bound"), "b");
+  EXPECT_TRUE(flag(0, "contains_null"));
+  EXPECT_EQ(bound(1, "lower_bound"), le32(0));
+  EXPECT_EQ(bound(1, "upper_bound"), le32(3));
+  EXPECT_FALSE(flag(1, "contains_null"));
+  EXPECT_EQ(bound(2, "lower_bound"), std::string("\x9c", 1));      // -100 (-1.00), minimal bytes
+  EXPECT_EQ(bound(2, "upper_bound"), std::string("\x01\x2c", 2));  // 300 (3.00)
+  EXPECT_EQ(bound(3, "lower_bound"), le32(19699));
+  EXPECT_EQ(bound(3, "upper_bound"), le32(19701));
+  EXPECT_EQ(bound(4, "upper_bound"), le32(472830));
+  EXPECT_EQ(bound(5, "lower_bound"), uuid);
+  EXPECT_EQ(bound(6, "lower_bound"), "<null>");  // void: always null
+  EXPECT_TRUE(flag(6, "contains_null"));
+  EXPECT_TRUE(flag(7, "contains_nan"));
+  EXPECT_FALSE(flag(1, "contains_nan"));
+  const float lo = -2, hi = 1.5;
+  EXPECT_EQ(bound(7, "lower_bound"), std::string(reinterpret_cast<const char*>(&lo), 4));
+  EXPECT_EQ(bound(7, "upper_bound"), std::string(reinterpret_cast<const char*>(&hi), 4));
+  EXPECT_EQ(bound(8, "lower_bound"), le32(static_cast<uint32_t>(-5)));
+  EXPECT_EQ(bound(8, "upper_bound"), le32(601));
+  // A value not of the field's type is Corrupt naming the field.
+  std::vector<std::vector<avro::Value>> bad = {tuples[0]};
+  bad[0][1] = avro::Value::String("3");
+  auto refused = iceberg::PartitionSummaries(spec, schema, bad, "t");
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("id_bucket"), std::string::npos) << refused.status().ToString();
+}
+
+// A manifest of the derived partition type (ManifestEntrySchema + PartitionStructSchema) reads back
+// through the manifest reader with its tuples, and tuples of doubles equal to 6 digits are distinct
+// partitions (the partition key the rewrite groups files by, and equality deletes match partitions
+// by, is exact).
+TEST(IcebergPartition, ManifestTuplesOfDoublesStayDistinct) {
+  auto meta = iceberg::ParseTableMetadata(R"json({"format-version": 2, "location": "/t", "current-schema-id": 0,
+    "schemas": [{"schema-id": 0, "type": "struct", "fields": [
+      {"id": 1, "name": "x", "required": false, "type": "double"}]}],
+    "default-spec-id": 0, "partition-specs": [{"spec-id": 0, "fields": [
+      {"name": "x", "transform": "identity", "source-id": 1, "field-id": 1000}]}]})json",
+                                          "metadata");
+  ASSERT_TRUE(meta.ok()) << meta.status().ToString();
+  const iceberg::PartitionSpec& spec = *meta->Spec(0);
+  auto type = iceberg::PartitionStructSchema(spec, *meta->Schema(0), "t");
+  ASSERT_TRUE(type.ok()) << type.status().ToString();
+  std::vector<avro::Value> entries;
+  for (double x : {1.000000001, 1.000000002, 1.000000001}) {
+    avro::Value v;
+    v.kind = avro::Kind::kDouble;
+    v.real = x;
+    entries.push_back(avro::Value::Record(
+        {{"status", avro::Value::Int(1)},
+         {"snapshot_id", avro::Value::Long(7)},
+         {"data_file", avro::Value::Record({{"content", avro::Value::Int(0)},
+                                            {"file_path", avro::Value::String("/t/data/f.parquet")},
+                                            {"file_format", avro::Value::String("PARQUET")},
+                                            {"partition", iceberg::PartitionRecord(spec, {v})},
+                                            {"record_count", avro::Value::Long(1)},
+                                            {"file_size_in_bytes", avro::Value::Long(10)}})}}));
+  }
+  auto bytes = avro::WriteContainerFile(iceberg::ManifestEntrySchema(2, *type), entries,
+                                        {{"partition-spec-id", "0"}, {"format-version", "2"}}, "m.avro");
+  ASSERT_TRUE(bytes.ok()) << bytes.status().ToString();
+  iceberg::ManifestFile m;
+  m.sequence_number = 1;
+  auto files = iceberg::ParseManifest(
+      std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(bytes->data()), bytes->size()), m, "m.avro");
+  ASSERT_TRUE(files.ok()) << files.status().ToString();
+  ASSERT_EQ(files->size(), 3u);
+  ASSERT_EQ((*files)[0].partition.size(), 1u);
+  EXPECT_EQ((*files)[0].partition[0].real, 1.000000001);
+  EXPECT_EQ((*files)[1].partition[0].real, 1.000000002);
+  EXPECT_NE((*files)[0].partition_key, (*files)[1].partition_key);
+  EXPECT_EQ((*files)[0].partition_key, (*files)[2].partition_key);
 }
 
 }  // namespace

@@ -57,6 +57,7 @@ struct TableMetadata {
   std::vector<IcebergSchema> schemas;
   int32_t current_schema_id = 0;
   std::vector<PartitionSpec> specs;
+  int32_t default_spec_id = 0;  // `default-spec-id` (v1 metadata with a single `partition-spec`: 0)
   std::optional<int64_t> current_snapshot_id;  // none: the table has no snapshot (empty)
   std::vector<Snapshot> snapshots;
   std::map<std::string, std::string> properties;

@@ -1,6 +1,7 @@
-// A `replace` snapshot of an Iceberg table (rap/table/iceberg_commit.h): the v2 manifest of the new
-// data files, the manifest list, and the next metadata file (the previous one's JSON with the
-// snapshot, its log entries, the `main` ref and the name mapping added), created if absent.
+// A `replace` snapshot of an Iceberg table (rap/table/iceberg_commit.h): the manifest of the new
+// data files (their partition tuples under the default spec: iceberg_commit_partition.h), the manifest
+// list, and the next metadata file (the previous one's JSON with the snapshot, its log entries, the
+// `main` ref and the name mapping added), created if absent.
 #include "rap/table/iceberg_commit.h"
 
 #include <fmt/format.h>
@@ -16,6 +17,7 @@
 #include "rap/io/crash_point.h"
 #include "rap/table/iceberg_metadata.h"
 #include "rap/util/uuid.h"
+#include "table/iceberg/iceberg_commit_partition.h"
 #include "table/iceberg/iceberg_manifest_schemas.h"
 #include "table/iceberg/iceberg_table.h"
 #include "table/path_util.h"
@@ -79,13 +81,15 @@ ojson MappingOf(const ojson& fields, const ojson* old) {
   return out;
 }
 
-// The current schema's JSON object in the metadata.
+// The current schema's JSON object in the metadata (v1 metadata may have only the legacy `schema`).
 Result<ojson> CurrentSchema(const ojson& meta, const std::string& what) {
   const int64_t id = meta.value("current-schema-id", int64_t{0});
   if (meta.contains("schemas") && meta["schemas"].is_array()) {
     for (const ojson& s : meta["schemas"]) {
       if (s.is_object() && s.value("schema-id", int64_t{0}) == id) return s;
     }
+  } else if (meta.contains("schema") && meta["schema"].is_object()) {
+    return meta["schema"];
   }
   return Status::Corrupt(what + ": current-schema-id " + std::to_string(id) + " names no schema");
 }
@@ -228,13 +232,6 @@ Status CheckReplace(const TableSnapshot& snapshot, const std::string& table_url)
     return Status::InvalidArgument(table_url + ": --in-place rewrites the table's current snapshot, not snapshot " +
                                    std::to_string(snapshot.version));
   }
-  const ojson j = ojson::parse(state->metadata_json, nullptr, false);
-  const int32_t spec_id = j.is_object() ? j.value("default-spec-id", 0) : 0;
-  const PartitionSpec* spec = meta.Spec(spec_id);
-  if (spec && !spec->Unpartitioned()) {
-    return Status::NotSupported(table_url + ": a partitioned Iceberg table: rap rewrite's files are bucketed by the "
-                                            "key, not partitioned, so they cannot replace this table's files");
-  }
   return Status::OK();
 }
 
@@ -283,18 +280,23 @@ std::vector<std::pair<std::string, avro::Value>> Metrics(const NewDataFile& f, c
           {"upper_bounds", avro::Value::Array(std::move(upper))}};
 }
 
-// The manifest of the new files (ADDED entries, sequence numbers inherited from the list) and its
-// manifest list entry.
+// The manifest of the new files (ADDED entries, sequence numbers inherited from the list; each file's
+// partition tuple under the default spec `spec`) and its manifest list entry (with the tuples'
+// summaries).
 Result<avro::Value> AddedManifest(int version, const std::vector<NewDataFile>& files, const ojson& schema,
-                                  const IcebergSchema& iceberg_schema, int32_t spec_id, const std::string& base,
-                                  int64_t id, int64_t seq, const std::string& token, Objects* objects) {
+                                  const IcebergSchema& iceberg_schema, const PartitionSpec& spec,
+                                  const std::string& base, int64_t id, int64_t seq, const std::string& token,
+                                  Objects* objects) {
   std::vector<avro::Value> entries;
+  std::vector<std::vector<avro::Value>> tuples;
   int64_t rows = 0;
+  const std::string what = base + ": partition spec " + std::to_string(spec.spec_id);
+  RAP_ASSIGN_OR_RETURN(const std::string partition_type, PartitionStructSchema(spec, iceberg_schema, what));
   for (const NewDataFile& f : files) {
     std::vector<std::pair<std::string, avro::Value>> data_file = {
         {"file_path", avro::Value::String(base + "/" + f.relative_path)},
         {"file_format", avro::Value::String("PARQUET")},
-        {"partition", avro::Value::Record({})},
+        {"partition", PartitionRecord(spec, f.partition)},
         {"record_count", avro::Value::Long(f.record_count)},
         {"file_size_in_bytes", avro::Value::Long(f.size)}};
     if (version >= 2) data_file.insert(data_file.begin(), {"content", avro::Value::Int(0)});
@@ -304,21 +306,24 @@ Result<avro::Value> AddedManifest(int version, const std::vector<NewDataFile>& f
                                            {"snapshot_id", avro::Value::Long(id)},
                                            {"data_file", avro::Value::Record(std::move(data_file))}}));
     rows += f.record_count;
+    tuples.push_back(f.partition);
   }
   const std::string name = fmt::format("{}-rap-{}-m0.avro", RandomUuid(), token);
   std::map<std::string, std::string> header = {{"schema", schema.dump()},
                                                {"schema-id", std::to_string(schema.value("schema-id", 0))},
-                                               {"partition-spec", "[]"},
-                                               {"partition-spec-id", std::to_string(spec_id)},
+                                               {"partition-spec", PartitionSpecJson(spec)},
+                                               {"partition-spec-id", std::to_string(spec.spec_id)},
                                                {"format-version", std::to_string(version)}};
   if (version >= 2) header["content"] = "data";
-  RAP_ASSIGN_OR_RETURN(std::string bytes, avro::WriteContainerFile(ManifestEntrySchema(version), entries, header, name));
+  RAP_ASSIGN_OR_RETURN(std::string bytes, avro::WriteContainerFile(ManifestEntrySchema(version, partition_type),
+                                                                   entries, header, name));
+  RAP_ASSIGN_OR_RETURN(avro::Value summaries, PartitionSummaries(spec, iceberg_schema, tuples, what));
   const int64_t length = static_cast<int64_t>(bytes.size());
   objects->files.push_back({name, std::move(bytes)});
   ListCounts n;
   n.added_files = static_cast<int64_t>(files.size());
   n.added_rows = rows;
-  return ListEntry(version, base + "/metadata/" + name, length, spec_id, 0, seq, seq, id, n, avro::Value::Null());
+  return ListEntry(version, base + "/metadata/" + name, length, spec.spec_id, 0, seq, seq, id, n, std::move(summaries));
 }
 
 struct SnapshotFacts {
@@ -459,12 +464,15 @@ Result<ReplaceCommit> CommitReplace(const TableSnapshot& snapshot, const std::ve
   int64_t next_version = 0;
   RAP_ASSIGN_OR_RETURN(const std::string next_name, NextMetadataName(old_name, &next_version));
 
-  // The manifests: the new files' (ADDED) and the replaced files' (DELETED), in one list.
+  // The manifests: the new files' (ADDED, under the default spec) and the replaced files' (DELETED), in
+  // one list.
   Objects objects;
   const int version = meta.value("format-version", 1);
-  RAP_ASSIGN_OR_RETURN(const avro::Value added,
-                       AddedManifest(version, files, schema, state->schema, meta.value("default-spec-id", 0), base,
-                                     f.id, f.seq, token, &objects));
+  RAP_ASSIGN_OR_RETURN(const TableMetadata parsed, ParseTableMetadata(state->metadata_json, what));
+  PartitionSpec spec{parsed.default_spec_id, {}};
+  if (const PartitionSpec* d = parsed.Spec(parsed.default_spec_id)) spec = *d;
+  RAP_ASSIGN_OR_RETURN(const avro::Value added, AddedManifest(version, files, schema, state->schema, spec, base, f.id,
+                                                              f.seq, token, &objects));
   RAP_ASSIGN_OR_RETURN(std::vector<DeletedManifest> deleted,
                        DeletedManifests(snapshot, *state, meta, version, f.id, f.seq, base, token));
   std::vector<avro::Value> list_entries = {added};

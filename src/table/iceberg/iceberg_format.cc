@@ -268,6 +268,7 @@ class IcebergTableFormat : public TableFormat {
       }
       df.format_deletes = !refs.empty();
       state->original_paths[df.path] = f.file_path;
+      state->partitions[df.path] = FilePartition{f.spec_id, f.partition_key, f.partition};
       out.files.push_back(std::move(df));
     }
     std::sort(out.files.begin(), out.files.end(),

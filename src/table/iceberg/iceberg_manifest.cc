@@ -1,5 +1,7 @@
 #include "table/iceberg/iceberg_manifest.h"
 
+#include <bit>
+
 #include "rap/avro/object_container.h"
 
 namespace rap::table::iceberg {
@@ -46,7 +48,8 @@ Status ForEachIntMap(const Value* v, const std::string& where, F&& f) {
   return Status::Corrupt(where + ": expected a map");
 }
 
-// A partition tuple as text: one "<kind>:<value>;" per field, "n;" for null.
+// A partition tuple as text: one "<kind>:<value>;" per field, "n;" for null (reals by their bits:
+// distinct values, distinct keys).
 std::string PartitionKey(const Value* partition) {
   std::string key;
   if (!partition || partition->kind != Kind::kRecord) return key;
@@ -55,7 +58,9 @@ std::string PartitionKey(const Value* partition) {
       case Kind::kNull: key += "n;"; break;
       case Kind::kBoolean: key += v.boolean ? "b:1;" : "b:0;"; break;
       case Kind::kInt: case Kind::kLong: key += "i:" + std::to_string(v.integer) + ";"; break;
-      case Kind::kFloat: case Kind::kDouble: key += "d:" + std::to_string(v.real) + ";"; break;
+      case Kind::kFloat: case Kind::kDouble:
+        key += "d:" + std::to_string(std::bit_cast<uint64_t>(v.real)) + ";";
+        break;
       default: key += "s:" + std::to_string(v.bytes.size()) + ":" + v.bytes + ";"; break;
     }
   }

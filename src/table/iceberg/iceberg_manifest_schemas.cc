@@ -29,7 +29,7 @@ constexpr const char* kPartitions = R"(
 
 }  // namespace
 
-std::string ManifestEntrySchema(int format_version) {
+std::string ManifestEntrySchema(int format_version, const std::string& partition_type) {
   const bool v1 = format_version == 1;
   std::string s = R"({"type": "record", "name": "manifest_entry", "fields": [
 {"name": "status", "type": "int", "field-id": 0},)";
@@ -47,7 +47,8 @@ std::string ManifestEntrySchema(int format_version) {
   s += R"(
   {"name": "file_path", "type": "string", "doc": "Location URI with FS scheme", "field-id": 100},
   {"name": "file_format", "type": "string", "doc": "File format name: avro, orc, or parquet", "field-id": 101},
-  {"name": "partition", "type": {"type": "record", "name": "r102", "fields": []}, "doc": "Partition data tuple, schema based on the partition spec", "field-id": 102},
+  {"name": "partition", "type": )" + partition_type +
+       R"(, "doc": "Partition data tuple, schema based on the partition spec", "field-id": 102},
   {"name": "record_count", "type": "long", "doc": "Number of records in the file", "field-id": 103},
   {"name": "file_size_in_bytes", "type": "long", "doc": "Total file size in bytes", "field-id": 104},)";
   if (v1) s += R"({"name": "block_size_in_bytes", "type": "long", "doc": "Deprecated. Always write a default in v1", "field-id": 105},)";

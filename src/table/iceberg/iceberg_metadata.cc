@@ -244,6 +244,9 @@ Result<TableMetadata> Parse(const json& j, const std::string& what) {
     RAP_ASSIGN_OR_RETURN(PartitionSpec spec, ConvertSpec(*s1, 0, what + ": partition-spec"));
     m.specs.push_back(std::move(spec));
   }
+  if (auto d = j.find("default-spec-id"); d != j.end() && d->is_number_integer()) {
+    m.default_spec_id = static_cast<int32_t>(d->get<int64_t>());
+  }
   if (auto c = j.find("current-snapshot-id"); c != j.end() && c->is_number_integer() && c->get<int64_t>() != -1) {
     m.current_snapshot_id = c->get<int64_t>();
   }

@@ -177,23 +177,6 @@ PartValue FromBound(const std::string& bytes, const DataType& source, const std:
   return p;
 }
 
-// The spec's decimal bucket input: the unscaled value's minimal two's-complement big-endian bytes.
-std::string MinimalBigEndian(__int128 v) {
-  std::string b;
-  for (int i = 15; i >= 0; --i) b.push_back(static_cast<char>((static_cast<unsigned __int128>(v) >> (8 * i)) & 0xff));
-  size_t skip = 0;
-  while (skip + 1 < b.size()) {
-    const auto c = static_cast<unsigned char>(b[skip]);
-    const auto next = static_cast<unsigned char>(b[skip + 1]);
-    if ((c == 0x00 && !(next & 0x80)) || (c == 0xff && (next & 0x80))) {
-      ++skip;
-    } else {
-      break;
-    }
-  }
-  return b.substr(skip);
-}
-
 // The 16 bytes of a UUID written "xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" (hex digits in any case).
 std::optional<std::string> UuidBytes(const std::string& s) {
   if (s.size() != 36) return std::nullopt;
@@ -221,6 +204,22 @@ std::optional<std::string> UuidBytes(const std::string& s) {
 }
 
 }  // namespace
+
+std::string MinimalBigEndian(__int128 v) {
+  std::string b;
+  for (int i = 15; i >= 0; --i) b.push_back(static_cast<char>((static_cast<unsigned __int128>(v) >> (8 * i)) & 0xff));
+  size_t skip = 0;
+  while (skip + 1 < b.size()) {
+    const auto c = static_cast<unsigned char>(b[skip]);
+    const auto next = static_cast<unsigned char>(b[skip + 1]);
+    if ((c == 0x00 && !(next & 0x80)) || (c == 0xff && (next & 0x80))) {
+      ++skip;
+    } else {
+      break;
+    }
+  }
+  return b.substr(skip);
+}
 
 int32_t Murmur3Hash(std::string_view bytes) {
   constexpr uint32_t c1 = 0xcc9e2d51, c2 = 0x1b873593;

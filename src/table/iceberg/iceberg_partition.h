@@ -26,6 +26,9 @@ int32_t Murmur3Hash(std::string_view bytes);
 int32_t IcebergHashLong(int64_t v);
 // bucket[N] of a hash: (hash & Integer.MAX_VALUE) % N.
 int32_t IcebergBucket(int32_t hash, int32_t n);
+// A decimal's unscaled value as the spec writes it (the bucket hash's input, the single-value
+// serialization of bounds): its minimal two's-complement big-endian bytes.
+std::string MinimalBigEndian(__int128 v);
 
 // The bucket hash of a `--where` literal compared with a column of `type` (the spec's Appendix B):
 // int, long and date as longs; string, binary and fixed by their bytes; decimal by the unscaled

@@ -33,6 +33,13 @@ struct DeleteRef {
   std::string path;  // in the store
 };
 
+// A live data file's partition: its spec and tuple (a replace commit groups files by it).
+struct FilePartition {
+  int32_t spec_id = 0;
+  std::string key;                  // ContentFile::partition_key
+  std::vector<avro::Value> values;  // ContentFile::partition
+};
+
 // TableSnapshot::format_state of an Iceberg table.
 struct IcebergState : TableFormatState {
   std::string metadata_path;                               // the metadata file read (store path)
@@ -41,6 +48,7 @@ struct IcebergState : TableFormatState {
   IcebergSchema schema;                                    // the snapshot's schema
   std::map<std::string, std::string> original_paths;       // store path of a data file -> its path in the metadata
   std::map<std::string, std::vector<DeleteRef>> deletes;   // store path of a data file -> delete files for it
+  std::map<std::string, FilePartition> partitions;         // store path of a data file -> its partition
   // Position delete files read once: delete file store path -> (data file metadata path -> positions).
   mutable std::mutex mu;
   mutable std::map<std::string, std::map<std::string, std::vector<uint64_t>>> position_cache;
