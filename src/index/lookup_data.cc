@@ -144,38 +144,38 @@ void RunData(const DataRequest& rq, std::vector<std::function<void()>> tasks) {
   rq.impl->RunAll(std::move(tasks));
 }
 
-// A lookup's reads of one remote data file are latency-bound: a fresh process (a serverless
-// function, `rap lookup`) has no transport measurements, and seed 000's cold-start rule (exact
-// plans up to PlannerConfig::cold_start_request_bound = 64 requests, made for a scan's first
-// reads) sent one request per covered page — 40-56 per file of a pyarrow-written table with 8 KiB
-// pages (issue 36: 99 requests for one key over 6 files). A lookup instead merges, until the
-// endpoint's estimator is trained, the smallest gaps one at a time while it reads at most
-// kLookupColdSlack more bytes than the exact ranges and no request grows past
+// The lookup rule: how a lookup's reads of a remote object (a data file's pages, an index
+// fragment's key pages) are planned. They are latency-bound: seed 000's cold-start rule (exact plans
+// up to PlannerConfig::cold_start_request_bound = 64 requests, made for a scan's first reads) sent
+// one request per covered page — 40-56 per file of a pyarrow-written table with 8 KiB pages (issue
+// 36: 99 requests for one key over 6 files). A lookup instead merges the smallest gaps one at a time
+// while it reads at most kLookupColdSlack more bytes than the exact ranges and no request grows past
 // kLookupColdMaxRequest: one request per small data file, a few per large one. The slack is about
 // what the shortest latency of an object store (5 ms, rap-netsim's low profile) transfers at
 // 50 MB/s, so reading it costs less than one more request would; the cap keeps a plain lookup's
 // megabyte-sized column chunks in parallel requests (merging them was ~10% slower at 5 ms in
-// bench_lookup). A lookup's small reads rarely train the estimator's throughput window (seed 000:
-// small plans add no throughput samples), so this is the rule most lookups use. Measured in
-// docs/benchmarks/lookup.md ("Cold-start merging").
+// bench_lookup; docs/benchmarks/lookup.md, "Cold-start merging"). A plan still above one wave of
+// requests after that (a 100-key batch: tens of pages a file, or hundreds of index pages) merges its
+// gaps of up to kLookupWaveGap on to one wave (PlannerConfig::cold_start_fill_wave_max_gap): each
+// more wave costs a full latency, a megabyte of gap a few milliseconds of transfer.
+//
+// The rule holds once the endpoint's estimator is trained too (fewest_requests_when_trained): seed
+// 000's cost model plans each read as if it were alone, while a batch's reads of many files and
+// fragments run side by side, and it charges a request nothing but latency; with it the 100-key
+// batches of bench/peers made 877-1,384 requests and were 1.3-1.4x slower at 5 ms than with this
+// rule (docs/benchmarks/peers.md, "Run of 7 Dec 2026, evening").
 constexpr uint64_t kLookupColdStartRequestBound = 1;
 constexpr uint64_t kLookupColdSlack = 256 << 10;
 constexpr uint64_t kLookupColdMaxRequest = 1 << 20;
 constexpr uint64_t kLookupWaveGap = 1 << 20;
-constexpr double kLookupMaxByteRatio = 64.0;
 
-//
-// A plan still above one wave of requests after that (a 100-key batch: tens of pages a file, or
-// hundreds of index pages) merges its gaps of up to kLookupWaveGap on to one wave
-// (PlannerConfig::cold_start_fill_wave_max_gap): each more wave costs a full latency, a megabyte
-// of gap a few milliseconds of transfer.
 io::PlanOptions LookupPlanOptions(io::PlanOptions po) {
   po.planner.cold_start_request_bound = std::min(po.planner.cold_start_request_bound, kLookupColdStartRequestBound);
   po.planner.cold_start_fewest_requests = true;
   po.planner.cold_start_slack_bytes = kLookupColdSlack;
   po.planner.cold_start_max_request_bytes = kLookupColdMaxRequest;
   po.planner.cold_start_fill_wave_max_gap = kLookupWaveGap;
-  po.planner.max_byte_ratio = std::max(po.planner.max_byte_ratio, kLookupMaxByteRatio);
+  po.planner.fewest_requests_when_trained = true;
   return po;
 }
 

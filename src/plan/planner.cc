@@ -55,6 +55,8 @@ std::string_view DecidedByName(DecidedBy d) {
       return "cost_merged";
     case DecidedBy::kForcedPolicy:
       return "forced_policy";
+    case DecidedBy::kFewestRequests:
+      return "fewest_requests";
   }
   return "unknown";
 }
@@ -107,7 +109,8 @@ PlanDecision RangePlanner::PlanAuto(const RangeSet& exact, const TransportEstima
   }
 
   size_t chosen = 0;
-  if (!estimate.Trained(config_.cold_start_samples) && config_.cold_start_fewest_requests &&
+  const bool trained = estimate.Trained(config_.cold_start_samples);
+  if ((!trained || config_.fewest_requests_when_trained) && config_.cold_start_fewest_requests &&
       exact.size() > config_.cold_start_request_bound) {
     const uint64_t slack = std::min(config_.cold_start_slack_bytes, UINT64_MAX - d.exact_bytes);
     WaveFill wave;
@@ -116,8 +119,9 @@ PlanDecision RangePlanner::PlanAuto(const RangeSet& exact, const TransportEstima
       wave.max_gap = config_.cold_start_fill_wave_max_gap;
     }
     d.plan = FewestRequestsWithin(exact, d.exact_bytes + slack, config_.cold_start_max_request_bytes, wave);
-    d.decided_by =
-        d.plan.request_count() < exact.size() ? DecidedBy::kColdStartRequestBound : DecidedBy::kColdStart;
+    d.decided_by = trained                                    ? DecidedBy::kFewestRequests
+                   : d.plan.request_count() < exact.size()    ? DecidedBy::kColdStartRequestBound
+                                                              : DecidedBy::kColdStart;
     d.estimated_s = EstimateSeconds(d.plan.request_count(), d.plan.bytes, estimate);
     return d;
   }

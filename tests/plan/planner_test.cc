@@ -111,6 +111,17 @@ TEST(RangePlanner, ColdStartRequestBoundAbove64Requests) {
   EXPECT_EQ(far.plan.request_count(), 65u);
 }
 
+// 8 ranges of 100 bytes with gaps of 100, 200, ..., 700 bytes: [0,100), [200,300), [500,600), ...
+RangeSet GrowingGaps() {
+  std::vector<ByteRange> r;
+  uint64_t off = 0;
+  for (int i = 0; i < 8; ++i) {
+    r.push_back({off, 100});
+    off += 100 + 100 * static_cast<uint64_t>(i + 1);
+  }
+  return Normalized(r);
+}
+
 // Lookups (PlannerConfig::cold_start_fewest_requests): in cold start the smallest gaps merge one
 // at a time while the extra bytes stay within the slack and no request grows past the longest
 // allowed; trained, the cost model as for every read.
@@ -120,13 +131,7 @@ TEST(RangePlanner, ColdStartFewestRequestsMergesGapsOneAtATime) {
   config.cold_start_fewest_requests = true;
   config.cold_start_slack_bytes = 2'400;
   // 8 ranges of 100 bytes (800 exact; with the slack 3,200 in all) with gaps 100, 200, ..., 700.
-  std::vector<ByteRange> r;
-  uint64_t off = 0;
-  for (int i = 0; i < 8; ++i) {
-    r.push_back({off, 100});
-    off += 100 + 100 * static_cast<uint64_t>(i + 1);
-  }
-  const RangeSet set = Normalized(r);
+  const RangeSet set = GrowingGaps();
   PlanDecision d = RangePlanner(config).Plan(set, PlanPolicy::Auto(), TransportEstimate{});
   EXPECT_EQ(d.decided_by, DecidedBy::kColdStartRequestBound);
   // Gaps 100..600 merge (800 + 2,100 = 2,900 <= 3,200); the 700-byte gap does not.
@@ -173,13 +178,7 @@ TEST(RangePlanner, ColdStartFillWaveMergesDownToOneWave) {
   config.cold_start_max_request_bytes = 1'000;  // the wave phase is not bound by it
   config.max_concurrency = 3;
   // 8 ranges of 100 bytes (800 exact) with gaps 100, 200, ..., 700.
-  std::vector<ByteRange> r;
-  uint64_t off = 0;
-  for (int i = 0; i < 8; ++i) {
-    r.push_back({off, 100});
-    off += 100 + 100 * static_cast<uint64_t>(i + 1);
-  }
-  const RangeSet set = Normalized(r);
+  const RangeSet set = GrowingGaps();
   // No slack: gaps 100..500 merge (800 + 1,500 = 2,300 bytes) and leave 3 requests, one wave.
   PlanDecision d = RangePlanner(config).Plan(set, PlanPolicy::Auto(), TransportEstimate{});
   EXPECT_EQ(d.decided_by, DecidedBy::kColdStartRequestBound);
@@ -205,6 +204,17 @@ TEST(RangePlanner, ColdStartFillWaveMergesDownToOneWave) {
   PlanDecision wave = RangePlanner(config).Plan(set, PlanPolicy::Auto(), TransportEstimate{});
   EXPECT_EQ(wave.decided_by, DecidedBy::kColdStart);
   EXPECT_EQ(wave.plan.request_count(), 8u);
+  // Trained: the cost model, unless fewest_requests_when_trained keeps the rule.
+  config.max_concurrency = 3;
+  // (0.1 ms and 1 kB/s: the model keeps the exact 800 bytes over 3 waves.)
+  PlanDecision model = RangePlanner(config).Plan(set, PlanPolicy::Auto(), Trained(0.0001, 1e3));
+  EXPECT_EQ(model.decided_by, DecidedBy::kCostExact);
+  EXPECT_EQ(model.plan.request_count(), 8u);
+  config.fewest_requests_when_trained = true;
+  PlanDecision kept = RangePlanner(config).Plan(set, PlanPolicy::Auto(), Trained(0.0001, 1e3));
+  EXPECT_EQ(kept.decided_by, DecidedBy::kFewestRequests);
+  EXPECT_EQ(kept.plan.request_count(), 3u);
+  EXPECT_EQ(kept.plan.bytes, 2'300u);
   // Off (max gap 0): exact.
   config.max_concurrency = 3;
   config.cold_start_fill_wave_max_gap = 0;

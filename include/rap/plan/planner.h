@@ -15,7 +15,8 @@
 //   With PlannerConfig::cold_start_fewest_requests (index lookups), the bound instead merges the
 //   smallest gaps one at a time within the exact bytes plus a slack, up to a longest request, and
 //   (cold_start_fill_wave_max_gap) then gaps up to that size on to one wave (decided_by
-//   cold_start_request_bound when it merged any).
+//   cold_start_request_bound when it merged any); with fewest_requests_when_trained also once
+//   trained (decided_by fewest_requests).
 #pragma once
 
 #include <cstddef>
@@ -68,11 +69,17 @@ struct PlannerConfig {
   uint64_t cold_start_slack_bytes = 0;
   uint64_t cold_start_max_request_bytes = UINT64_MAX;
   uint64_t cold_start_fill_wave_max_gap = 0;
+  // Keep the fewest-requests rule above once the estimator is trained, instead of the cost model
+  // (index lookups: the model plans each read as if it were alone, while a lookup batch's reads run
+  // side by side, and charges nothing per request beyond latency; measured in
+  // docs/benchmarks/peers.md, "Run of 7 Dec 2026, evening").
+  bool fewest_requests_when_trained = false;
 };
 
 // Which rule chose the plan.
-enum class DecidedBy { kColdStart, kColdStartRequestBound, kCostExact, kCostMerged, kForcedPolicy };
-// "cold_start", "cold_start_request_bound", "cost_exact", "cost_merged", "forced_policy".
+enum class DecidedBy { kColdStart, kColdStartRequestBound, kCostExact, kCostMerged, kForcedPolicy, kFewestRequests };
+// "cold_start", "cold_start_request_bound", "cost_exact", "cost_merged", "forced_policy",
+// "fewest_requests" (the fewest-requests rule once trained: PlannerConfig::fewest_requests_when_trained).
 std::string_view DecidedByName(DecidedBy d);
 
 struct PlanDecision {
