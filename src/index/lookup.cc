@@ -286,9 +286,10 @@ Status ReadFragmentPages(LookupState& st, int fi, const std::vector<int>& plist,
   ro.object_info = f.info;
   // A key page's rows lie in every column chunk of the fragment (a dozen chunks with covering
   // data), a batch's pages in many: on a remote index they are planned as a lookup's data reads are
-  // (LookupPlanOptions: the smallest gaps merged within a slack, then down to one wave), which read
-  // about 2 MiB for one key of a lookup layout where merging every gap up to 1 MiB read 2 MiB
-  // [measured below in docs/benchmarks/peers.md]. A local index merges only small gaps (kLocalGap).
+  // (LookupPlanOptions: the smallest gaps merged within a slack, then down to one wave): one key of
+  // bench/peers' interleaved layout reads 232 KiB where merging every gap up to 1 MiB read 2 MiB
+  // (docs/benchmarks/peers.md, "Run of 7 Dec 2026, evening"). A local index merges only small gaps
+  // (kLocalGap).
   ro.plan = LookupPlanOptions(impl.options.plan);
   if (!ro.plan.policy && st.snap->index_store && !st.snap->index_store->is_remote()) {
     ro.plan.policy = plan::PlanPolicy::FixedGap(kLocalGap);

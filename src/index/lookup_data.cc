@@ -161,9 +161,10 @@ void RunData(const DataRequest& rq, std::vector<std::function<void()>> tasks) {
 //
 // The rule holds once the endpoint's estimator is trained too (fewest_requests_when_trained): seed
 // 000's cost model plans each read as if it were alone, while a batch's reads of many files and
-// fragments run side by side, and it charges a request nothing but latency; with it the 100-key
-// batches of bench/peers made 877-1,384 requests and were 1.3-1.4x slower at 5 ms than with this
-// rule (docs/benchmarks/peers.md, "Run of 7 Dec 2026, evening").
+// fragments run side by side, and it charges a request nothing but latency; with it (and a 64x byte
+// bound) the 100-key batches of bench/peers made 398-1,384 requests and the plain, covered and
+// interleaved ones were 1.25-1.44x slower at 5 ms than with this rule (docs/benchmarks/peers.md,
+// "Run of 7 Dec 2026, evening").
 constexpr uint64_t kLookupColdStartRequestBound = 1;
 constexpr uint64_t kLookupColdSlack = 256 << 10;
 constexpr uint64_t kLookupColdMaxRequest = 1 << 20;

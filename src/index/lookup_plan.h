@@ -15,9 +15,9 @@
 namespace rap::index::internal {
 
 // A local store (pread from the page cache): a lookup's reads cost a system call each and no
-// waiting, so its planned reads merge only gaps up to this many bytes (index pages: instead of
-// kIndexPageGap; data pages through a footer: instead of one pread per page). Copying megabytes
-// of gap out of the page cache cost more than the extra system calls (issue 36).
+// waiting, so its planned reads merge only gaps up to this many bytes (index pages: instead of the
+// lookup rule's megabyte gaps; data pages through a footer: instead of one pread per page). Copying
+// megabytes of gap out of the page cache cost more than the extra system calls (issue 36).
 inline constexpr uint64_t kLocalGap = 8 << 10;
 
 // Rows of one entry chosen for one key (file rows, within the entry's run).
@@ -143,7 +143,7 @@ Result<ArrayPtr> TakeSubset(const ArrayPtr& values, const read::RowSelection& al
 Status ConcatInto(std::vector<std::vector<ArrayPtr>>& parts, std::vector<ArrayPtr>* out);
 void RunData(const DataRequest& rq, std::vector<std::function<void()>> tasks);
 io::PlanOptions DataPlan(const DataRequest& rq);
-// The cold-start rule of a lookup's reads (data and, on a remote index, index pages) over `base`.
+// The lookup rule of a lookup's remote reads (data and index pages) over `base` (lookup_data.cc).
 io::PlanOptions LookupPlanOptions(io::PlanOptions base);
 
 // The chosen rows of ORC data files (lookup_orc.cc): per stripe, only the row groups spanning them.

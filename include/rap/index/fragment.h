@@ -78,8 +78,8 @@ struct FragmentWriteOptions {
 // `hoisted_values` hoisted values: about kFragmentPageLeafValues leaf values a page, a power of two
 // in [32, 256]. A lookup decodes a whole page (every column's rows of it) to find one key's entry;
 // a lookup layout's entries cover every column (19 records of 8 fields in bench/peers' table), so
-// 256 of them are ~40,000 values where the key needs ~150 (docs/benchmarks/lookup.md,
-// "Index page size").
+// 256 of them are ~40,000 values where the key needs ~150 (docs/benchmarks/peers.md, "Run of 7 Dec
+// 2026, evening": a 100-key batch 46.3 -> 18.1 ms locally).
 inline constexpr int64_t kFragmentPageLeafValues = 16384;
 int64_t FragmentPageRows(double cover_records, double hoisted_values);
 
