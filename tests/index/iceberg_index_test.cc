@@ -258,23 +258,40 @@ TEST(IcebergIndex, PinnedSnapshotAndLocationMap) {
   EXPECT_EQ(s.status().code(), StatusCode::kInvalidArgument) << s.status().ToString();
 }
 
+// A copy of the shared Iceberg table `folder` under `dir` (its path in out->table), scanned by `key`
+// (out->before, `rows` rows), then rewritten in place into 2 buckets by that key (out->result).
+struct InPlaceRun {
+  std::string table;
+  Scanned before;
+  RewriteResult result;
+};
+void RewriteSharedTableInPlace(const rap::testing::TempDir& dir, const std::string& folder, const std::string& key,
+                               int64_t rows, InPlaceRun* out) {
+  out->table = dir.Join("t");
+  fs::copy(rap::testing::SharedDir() + "/iceberg-tables/" + folder, out->table, fs::copy_options::recursive);
+  auto before = ScanByKey(out->table, {key});
+  ASSERT_TRUE(before.ok()) << before.status().ToString();
+  ASSERT_EQ(before->total, rows);
+  out->before = std::move(*before);
+  RewriteOptions o;
+  o.key_columns = {key};
+  o.buckets = 2;
+  o.in_place = true;
+  auto r = RewriteTable(out->table, "", o);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  out->result = std::move(*r);
+}
+
 // `rap rewrite --in-place` of an Iceberg v2 table (Hive's position delete files): a replace snapshot
 // in v8.metadata.json (its version hint following) whose data files are rap's only, read with the rows of the snapshot before it;
 // the index published with it looks every key up as that scan gives it.
 TEST(IcebergRewrite, InPlaceReplaceSnapshotKeepsTheRows) {
   rap::testing::TempDir dir;
-  const std::string t = dir.Join("t");
-  fs::copy(rap::testing::SharedDir() + "/iceberg-tables/impala_v2_pos_deletes_parquet", t,
-           fs::copy_options::recursive);
-  auto before = ScanByKey(t, {"i"});
-  ASSERT_TRUE(before.ok()) << before.status().ToString();
-  ASSERT_EQ(before->total, 6);
-  RewriteOptions o;
-  o.key_columns = {"i"};
-  o.buckets = 2;
-  o.in_place = true;
-  auto r = RewriteTable(t, "", o);
-  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  InPlaceRun run;
+  ASSERT_NO_FATAL_FAILURE(RewriteSharedTableInPlace(dir, "impala_v2_pos_deletes_parquet", "i", 6, &run));
+  const std::string& t = run.table;
+  const Scanned* before = &run.before;
+  const RewriteResult* r = &run.result;
   EXPECT_EQ(r->table_format, "iceberg");
   EXPECT_EQ(MetadataVersions(t).back(), 8);
   EXPECT_EQ(rap::testing::ReadFileToString(t + "/metadata/version-hint.txt"), "8");
@@ -357,18 +374,11 @@ Result<std::vector<RecordBatch>> FileBatches(const table::TableSnapshot& snap, c
 // of each of its rows, computed here); the manifest list summarises the tuples.
 TEST(IcebergRewrite, PartitionedInPlaceFilesCarryTheirPartitionTuples) {
   rap::testing::TempDir dir;
-  const std::string t = dir.Join("t");
-  fs::copy(rap::testing::SharedDir() + "/iceberg-tables/impala_v1_hour_identity_partitioned", t,
-           fs::copy_options::recursive);
-  auto before = ScanByKey(t, {"user"});
-  ASSERT_TRUE(before.ok()) << before.status().ToString();
-  ASSERT_EQ(before->total, 20);
-  RewriteOptions o;
-  o.key_columns = {"user"};
-  o.buckets = 2;
-  o.in_place = true;
-  auto r = RewriteTable(t, "", o);
-  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  InPlaceRun run;
+  ASSERT_NO_FATAL_FAILURE(RewriteSharedTableInPlace(dir, "impala_v1_hour_identity_partitioned", "user", 20, &run));
+  const std::string& t = run.table;
+  const Scanned* before = &run.before;
+  const RewriteResult* r = &run.result;
   EXPECT_EQ(MetadataVersions(t).back(), 3);
   auto snap = table::OpenTable(t);
   ASSERT_TRUE(snap.ok()) << snap.status().ToString();
@@ -448,18 +458,11 @@ TEST(IcebergRewrite, PartitionedInPlaceFilesCarryTheirPartitionTuples) {
 // rows; no delete file is left; the rows and every key's lookup are the scan's.
 TEST(IcebergRewrite, PartitionedWithEqualityDeletesKeepsOnlyLivePartitions) {
   rap::testing::TempDir dir;
-  const std::string t = dir.Join("t");
-  fs::copy(rap::testing::SharedDir() + "/iceberg-tables/duckdb_equality_deletes/mytable_partitioned", t,
-           fs::copy_options::recursive);
-  auto before = ScanByKey(t, {"id"});
-  ASSERT_TRUE(before.ok()) << before.status().ToString();
-  ASSERT_EQ(before->total, 3);
-  RewriteOptions o;
-  o.key_columns = {"id"};
-  o.buckets = 2;
-  o.in_place = true;
-  auto r = RewriteTable(t, "", o);
-  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  InPlaceRun run;
+  ASSERT_NO_FATAL_FAILURE(RewriteSharedTableInPlace(dir, "duckdb_equality_deletes/mytable_partitioned", "id", 3, &run));
+  const std::string& t = run.table;
+  const Scanned* before = &run.before;
+  const RewriteResult* r = &run.result;
   auto snap = table::OpenTable(t);
   ASSERT_TRUE(snap.ok()) << snap.status().ToString();
   EXPECT_EQ(snap->version, r->table_version);
