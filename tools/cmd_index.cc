@@ -66,7 +66,7 @@ struct BuildArgs {
   int buckets = 1;
   std::string cover, hoist;
   int threads = 2;
-  int64_t page_rows = 256;
+  int64_t page_rows = 0;  // 0: sized by the entries' width (index::FragmentPageRows)
   std::string memory = "1GiB";
   bool quiet = false;
   TableArgs table_args;
@@ -243,7 +243,9 @@ CommandRegistrar reg("index", [](CLI::App& app) {
   build->add_option("--cover", b->cover, "Covered columns: page locations in the index (no data-file footer read)");
   build->add_option("--hoist", b->hoist, "Hoisted columns: values in the index (no data read)");
   build->add_option("--threads", b->threads, "Files indexed in parallel")->capture_default_str()->check(CLI::Range(1, 256));
-  build->add_option("--page-rows", b->page_rows, "Index entries per fragment page")->capture_default_str()
+  build->add_option("--page-rows", b->page_rows,
+                    "Index entries per fragment page (default: by the entries' width, 32-256: fewer when "
+                    "entries carry many covering records; docs/index-format.md)")
       ->check(CLI::Range(int64_t{8}, int64_t{1} << 20));
   build->add_option("--memory", b->memory,
                     "Memory budget of the buffered index entries (e.g. 512MiB; 0: unbounded); past it they are "

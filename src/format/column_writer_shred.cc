@@ -1,5 +1,6 @@
 // Arrow arrays -> definition/repetition levels and physical values of one leaf column (the Dremel
 // "shredding" of nested data, with the 3-level LIST and MAP structures of the Parquet spec).
+#include <algorithm>
 #include <cstring>
 
 #include <fmt/format.h>
@@ -88,6 +89,85 @@ class Shredder {
   std::vector<int64_t> slots_;
   int64_t row_ = 0;
 };
+
+// The levels of a leaf below one list and only structs (list<primitive>, list<struct<...>>: the
+// index's covering records, co-grouped columns) in one pass over the list's offsets, when no struct
+// on the path has nulls in the batch (the list itself and the leaf may). Shredder::Walk recurses per
+// element and pushes one level at a time: for the index fragments' cover column (2 M entries of 6
+// records, 8 leaves) it was a third of `rap index build --cover`'s writing time. Returns false
+// (nothing written) when the shape does not qualify.
+bool ShredOneList(const LeafColumn& leaf, const ArrayData& top, int64_t row_begin, int64_t row_end, LeafBatch* out,
+                  std::vector<int64_t>* slots, const ArrayData** leaf_array, Status* st) {
+  const std::vector<PathStep>& steps = leaf.steps;
+  if (steps.size() < 2 || steps[0].kind != PathStep::Kind::kList || steps.back().kind != PathStep::Kind::kLeaf) {
+    return false;
+  }
+  if (top.children.empty() || !top.children[0] || top.buffers.size() < 2) return false;
+  const ArrayData* arr = top.children[0].get();
+  int64_t shift = 0;  // leaf index = list child index + the structs' offsets
+  for (size_t k = 1; k + 1 < steps.size(); ++k) {
+    if (steps[k].kind != PathStep::Kind::kStruct) return false;
+    const bool no_nulls = arr->buffers.empty() || arr->buffers[0].empty() || arr->null_count == 0;
+    if (!no_nulls || (arr->type && arr->type->id == TypeId::kNull)) return false;
+    const auto c = static_cast<size_t>(steps[k].child_index);
+    if (c >= arr->children.size() || !arr->children[c]) return false;
+    shift += arr->offset;
+    arr = arr->children[c].get();
+  }
+  if (arr->type && arr->type->id == TypeId::kNull) return false;
+  const PathStep& list = steps[0];
+  const PathStep& last = steps.back();
+  const bool leaf_nulls = !(arr->buffers.empty() || arr->buffers[0].empty() || arr->null_count == 0);
+  const int32_t* offs = top.offsets();
+  const int64_t n = row_end - row_begin;
+  const int64_t elements = offs[row_end] - offs[row_begin];
+  const size_t levels = static_cast<size_t>(std::max<int64_t>(elements, 0) + n);  // an upper bound
+  if (leaf.max_def > 0) out->def.reserve(levels);
+  out->rep.reserve(levels);
+  slots->reserve(static_cast<size_t>(std::max<int64_t>(elements, 0)));
+  out->row_value_start.resize(static_cast<size_t>(n + 1));
+  out->row_level_start.resize(static_cast<size_t>(n + 1));
+  auto emit = [&](int16_t def, int16_t rep) {
+    if (leaf.max_def > 0) out->def.push_back(def);
+    out->rep.push_back(rep);
+  };
+  for (int64_t r = row_begin; r < row_end; ++r) {
+    out->row_value_start[static_cast<size_t>(r - row_begin)] = static_cast<int64_t>(slots->size());
+    out->row_level_start[static_cast<size_t>(r - row_begin)] = static_cast<int64_t>(out->rep.size());
+    if (top.IsNull(r)) {
+      if (!list.nullable) {
+        *st = Status::InvalidArgument(fmt::format("column {}: null in non-nullable field at row {}", leaf.dotted, r));
+        return true;
+      }
+      emit(static_cast<int16_t>(list.def_present - 1), 0);
+      continue;
+    }
+    const int64_t b = offs[r], e = offs[r + 1];
+    if (b == e) {
+      emit(list.def_present, 0);
+      continue;
+    }
+    for (int64_t j = b; j < e; ++j) {
+      const int16_t rep = j == b ? 0 : list.rep_level;
+      const int64_t i = j + shift;
+      if (leaf_nulls && arr->IsNull(i)) {
+        if (!last.nullable) {
+          *st = Status::InvalidArgument(fmt::format("column {}: null in non-nullable field at row {}", leaf.dotted, r));
+          return true;
+        }
+        emit(static_cast<int16_t>(last.def_present - 1), rep);
+      } else {
+        emit(leaf.max_def, rep);
+        slots->push_back(i);
+      }
+    }
+  }
+  out->row_value_start[static_cast<size_t>(n)] = static_cast<int64_t>(slots->size());
+  out->row_level_start[static_cast<size_t>(n)] = static_cast<int64_t>(out->rep.size());
+  out->num_levels = static_cast<int64_t>(out->rep.size());
+  *leaf_array = arr;
+  return true;
+}
 
 int PhysicalOutWidth(const LeafColumn& leaf) {
   switch (leaf.physical) {
@@ -326,6 +406,24 @@ Status ShredLeaf(const LeafColumn& leaf, const ArrayData& top, int64_t row_begin
     out->row_value_start[out->num_rows] = static_cast<int64_t>(slots.size());
     return ConvertValues(
         leaf, top, static_cast<int64_t>(slots.size()), [&](int64_t j) { return slots[j]; }, out);
+  }
+  {
+    std::vector<int64_t> slots;
+    const ArrayData* leaf_array = nullptr;
+    Status st;
+    if (ShredOneList(leaf, top, row_begin, row_end, out, &slots, &leaf_array, &st)) {
+      RAP_RETURN_NOT_OK(st);
+      if (slots.empty()) {
+        out->num_values = 0;
+        if (leaf.conversion == ValueConversion::kBinary) {
+          out->owned_offsets.assign(1, 0);
+          out->offsets = out->owned_offsets.data();
+        }
+        return Status::OK();
+      }
+      return ConvertValues(
+          leaf, *leaf_array, static_cast<int64_t>(slots.size()), [&](int64_t j) { return slots[j]; }, out);
+    }
   }
   Shredder s(leaf, out);
   RAP_RETURN_NOT_OK(s.Run(top, row_begin, row_end));

@@ -114,8 +114,9 @@ namespace {
 // O(pages) per entry).
 class CoverTable {
  public:
+  // The column's records are appended to `table`; Add gives their ids (positions in it).
   static Result<CoverTable> Make(read::FileReader& reader, int cover_index, int leaf,
-                                 const std::vector<std::vector<PageFrames>>& frames) {
+                                 const std::vector<std::vector<PageFrames>>& frames, std::vector<Location>* table) {
     CoverTable t;
     for (int rg = 0; rg < reader.num_row_groups(); ++rg) {
       Group g;
@@ -132,38 +133,46 @@ class CoverTable {
                                          cover_index, g.first, g.first + g.rows, &all));
         size_t i = 0;
         if (!all.empty() && all[0].kind == static_cast<int32_t>(LocationKind::kDictionaryPage)) {
-          g.dict = std::move(all[0]);
+          g.dict = static_cast<uint32_t>(table->size());
+          table->push_back(std::move(all[0]));
           i = 1;
         }
-        g.recs.assign(std::make_move_iterator(all.begin() + static_cast<std::ptrdiff_t>(i)),
-                      std::make_move_iterator(all.end()));
+        g.first_id = static_cast<uint32_t>(table->size());
+        for (; i < all.size(); ++i) {
+          g.ranges.push_back({all[i].first_row, all[i].num_rows});
+          table->push_back(std::move(all[i]));
+        }
       }
       t.groups_.push_back(std::move(g));
     }
     return t;
   }
-  // The records ChunkLocations gives for file rows [begin, end), appended to `out`.
-  Status Add(int64_t begin, int64_t end, std::vector<Location>* out) const {
+  // The ids of the records ChunkLocations gives for file rows [begin, end), appended to `out`.
+  Status Add(int64_t begin, int64_t end, std::vector<uint32_t>* out) const {
     auto g = std::partition_point(groups_.begin(), groups_.end(),
                                   [&](const Group& x) { return x.first + x.rows <= begin; });
     for (; g != groups_.end() && g->first < end; ++g) {
       if (!g->missing.ok()) return g->missing;
       if (g->dict) out->push_back(*g->dict);
-      auto r = std::partition_point(g->recs.begin(), g->recs.end(),
-                                    [&](const Location& l) { return l.first_row + l.num_rows <= begin; });
-      for (; r != g->recs.end() && r->first_row < end; ++r) {
-        if (r->first_row + r->num_rows > begin) out->push_back(*r);
+      auto r = std::partition_point(g->ranges.begin(), g->ranges.end(),
+                                    [&](const RowSpan& l) { return l.first + l.rows <= begin; });
+      for (; r != g->ranges.end() && r->first < end; ++r) {
+        if (r->first + r->rows > begin) out->push_back(g->first_id + static_cast<uint32_t>(r - g->ranges.begin()));
       }
     }
     return Status::OK();
   }
 
  private:
+  struct RowSpan {
+    int64_t first, rows;
+  };
   struct Group {
     int64_t first = 0, rows = 0;
     Status missing;
-    std::optional<Location> dict;
-    std::vector<Location> recs;  // pages or frames, in row order
+    std::optional<uint32_t> dict;  // id of the dictionary page record
+    uint32_t first_id = 0;          // id of ranges[0]'s record (a group's records are consecutive)
+    std::vector<RowSpan> ranges;    // pages or frames, in row order
   };
   std::vector<Group> groups_;
 };
@@ -520,7 +529,8 @@ Result<IndexedFile> IndexDataFile(const io::ObjectStorePtr& store, const table::
   out.schema_file = SchemaFileBytes(reader->metadata(), spec.table_schema);
   std::vector<CoverTable> cover_tables;
   for (size_t c = 0; c < cover_leaf.size(); ++c) {
-    RAP_ASSIGN_OR_RETURN(CoverTable t, CoverTable::Make(*reader, static_cast<int>(c), cover_leaf[c], frames[c]));
+    RAP_ASSIGN_OR_RETURN(CoverTable t,
+                         CoverTable::Make(*reader, static_cast<int>(c), cover_leaf[c], frames[c], &out.locations));
     cover_tables.push_back(std::move(t));
   }
   RAP_RETURN_NOT_OK(AddRuns(fk, order, cover_tables, !hoisted.empty(), &out));
@@ -544,7 +554,7 @@ void IndexedFile::EntryAt(size_t i, IndexEntry* e) const {
   e->cover.clear();
   if (!cover_ends.empty()) {
     const uint32_t b = i == 0 ? 0 : cover_ends[i - 1];
-    e->cover.assign(cover.begin() + b, cover.begin() + cover_ends[i]);
+    for (uint32_t j = b; j < cover_ends[i]; ++j) e->cover.push_back(locations[cover[j]]);
   }
   e->hoisted.clear();
   for (const ArrayPtr& h : hoisted_values) e->hoisted.push_back(SliceArray(h, hoist_offset[i], num_rows[i]));

@@ -248,6 +248,12 @@ Result<FragmentEntry> WriteFragmentBatches(io::ObjectStore& store, const std::st
       std::vector<int32_t> offsets{0}, col, kind, codec;
       std::vector<int64_t> off, size, frow, nrows;
       std::vector<const std::string*> aux;
+      size_t records = 0;
+      for (size_t i = begin; i < end; ++i) records += batch[i - begin].cover.size();
+      offsets.reserve(end - begin + 1);
+      for (auto* v : {&col, &kind, &codec}) v->reserve(records);
+      for (auto* v : {&off, &size, &frow, &nrows}) v->reserve(records);
+      aux.reserve(records);
       for (size_t i = begin; i < end; ++i) {
         for (const Location& l : batch[i - begin].cover) {
           col.push_back(l.column);

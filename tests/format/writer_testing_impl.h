@@ -398,8 +398,9 @@ inline RecordBatch RandomBatch(std::mt19937_64& rng, const SchemaPtr& schema, in
 namespace detail {
 inline const DataType* LeafTypeOf(const DataType* t) {
   while (t->IsNested()) {
-    if (t->id == TypeId::kStruct) return nullptr;  // several leaves: keep the default encoding
-    t = t->id == TypeId::kMap ? t->children[0].type->children[1].type.get() : t->children[0].type.get();
+    // Several leaves (a struct's fields, a map's key and value): keep the default encoding.
+    if (t->id == TypeId::kStruct || t->id == TypeId::kMap) return nullptr;
+    t = t->children[0].type.get();
   }
   return t;
 }

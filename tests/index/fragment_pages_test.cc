@@ -6,9 +6,13 @@
 
 #include <filesystem>
 
+#include "rap/index/build.h"
 #include "rap/index/fragment.h"
+#include "rap/index/manifest.h"
 #include "rap/io/object_store.h"
 #include "rap/read/file_reader.h"
+#include "testing/cli_run.h"
+#include "testing/index_table.h"
 #include "testing/paths.h"
 
 namespace rap::index {
@@ -99,6 +103,41 @@ TEST_F(FragmentPagesTest, AnExplicitPageSizeWins) {
   const std::vector<int64_t> rows = Write("explicit.parquet", 19, o);
   ASSERT_EQ(rows.size(), 10u);
   for (int64_t r : rows) EXPECT_EQ(r, 100);
+}
+
+// `rap index build` without --page-rows sizes pages as the library does (it once passed 256 always):
+// the same covered index built by the CLI and by BuildIndex with default options has the same pages,
+// and with five covered columns (a dictionary page and a data page record each) fewer than 256.
+TEST(FragmentPagesCli, DefaultPageSizeIsTheLibrarys) {
+  if (!rap::testing::RapBinaryExists()) GTEST_SKIP() << "no rap binary at " << rap::testing::RapBinary();
+  rap::testing::TempDir dir;
+  rap::testing::IndexTableOptions t;
+  t.files = 1;
+  t.rows = 6000;
+  t.key_space = 5000;
+  rap::testing::WriteIndexTable(dir.path(), t);
+  const std::string cover = "s,g,v,name,b";
+  const auto r = rap::testing::RunCli("index build '" + dir.path() + "' --key k --name cli --cover " + cover + " -q");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  BuildOptions o;
+  o.key_columns = {"k"};
+  o.name = "lib";
+  o.cover = {"s", "g", "v", "name", "b"};
+  ASSERT_TRUE(BuildIndex(dir.path(), o).ok());
+  auto pages = [&](const std::string& name) {
+    auto url = io::OpenUrl(dir.Join("_rap_index/" + name));
+    EXPECT_TRUE(url.ok());
+    std::vector<int64_t> out;
+    if (!url.ok()) return out;
+    auto m = ReadLatestManifest(*url->store, url->path);
+    EXPECT_TRUE(m.ok()) << m.status().ToString();
+    if (!m.ok() || m->fragments.size() != 1) return out;
+    return PageRows(dir.Join("_rap_index/" + name + "/" + m->fragments[0].path));
+  };
+  const std::vector<int64_t> cli = pages("cli"), lib = pages("lib");
+  ASSERT_FALSE(cli.empty());
+  EXPECT_EQ(cli, lib);
+  EXPECT_LT(cli[0], 256);
 }
 
 }  // namespace
