@@ -245,12 +245,35 @@ void RleBitPackedEncoder::Put(uint64_t value) {
   if (num_buffered_ == 8) FlushBuffered(false);
 }
 
+namespace {
+// Put for each value, except that inside a run already bound to be written as RLE (more than 8
+// equal values) the equal values that follow are counted in one tight loop: the definition levels
+// of a column without nulls are one long run (an index fragment's covering records: 8 leaves of
+// millions of levels each, where per-value Put was a tenth of `rap index build --cover`).
+template <typename T, typename U>
+void PutRuns(RleBitPackedEncoder& enc, uint64_t& current, int64_t& repeat, const T* values, int64_t n) {
+  int64_t i = 0;
+  while (i < n) {
+    const uint64_t v = static_cast<U>(values[i]);
+    if (repeat > 8 && v == current) {
+      int64_t j = i + 1;
+      while (j < n && static_cast<U>(values[j]) == v) ++j;
+      repeat += j - i;
+      i = j;
+      continue;
+    }
+    enc.Put(v);
+    ++i;
+  }
+}
+}  // namespace
+
 void RleBitPackedEncoder::PutBatch(const int16_t* values, int64_t n) {
-  for (int64_t i = 0; i < n; ++i) Put(static_cast<uint16_t>(values[i]));
+  PutRuns<int16_t, uint16_t>(*this, current_value_, repeat_count_, values, n);
 }
 
 void RleBitPackedEncoder::PutBatch(const int32_t* values, int64_t n) {
-  for (int64_t i = 0; i < n; ++i) Put(static_cast<uint32_t>(values[i]));
+  PutRuns<int32_t, uint32_t>(*this, current_value_, repeat_count_, values, n);
 }
 
 void RleBitPackedEncoder::FlushBuffered(bool done) {

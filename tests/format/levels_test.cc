@@ -112,6 +112,35 @@ TEST(RleBitPacked, RoundTripAllWidths) {
   }
 }
 
+// PutBatch counts the rest of a long run in one loop: the bytes are those of a Put per value, also
+// when runs continue across batches of odd sizes.
+TEST(RleBitPacked, PutBatchEncodesAsPutPerValue) {
+  std::mt19937_64 rng(7);
+  for (int width : {1, 2, 3, 8}) {
+    std::vector<int16_t> values;
+    while (values.size() < 20000) {
+      const size_t run = rng() % 4 == 0 ? 1 + rng() % 3000 : 1 + rng() % 12;
+      const auto v = static_cast<int16_t>(rng() & ((1u << width) - 1));
+      const bool repeat = rng() % 3 != 0;
+      for (size_t j = 0; j < run; ++j) values.push_back(repeat ? v : static_cast<int16_t>(rng() & ((1u << width) - 1)));
+    }
+    RleBitPackedEncoder one(width), batch(width);
+    for (int16_t v : values) one.Put(static_cast<uint16_t>(v));
+    for (size_t i = 0; i < values.size();) {
+      const size_t k = std::min<size_t>(values.size() - i, 1 + rng() % 5000);
+      batch.PutBatch(values.data() + i, static_cast<int64_t>(k));
+      i += k;
+    }
+    std::string a, b;
+    one.Finish(&a);
+    batch.Finish(&b);
+    EXPECT_EQ(a, b) << "width " << width;
+    std::vector<int32_t> got = DecodeAll(b, width, static_cast<int64_t>(values.size()));
+    got.resize(values.size());
+    for (size_t i = 0; i < values.size(); ++i) ASSERT_EQ(got[i], values[i]) << "width " << width << " at " << i;
+  }
+}
+
 TEST(RleBitPacked, Int16AndUint8Outputs) {
   std::vector<int16_t> levels = {0, 1, 2, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 1, 0, 2, 2};
   RleBitPackedEncoder e(2);
