@@ -42,10 +42,7 @@ function(rap_module_tests name)
     # Test code itself at -O1 in optimised builds (the library it links stays at -O2/-O3): GoogleTest
     # macros are costly to optimise and the tests' own loops are not what they measure
     # (tests/read/prefetch_test.cc: 15.5 s at -O2 -g1, 12.3 s at -O1 -g1).
-    # In the Debug (sanitizer) builds test code is at -O0 while the library keeps its flags: clang
-    # with ASan + UBSan + fuzzer instrumentation takes 31 s for tests/server/server_lookup_test.cc at
-    # -O1 -g1 and 14 s at -O0 -g1, and test code is half of that build.
-    target_compile_options(${target} PRIVATE $<$<CONFIG:Release,RelWithDebInfo>:-O1> $<$<CONFIG:Debug>:-O0>)
+    target_compile_options(${target} PRIVATE $<$<CONFIG:Release,RelWithDebInfo>:-O1>)
     add_test(NAME ${name}.${base} COMMAND ${target})
     # Extra labels come from a marker comment in the test file: "// rap-test-labels: network concurrent".
     #   network     starts real servers (nginx, Swift s3api, rap-netsim) on loopback

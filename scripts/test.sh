@@ -51,43 +51,12 @@ test_suite() {  # dir, ctest args...
   (cd "$dir" && ctest --output-on-failure -j "$JOBS" "$@")
 }
 
-# A sanitizer build runs in the background, at the lowest CPU priority, while a Python suite (one
-# pytest process: one core mostly idle) runs in the foreground; its output goes to a log that is
-# printed when it is waited for. Only builds overlap tests, never two test runs.
-BG_PID="" BG_LOG=""
-build_in_background() {  # log file, then build_suite's arguments (environment passed through)
-  BG_LOG="$1"; shift
-  mkdir -p "$(dirname "$BG_LOG")"
-  ( nice -n 19 bash -c "set -euo pipefail; $(declare -f stage build_suite); T0=$T0; build_suite \"\$@\"" _ "$@" ) >"$BG_LOG" 2>&1 &
-  BG_PID=$!
-  stage "started in the background (log $BG_LOG): build $1"
-}
-wait_background() {
-  local rc=0
-  wait "$BG_PID" || rc=$?
-  cat "$BG_LOG"
-  if [ "$rc" -ne 0 ]; then echo "background build failed (exit code $rc)"; exit 1; fi
-  BG_PID=""
-}
-trap '[ -n "$BG_PID" ] && kill -- "$BG_PID" 2>/dev/null; true' EXIT
 
+# Benchmarks (bench/) are not tests and are left out of this build (RAP_TEST_BENCH=ON builds them
+# too); `ninja -C build/release` on a tree configured without this script builds them.
 build_suite build/release -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRAP_WERROR=ON -DRAP_PYTHON=ON \
-  "-DPython_EXECUTABLE=$PWD/.venv/bin/python" --
+  "-DRAP_BUILD_BENCH=${RAP_TEST_BENCH:-OFF}" "-DPython_EXECUTABLE=$PWD/.venv/bin/python" --
 test_suite build/release
-
-# Sanitizers: unit tests (the real-server tests run in the release suite). Warnings are enforced
-# (-Werror) by the release build, so these builds do not turn warnings into errors.
-# AddressSanitizer + UBSan: one clang build with libFuzzer instrumentation (RAP_FUZZ=ON) runs the
-# unit tests and builds every fuzz target (tests/fuzz), then smoke-fuzzes each target for
-# FUZZ_SECONDS (default 8) on its seed corpus, two at a time, failing on any crash, leak, timeout
-# or allocation over the limits (scripts/fuzz.sh, docs/reliability.md). Test code and the CLI are
-# compiled at -O0 there, the library at -O1 (cmake/RapModule.cmake). It builds while the release
-# Python suite runs.
-if [ "$MODE" != "fast" ]; then
-  CC=clang CXX=clang++ BUILD_ONLY_SELECTED=1 EXTRA_TARGETS="rap rap_fuzz_all _rap" build_in_background build/casan.log \
-    build/casan -DCMAKE_BUILD_TYPE=Debug "-DCMAKE_CXX_FLAGS_DEBUG=-g1 -O1" -DRAP_FUZZ=ON -DRAP_BUILD_BENCH=OFF \
-    -DRAP_PYTHON=ON "-DPython_EXECUTABLE=$PWD/.venv/bin/python" -- -LE "network|slow"
-fi
 
 # The Python suite against the release build's package folder (build/release/python/rap: the
 # extension beside python/rap/*.py). pytest's exit codes: 0 passed; 5 (no test collected) is a
@@ -104,31 +73,36 @@ case "$rc" in
 esac
 if [ "$MODE" = "fast" ]; then stage "done"; exit 0; fi
 
-wait_background
+# Sanitizers: unit tests (the real-server tests run in the release suite above). Warnings are
+# enforced (-Werror) by the release build, so these builds do not turn warnings into errors.
+# AddressSanitizer + UBSan: one clang build with libFuzzer instrumentation (RAP_FUZZ=ON) runs the
+# unit tests and builds every fuzz target (tests/fuzz), then smoke-fuzzes each target for
+# FUZZ_SECONDS (default 6) on its seed corpus, two at a time, failing on any crash, leak, timeout
+# or allocation over the limits (scripts/fuzz.sh, docs/reliability.md).
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+CC=clang CXX=clang++ BUILD_ONLY_SELECTED=1 EXTRA_TARGETS="rap rap_fuzz_all _rap" build_suite build/casan \
+  -DCMAKE_BUILD_TYPE=Debug "-DCMAKE_CXX_FLAGS_DEBUG=-g1 -O1" -DRAP_FUZZ=ON -DRAP_BUILD_BENCH=OFF \
+  -DRAP_PYTHON=ON "-DPython_EXECUTABLE=$PWD/.venv/bin/python" -- -LE "network|slow"
 test_suite build/casan -LE "network|slow"
-
-# ThreadSanitizer: the concurrent-labelled unit tests; built while the Python suite runs under ASan.
-BUILD_ONLY_SELECTED=1 EXTRA_TARGETS="rap" build_in_background build/tsan.log \
-  build/tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRAP_SANITIZE=thread -DRAP_BUILD_BENCH=OFF -- -L concurrent -LE "network|slow"
-
 # The Python module under ASan + UBSan: the suite against build/casan/python, the sanitizer runtime
 # preloaded into the (uninstrumented) interpreter. Leak checking is off here: CPython and numpy keep
 # allocations alive until exit by design. The Java-driven modules (Spark, ORC Java) are left to the
-# release run: their JVMs would inherit the preload. docs/python.md "Sanitizers".
+# release run: their JVMs would inherit the preload; so is the crash matrix (test_crash.py: child
+# processes killed at each write step, a check of atomicity that the release run makes).
+# docs/python.md "Sanitizers".
 stage "pytest tests/python under ASan + UBSan (build/casan/python)"
 ASAN_OPTIONS="detect_leaks=0:abort_on_error=1" RAP_PYTHON_SANITIZER=address \
   LD_PRELOAD="$(clang -print-file-name=libclang_rt.asan-x86_64.so)" PYTHONPATH="$PWD/build/casan/python" \
   .venv/bin/python -m pytest tests/python -q -p no:cacheprovider --ignore=tests/python/test_spark.py \
   --ignore=tests/python/test_iceberg_spark.py --ignore=tests/python/test_paimon_spark.py \
-  --ignore=tests/python/test_orc_java.py
-
-# The fuzz smoke after the background build is done: its per-input timeout is wall-clock.
-wait_background
+  --ignore=tests/python/test_orc_java.py --ignore=tests/python/test_crash.py
 stage "fuzz smoke build/casan"
-BUILD_DIR=build/casan JOBS="$JOBS" NICE=0 scripts/fuzz.sh all "${FUZZ_SECONDS:-8}"
+BUILD_DIR=build/casan JOBS="$JOBS" NICE=0 scripts/fuzz.sh all "${FUZZ_SECONDS:-6}"
 
+# ThreadSanitizer: the concurrent-labelled unit tests, at -O1 (Debug configuration: assertions on).
 export TSAN_OPTIONS="halt_on_error=1"
+BUILD_ONLY_SELECTED=1 EXTRA_TARGETS="rap" build_suite build/tsan -DCMAKE_BUILD_TYPE=Debug "-DCMAKE_CXX_FLAGS_DEBUG=-g1 -O1" \
+  -DRAP_SANITIZE=thread -DRAP_BUILD_BENCH=OFF -- -L concurrent -LE "network|slow"
 test_suite build/tsan -L concurrent -LE "network|slow"
 stage "done"

@@ -2,8 +2,8 @@
 // ORC files in the scan path (issue 31, seed 001 on ORC): a scan of an ORC file returns exactly the
 // rows of the whole-file ORC reader (itself checked against the examples' expected rows in
 // tests/orc), for every prefetch and warmup setting, over tables of ORC files and tables mixing ORC
-// and Parquet files; one read range per stripe; the prefetch reader's rules count ORC files;
-// malformed files give errors naming the file.
+// and Parquet files; the prefetch reader's rules count ORC files. The example files one by one and
+// malformed files: orc_scan_examples_test.cc.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -14,90 +14,13 @@
 #include "rap/read/fingerprint.h"
 #include "rap/read/orc_file_reader.h"
 #include "rap/read/scanner.h"
+#include "read/orc_scan_testing.h"
 #include "testing/paths.h"
 
 namespace rap::read {
 namespace {
 
-std::string Examples() { return rap::testing::SharedDir() + "/orc/examples"; }
-
-std::unique_ptr<orc::OrcReader> OpenWhole(const std::string& path) {
-  auto r = orc::OrcReader::Open(path, Buffer::FromString(rap::testing::ReadFileToString(path)));
-  EXPECT_TRUE(r.ok()) << r.status().ToString();
-  return r.ok() ? std::move(*r) : nullptr;
-}
-
-// The fingerprint of files read whole by the ORC module (row ids as a scan numbers them).
-std::string WholeFingerprint(const std::vector<std::vector<RecordBatch>>& files) {
-  Fingerprinter fp;
-  for (size_t f = 0; f < files.size(); ++f) {
-    uint64_t row = 0;
-    for (const RecordBatch& b : files[f]) {
-      std::vector<uint64_t> ids;
-      for (int64_t i = 0; i < b.num_rows; ++i) ids.push_back((uint64_t{f} << 40) + row++);
-      EXPECT_TRUE(fp.Add(b, ids).ok());
-    }
-  }
-  return fp.ToString();
-}
-
-struct ScanResult {
-  std::string fingerprint;
-  ScanStats stats;
-  int64_t max_batch_rows = 0;
-};
-
-// Scans the files `names` of the folder `dir`, in that order.
-Result<ScanResult> Scan(const std::string& dir, const std::vector<std::string>& names, ScanOptions o) {
-  ScanSource src;
-  RAP_ASSIGN_OR_RETURN(io::ResolvedUrl root, io::OpenUrl(dir));
-  src.store = root.store;
-  for (const std::string& n : names) {
-    ScanFile f;
-    f.path = io::JoinPath(root.path, n);
-    src.files.push_back(f);
-  }
-  RAP_ASSIGN_OR_RETURN(auto scanner, Scanner::Make(std::move(src), std::move(o)));
-  Fingerprinter fp;
-  ScanResult out;
-  while (true) {
-    RAP_ASSIGN_OR_RETURN(auto b, scanner->Next());
-    if (!b) break;
-    out.max_batch_rows = std::max(out.max_batch_rows, b->batch.num_rows);
-    RAP_RETURN_NOT_OK(fp.Add(b->batch, b->row_ids));
-  }
-  out.fingerprint = fp.ToString();
-  out.stats = scanner->stats();
-  return out;
-}
-
-TEST(OrcScanTest, ExamplesReadLikeTheWholeFileReader) {
-  int files = 0;
-  for (const auto& e : std::filesystem::directory_iterator(Examples())) {
-    const std::string path = e.path().string();
-    if (!IsOrcPath(path) || !e.is_regular_file()) continue;
-    SCOPED_TRACE(path);
-    auto whole = orc::OrcReader::Open(path, Buffer::FromString(rap::testing::ReadFileToString(path)));
-    if (!whole.ok()) continue;
-    auto schema = (*whole)->schema();
-    auto all = (*whole)->ReadAll();
-    if (!schema.ok() || !all.ok()) {
-      // What the whole-file reader refuses, the scan refuses too (with the file's name).
-      auto r = Scan(Examples(), {e.path().filename().string()}, ScanOptions{});
-      ASSERT_FALSE(r.ok());
-      EXPECT_NE(r.status().message().find(e.path().filename().string()), std::string::npos) << r.status().ToString();
-      continue;
-    }
-    ++files;
-    const std::string want = WholeFingerprint({*all});
-    ScanOptions o;
-    auto r = Scan(Examples(), {e.path().filename().string()}, o);
-    ASSERT_TRUE(r.ok()) << r.status().ToString();
-    EXPECT_EQ(r->fingerprint, want);
-    EXPECT_EQ(r->stats.row_groups, static_cast<int64_t>((*whole)->num_stripes()));  // a range per stripe
-  }
-  EXPECT_GE(files, 20);
-}
+using namespace orc_scan_testing;  // NOLINT(build/namespaces)
 
 TEST(OrcScanTest, SameRowsForEveryPrefetchAndWarmupSetting) {
   // A many-stripe ORC file, a few-stripe one, and a Parquet file written from the first.
@@ -209,26 +132,6 @@ TEST(OrcScanTest, EnablingRuleAndAdaptiveDisableCountOrcFiles) {
   r = Scan(Examples(), many, a);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_EQ(r->stats.prefetch.adaptive_disabled, 1);
-}
-
-TEST(OrcScanTest, MalformedFilesNameTheFile) {
-  for (const auto& e : std::filesystem::directory_iterator(Examples() + "/corrupt")) {
-    SCOPED_TRACE(e.path().string());
-    auto r = Scan(Examples() + "/corrupt", {e.path().filename().string()}, ScanOptions{});
-    ASSERT_FALSE(r.ok());
-    EXPECT_NE(r.status().message().find(e.path().filename().string()), std::string::npos) << r.status().ToString();
-  }
-  // Truncations: never a crash, an error naming the file.
-  rap::testing::TempDir dir;
-  const std::string bytes = rap::testing::ReadFileToString(Examples() + "/TestOrcFile.testSeek.orc");
-  for (size_t cut : {size_t{3}, size_t{100}, bytes.size() / 2, bytes.size() - 10}) {
-    const std::string path = dir.Join("cut" + std::to_string(cut) + ".orc");
-    rap::testing::WriteStringToFile(path, bytes.substr(0, cut));
-    auto r = Scan(dir.path(), {"cut" + std::to_string(cut) + ".orc"}, ScanOptions{});
-    ASSERT_FALSE(r.ok()) << cut;
-    EXPECT_NE(r.status().message().find("cut" + std::to_string(cut) + ".orc"), std::string::npos)
-        << r.status().ToString();
-  }
 }
 
 }  // namespace
