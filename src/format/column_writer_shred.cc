@@ -96,6 +96,9 @@ class Shredder {
 // element and pushes one level at a time: for the index fragments' cover column (2 M entries of 6
 // records, 8 leaves) it was a third of `rap index build --cover`'s writing time. Returns false
 // (nothing written) when the shape does not qualify.
+// True when `a` has no null in it (no validity bitmap, or a known null count of 0).
+bool NoNulls(const ArrayData& a) { return a.buffers.empty() || a.buffers[0].empty() || a.null_count == 0; }
+
 bool ShredOneList(const LeafColumn& leaf, const ArrayData& top, int64_t row_begin, int64_t row_end, LeafBatch* out,
                   std::vector<int64_t>* slots, const ArrayData** leaf_array, Status* st) {
   const std::vector<PathStep>& steps = leaf.steps;
@@ -107,8 +110,7 @@ bool ShredOneList(const LeafColumn& leaf, const ArrayData& top, int64_t row_begi
   int64_t shift = 0;  // leaf index = list child index + the structs' offsets
   for (size_t k = 1; k + 1 < steps.size(); ++k) {
     if (steps[k].kind != PathStep::Kind::kStruct) return false;
-    const bool no_nulls = arr->buffers.empty() || arr->buffers[0].empty() || arr->null_count == 0;
-    if (!no_nulls || (arr->type && arr->type->id == TypeId::kNull)) return false;
+    if (!NoNulls(*arr) || (arr->type && arr->type->id == TypeId::kNull)) return false;
     const auto c = static_cast<size_t>(steps[k].child_index);
     if (c >= arr->children.size() || !arr->children[c]) return false;
     shift += arr->offset;
@@ -117,7 +119,7 @@ bool ShredOneList(const LeafColumn& leaf, const ArrayData& top, int64_t row_begi
   if (arr->type && arr->type->id == TypeId::kNull) return false;
   const PathStep& list = steps[0];
   const PathStep& last = steps.back();
-  const bool leaf_nulls = !(arr->buffers.empty() || arr->buffers[0].empty() || arr->null_count == 0);
+  const bool leaf_nulls = !NoNulls(*arr);
   const int32_t* offs = top.offsets();
   const int64_t n = row_end - row_begin;
   const int64_t elements = offs[row_end] - offs[row_begin];
@@ -358,6 +360,23 @@ Status ConvertValues(const LeafColumn& leaf, const ArrayData& arr, int64_t n, Sl
 
 }  // namespace
 
+namespace {
+// The values at `slots` of `leaf_array` (the leaf array the levels were shredded from) to `out`.
+Status ConvertSlots(const LeafColumn& leaf, const ArrayData* leaf_array, const std::vector<int64_t>& slots,
+                    LeafBatch* out) {
+  if (slots.empty() || leaf_array == nullptr) {
+    out->num_values = 0;
+    if (leaf.conversion == ValueConversion::kBinary) {
+      out->owned_offsets.assign(1, 0);
+      out->offsets = out->owned_offsets.data();
+    }
+    return Status::OK();
+  }
+  return ConvertValues(
+      leaf, *leaf_array, static_cast<int64_t>(slots.size()), [&](int64_t j) { return slots[j]; }, out);
+}
+}  // namespace
+
 Status ShredLeaf(const LeafColumn& leaf, const ArrayData& top, int64_t row_begin, int64_t row_end, LeafBatch* out) {
   *out = LeafBatch();
   out->num_rows = row_end - row_begin;
@@ -407,37 +426,16 @@ Status ShredLeaf(const LeafColumn& leaf, const ArrayData& top, int64_t row_begin
     return ConvertValues(
         leaf, top, static_cast<int64_t>(slots.size()), [&](int64_t j) { return slots[j]; }, out);
   }
-  {
-    std::vector<int64_t> slots;
-    const ArrayData* leaf_array = nullptr;
-    Status st;
-    if (ShredOneList(leaf, top, row_begin, row_end, out, &slots, &leaf_array, &st)) {
-      RAP_RETURN_NOT_OK(st);
-      if (slots.empty()) {
-        out->num_values = 0;
-        if (leaf.conversion == ValueConversion::kBinary) {
-          out->owned_offsets.assign(1, 0);
-          out->offsets = out->owned_offsets.data();
-        }
-        return Status::OK();
-      }
-      return ConvertValues(
-          leaf, *leaf_array, static_cast<int64_t>(slots.size()), [&](int64_t j) { return slots[j]; }, out);
-    }
+  std::vector<int64_t> list_slots;
+  const ArrayData* list_leaf = nullptr;
+  Status st;
+  if (ShredOneList(leaf, top, row_begin, row_end, out, &list_slots, &list_leaf, &st)) {
+    RAP_RETURN_NOT_OK(st);
+    return ConvertSlots(leaf, list_leaf, list_slots, out);
   }
   Shredder s(leaf, out);
   RAP_RETURN_NOT_OK(s.Run(top, row_begin, row_end));
-  if (s.slots().empty() || s.leaf_array() == nullptr) {
-    out->num_values = 0;
-    if (leaf.conversion == ValueConversion::kBinary) {
-      out->owned_offsets.assign(1, 0);
-      out->offsets = out->owned_offsets.data();
-    }
-    return Status::OK();
-  }
-  const auto& slots = s.slots();
-  return ConvertValues(
-      leaf, *s.leaf_array(), static_cast<int64_t>(slots.size()), [&](int64_t j) { return slots[j]; }, out);
+  return ConvertSlots(leaf, s.leaf_array(), s.slots(), out);
 }
 
 }  // namespace rap::parquet::internal
